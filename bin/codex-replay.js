@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+import("../dist/cli/main.js").catch((error) => {
+  process.stderr.write(`codex-replay could not start: ${error?.message ?? error}\nRun "npm run build" first.\n`)
+  process.exit(1)
+})

@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+
+/** A failure the user caused or can act on: answered with its message, never a stack trace. */
+export class ControllerError extends Schema.TaggedError<ControllerError>()("ControllerError", {
+  message: Schema.String
+}) {}
+
+export const WorkerDiagnostic = Schema.Struct({
+  worker_code: Schema.String,
+  exit_code: Schema.NullOr(Schema.Number),
+  system_code: Schema.NullOr(Schema.String),
+  worker_stage: Schema.String,
+  elapsed_ms: Schema.Number
+})
+export type WorkerDiagnostic = typeof WorkerDiagnostic.Type
+
+/** A Codex worker failure, classified so that callers can decide on retries. */
+export class WorkerError extends Schema.TaggedError<WorkerError>()("WorkerError", {
+  code: Schema.String,
+  message: Schema.String,
+  retryable: Schema.Boolean,
+  diagnostic: WorkerDiagnostic
+}) {}
+
+export class RunCancelled extends Schema.TaggedError<RunCancelled>()("RunCancelled", {
+  run_id: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A state update expected one status and found another; nothing was written. */
+export class StateTransitionConflict extends Schema.TaggedError<StateTransitionConflict>()(
+  "StateTransitionConflict",
+  {
+    run_id: Schema.String,
+    expected: Schema.String,
+    found: Schema.String,
+    message: Schema.String
+  }
+) {}
+
+export const controllerError = (message: string) => new ControllerError({ message })

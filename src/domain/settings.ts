@@ -1,0 +1,86 @@
+import { Either } from "effect"
+import * as path from "node:path"
+import { type ControllerError, controllerError } from "./errors.js"
+import { type ControllerSessionId, isControllerSessionId } from "./ids.js"
+import { DEFAULT_CONTROLLER_PORT, DEFAULT_IDLE_TIMEOUT_SECONDS } from "./product.js"
+
+export interface ResolvedSettings {
+  readonly runRoot: string
+  readonly cacheRoot: string
+  readonly controllersRoot: string
+  readonly preferredPort: number
+  readonly idleTimeoutMillis: number
+  readonly controllerSessionId: ControllerSessionId
+  readonly codexCliPath: string | undefined
+  readonly claudeConfigDir: string
+  /** A listening socket handed over by the launcher (`CODEX_REPLAY_CONTROLLER_SOCKET_FD`). */
+  readonly inheritedSocketFd: number | undefined
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>
+
+const expandHome = (value: string, home: string) =>
+  value === "~" ? home : value.startsWith("~/") ? path.join(home, value.slice(2)) : value
+
+const nonEmpty = (value: string | undefined) => (value !== undefined && value.trim() !== "" ? value : undefined)
+
+export const parsePort = (raw: string | undefined): Either.Either<number, ControllerError> => {
+  const value = nonEmpty(raw)
+  if (value === undefined) return Either.right(DEFAULT_CONTROLLER_PORT)
+  if (!/^\s*\d+\s*$/.test(value)) {
+    return Either.left(controllerError("CODEX_REPLAY_CONTROLLER_PORT must be an integer."))
+  }
+  const port = Number(value)
+  return port < 1024 || port > 65535
+    ? Either.left(controllerError("CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535."))
+    : Either.right(port)
+}
+
+export const parseIdleTimeoutMillis = (raw: string | undefined): Either.Either<number, ControllerError> => {
+  const value = nonEmpty(raw)
+  if (value === undefined) return Either.right(DEFAULT_IDLE_TIMEOUT_SECONDS * 1000)
+  const seconds = Number(value)
+  return Number.isFinite(seconds) && seconds > 0
+    ? Either.right(seconds * 1000)
+    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."))
+}
+
+export const parseSessionId = (
+  raw: string | undefined,
+  generate: () => string
+): Either.Either<ControllerSessionId, ControllerError> => {
+  const value = nonEmpty(raw) ?? generate()
+  return isControllerSessionId(value)
+    ? Either.right(value)
+    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."))
+}
+
+const parseSocketFd = (raw: string | undefined): Either.Either<number | undefined, ControllerError> => {
+  const value = nonEmpty(raw)
+  if (value === undefined) return Either.right(undefined)
+  return /^\d+$/.test(value)
+    ? Either.right(Number(value))
+    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."))
+}
+
+/** Reads every setting of SPEC §2 from an environment; the first invalid value is reported. */
+export const resolveSettings = (
+  env: Environment,
+  home: string,
+  generateSessionId: () => string
+): Either.Either<ResolvedSettings, ControllerError> =>
+  Either.gen(function*() {
+    const runRoot = path.resolve(expandHome(nonEmpty(env.CODEX_REPLAY_RUN_ROOT) ?? "~/.cache/codex-replay/runs", home))
+    const cacheRoot = path.dirname(runRoot)
+    return {
+      runRoot,
+      cacheRoot,
+      controllersRoot: path.join(cacheRoot, "controllers"),
+      preferredPort: yield* parsePort(env.CODEX_REPLAY_CONTROLLER_PORT),
+      idleTimeoutMillis: yield* parseIdleTimeoutMillis(env.CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS),
+      controllerSessionId: yield* parseSessionId(env.CODEX_REPLAY_CONTROLLER_SESSION_ID, generateSessionId),
+      codexCliPath: nonEmpty(env.CODEX_CLI_PATH),
+      claudeConfigDir: path.resolve(expandHome(nonEmpty(env.CLAUDE_CONFIG_DIR) ?? "~/.claude", home)),
+      inheritedSocketFd: yield* parseSocketFd(env.CODEX_REPLAY_CONTROLLER_SOCKET_FD)
+    }
+  })

@@ -1,0 +1,195 @@
+import { Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { ControllerError, controllerError } from "../domain/errors.js"
+
+export type JsonObject = Record<string, unknown>
+
+const isMissing = (error: unknown) =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT"
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Lexical containment: `candidate` equals `root` or lies below it. */
+export const isInside = (root: string, candidate: string) => {
+  const relative = path.relative(root, candidate)
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+}
+
+/**
+ * Private files on disk: atomic JSON writes (temp file + rename, 0600), bounded reads, per-path
+ * serialisation of read-modify-write cycles, and containment checks that also follow symlinks.
+ */
+export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileStore", {
+  sync: () => {
+    const locks = new Map<string, Effect.Semaphore>()
+    const lockFor = (file: string) => {
+      const key = path.resolve(file)
+      let lock = locks.get(key)
+      if (lock === undefined) {
+        lock = Effect.unsafeMakeSemaphore(1)
+        locks.set(key, lock)
+      }
+      return lock
+    }
+
+    const io = <A>(what: string, run: () => Promise<A>) =>
+      Effect.tryPromise({ try: run, catch: (error) => controllerError(`${what}: ${describe(error)}`) })
+
+    const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
+      yield* io(`Cannot create ${directory}`, async () => {
+        await fs.mkdir(directory, { recursive: true, mode: 0o700 })
+        await fs.chmod(directory, 0o700)
+      })
+    })
+
+    const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string) {
+      yield* io(`Cannot create ${path.dirname(file)}`, () =>
+        fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 }))
+      const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
+      yield* io(`Cannot write ${path.basename(file)}`, async () => {
+        try {
+          await fs.writeFile(temporary, text, { flag: "wx", mode: 0o600 })
+          await fs.rename(temporary, file)
+        } finally {
+          await fs.rm(temporary, { force: true })
+        }
+      })
+    })
+
+    const writeJson = (file: string, value: unknown) =>
+      writeTextAtomic(file, `${JSON.stringify(value, null, 2)}\n`)
+
+    const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
+      const name = path.basename(file)
+      const stat = yield* io(`Cannot read ${name}`, () => fs.stat(file))
+      if (stat.size > maxBytes) return yield* controllerError(`${name} is too large to read.`)
+      return yield* io(`Cannot read ${name}`, () => fs.readFile(file, "utf8"))
+    })
+
+    const parseObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => controllerError(`${name} does not contain valid JSON.`)
+      }).pipe(
+        Effect.filterOrFail(
+          (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
+          () => controllerError(`${name} does not contain an object.`)
+        )
+      )
+
+    const readJson = (file: string, maxBytes: number) =>
+      readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseObject(path.basename(file), text)))
+
+    /** Like `readJson`, but a missing file is `None` rather than an error. */
+    const readJsonOption = (file: string, maxBytes: number) =>
+      Effect.tryPromise(() => fs.stat(file)).pipe(
+        Effect.matchEffect({
+          onFailure: (error) =>
+            isMissing(error.error)
+              ? Effect.succeed(Option.none<JsonObject>())
+              : Effect.fail(controllerError(`Cannot read ${path.basename(file)}: ${describe(error.error)}`)),
+          onSuccess: () => Effect.map(readJson(file, maxBytes), Option.some)
+        })
+      )
+
+    /** The last `maxBytes` bytes of a text file (empty when it does not exist), cut at a line start. */
+    const readTail = Effect.fn("FileStore.readTail")(function*(file: string, maxBytes: number) {
+      return yield* io(`Cannot read ${path.basename(file)}`, async () => {
+        let handle: fs.FileHandle
+        try {
+          handle = await fs.open(file, "r")
+        } catch (error) {
+          if (isMissing(error)) return ""
+          throw error
+        }
+        try {
+          const { size } = await handle.stat()
+          const length = Math.min(size, maxBytes)
+          const buffer = Buffer.alloc(length)
+          await handle.read(buffer, 0, length, size - length)
+          const text = buffer.toString("utf8")
+          if (length === size) return text
+          const newline = text.indexOf("\n")
+          return newline >= 0 ? text.slice(newline + 1) : text
+        } finally {
+          await handle.close()
+        }
+      })
+    })
+
+    /**
+     * Resolves `segments` below `root` and refuses anything that leaves it, lexically or through a
+     * symlink. Segments that do not exist yet are allowed as long as their existing parent is inside.
+     */
+    const resolveInside = Effect.fn("FileStore.resolveInside")(function*(root: string, ...segments: string[]) {
+      const candidate = path.resolve(root, ...segments)
+      const outside = controllerError("The requested path is outside its root.")
+      if (segments.some((segment) => segment.split(/[\\/]/).includes("..")) || !isInside(root, candidate)) {
+        return yield* outside
+      }
+      const realRoot = yield* Effect.promise(() => fs.realpath(root).catch(() => path.resolve(root)))
+      let existing = candidate
+      for (;;) {
+        const real = yield* Effect.promise(() => fs.realpath(existing).then((value) => value, () => undefined))
+        if (real !== undefined) {
+          if (!isInside(realRoot, real)) return yield* outside
+          break
+        }
+        const parent = path.dirname(existing)
+        if (parent === existing) break
+        existing = parent
+      }
+      return candidate
+    })
+
+    const withLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
+      lockFor(file).withPermits(1)(effect)
+
+    /** Serialised read-modify-write of a JSON object file. */
+    const updateJson = <E, R>(
+      file: string,
+      maxBytes: number,
+      update: (current: JsonObject) => Effect.Effect<JsonObject, E, R>
+    ) =>
+      withLock(
+        file,
+        readJson(file, maxBytes).pipe(
+          Effect.flatMap(update),
+          Effect.tap((next) => writeJson(file, next))
+        )
+      )
+
+    const exists = (file: string) =>
+      Effect.promise(() => fs.lstat(file).then(() => true, () => false))
+
+    const listDirectories = Effect.fn("FileStore.listDirectories")(function*(directory: string) {
+      return yield* Effect.promise(() =>
+        fs.readdir(directory, { withFileTypes: true }).then(
+          (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+          () => [] as string[]
+        )
+      )
+    })
+
+    const remove = (target: string) =>
+      io(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
+
+    return {
+      ensurePrivateDirectory,
+      writeTextAtomic,
+      writeJson,
+      readBounded,
+      readJson,
+      readJsonOption,
+      readTail,
+      resolveInside,
+      withLock,
+      updateJson,
+      exists,
+      listDirectories,
+      remove
+    } as const
+  }
+}) {}

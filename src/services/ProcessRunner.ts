@@ -1,0 +1,155 @@
+import { Duration, Effect, Layer, Queue } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as readline from "node:readline"
+import { controllerError } from "../domain/errors.js"
+import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import * as procfs from "./internal/procfs.js"
+
+export type OutputStream = "stdout" | "stderr"
+
+export interface ProcessSpec {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd?: string
+  /** The child's whole environment; defaults to ours. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Tags the child and every descendant, so `sweepTag` can find them later. */
+  readonly tag?: string
+  readonly stdin?: string
+  /** Receives each output line while the child runs, in order. */
+  readonly onLine?: (stream: OutputStream, line: string) => Effect.Effect<void>
+}
+
+export interface ProcessExit {
+  readonly exitCode: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+const POLL = Duration.millis(25)
+
+const waitUntil = (done: () => boolean, within: Duration.Duration) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + Duration.toMillis(within)
+    while (!done() && Date.now() < deadline) yield* Effect.sleep(POLL)
+    return done()
+  })
+
+const makeProcessRunner = (graceMillis: number) => {
+  const grace = Duration.millis(graceMillis)
+
+  const tagged = (tag: string) => Effect.promise(() => procfs.pidsWithEnvironment(RUN_TAG_VARIABLE, tag))
+
+  /** Ends every process carrying `tag`, escalating to SIGKILL after the grace period. Never signals our group. */
+  const sweepTag = Effect.fn("ProcessRunner.sweepTag")(function*(tag: string) {
+    const ownGroup = yield* Effect.promise(procfs.ownProcessGroup)
+    let pids = yield* tagged(tag)
+    const total = pids.length
+    for (const signalName of ["SIGTERM", "SIGKILL"] as const) {
+      if (pids.length === 0) break
+      for (const pid of pids) {
+        const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
+        if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, signalName)
+        procfs.signal(pid, signalName)
+      }
+      const deadline = Date.now() + (signalName === "SIGTERM" ? graceMillis : 2000)
+      do {
+        yield* Effect.sleep(POLL)
+        pids = yield* tagged(tag)
+      } while (pids.length > 0 && Date.now() < deadline)
+    }
+    return total
+  })
+
+  const terminateGroup = (child: ChildProcess, tag: string | undefined) =>
+    Effect.gen(function*() {
+      const pgid = child.pid
+      if (pgid === undefined) return
+      if (procfs.groupIsAlive(pgid)) {
+        procfs.signal(-pgid, "SIGTERM")
+        const ended = yield* waitUntil(() => !procfs.groupIsAlive(pgid), grace)
+        if (!ended) procfs.signal(-pgid, "SIGKILL")
+        yield* waitUntil(() => !procfs.groupIsAlive(pgid), Duration.seconds(2))
+      }
+      if (tag !== undefined) yield* sweepTag(tag)
+    })
+
+  const run = Effect.fn("ProcessRunner.run")(function*(spec: ProcessSpec) {
+    const lines = yield* Queue.unbounded<readonly [OutputStream, string]>()
+    const env = { ...(spec.env ?? process.env), ...(spec.tag === undefined ? {} : { [RUN_TAG_VARIABLE]: spec.tag }) }
+    const child = yield* Effect.try({
+      try: () =>
+        spawn(spec.command, [...spec.args], {
+          cwd: spec.cwd,
+          env,
+          detached: true,
+          stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+        }),
+      catch: (error) => controllerError(`Cannot start ${spec.command}: ${String(error)}`)
+    })
+
+    const exited = new Promise<ProcessExit>((resolve) => {
+      child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }))
+      child.once("error", () => resolve({ exitCode: null, signal: null }))
+    })
+    const spawnError = new Promise<Error | undefined>((resolve) => {
+      child.once("spawn", () => resolve(undefined))
+      child.once("error", resolve)
+    })
+    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
+    for (const stream of ["stdout", "stderr"] as const) {
+      const source = child[stream]
+      if (source === null) continue
+      readline.createInterface({ input: source, crlfDelay: Infinity }).on("line", (line) => {
+        Queue.unsafeOffer(lines, [stream, line])
+      })
+    }
+    if (spec.stdin !== undefined && child.stdin !== null) {
+      child.stdin.on("error", () => undefined)
+      child.stdin.end(spec.stdin)
+    }
+
+    const deliver = Effect.gen(function*() {
+      for (;;) {
+        const [stream, line] = yield* Queue.take(lines)
+        if (spec.onLine !== undefined) yield* spec.onLine(stream, line)
+      }
+    })
+    const flush = Effect.gen(function*() {
+      const rest = yield* Queue.takeAll(lines)
+      if (spec.onLine === undefined) return
+      for (const [stream, line] of rest) yield* spec.onLine(stream, line)
+    })
+
+    const failure = yield* Effect.promise(() => spawnError)
+    if (failure !== undefined) return yield* controllerError(`Cannot start ${spec.command}: ${failure.message}`)
+
+    const exit = yield* Effect.scoped(
+      Effect.gen(function*() {
+        yield* Effect.forkScoped(deliver)
+        return yield* Effect.promise(() => exited)
+      }).pipe(
+        Effect.onExit(() =>
+          terminateGroup(child, spec.tag).pipe(
+            Effect.zipRight(Effect.promise(() => Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]))),
+            Effect.zipRight(flush)
+          )
+        )
+      )
+    )
+    return exit
+  })
+
+  return { graceMillis, run, sweepTag, isAlive: procfs.isAlive } as const
+}
+
+/**
+ * Starts children in their own process group, streams their lines while they run, and on
+ * interruption (or when the leader exits) ends the whole group: SIGTERM, a grace period, SIGKILL.
+ * Processes that left the group but carry the run tag are swept as well.
+ */
+export class ProcessRunner extends Effect.Service<ProcessRunner>()("codex-replay/ProcessRunner", {
+  sync: () => makeProcessRunner(2000)
+}) {
+  static readonly withGrace = (graceMillis: number) =>
+    Layer.succeed(ProcessRunner, ProcessRunner.make(makeProcessRunner(graceMillis)))
+}

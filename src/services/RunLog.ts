@@ -1,0 +1,38 @@
+import { Clock, DateTime, Effect } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { controllerError } from "../domain/errors.js"
+import { MAX_RUN_LOG_TAIL_BYTES, RUN_LOG_FILE } from "../domain/product.js"
+import { FileStore } from "./FileStore.js"
+
+export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
+
+/** One log line: `<ISO time> [<source>] <message>`; embedded newlines are escaped to keep one event per line. */
+export const formatLogLine = (at: Date, source: string, message: string) =>
+  `${at.toISOString()} [${source}] ${message.replace(/\r?\n/g, "\\n")}\n`
+
+/** The append-only `run.log` of a run directory (SPEC §7.4), private and serialised per file. */
+export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
+  effect: Effect.gen(function*() {
+    const files = yield* FileStore
+
+    const append = Effect.fn("RunLog.append")(function*(runDirectory: string, source: string, message: string) {
+      const now = yield* Clock.currentTimeMillis
+      const file = path.join(runDirectory, RUN_LOG_FILE)
+      const line = formatLogLine(DateTime.toDateUtc(DateTime.unsafeMake(now)), source, message)
+      yield* files.withLock(
+        file,
+        Effect.tryPromise({
+          try: () => fs.appendFile(file, line, { mode: 0o600 }),
+          catch: (error) => controllerError(`Cannot write ${RUN_LOG_FILE}: ${String(error)}`)
+        })
+      )
+    })
+
+    const tail = (runDirectory: string, maxBytes = MAX_RUN_LOG_TAIL_BYTES) =>
+      files.readTail(path.join(runDirectory, RUN_LOG_FILE), maxBytes)
+
+    return { append, tail } as const
+  }),
+  dependencies: [FileStore.Default]
+}) {}
