@@ -1,0 +1,165 @@
+import type { Author } from "../review/evaluation.js"
+import { DIMENSION_IDS } from "../review/dimensions.js"
+import { renderDiff } from "./diff.js"
+import { renderEvaluationTable } from "./evaluationTable.js"
+import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
+import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
+import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
+import { REPORT_CSS } from "./styles.js"
+
+const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
+/** Section titles per side (SPEC §10 names them this way). */
+const SIDE_NAMES: Record<Author, string> = { codex: "Codex", claude: "Claude" }
+
+const verdictHeadline = (report: Report): string => {
+  switch (report.winner) {
+    case "codex":
+      return `${AUTHOR_LABELS.codex} wins`
+    case "claude":
+      return `${AUTHOR_LABELS.claude} wins`
+    case "tie":
+      return "Tie"
+    default:
+      return "No verdict"
+  }
+}
+
+const verdictDetail = (report: Report): string => {
+  const evaluation = report.evaluation
+  if (evaluation === null) return "The blind review did not produce a ballot."
+  const counted = DIMENSION_IDS.filter((id) => evaluation.comparable_dimensions.includes(id)).map((id) => evaluation.dimensions[id])
+  const count = (winner: string) => counted.filter((result) => result.winner === winner).length
+  if (report.winner === "inconclusive") {
+    return "The review needs a validated ballot in both orders to decide; at least one was missing."
+  }
+  return [
+    `Dimensions won (agreed in both orders): ${AUTHOR_LABELS.codex} ${count("codex")}, ${AUTHOR_LABELS.claude} ${count("claude")}, tied or order-dependent ${count("tie")} of ${counted.length} compared.`,
+    `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped with the order.`
+  ].join(" ")
+}
+
+const verdictSection = (report: Report) =>
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}</h2><p>${escapeHtml(verdictDetail(report))}</p></section>`
+
+const markText: Record<Comparison, string> = { better: "better", worse: "worse", same: "", unknown: "" }
+
+const metricCell = (text: string, comparison: Comparison) => {
+  const mark = markText[comparison]
+  const marked = mark === "" ? "" : ` <span class="metric-mark">(${mark})</span>`
+  const kind = mark === "" ? "" : ` metric--${mark}`
+  return `<td class="metric${kind}">${escapeHtml(text)}${marked}</td>`
+}
+
+const costText = (candidate: ReportCandidate) =>
+  candidate.cost.usd === null ? `Not available: ${candidate.cost.reason}` : formatUsd(candidate.cost.usd)
+
+const metricsSection = (report: Report) => {
+  const { codex, claude } = report.candidates
+  const elapsed = (side: ReportCandidate, other: ReportCandidate) =>
+    metricCell(formatElapsed(side.elapsed_ms), compareLowerIsBetter(side.elapsed_ms, other.elapsed_ms))
+  const cost = (side: ReportCandidate, other: ReportCandidate) =>
+    metricCell(costText(side), compareLowerIsBetter(side.cost.usd, other.cost.usd))
+  const model = (side: ReportCandidate) => `<td>${escapeHtml(side.model ?? "Unknown")}</td>`
+  return `<section aria-labelledby="metrics-heading"><h2 id="metrics-heading">Time and cost</h2><table class="metrics"><thead><tr><th scope="col">Metric</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody><tr><th scope="row">Model</th>${model(codex)}${model(claude)}</tr><tr><th scope="row">Elapsed time</th>${elapsed(codex, claude)}${elapsed(claude, codex)}</tr><tr><th scope="row">Cost</th>${cost(codex, claude)}${cost(claude, codex)}</tr></tbody></table><p class="hint">Lower elapsed time and cost are better.</p></section>`
+}
+
+const tokenLabel = (label: string, description: string) =>
+  `<span class="token-label" tabindex="0" title="${escapeHtml(description)}">${escapeHtml(label)}<span class="token-tooltip" role="tooltip">${escapeHtml(description)}</span></span>`
+
+const tokenCell = (tokens: TokenBuckets | null, row: (typeof TOKEN_ROWS)[number]) =>
+  `<td class="number">${tokens === null ? "Not available" : formatInteger(tokenValue(tokens, row.id))}</td>`
+
+const tokenTable = (report: Report) => {
+  const { codex, claude } = report.candidates
+  const rows = TOKEN_ROWS.map((row) =>
+    `<tr><th scope="row">${tokenLabel(row.label, row.description)}</th>${tokenCell(codex.tokens, row)}${tokenCell(claude.tokens, row)}</tr>`
+  ).join("")
+  return `<table class="tokens"><thead><tr><th scope="col">Tokens</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+
+const CHART = { width: 640, labelWidth: 190, barHeight: 14, gap: 4, groupGap: 14, top: 28 } as const
+
+/** Grouped horizontal bars, one group per token label, one bar per side, scaled to the largest value. */
+const tokenChart = (report: Report) => {
+  const values = TOKEN_ROWS.flatMap((row) => SIDES.map((side) => {
+    const tokens = report.candidates[side].tokens
+    return tokens === null ? 0 : tokenValue(tokens, row.id)
+  }))
+  const maximum = Math.max(1, ...values)
+  const plotWidth = CHART.width - CHART.labelWidth - 90
+  const groupHeight = SIDES.length * (CHART.barHeight + CHART.gap) + CHART.groupGap
+  const height = CHART.top + TOKEN_ROWS.length * groupHeight
+  const legend = SIDES.map((side, index) =>
+    `<rect x="${CHART.labelWidth + index * 160}" y="4" width="12" height="12" class="bar-${side}"/><text x="${CHART.labelWidth + index * 160 + 18}" y="14">${AUTHOR_LABELS[side]}</text>`
+  ).join("")
+  const groups = TOKEN_ROWS.map((row, rowIndex) => {
+    const y0 = CHART.top + rowIndex * groupHeight
+    const bars = SIDES.map((side, sideIndex) => {
+      const tokens = report.candidates[side].tokens
+      const value = tokens === null ? 0 : tokenValue(tokens, row.id)
+      const width = Math.round((value / maximum) * plotWidth)
+      const y = y0 + sideIndex * (CHART.barHeight + CHART.gap)
+      const text = tokens === null ? "n/a" : formatInteger(value)
+      return `<g><title>${escapeHtml(`${AUTHOR_LABELS[side]}: ${text} (${row.label})`)}</title><rect x="${CHART.labelWidth}" y="${y}" width="${Math.max(width, 1)}" height="${CHART.barHeight}" class="bar-${side}"/><text x="${CHART.labelWidth + width + 6}" y="${y + CHART.barHeight - 3}" class="bar-value">${text}</text></g>`
+    }).join("")
+    return `<g><title>${escapeHtml(`${row.label}: ${row.description}`)}</title><text x="0" y="${y0 + CHART.barHeight + 2}" class="bar-label">${escapeHtml(row.label)}</text>${bars}</g>`
+  }).join("")
+  return `<svg class="token-chart" role="img" aria-label="Token breakdown per candidate" viewBox="0 0 ${CHART.width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">${legend}${groups}</svg>`
+}
+
+const tokensSection = (report: Report) =>
+  `<section aria-labelledby="tokens-heading"><h2 id="tokens-heading">Token breakdown</h2>${tokenChart(report)}${tokenTable(report)}</section>`
+
+const fileList = (candidate: ReportCandidate) => {
+  if (candidate.changed_files.length === 0) return `<p class="empty">No files changed.</p>`
+  const items = candidate.changed_files.map((file) =>
+    `<li><code>${escapeHtml(file.path)}</code> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`
+  ).join("")
+  return `<ul class="files">${items}</ul>`
+}
+
+const sideBySide = (title: string, id: string, render: (side: Author, candidate: ReportCandidate) => string, report: Report) => {
+  const columns = SIDES.map((side) => `<div class="column">${render(side, report.candidates[side])}</div>`).join("")
+  return `<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2><div class="side-by-side">${columns}</div></section>`
+}
+
+const patchColumn = (side: Author, candidate: ReportCandidate) =>
+  `<h3>${SIDE_NAMES[side]} patch</h3>${fileList(candidate)}${renderDiff(candidate.patch)}`
+
+const responseColumn = (side: Author, candidate: ReportCandidate) =>
+  `<h3>${SIDE_NAMES[side]} final response</h3><pre class="response">${escapeHtml(candidate.final_response === "" ? "(empty)" : candidate.final_response)}</pre>`
+
+const worktreeColumn = (side: Author, candidate: ReportCandidate) =>
+  `<h3>${SIDE_NAMES[side]} worktree</h3><p><code>${escapeHtml(candidate.worktree ?? "Not recorded")}</code></p>`
+
+const aboutSection = (report: Report) => {
+  const sources = report.about_review.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join("")
+  return `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">About this review</h2><p>${escapeHtml(report.about_review.note)}</p><ul class="sources">${sources}</ul></section>`
+}
+
+/**
+ * The self-contained `report.html` (SPEC §10): inline CSS and SVG, no script, no external request;
+ * the verdict first. All text from candidates and reviewers is escaped.
+ */
+export const renderReportHtml = (report: Report): string => {
+  const title = `Codex Replay report: ${report.run_id}`
+  return [
+    "<!doctype html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="referrer" content="no-referrer">`,
+    `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
+    `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd></dl></header>`,
+    verdictSection(report),
+    `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
+    metricsSection(report),
+    tokensSection(report),
+    `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,
+    sideBySide("Patches", "patches-heading", patchColumn, report),
+    sideBySide("Final responses", "responses-heading", responseColumn, report),
+    sideBySide("Worktrees", "worktrees-heading", worktreeColumn, report),
+    aboutSection(report),
+    "</main></body></html>\n"
+  ].join("\n")
+}

@@ -1,0 +1,136 @@
+import type { ChangedFile } from "../review/anonymize.js"
+import { DIMENSION_IDS } from "../review/dimensions.js"
+import type { Author, Evaluation, OverallWinner } from "../review/evaluation.js"
+import type { TokenBuckets } from "./tokens.js"
+
+export const REPORT_SCHEMA_VERSION = 1
+
+export const AUTHOR_LABELS: Record<Author, string> = { codex: "Codex replay", claude: "Historical Claude" }
+
+/** A known cost, or `null` with the reason it is unknown. */
+export type Cost = { readonly usd: number; readonly reason: null } | { readonly usd: null; readonly reason: string }
+
+/** One side's finished result, as the run pipeline collected it. */
+export interface CandidateSide {
+  readonly model: string | null
+  readonly patch: string
+  readonly final_response: string
+  readonly files: ReadonlyArray<ChangedFile>
+  readonly worktree: string | null
+  readonly elapsed_ms: number | null
+  readonly tokens: TokenBuckets | null
+  readonly cost: Cost
+}
+
+export interface ReportCandidate {
+  readonly label: string
+  readonly model: string | null
+  readonly patch: string
+  readonly final_response: string
+  readonly changed_files: ReadonlyArray<ChangedFile>
+  readonly worktree: string | null
+  readonly elapsed_ms: number | null
+  readonly tokens: (TokenBuckets & { readonly total_input: number }) | null
+  readonly cost: Cost
+}
+
+export interface AboutReview {
+  readonly evaluator: string
+  readonly reviewer_model: string | null
+  readonly order_balanced: boolean
+  readonly orders: ReadonlyArray<string>
+  readonly flips: number | null
+  readonly self_review: boolean
+  readonly note: string
+  readonly sources: ReadonlyArray<string>
+}
+
+export interface Report {
+  readonly schema_version: number
+  readonly run_id: string
+  readonly thread_id: string
+  readonly generated_at: string
+  readonly original_request: string
+  readonly winner: OverallWinner
+  readonly candidates: { readonly codex: ReportCandidate; readonly claude: ReportCandidate }
+  readonly evaluation: Evaluation | null
+  readonly about_review: AboutReview
+}
+
+export interface ReportInput {
+  readonly run_id: string
+  readonly thread_id: string
+  readonly original_request: string
+  readonly generated_at: string
+  readonly codex: CandidateSide
+  readonly claude: CandidateSide
+  /** `null` when the review could not run at all. */
+  readonly evaluation: Evaluation | null
+  readonly reviewer_model: string | null
+}
+
+const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
+  label: AUTHOR_LABELS[author],
+  model: side.model,
+  patch: side.patch,
+  final_response: side.final_response,
+  changed_files: side.files.map((file) => ({ path: file.path, additions: file.additions, deletions: file.deletions })),
+  worktree: side.worktree,
+  elapsed_ms: side.elapsed_ms,
+  tokens: side.tokens === null
+    ? null
+    : { ...side.tokens, total_input: side.tokens.ordinary_input + side.tokens.cache_read + side.tokens.cache_write },
+  cost: side.cost
+})
+
+export const REVIEW_SOURCES: ReadonlyArray<string> = [
+  "Zheng et al. 2023, \"Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena\"",
+  "Wang et al. 2023, \"Large Language Models are not Fair Evaluators\"",
+  "Shi et al. 2024, \"Judging the Judges\"",
+  "Panickssery et al. 2024 (self-preference)",
+  "Cook et al. 2024, TICK (pass/fail checklists)"
+]
+
+const flipSentence = (evaluation: Evaluation | null): string => {
+  if (evaluation === null) return "No review ran, so there is no verdict."
+  const completed = evaluation.reviews.filter((review) => review.status === "completed").length
+  if (completed < 2) {
+    return `Only ${completed} of the 2 ballots was validated, so no dimension could be confirmed in both orders.`
+  }
+  return `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped when the order was swapped; each flip counts as a tie.`
+}
+
+/** The "about this review" note: how the verdict was reached and how far to trust it (reference/judging.md). */
+export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string | null): AboutReview => {
+  const model = reviewerModel === null ? "a Codex model" : `Codex (${reviewerModel})`
+  const note = [
+    `The two results were reviewed blind as anonymous candidates A and B by ${model}, with authorship fingerprints removed and identities revealed only after the ballots were validated.`,
+    "The review ran twice with the candidates swapped, and a dimension counts as won only when both orders agree: LLM judges are sensitive to position (GPT-4 gave the same verdict in both orders for only 65.0% of near-identical pairs, Claude-v1 for 23.8%; Zheng et al. 2023), and reordering alone let Vicuna-13B beat ChatGPT on 66 of 80 questions (Wang et al. 2023). Evidence before verdict with both orders combined raised GPT-4's agreement with humans from 52.7% to 62.5% (Wang et al.).",
+    flipSentence(evaluation),
+    "Each dimension is decided by pass/fail checks answered per candidate with evidence; checklists agree with humans more than direct scores (46.4% → 52.2%, TICK), and the pairwise preference only breaks ties between equal scores.",
+    "Disclosure: the reviewer is a Codex model judging a Codex result against Claude's. Judges tend to prefer their own family (GPT-4 +10% win rate for itself, Claude-v1 +25%; Zheng et al. §3.3, Panickssery et al. 2024), so read a narrow Codex win with caution."
+  ].join(" ")
+  return {
+    evaluator: "codex",
+    reviewer_model: reviewerModel,
+    order_balanced: true,
+    orders: ["AB", "BA"],
+    flips: evaluation === null ? null : evaluation.flips,
+    self_review: true,
+    note,
+    sources: REVIEW_SOURCES
+  }
+}
+
+/** The content of `report.json` (SPEC §10). */
+export const buildReport = (input: ReportInput): Report => ({
+  schema_version: REPORT_SCHEMA_VERSION,
+  run_id: input.run_id,
+  thread_id: input.thread_id,
+  generated_at: input.generated_at,
+  original_request: input.original_request,
+  winner: input.evaluation === null ? "inconclusive" : input.evaluation.winner,
+  candidates: { codex: reportCandidate("codex", input.codex), claude: reportCandidate("claude", input.claude) },
+  evaluation: input.evaluation,
+  about_review: aboutReview(input.evaluation, input.reviewer_model)
+})

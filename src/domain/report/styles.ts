@@ -1,0 +1,52 @@
+/** The report's inline stylesheet: readable on screen, printable on paper, no external fonts or images. */
+export const REPORT_CSS = `
+:root{--ink:#1d232b;--muted:#5b6672;--line:#d8dee4;--panel:#f6f8fa;--codex:#2f6fdb;--claude:#c2671d;--good:#1a7f37;--bad:#b42318;--add-bg:#e6ffec;--add-ink:#116329;--del-bg:#ffebe9;--del-ink:#a40e26;--hunk:#ddf4ff}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#fff}
+main{max-width:1200px;margin:0 auto;padding:24px}
+h1{margin:0 0 8px;font-size:28px}h2{margin:32px 0 12px;font-size:20px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{margin:16px 0 8px;font-size:16px}
+.product{margin:0;color:var(--muted);text-transform:uppercase;letter-spacing:.08em;font-size:12px}
+.identity{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;color:var(--muted)}.identity dd{margin:0}
+code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:12px;margin:0}
+.verdict{margin:24px 0;padding:16px 20px;border-radius:8px;border:2px solid var(--line);background:var(--panel)}
+.verdict--codex{border-color:var(--codex)}.verdict--claude{border-color:var(--claude)}
+.verdict-kicker{margin:0;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.08em}
+.verdict-headline{margin:4px 0 8px;border:0;padding:0;font-size:26px}.verdict p:last-child{margin:0}
+table{border-collapse:collapse;width:100%;margin:8px 0}
+th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
+thead th{background:var(--panel)}
+.evaluation-table td:nth-child(n+2),.evaluation-table th:nth-child(n+2){width:22%;text-align:center}
+.evaluation-table tr.dimension th{background:#eef2f6}
+.evaluation-table tr.score td,.evaluation-table tr.winner td{background:#fbfcfd}
+.legend,.hint,.flips{color:var(--muted);font-size:13px}
+.review-status{padding:8px 12px;border-left:4px solid var(--bad);background:var(--del-bg);overflow-wrap:anywhere}
+.order-dependent{font-size:12px;color:var(--muted);font-style:italic}
+.no-ballot{font-weight:600}
+.metric--better{color:var(--good);font-weight:600}.metric--worse{color:var(--bad)}
+.number{text-align:right;font-variant-numeric:tabular-nums}
+.token-label{position:relative;cursor:help;border-bottom:1px dotted var(--muted)}
+.token-tooltip{display:none;position:absolute;left:0;top:100%;z-index:2;width:260px;padding:6px 8px;background:var(--ink);color:#fff;font-weight:400;font-size:12px;border-radius:4px}
+.token-label:hover .token-tooltip,.token-label:focus .token-tooltip{display:block}
+.token-chart{max-width:760px;display:block;margin:8px 0 12px}
+.token-chart text{font:12px system-ui,sans-serif;fill:var(--ink)}
+.bar-codex{fill:var(--codex)}.bar-claude{fill:var(--claude)}
+.side-by-side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px}
+.files{margin:0 0 8px;padding-left:18px}.added{color:var(--add-ink)}.removed{color:var(--del-ink)}
+.diff{padding:8px 0}
+.diff-line{display:block;padding:0 10px;min-height:1.45em}
+.diff-added{background:var(--add-bg);color:var(--add-ink)}.diff-removed{background:var(--del-bg);color:var(--del-ink)}
+.diff-hunk{background:var(--hunk);color:#0a3069}.diff-meta{color:var(--muted);font-weight:600}
+.empty{color:var(--muted);font-style:italic}
+.about{color:var(--ink)}.sources{color:var(--muted);font-size:13px}
+@media (max-width:800px){.side-by-side{grid-template-columns:1fr}}
+@media print{
+  body{font-size:11pt}main{max-width:none;padding:0}
+  .side-by-side{grid-template-columns:1fr}
+  pre{border-color:#999;background:#fff}
+  .token-tooltip{display:none!important}
+  tr,.verdict,.diff-line{break-inside:avoid}
+  h2,h3{break-after:avoid}
+  .diff-added,.diff-removed,.diff-hunk,.bar-codex,.bar-claude{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+}
+`

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest"
+import {
+  anonymizePatch,
+  anonymizeProse,
+  anonymousCandidate,
+  changedFilesFromPatch
+} from "../../src/domain/review/anonymize.js"
+
+const patch = [
+  "diff --git a/CLAUDE.md b/CLAUDE.md",
+  "index 1111111..2222222 100644",
+  "--- a/CLAUDE.md",
+  "+++ b/CLAUDE.md",
+  "@@ -1,2 +1,5 @@",
+  " # Notes",
+  "+Use the anthropic client from ~/.claude/settings.json",
+  "+🤖 Generated with [Claude Code](https://claude.com/claude-code)",
+  "+Co-Authored-By: Claude <noreply@anthropic.com>",
+  " end",
+  "@@ -10,1 +13,2 @@ section",
+  " keep",
+  "+added",
+  ""
+].join("\n")
+
+describe("anonymisation", () => {
+  it("drops fingerprint lines from a patch and recounts the hunk", () => {
+    const result = anonymizePatch(patch)
+    expect(result).not.toMatch(/Generated with|Co-Authored-By|noreply@anthropic/)
+    expect(result).toContain("@@ -1,2 +1,3 @@")
+    expect(result).toContain("@@ -10,1 +13,2 @@ section")
+    expect(result).toContain("+Use the anthropic client from ~/.claude/settings.json")
+    expect(result).toContain("diff --git a/CLAUDE.md b/CLAUDE.md")
+  })
+
+  it("removes trailers and agent names from prose but keeps paths", () => {
+    const text = "I'm Claude and I updated CLAUDE.md and ~/.codex/config.\nCodex CLI was not used.\n\nGenerated with Claude Code\nCo-Authored-By: Someone <a@b.c>"
+    const result = anonymizeProse(text)
+    expect(result).toBe("I'm the agent and I updated CLAUDE.md and ~/.codex/config.\nthe agent was not used.")
+  })
+
+  it("builds the candidate without worktree or author fields", () => {
+    const candidate = anonymousCandidate("Fix it", {
+      patch,
+      final_response: "Done by OpenAI Codex.",
+      files: [{ path: "CLAUDE.md", additions: 3, deletions: 0 }]
+    })
+    expect(Object.keys(candidate)).toEqual(["task", "patch", "final_response", "changed_files"])
+    expect(candidate.final_response).toBe("Done by the agent.")
+    expect(candidate.changed_files).toEqual([{ path: "CLAUDE.md", additions: 3, deletions: 0 }])
+  })
+
+  it("reads changed files and line counts from a patch", () => {
+    expect(changedFilesFromPatch(patch)).toEqual([{ path: "CLAUDE.md", additions: 4, deletions: 0 }])
+  })
+})
