@@ -19,7 +19,9 @@ export class WorkerError extends Schema.TaggedError<WorkerError>()("WorkerError"
   code: Schema.String,
   message: Schema.String,
   retryable: Schema.Boolean,
-  diagnostic: WorkerDiagnostic
+  diagnostic: WorkerDiagnostic,
+  /** The model's raw answer when it was not valid structured output. */
+  raw_output: Schema.optional(Schema.String)
 }) {}
 
 export class RunCancelled extends Schema.TaggedError<RunCancelled>()("RunCancelled", {

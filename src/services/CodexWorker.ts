@@ -1,0 +1,468 @@
+import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
+import { Duration, Effect, Either, Layer, Runtime, type Schedule, type Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import type { WorkerError } from "../domain/errors.js"
+import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import {
+  type AttemptRecord,
+  attemptTimedOut,
+  classifyAttempt,
+  decodeOutput,
+  defaultLabel,
+  emptyAttempt,
+  interpretEvent,
+  invalidRequest,
+  isReviewerOutput,
+  type JsonSchemaObject,
+  meaningfulStderr,
+  outputJsonSchema,
+  parseExitError,
+  recordEvent,
+  threadOptionsFor,
+  WorkerPurpose,
+  type WorkerResultData,
+  ZERO_USAGE
+} from "../domain/worker.js"
+import * as procfs from "./internal/procfs.js"
+import { ProcessRunner } from "./ProcessRunner.js"
+import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
+import { Settings } from "./Settings.js"
+
+/** Marks the one Codex child of one attempt, so cancellation can SIGINT exactly that process. */
+export const ATTEMPT_VARIABLE = "CODEX_REPLAY_WORKER_ATTEMPT"
+
+export interface WorkerRequest<A = undefined, I = unknown> {
+  readonly purpose: WorkerPurpose
+  readonly model: string
+  readonly prompt: string
+  /** An existing absolute directory: Codex's `--cd` and the result's `worktree`. */
+  readonly workingDirectory: string
+  /** Makes the final answer JSON validated against this Schema (of a plain object). */
+  readonly outputSchema?: Schema.Schema<A, I>
+  /** The run directory whose `run.log` receives the streamed events; nothing is logged without it. */
+  readonly runDirectory?: string
+  /** The log source, e.g. `implementation` or `review:ab`; defaults per purpose. */
+  readonly label?: string
+  /**
+   * The run's tag, set as CODEX_REPLAY_RUN_TAG on Codex and everything it starts. Cancelling this
+   * worker sweeps every process with the tag, so workers that run at the same time need distinct
+   * tags. Defaults to a fresh tag per attempt.
+   */
+  readonly runTag?: string
+}
+
+export interface WorkerResult<A = undefined> extends WorkerResultData {
+  /** The decoded structured answer (`undefined` without an output schema). */
+  readonly output: A
+}
+
+/** Where the request comes from on each attempt: fixed, or built fresh (e.g. a new workspace). */
+export type RequestSource<A, I, R> =
+  | WorkerRequest<A, I>
+  | ((attempt: number) => Effect.Effect<WorkerRequest<A, I>, WorkerError, R>)
+
+export interface RetryHooks<R> {
+  /** Runs before attempt `attempt` (≥ 2), after the previous one failed retryably and the schedule waited. */
+  readonly beforeRetry?: (failure: WorkerError, attempt: number) => Effect.Effect<void, never, R>
+}
+
+export interface CodexWorkerOptions {
+  /** The Codex executable; a bare name is looked up on PATH. Defaults to `codex`. */
+  readonly cliPath?: string | undefined
+  /** The environment Codex inherits; defaults to ours (the user's, with its CODEX_HOME). */
+  readonly environment?: Readonly<Record<string, string | undefined>>
+  /** Overrides CODEX_HOME in that environment. */
+  readonly codexHome?: string
+  /** Extra `--config` values (tests point codex at a mock server this way). */
+  readonly config?: NonNullable<CodexOptions["config"]>
+  /** Sets CODEX_API_KEY for the child. */
+  readonly apiKey?: string
+  /** Wall-clock limit per attempt; codex retries forever without a network. */
+  readonly attemptTimeout?: Duration.DurationInput
+  /** How long Codex gets to clean up after SIGINT before it is aborted and swept. */
+  readonly interruptGrace?: Duration.DurationInput
+}
+
+export const DEFAULT_ATTEMPT_TIMEOUT = Duration.hours(1)
+export const DEFAULT_INTERRUPT_GRACE = Duration.seconds(1)
+
+type AnyRequest = WorkerRequest<unknown, unknown>
+
+// ---------------------------------------------------------------------------------------------
+// Validation before any process starts
+
+const isExecutableFile = async (file: string) => {
+  try {
+    const stat = await fs.stat(file)
+    await fs.access(file, fs.constants.X_OK)
+    return stat.isFile()
+  } catch {
+    return false
+  }
+}
+
+const resolveCli = (cliPath: string, searchPath: string | undefined) =>
+  Effect.promise(async () => {
+    if (cliPath.includes("/")) {
+      const absolute = path.resolve(cliPath)
+      return (await isExecutableFile(absolute)) ? absolute : undefined
+    }
+    for (const directory of (searchPath ?? "").split(path.delimiter).filter((entry) => entry !== "")) {
+      const candidate = path.join(directory, cliPath)
+      if (await isExecutableFile(candidate)) return candidate
+    }
+    return undefined
+  })
+
+const isDirectory = (directory: string) =>
+  Effect.promise(() => fs.stat(directory).then((stat) => stat.isDirectory(), () => false))
+
+const insideGitRepository = (directory: string) =>
+  Effect.promise(async () => {
+    for (let current = directory; ; current = path.dirname(current)) {
+      if (await fs.stat(path.join(current, ".git")).then(() => true, () => false)) return true
+      if (path.dirname(current) === current) return false
+    }
+  })
+
+interface PreparedRequest {
+  readonly request: AnyRequest
+  readonly cliPath: string
+  readonly jsonSchema: JsonSchemaObject | undefined
+  readonly skipGitRepoCheck: boolean
+}
+
+const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string | undefined) =>
+  Effect.gen(function*() {
+    if (!WorkerPurpose.literals.includes(request.purpose)) {
+      return yield* invalidRequest(`The worker purpose "${String(request.purpose)}" is unknown.`)
+    }
+    if (typeof request.model !== "string" || request.model.trim() === "") {
+      return yield* invalidRequest("The worker request has no model.")
+    }
+    if (typeof request.prompt !== "string" || request.prompt.trim() === "") {
+      return yield* invalidRequest("The worker request has no prompt.")
+    }
+    const directory = request.workingDirectory
+    if (typeof directory !== "string" || !path.isAbsolute(directory) || !(yield* isDirectory(directory))) {
+      return yield* invalidRequest(`The working directory ${String(directory)} is not an existing absolute directory.`)
+    }
+    const jsonSchema = request.outputSchema === undefined ? undefined : outputJsonSchema(request.outputSchema)
+    if (jsonSchema !== undefined && Either.isLeft(jsonSchema)) return yield* invalidRequest(jsonSchema.left)
+    const executable = yield* resolveCli(cliPath, searchPath)
+    if (executable === undefined) {
+      return yield* invalidRequest(`The Codex CLI ${cliPath} does not exist or is not executable.`, "cli_unavailable")
+    }
+    return {
+      request,
+      cliPath: executable,
+      jsonSchema: jsonSchema === undefined ? undefined : jsonSchema.right,
+      skipGitRepoCheck: !(yield* insideGitRepository(directory))
+    } satisfies PreparedRequest
+  })
+
+// ---------------------------------------------------------------------------------------------
+// One attempt: the SDK's event stream, drained to the end whatever happens
+
+interface Session {
+  readonly attemptId: string
+  readonly runTag: string
+  readonly abort: AbortController
+  /** True until the event generator settled; aborting after that crashes Node (protocol §3.6). */
+  inFlight: boolean
+  readonly record: AttemptRecord
+  /** Settles with what the stream threw (or `undefined`); never rejects. */
+  readonly finished: Promise<unknown>
+}
+
+const freshId = () => randomBytes(12).toString("hex")
+
+const definedEntries = (environment: Readonly<Record<string, string | undefined>>) =>
+  Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined))
+
+const parentOf = async (pid: number) => {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+  const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  return Number.isInteger(parent) ? parent : undefined
+}
+
+/** Our own Codex child for this attempt (it is in our process group, so never signal the group). */
+const findCodexChild = async (attemptId: string) => {
+  const tagged = await procfs.pidsWithEnvironment(ATTEMPT_VARIABLE, attemptId)
+  const parents = await Promise.all(tagged.map(parentOf))
+  return tagged.filter((_, index) => parents[index] === process.pid)
+}
+
+const settledWithin = (session: Session, within: Duration.Duration) =>
+  Effect.promise(() =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), Duration.toMillis(within))
+      void session.finished.then(() => {
+        clearTimeout(timer)
+        resolve(true)
+      })
+    })
+  )
+
+// ---------------------------------------------------------------------------------------------
+
+interface ResolvedOptions {
+  readonly cliPath: string
+  readonly environment: Readonly<Record<string, string | undefined>>
+  readonly config: CodexOptions["config"] | undefined
+  readonly apiKey: string | undefined
+  readonly attemptTimeout: Duration.Duration
+  readonly interruptGrace: Duration.Duration
+}
+
+const resolveOptions = (options: CodexWorkerOptions): ResolvedOptions => {
+  const base = options.environment ?? process.env
+  return {
+    cliPath: options.cliPath ?? "codex",
+    environment: options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome },
+    config: options.config,
+    apiKey: options.apiKey,
+    attemptTimeout: Duration.decode(options.attemptTimeout ?? DEFAULT_ATTEMPT_TIMEOUT),
+    interruptGrace: Duration.decode(options.interruptGrace ?? DEFAULT_INTERRUPT_GRACE)
+  }
+}
+
+/** Runs a request with a caller-owned schedule, retrying only retryable failures. Archives nothing. */
+export const runWithSchedule = <A, I, Out, R, RS>(
+  run: (request: WorkerRequest<A, I>) => Effect.Effect<WorkerResult<A>, WorkerError>,
+  source: RequestSource<A, I, R>,
+  schedule: Schedule.Schedule<Out, WorkerError, RS>,
+  hooks: RetryHooks<R> = {}
+): Effect.Effect<WorkerResult<A>, WorkerError, R | RS> =>
+  Effect.suspend(() => {
+    let attempt = 0
+    let lastFailure: WorkerError | undefined
+    const requestFor = (number: number) => (typeof source === "function" ? source(number) : Effect.succeed(source))
+    const once = Effect.suspend(() => {
+      attempt += 1
+      const beforeRetry = lastFailure !== undefined && hooks.beforeRetry !== undefined
+        ? hooks.beforeRetry(lastFailure, attempt)
+        : Effect.void
+      return beforeRetry.pipe(
+        Effect.zipRight(requestFor(attempt)),
+        Effect.flatMap(run),
+        Effect.tapError((failure) => Effect.sync(() => void (lastFailure = failure)))
+      )
+    })
+    return Effect.retry(once, { schedule, while: (failure) => failure.retryable })
+  })
+
+const makeCodexWorker = (options: CodexWorkerOptions) =>
+  Effect.gen(function*() {
+    const processes = yield* ProcessRunner
+    const runLog = yield* RunLog
+    const settings = resolveOptions(options)
+
+    const logger = (request: AnyRequest) => {
+      const label = request.label ?? defaultLabel(request.purpose)
+      const omit = isReviewerOutput(request.purpose)
+      const write = (source: string, message: string) =>
+        request.runDirectory === undefined ? Effect.void : Effect.ignore(runLog.append(request.runDirectory, source, message))
+      return {
+        note: (message: string) => write(label, message),
+        stdout: (line: string) => write(`${label}:stdout`, omit ? REVIEWER_OUTPUT_OMITTED : line),
+        stderr: (line: string) => write(`${label}:stderr`, omit ? REVIEWER_OUTPUT_OMITTED : line)
+      }
+    }
+    type Logger = ReturnType<typeof logger>
+
+    const openSession = (prepared: PreparedRequest, onEvent: (event: ThreadEvent) => Promise<void>): Session => {
+      const { request } = prepared
+      const attemptId = freshId()
+      const runTag = request.runTag ?? `worker-${attemptId}`
+      const codex = new Codex({
+        codexPathOverride: prepared.cliPath,
+        env: { ...definedEntries(settings.environment), [RUN_TAG_VARIABLE]: runTag, [ATTEMPT_VARIABLE]: attemptId },
+        ...(settings.config === undefined ? {} : { config: settings.config }),
+        ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey })
+      })
+      const thread = codex.startThread(threadOptionsFor({
+        purpose: request.purpose,
+        model: request.model,
+        workingDirectory: request.workingDirectory,
+        skipGitRepoCheck: prepared.skipGitRepoCheck
+      }))
+      const abort = new AbortController()
+      const record = emptyAttempt()
+      const drain = async (): Promise<unknown> => {
+        try {
+          const turnOptions = { signal: abort.signal, ...(prepared.jsonSchema === undefined ? {} : { outputSchema: prepared.jsonSchema }) }
+          const { events } = await thread.runStreamed(request.prompt, turnOptions)
+          // Never leave this loop early: breaking out kills only the direct child and opens the
+          // late-abort crash window (protocol §3.6). Cancellation aborts and keeps draining.
+          for await (const event of events) {
+            recordEvent(record, interpretEvent(event))
+            await onEvent(event)
+          }
+          return undefined
+        } catch (error) {
+          return error ?? new Error("unknown failure")
+        }
+      }
+      const session: Session = {
+        attemptId,
+        runTag,
+        abort,
+        inFlight: true,
+        record,
+        finished: drain().finally(() => {
+          session.inFlight = false
+        })
+      }
+      return session
+    }
+
+    /** SIGINT our Codex child (it kills its tool groups), then abort, sweep by tag, and drain. */
+    const stopSession = (session: Session, log: Logger) =>
+      Effect.gen(function*() {
+        const children = yield* Effect.promise(() => findCodexChild(session.attemptId))
+        for (const pid of children) procfs.signal(pid, "SIGINT")
+        const settled = children.length > 0 && (yield* settledWithin(session, settings.interruptGrace))
+        if (!settled && session.inFlight) session.abort.abort(new Error("The Codex worker was cancelled."))
+        for (let round = 0; round < 3; round++) {
+          yield* processes.sweepTag(session.runTag)
+          if (yield* settledWithin(session, Duration.seconds(1))) break
+        }
+        yield* log.note("cancelled; Codex and its processes were stopped")
+      })
+
+    const runAttempt = (prepared: PreparedRequest, log: Logger) =>
+      Effect.gen(function*() {
+        const runtime = yield* Effect.runtime<never>()
+        const logEvent = (event: ThreadEvent) => {
+          const interpreted = interpretEvent(event)
+          const notes = interpreted.kind === "unknown"
+            ? log.note(`ignoring unknown event type "${interpreted.type}"`)
+            : interpreted.kind === "item_completed" && interpreted.unknownItemType
+            ? log.note(`ignoring unknown item type "${interpreted.item.type}"`)
+            : Effect.void
+          return Runtime.runPromise(runtime)(log.stdout(JSON.stringify(event)).pipe(Effect.zipRight(notes)))
+        }
+        return yield* Effect.uninterruptibleMask((restore) => {
+          const session = openSession(prepared, logEvent)
+          return restore(Effect.promise(() => session.finished)).pipe(
+            Effect.map((thrown) => ({ session, thrown })),
+            Effect.onInterrupt(() => stopSession(session, log)),
+            // Nothing of this attempt may outlive it, also after a normal end.
+            Effect.tap(() => processes.sweepTag(session.runTag))
+          )
+        })
+      })
+
+    const logFailure = (log: Logger, failure: WorkerError, thrown: unknown) =>
+      Effect.gen(function*() {
+        const exit = thrown instanceof Error ? parseExitError(thrown.message) : undefined
+        const stderr = exit === undefined ? "" : meaningfulStderr(exit.stderr)
+        for (const line of stderr === "" ? [] : stderr.split("\n")) yield* log.stderr(line)
+        const exitText = failure.diagnostic.exit_code === null ? "" : ` (exit code ${failure.diagnostic.exit_code})`
+        yield* log.note(`failed${exitText}: ${failure.code}: ${failure.message}`)
+      })
+
+    const runAny = Effect.fn("CodexWorker.run")(function*(request: AnyRequest) {
+      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment.PATH)
+      const log = logger(request)
+      const started = Date.now()
+      yield* log.note(`started (${request.purpose}, model ${request.model})`)
+      const limit = settings.attemptTimeout
+      const { session, thrown } = yield* runAttempt(prepared, log).pipe(
+        Effect.timeoutFail({ duration: limit, onTimeout: () => attemptTimedOut(Date.now() - started, Duration.toMillis(limit)) }),
+        Effect.tapError((failure) => log.note(`failed: ${failure.code}: ${failure.message}`))
+      )
+      const elapsedMs = Date.now() - started
+      const failure = classifyAttempt({ record: session.record, thrown, elapsedMs })
+      if (failure !== undefined) {
+        yield* logFailure(log, failure, thrown)
+        return yield* failure
+      }
+      const finalResponse = session.record.finalResponse ?? ""
+      let output: unknown = undefined
+      if (request.outputSchema !== undefined) {
+        const decoded = decodeOutput(request.outputSchema, finalResponse, elapsedMs)
+        if (Either.isLeft(decoded)) {
+          yield* log.note(`failed: ${decoded.left.code}: ${decoded.left.message}`)
+          return yield* decoded.left
+        }
+        output = decoded.right
+      }
+      yield* log.note("finished with exit code 0")
+      return {
+        thread_id: session.record.threadId ?? "",
+        final_response: finalResponse,
+        items: session.record.items,
+        usage: session.record.usage ?? ZERO_USAGE,
+        elapsed_ms: elapsedMs,
+        worktree: request.workingDirectory,
+        output
+      } satisfies WorkerResult<unknown>
+    })
+
+    return makeService((request) => runAny(request))
+  })
+
+/** Builds the service shape around one `run` implementation (shared by the live and fake workers). */
+const makeService = (runAny: (request: AnyRequest) => Effect.Effect<WorkerResult<unknown>, WorkerError>) => {
+  const run = <A = undefined, I = unknown>(request: WorkerRequest<A, I>) =>
+    runAny(request as unknown as AnyRequest) as unknown as Effect.Effect<WorkerResult<A>, WorkerError>
+  const runScheduled = <A, I, Out, R = never, RS = never>(
+    source: RequestSource<A, I, R>,
+    schedule: Schedule.Schedule<Out, WorkerError, RS>,
+    hooks?: RetryHooks<R>
+  ) => runWithSchedule(run<A, I>, source, schedule, hooks)
+  return { run, runWithSchedule: runScheduled } as const
+}
+
+/** What a fake worker answers: a final response text, or any result fields. */
+export type FakeAnswer = string | Partial<WorkerResultData>
+
+const fakeResult = (request: AnyRequest, answer: FakeAnswer): WorkerResultData => {
+  const fields = typeof answer === "string" ? { final_response: answer } : answer
+  return {
+    thread_id: `fake-thread-${freshId()}`,
+    final_response: "",
+    items: [],
+    usage: ZERO_USAGE,
+    elapsed_ms: 0,
+    worktree: request.workingDirectory,
+    ...fields
+  }
+}
+
+/**
+ * The Codex worker (SPEC §8.4): drives the Codex CLI through `@openai/codex-sdk`, streams every
+ * event to the run log, classifies failures and cancels completely on interruption.
+ */
+export class CodexWorker extends Effect.Service<CodexWorker>()("codex-replay/CodexWorker", {
+  effect: Effect.gen(function*() {
+    const settings = yield* Settings
+    return yield* makeCodexWorker({ cliPath: settings.codexCliPath })
+  }),
+  dependencies: [ProcessRunner.Default, RunLog.Default]
+}) {
+  /** A live worker with explicit options; needs ProcessRunner and RunLog. */
+  static readonly layer = (options: CodexWorkerOptions) =>
+    Layer.effect(CodexWorker, Effect.map(makeCodexWorker(options), (service) => CodexWorker.make(service)))
+
+  /**
+   * A fake worker for tests: `respond` answers each request. Structured answers are still parsed
+   * and validated against the request's output schema, exactly as the live worker does.
+   */
+  static readonly fake = (respond: (request: AnyRequest) => Effect.Effect<FakeAnswer, WorkerError>) =>
+    Layer.succeed(
+      CodexWorker,
+      CodexWorker.make(makeService((request) =>
+        Effect.gen(function*() {
+          const result = fakeResult(request, yield* respond(request))
+          if (request.outputSchema === undefined) return { ...result, output: undefined }
+          const output = yield* decodeOutput(request.outputSchema, result.final_response, result.elapsed_ms)
+          return { ...result, output }
+        })
+      ))
+    )
+}
