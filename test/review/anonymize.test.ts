@@ -47,7 +47,8 @@ describe("anonymisation", () => {
     })
     expect(Object.keys(candidate)).toEqual(["task", "patch", "final_response", "changed_files"])
     expect(candidate.final_response).toBe("Done by the agent.")
-    expect(candidate.changed_files).toEqual([{ path: "CLAUDE.md", additions: 3, deletions: 0 }])
+    // Counted again from the anonymous patch: the two dropped fingerprint lines are not counted.
+    expect(candidate.changed_files).toEqual([{ path: "CLAUDE.md", additions: 2, deletions: 0 }])
   })
 
   it("reads changed files and line counts from a patch", () => {

@@ -140,12 +140,20 @@ export const anonymizePatch = (patch: string): string => {
 }
 
 /** The anonymous candidate file for one side. */
-export const anonymousCandidate = (task: string, result: CandidateResult): AnonymousCandidate => ({
-  task,
-  patch: anonymizePatch(result.patch),
-  final_response: anonymizeProse(result.final_response),
-  changed_files: result.files.map((file) => ({ path: file.path, additions: file.additions, deletions: file.deletions }))
-})
+export const anonymousCandidate = (task: string, result: CandidateResult): AnonymousCandidate => {
+  const patch = anonymizePatch(result.patch)
+  // Line counts follow the anonymous patch, so a dropped fingerprint line leaves no trace in them.
+  const counted = new Map(changedFilesFromPatch(patch).map((file) => [file.path, file]))
+  return {
+    task,
+    patch,
+    final_response: anonymizeProse(result.final_response),
+    changed_files: result.files.map((file) => {
+      const fromPatch = counted.get(file.path)
+      return { path: file.path, additions: fromPatch?.additions ?? file.additions, deletions: fromPatch?.deletions ?? file.deletions }
+    })
+  }
+}
 
 /** Changed files with line counts, read from a unified diff (`diff --git a/x b/x` sections). */
 export const changedFilesFromPatch = (patch: string): ReadonlyArray<ChangedFile> => {

@@ -1,0 +1,267 @@
+import { Effect, Random, Schedule } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { type ControllerError, controllerError, type WorkerError } from "../domain/errors.js"
+import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
+import { Ballot, canonicalBallot, rubricText } from "../domain/review/ballot.js"
+import type { DimensionId } from "../domain/review/dimensions.js"
+import {
+  aggregateEvaluation,
+  type CandidateMapping,
+  type Evaluation,
+  mappingWithCodexAs,
+  type Position,
+  positionsFor,
+  REVIEW_ORDERS,
+  type ReviewOrder,
+  type ReviewRecord,
+  sourceLetterFor
+} from "../domain/review/evaluation.js"
+import { CodexWorker } from "./CodexWorker.js"
+import { FileStore } from "./FileStore.js"
+import { RunLog } from "./RunLog.js"
+
+/** The only reviewer this product supports (SPEC §9). */
+export const SUPPORTED_EVALUATOR = "codex"
+export const REVIEWS_DIRECTORY = "reviews"
+export const REVIEW_WORKSPACES_DIRECTORY = "review-workspaces"
+export const CANDIDATE_FILES: Record<Position, string> = { A: "candidate-a.json", B: "candidate-b.json" }
+export const MAPPING_FILE = "candidate-mapping.json"
+export const EVALUATION_FILE = "evaluation.json"
+export const REVIEW_RETRY_LIMIT = 3
+
+/** Retryable worker failures are retried up to 3 times, with growing pauses. */
+export const reviewRetrySchedule = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(REVIEW_RETRY_LIMIT)))
+
+export interface ReviewInput {
+  /** The run directory; candidates, ballots and reviewer workspaces go below it. */
+  readonly runDirectory: string
+  /** The task both sides implemented, as given to the reviewer. */
+  readonly request: string
+  readonly codex: CandidateResult
+  readonly claude: CandidateResult
+  /** The reviewer model. */
+  readonly model: string
+  /** Defaults to `codex`, the only one supported. */
+  readonly evaluator?: string
+  /** Which evaluator rewrites an invalid ballot; defaults to `codex`, the only one supported. */
+  readonly normalizationTarget?: string
+  /** Dimensions that count toward the overall winner; all six by default. */
+  readonly comparableDimensions?: ReadonlyArray<DimensionId>
+  /** A fixed mapping (tests); random otherwise. */
+  readonly mapping?: CandidateMapping
+  /** The run's process tag for the reviewer workers (the reviews run one after the other). */
+  readonly runTag?: string
+}
+
+const orderLabel = (order: ReviewOrder) => order.toLowerCase()
+
+/** The reviewer prompt. It names only the copies in the reviewer's own workspace. */
+export const reviewPrompt = (copies: Record<Position, string>): string =>
+  [
+    "You are reviewing two anonymous candidate solutions to the same software task.",
+    "Each candidate is a JSON file with the task, the candidate's patch (a unified diff), its final response and its changed files:",
+    `- Candidate A: ${copies.A}`,
+    `- Candidate B: ${copies.B}`,
+    "",
+    "Read both files completely before judging. Judge the patch itself, not the candidate's description of it; the accurate_reporting dimension compares the final response with the patch.",
+    "For every dimension and every check, answer for each candidate: first the evidence (a file and line of the patch, or the part of the final response), then the result: 1 = satisfied, 0 = not satisfied, null = not applicable to this task. A check that does not apply to the task is null for both candidates.",
+    "score = passed checks / applicable checks, or null when none applies.",
+    "For each dimension write the comparison, then the winner: the candidate with the higher score; with equal scores, the candidate the evidence favours, or tie; not_applicable when no check applies to either candidate.",
+    "The letters and the order of the candidates carry no meaning. Do not reward length, confidence or polish of the wording.",
+    "",
+    "Rubric (dimension, then its checks):",
+    rubricText(),
+    "",
+    "Answer only with the JSON object of the output schema."
+  ].join("\n")
+
+/** The normalization prompt: the invalid answer is quoted, the reviewer rewrites it into the schema. */
+export const normalizationPrompt = (rawAnswer: string, problem: string): string =>
+  [
+    "A code reviewer answered with a ballot that does not match the required JSON schema.",
+    `Problem: ${problem}`,
+    "Rewrite the ballot below into a JSON object that matches the output schema exactly. Keep every judgement, piece of evidence and winner as the reviewer gave it; where a value is missing, use null for a check result and not_applicable for a winner. Do not judge anything yourself.",
+    "",
+    "<ballot>",
+    rawAnswer,
+    "</ballot>",
+    "",
+    "Answer only with the JSON object of the output schema."
+  ].join("\n")
+
+type Attempt =
+  | { readonly kind: "ballot"; readonly ballot: Ballot; readonly normalized: boolean }
+  | { readonly kind: "invalid"; readonly error: string }
+  | { readonly kind: "failed"; readonly error: string }
+
+const rawOutputOf = (error: WorkerError): string => {
+  const raw = (error as { raw_output?: unknown }).raw_output
+  return typeof raw === "string" ? raw : ""
+}
+
+const isInvalidBallot = (error: WorkerError) => error.code === "invalid_output"
+
+/**
+ * The blind, order-balanced review (SPEC §9): anonymous candidates, two reviewer runs (A/B and
+ * B/A) each in a fresh workspace holding only copies of the candidates, one normalization pass for
+ * an invalid ballot, and the aggregation of both ballots.
+ */
+export class Review extends Effect.Service<Review>()("codex-replay/Review", {
+  effect: Effect.gen(function*() {
+    const worker = yield* CodexWorker
+    const files = yield* FileStore
+    const runLog = yield* RunLog
+
+    const log = (runDirectory: string, message: string) => Effect.ignore(runLog.append(runDirectory, "controller", message))
+
+    const requireSupported = (what: string, value: string | undefined) =>
+      value === undefined || value === SUPPORTED_EVALUATOR
+        ? Effect.void
+        : Effect.fail(controllerError(`Unsupported review ${what}: ${value}`))
+
+    const chooseMapping = (fixed: CandidateMapping | undefined) =>
+      fixed === undefined
+        ? Effect.map(Random.nextBoolean, (codexFirst) => mappingWithCodexAs(codexFirst ? "A" : "B"))
+        : Effect.succeed(fixed)
+
+    /** Writes `reviews/candidate-a.json` and `candidate-b.json` under `mapping`, and records the mapping. */
+    const writeCandidates = Effect.fn("Review.writeCandidates")(function*(input: ReviewInput, mapping: CandidateMapping) {
+      const directory = path.join(input.runDirectory, REVIEWS_DIRECTORY)
+      yield* files.ensurePrivateDirectory(directory)
+      const sides = { codex: input.codex, claude: input.claude }
+      const candidates: Record<Position, AnonymousCandidate> = {
+        A: anonymousCandidate(input.request, sides[mapping.A]),
+        B: anonymousCandidate(input.request, sides[mapping.B])
+      }
+      yield* files.writeJson(path.join(directory, CANDIDATE_FILES.A), candidates.A)
+      yield* files.writeJson(path.join(directory, CANDIDATE_FILES.B), candidates.B)
+      yield* files.writeJson(path.join(directory, MAPPING_FILE), { candidate_mapping: mapping })
+      return candidates
+    })
+
+    /** A fresh private directory under `review-workspaces/`, removed when the scope closes. */
+    const temporaryWorkspace = (runDirectory: string, prefix: string) =>
+      Effect.acquireRelease(
+        Effect.gen(function*() {
+          const parent = path.join(runDirectory, REVIEW_WORKSPACES_DIRECTORY)
+          yield* files.ensurePrivateDirectory(parent)
+          return yield* Effect.tryPromise({
+            try: () => fs.mkdtemp(path.join(parent, prefix)),
+            catch: (error) => controllerError(`Cannot create a reviewer workspace: ${String(error)}`)
+          })
+        }),
+        (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
+      )
+
+    /** Copies the run's candidates into `workspace`, swapped for the B/A order; answers the copies. */
+    const copyCandidates = (runDirectory: string, workspace: string, order: ReviewOrder) =>
+      Effect.gen(function*() {
+        const copies: Record<Position, string> = {
+          A: path.join(workspace, CANDIDATE_FILES.A),
+          B: path.join(workspace, CANDIDATE_FILES.B)
+        }
+        for (const position of ["A", "B"] as const) {
+          const source = path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES[sourceLetterFor(order, position)])
+          yield* Effect.tryPromise({
+            try: () => fs.copyFile(source, copies[position]).then(() => fs.chmod(copies[position], 0o600)),
+            catch: (error) => controllerError(`Cannot copy a review candidate: ${String(error)}`)
+          })
+        }
+        return copies
+      })
+
+    const runReviewer = (input: ReviewInput, label: string, prompt: string, workingDirectory: string, purpose: "evaluation" | "review_normalization") =>
+      worker.runWithSchedule(
+        {
+          purpose,
+          model: input.model,
+          prompt,
+          workingDirectory,
+          outputSchema: Ballot,
+          runDirectory: input.runDirectory,
+          label,
+          ...(input.runTag === undefined ? {} : { runTag: input.runTag })
+        },
+        reviewRetrySchedule,
+        {
+          beforeRetry: (failure, attempt) =>
+            log(input.runDirectory, `${label} attempt ${attempt - 1} failed with retryable ${failure.code}; starting retry ${attempt - 1} of ${REVIEW_RETRY_LIMIT}`)
+        }
+      )
+
+    /** One normalization pass in an empty workspace. */
+    const normalize = (input: ReviewInput, order: ReviewOrder, raw: string, problem: string) =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const workspace = yield* temporaryWorkspace(input.runDirectory, `normalization-${orderLabel(order)}-`)
+          const label = `normalization:codex-for-codex:${orderLabel(order)}`
+          yield* log(input.runDirectory, `${label}: the ballot was invalid; one normalization pass`)
+          return yield* runReviewer(input, label, normalizationPrompt(raw, problem), workspace, "review_normalization")
+        })
+      ).pipe(
+        Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, normalized: true })),
+        Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt> =>
+          Effect.succeed(isInvalidBallot(error) ? { kind: "invalid", error: error.message } : { kind: "failed", error: error.message }))
+      )
+
+    /** One reviewer run in its own workspace; the workspace is gone when this returns. */
+    const reviewOnce = (input: ReviewInput, order: ReviewOrder) =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const workspace = yield* temporaryWorkspace(input.runDirectory, `review-${orderLabel(order)}-`)
+          const copies = yield* copyCandidates(input.runDirectory, workspace, order)
+          return yield* runReviewer(input, `review:codex:${orderLabel(order)}`, reviewPrompt(copies), workspace, "evaluation")
+        })
+      ).pipe(
+        Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, normalized: false })),
+        Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt, ControllerError> =>
+          isInvalidBallot(error)
+            ? normalize(input, order, rawOutputOf(error), error.message)
+            : Effect.succeed({ kind: "failed", error: error.message }))
+      )
+
+    const recordReview = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping, attempt: Attempt): ReviewRecord => ({
+      order,
+      evaluator: SUPPORTED_EVALUATOR,
+      model: input.model,
+      status: attempt.kind === "ballot" ? "completed" : attempt.kind,
+      error: attempt.kind === "ballot" ? null : attempt.error,
+      positions: positionsFor(order, mapping),
+      ballot: attempt.kind === "ballot" ? canonicalBallot(attempt.ballot) : null,
+      normalized: attempt.kind === "ballot" && attempt.normalized
+    })
+
+    const reviewInOrder = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping) =>
+      Effect.gen(function*() {
+        yield* log(input.runDirectory, `review:codex:${orderLabel(order)} started (${order === "AB" ? "A, B" : "B, A"} order)`)
+        const attempt = yield* reviewOnce(input, order)
+        const review = recordReview(input, order, mapping, attempt)
+        if (attempt.kind === "ballot") {
+          yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, `ballot-${orderLabel(order)}.json`), attempt.ballot)
+        }
+        yield* log(input.runDirectory, `review:codex:${orderLabel(order)} ${review.status}`)
+        return review
+      })
+
+    /** Runs the whole blind review and records `reviews/evaluation.json`. */
+    const run = Effect.fn("Review.run")(function*(input: ReviewInput) {
+      yield* requireSupported("evaluator", input.evaluator)
+      yield* requireSupported("normalization target", input.normalizationTarget)
+      const mapping = yield* chooseMapping(input.mapping)
+      yield* writeCandidates(input, mapping)
+      const reviews = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, order, mapping))
+      const evaluation: Evaluation = aggregateEvaluation({
+        candidate_mapping: mapping,
+        reviews,
+        ...(input.comparableDimensions === undefined ? {} : { comparable_dimensions: input.comparableDimensions })
+      })
+      yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, EVALUATION_FILE), evaluation)
+      yield* log(input.runDirectory, `review finished: ${evaluation.flips} of 6 dimensions flipped with the order`)
+      return evaluation
+    })
+
+    return { run, writeCandidates } as const
+  }),
+  dependencies: [FileStore.Default, RunLog.Default]
+}) {}
