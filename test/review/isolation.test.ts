@@ -1,0 +1,108 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { CodexWorker } from "../../src/services/CodexWorker.js"
+import { FileStore } from "../../src/services/FileStore.js"
+import { ProcessRunner } from "../../src/services/ProcessRunner.js"
+import { Review } from "../../src/services/Review.js"
+import { REVIEWER_OUTPUT_OMITTED, RunLog } from "../../src/services/RunLog.js"
+import { ballotFavouring, NARRATIVE } from "./ballots.js"
+import { listDirectory, makeRunDirectory, readText, reviewInput } from "./support.js"
+
+const FAKE_CODEX = fileURLToPath(new URL("../fake-codex/codex", import.meta.url))
+
+/**
+ * A wrapper in front of the fake CLI that records what the reviewer could see: the directory it
+ * was started in (`--cd`) is copied to the capture folder before the fake runs.
+ */
+const WRAPPER = `#!/bin/sh
+dir=""
+previous=""
+for argument in "$@"; do
+  if [ "$previous" = "--cd" ] || [ "$previous" = "-C" ]; then dir="$argument"; fi
+  previous="$argument"
+done
+if [ -n "$dir" ]; then
+  echo "$dir" >> "$CAPTURE_DIR/directories"
+  cp -R "$dir" "$CAPTURE_DIR/$(basename "$dir")"
+fi
+exec "$FAKE_CODEX_BIN" "$@"
+`
+
+const setUp = Effect.promise(async () => {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-isolation-"))
+  const capture = path.join(scratch, "capture")
+  await fs.mkdir(capture)
+  const wrapper = path.join(scratch, "codex")
+  await fs.writeFile(wrapper, WRAPPER, { mode: 0o755 })
+  const ballotFile = path.join(scratch, "ballot.json")
+  await fs.writeFile(ballotFile, JSON.stringify(ballotFavouring("A")))
+  const invocations = path.join(scratch, "invocations.jsonl")
+  const environment = {
+    ...process.env,
+    CAPTURE_DIR: capture,
+    FAKE_CODEX_BIN: FAKE_CODEX,
+    FAKE_CODEX_LOG: invocations,
+    FAKE_CODEX_STRICT_SCHEMA: "1",
+    FAKE_CODEX_FINAL_JSON_FILE: ballotFile,
+    FAKE_CODEX_SESSIONS_DIR: path.join(scratch, "sessions")
+  }
+  const worker = CodexWorker.layer({ cliPath: wrapper, environment, codexHome: path.join(scratch, "codex-home") }).pipe(
+    Layer.provide(Layer.mergeAll(ProcessRunner.Default, RunLog.Default))
+  )
+  const layer = Review.DefaultWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(worker, RunLog.Default, FileStore.Default)))
+  return { capture, invocations, layer }
+})
+
+interface Invocation {
+  readonly argv: ReadonlyArray<string>
+  readonly cwd: string
+  readonly prompt: string
+}
+
+describe("reviewer isolation (real worker, fake Codex CLI)", () => {
+  it.effect("each review sees only copies of the two candidates, in a directory removed afterwards", () =>
+    Effect.gen(function*() {
+      const { capture, invocations, layer } = yield* setUp
+      const runDirectory = yield* makeRunDirectory()
+      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
+      expect(evaluation.reviews.map((review) => review.status)).toEqual(["completed", "completed"])
+      // The same first-position ballot in both orders: every dimension flips.
+      expect(evaluation.flips).toBe(6)
+
+      const calls = (yield* readText(invocations)).trim().split("\n").map((line) => JSON.parse(line) as Invocation)
+      expect(calls).toHaveLength(2)
+      const directories = (yield* readText(path.join(capture, "directories"))).trim().split("\n")
+      expect(directories).toHaveLength(2)
+      expect(new Set(directories).size).toBe(2)
+
+      const reviews = path.join(runDirectory, "reviews")
+      const originalA = yield* readText(path.join(reviews, "candidate-a.json"))
+      const originalB = yield* readText(path.join(reviews, "candidate-b.json"))
+      for (const [index, directory] of directories.entries()) {
+        const call = calls[index]!
+        expect(path.dirname(directory)).toBe(path.join(runDirectory, "review-workspaces"))
+        expect(call.cwd).toBe(directory)
+        const seen = path.join(capture, path.basename(directory))
+        expect((yield* listDirectory(seen)).sort()).toEqual(["candidate-a.json", "candidate-b.json"])
+        const seenA = yield* readText(path.join(seen, "candidate-a.json"))
+        const seenB = yield* readText(path.join(seen, "candidate-b.json"))
+        // The second review sees the candidates swapped.
+        expect([seenA, seenB]).toEqual(index === 0 ? [originalA, originalB] : [originalB, originalA])
+        expect(call.prompt).toContain(path.join(directory, "candidate-a.json"))
+        expect(call.prompt).toContain(path.join(directory, "candidate-b.json"))
+        expect(call.prompt).not.toContain(reviews)
+        expect(call.prompt).not.toContain(runDirectory + path.sep + "reviews")
+        expect(call.argv.join(" ")).toMatch(/--sandbox read-only/)
+        expect(call.argv.join(" ")).toContain('model_reasoning_effort="medium"')
+        expect(call.argv).toContain("--output-schema")
+      }
+      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+      const runLog = yield* readText(path.join(runDirectory, "run.log"))
+      expect(runLog).toContain(REVIEWER_OUTPUT_OMITTED)
+      expect(runLog).not.toContain(NARRATIVE)
+    }), 60_000)
+})
