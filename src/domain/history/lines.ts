@@ -1,0 +1,173 @@
+import { isRecord, type JsonObject } from "./json.js"
+
+/** One decoded transcript line with its 1-based line number in its file. */
+export interface Entry {
+  readonly line: number
+  readonly raw: JsonObject
+}
+
+export interface LineProblem {
+  readonly line: number
+  readonly message: string
+}
+
+/** Lines above this size are skipped: no real transcript line comes close, and it bounds memory. */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024
+
+/** Entry types seen in Claude Code transcripts up to 2.1.x; anything else is kept out with a diagnostic. */
+export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
+  "user",
+  "assistant",
+  "system",
+  "summary",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "agent-setting",
+  "last-prompt",
+  "file-history-snapshot",
+  "file-history-delta",
+  "progress",
+  "queue-operation",
+  "attachment",
+  "permission-mode",
+  "mode",
+  "pr-link",
+  "frame-link",
+  "worktree-state",
+  "relocated",
+  "bridge-session"
+])
+
+export type DecodedLine =
+  | { readonly _tag: "Entry"; readonly entry: Entry }
+  | { readonly _tag: "Blank" }
+  | { readonly _tag: "Problem"; readonly problem: LineProblem }
+
+const problem = (line: number, message: string): DecodedLine => ({ _tag: "Problem", problem: { line, message } })
+
+/** Decodes one line leniently: blank, torn, non-JSON, non-object and unknown lines never throw. */
+export const decodeLine = (text: string, line: number): DecodedLine => {
+  if (text.trim() === "") return { _tag: "Blank" }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return problem(line, `line ${line} is not valid JSON (torn or corrupt); skipped`)
+  }
+  if (!isRecord(value)) return problem(line, `line ${line} is not a JSON object; skipped`)
+  const type = value.type
+  if (typeof type !== "string") return problem(line, `line ${line} has no entry type; skipped`)
+  if (!KNOWN_ENTRY_TYPES.has(type)) {
+    return problem(line, `line ${line} has an unknown entry type "${type.slice(0, 40)}"; ignored`)
+  }
+  return { _tag: "Entry", entry: { line, raw: value } }
+}
+
+const NEWLINE = 0x0a
+
+/**
+ * Splits a byte stream into lines across chunk boundaries without copying complete lines.
+ * A line longer than `maxLineBytes` is reported once as oversized and its bytes are dropped.
+ */
+export class LineSplitter {
+  private pending: Array<Buffer> = []
+  private pendingBytes = 0
+  private oversized = false
+  private lineNumber = 0
+
+  constructor(
+    private readonly onLine: (text: string, line: number) => void,
+    private readonly onOversized: (line: number) => void,
+    private readonly maxLineBytes: number = MAX_LINE_BYTES
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, start)
+      if (newline === -1) break
+      this.finishLine(chunk, start, newline)
+      start = newline + 1
+    }
+    if (start < chunk.length) this.keep(chunk.subarray(start))
+  }
+
+  /** Emits the last line when the stream did not end with a newline (a torn last line stays torn). */
+  end(): void {
+    if (this.pendingBytes > 0 || this.oversized) this.finishLine(Buffer.alloc(0), 0, 0)
+  }
+
+  private keep(part: Buffer) {
+    if (this.oversized) return
+    if (this.pendingBytes + part.length > this.maxLineBytes) {
+      this.oversized = true
+      this.pending = []
+      this.pendingBytes = 0
+      return
+    }
+    // The reader reuses its buffer, so a partial line must be copied.
+    this.pending.push(Buffer.from(part))
+    this.pendingBytes += part.length
+  }
+
+  private finishLine(chunk: Buffer, start: number, end: number) {
+    this.lineNumber += 1
+    if (this.oversized || this.pendingBytes + (end - start) > this.maxLineBytes) {
+      this.oversized = false
+      this.pending = []
+      this.pendingBytes = 0
+      this.onOversized(this.lineNumber)
+      return
+    }
+    if (this.pending.length === 0) {
+      this.onLine(chunk.toString("utf8", start, end), this.lineNumber)
+      return
+    }
+    this.pending.push(chunk.subarray(start, end))
+    const text = Buffer.concat(this.pending).toString("utf8")
+    this.pending = []
+    this.pendingBytes = 0
+    this.onLine(text, this.lineNumber)
+  }
+}
+
+export interface DecodedFile {
+  readonly entries: ReadonlyArray<Entry>
+  readonly problems: ReadonlyArray<LineProblem>
+  readonly lineCount: number
+}
+
+/** Collects decoded entries and problems from the splitter's callbacks. */
+export const makeFileDecoder = (maxLineBytes: number = MAX_LINE_BYTES) => {
+  const entries: Array<Entry> = []
+  const problems: Array<LineProblem> = []
+  let lineCount = 0
+  const splitter = new LineSplitter(
+    (text, line) => {
+      lineCount = line
+      const decoded = decodeLine(text, line)
+      if (decoded._tag === "Entry") entries.push(decoded.entry)
+      else if (decoded._tag === "Problem") problems.push(decoded.problem)
+    },
+    (line) => {
+      lineCount = line
+      problems.push({ line, message: `line ${line} exceeds ${maxLineBytes} bytes; skipped` })
+    },
+    maxLineBytes
+  )
+  return {
+    push: (chunk: Buffer) => splitter.push(chunk),
+    finish: (): DecodedFile => {
+      splitter.end()
+      return { entries, problems, lineCount }
+    }
+  }
+}
+
+/** Decodes a whole in-memory text (tests, samples). */
+export const decodeText = (text: string, maxLineBytes?: number): DecodedFile => {
+  const decoder = makeFileDecoder(maxLineBytes)
+  decoder.push(Buffer.from(text, "utf8"))
+  return decoder.finish()
+}

@@ -1,0 +1,331 @@
+import { Effect, Either, Schema } from "effect"
+import { type ControllerError, controllerError } from "../domain/errors.js"
+import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
+import type { ModelOption } from "../domain/history/models.js"
+import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
+import type { ThreadRecord, ThreadSummary } from "../domain/history/session.js"
+import { Baseline, type BaselineProposal, type StateKind } from "../services/Baseline.js"
+import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
+import { CodexModels } from "../services/CodexModels.js"
+import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
+
+// ---------------------------------------------------------------------------------------------------
+// Payload schemas (documentation and typing); decoding below gives one clear message per bad field.
+
+export const ListThreadsArguments = Schema.Struct({
+  offset: Schema.optional(Schema.Int.pipe(Schema.between(0, 100_000))),
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
+  query: Schema.optional(Schema.String),
+  source: Schema.optional(Schema.Literal("imported", "sample"))
+})
+export type ListThreadsArguments = typeof ListThreadsArguments.Type
+
+const StateKindSchema = Schema.Literal("git", "non_git")
+
+export const InspectThreadArguments = Schema.Struct({
+  thread_id: Schema.String,
+  repo: Schema.optional(Schema.String),
+  beginning_kind: Schema.optional(StateKindSchema),
+  ending_kind: Schema.optional(StateKindSchema),
+  baseline_commit: Schema.optional(Schema.String),
+  ending_commit: Schema.optional(Schema.String),
+  excluded_files: Schema.optional(Schema.Array(Schema.String))
+})
+export type InspectThreadArguments = typeof InspectThreadArguments.Type
+
+export interface ListThreadsResult {
+  readonly threads: ReadonlyArray<ThreadSummary>
+  readonly source: "imported" | "sample"
+  readonly sample_total: number
+  readonly imported_total: number
+  readonly offset: number
+  readonly total: number
+  readonly has_more: boolean
+  readonly diagnostics: ReadonlyArray<string>
+}
+
+export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated">
+
+export interface InspectThreadResult {
+  readonly thread: ThreadOutput
+  readonly replay: ThreadOutput
+  readonly baseline: BaselineProposal["baseline"] | Record<string, never>
+  readonly capabilities: { readonly items: ReadonlyArray<Capability> } | Record<string, never>
+  readonly file_selection: BaselineProposal["file_selection"] | Record<string, never>
+  readonly workspace: {
+    readonly kind: StateKind | null
+    readonly files: BaselineProposal["file_selection"]["candidates"]
+    readonly requires_empty_attestation: boolean
+    readonly requires_confirmation: boolean
+    readonly complete: boolean
+  }
+  readonly models: ReadonlyArray<ModelOption>
+  readonly questions: ReadonlyArray<string>
+  readonly repository_blockers: ReadonlyArray<string>
+  readonly blockers: ReadonlyArray<string>
+  readonly diagnostics: ReadonlyArray<{ readonly step: InspectionStep; readonly message: string }>
+}
+
+export type InspectionStep = "thread" | "capabilities" | "baseline" | "models"
+
+// ---------------------------------------------------------------------------------------------------
+// Argument decoding
+
+type Arguments = Readonly<Record<string, unknown>>
+
+const asArguments = (payload: unknown): Either.Either<Arguments, ControllerError> =>
+  payload === undefined || payload === null
+    ? Either.right({})
+    : typeof payload === "object" && !Array.isArray(payload)
+    ? Either.right(payload as Arguments)
+    : Either.left(controllerError("The tool arguments must be an object."))
+
+const boundedInteger = (
+  args: Arguments,
+  field: string,
+  fallback: number,
+  minimum: number,
+  maximum: number
+): Either.Either<number, ControllerError> => {
+  const value = args[field]
+  if (value === undefined || value === null) return Either.right(fallback)
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    return Either.left(controllerError(`${field} must be an integer.`))
+  }
+  return value < minimum || value > maximum
+    ? Either.left(controllerError(`${field} must be from ${minimum} through ${maximum}.`))
+    : Either.right(value)
+}
+
+const optionalString = (args: Arguments, field: string): Either.Either<string | undefined, ControllerError> => {
+  const value = args[field]
+  if (value === undefined || value === null) return Either.right(undefined)
+  return typeof value === "string" ? Either.right(value) : Either.left(controllerError(`${field} must be a string.`))
+}
+
+const optionalNonEmpty = (args: Arguments, field: string) =>
+  Either.flatMap(optionalString(args, field), (value) =>
+    value === undefined || value.trim() !== ""
+      ? Either.right(value?.trim())
+      : Either.left(controllerError(`${field} must not be empty.`)))
+
+export const decodeListThreadsArguments = (payload: unknown) =>
+  Either.gen(function*() {
+    const args = yield* asArguments(payload)
+    const source = args.source
+    if (source !== undefined && source !== null && source !== "imported" && source !== "sample") {
+      return yield* Either.left(controllerError("source must be imported or sample."))
+    }
+    return {
+      offset: yield* boundedInteger(args, "offset", 0, 0, 100_000),
+      limit: yield* boundedInteger(args, "limit", 20, 1, 100),
+      query: yield* optionalString(args, "query"),
+      source: (source ?? undefined) as "imported" | "sample" | undefined
+    }
+  })
+
+const stateKind = (args: Arguments, field: string): Either.Either<StateKind | undefined, ControllerError> => {
+  const value = args[field]
+  if (value === undefined || value === null || value === "") return Either.right(undefined)
+  return value === "git" || value === "non_git"
+    ? Either.right(value)
+    : Either.left(controllerError(`${field} must be Git or Non-Git ("git" or "non_git").`))
+}
+
+const stringList = (args: Arguments, field: string): Either.Either<ReadonlyArray<string>, ControllerError> => {
+  const value = args[field]
+  if (value === undefined || value === null) return Either.right([])
+  return Array.isArray(value) && value.every((item) => typeof item === "string")
+    ? Either.right(value as ReadonlyArray<string>)
+    : Either.left(controllerError(`${field} must be a list of file paths.`))
+}
+
+export const decodeInspectThreadArguments = (payload: unknown) =>
+  Either.gen(function*() {
+    const args = yield* asArguments(payload)
+    const threadId = args.thread_id
+    if (typeof threadId !== "string" || threadId.trim() === "") {
+      return yield* Either.left(controllerError("thread_id is required."))
+    }
+    return {
+      thread_id: threadId.trim(),
+      repo: yield* optionalNonEmpty(args, "repo"),
+      beginning_kind: yield* stateKind(args, "beginning_kind"),
+      ending_kind: yield* stateKind(args, "ending_kind"),
+      baseline_commit: yield* optionalNonEmpty(args, "baseline_commit"),
+      ending_commit: yield* optionalNonEmpty(args, "ending_commit"),
+      excluded_files: yield* stringList(args, "excluded_files")
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------------
+// list_threads
+
+const SEARCH_FIELDS = ["title", "project_dir", "claude_model", "imported_thread_id"] as const
+
+export const matchesQuery = (thread: ThreadSummary, query: string) => {
+  const needle = query.trim().toLocaleLowerCase()
+  return SEARCH_FIELDS.map((field) => thread[field] ?? "").join(" ").toLocaleLowerCase().includes(needle)
+}
+
+/** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
+export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
+  const args = yield* decodeListThreadsArguments(payload)
+  const history = yield* ClaudeHistory
+  const samples = yield* Samples
+  const [imported, sampleThreads] = yield* Effect.all([history.list(), samples.list()], { concurrency: 2 })
+  const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
+  const collection = source === "sample" ? sampleThreads : imported.threads
+  const searching = args.query !== undefined && args.query.trim() !== ""
+  const selected = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
+  const threads = selected.slice(args.offset, args.offset + args.limit)
+  return {
+    threads,
+    source,
+    sample_total: sampleThreads.length,
+    imported_total: imported.threads.length,
+    offset: args.offset,
+    total: selected.length,
+    has_more: args.offset + threads.length < selected.length,
+    diagnostics: imported.diagnostics.slice(0, 20)
+  } satisfies ListThreadsResult
+})
+
+export const listThreadsText = (result: ListThreadsResult) =>
+  result.source === "sample"
+    ? `Loaded ${result.threads.length} sample thread(s).`
+    : `Loaded ${result.threads.length} imported Claude thread(s).`
+
+// ---------------------------------------------------------------------------------------------------
+// Thread records for the worker and the run pipeline
+
+interface LoadedThread {
+  readonly inspection: ThreadInspection
+  readonly manifest: SampleManifest | undefined
+}
+
+const loadThread = (threadId: string) =>
+  Effect.gen(function*() {
+    if (isSampleThreadId(threadId)) {
+      const samples = yield* Samples
+      const { inspection, manifest } = yield* samples.inspect(threadId)
+      return { inspection, manifest } satisfies LoadedThread
+    }
+    const history = yield* ClaudeHistory
+    return { inspection: yield* history.inspect(threadId), manifest: undefined } satisfies LoadedThread
+  })
+
+/**
+ * The full record of one thread (imported or sample): request turns, recorded cwd (`project_dir`),
+ * Claude's changed files with diffs, final response, tokens, cost and time.
+ */
+export const threadRecordById = Effect.fn("threads.threadRecordById")(function*(threadId: string) {
+  return (yield* loadThread(threadId)).inspection.record
+})
+
+// ---------------------------------------------------------------------------------------------------
+// inspect_thread
+
+const publicRecord = (record: ThreadRecord): ThreadOutput => {
+  const { prompt_reconstruction_turns: _turns, prompt_reconstruction_truncated: _truncated, ...rest } = record
+  return rest
+}
+
+/** §8.3: one prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
+const withRequestGeneration = (record: ThreadRecord, models: ReadonlyArray<ModelOption>): ThreadRecord => {
+  if (record.request_generation.method !== "concatenated_fallback") return record
+  const synthesisPossible = models.some((model) => model.id === REQUEST_SYNTHESIS_MODEL) &&
+    record.prompt_reconstruction_turns.length > 0 && !record.prompt_reconstruction_truncated
+  return synthesisPossible ? { ...record, request_generation: { method: "pending" } } : record
+}
+
+const messageOf = (error: unknown) =>
+  typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string"
+    ? (error as { message: string }).message.slice(0, 2_000)
+    : "The step failed."
+
+const unknownThreadRecord = (threadId: string) => ({ imported_thread_id: threadId }) as unknown as ThreadRecord
+
+/**
+ * `inspect_thread` (SPEC §6): thread, capabilities, baseline and models are discovered concurrently;
+ * a failed step becomes a diagnostic (in that fixed order) while the others still answer.
+ */
+export const inspectThread = Effect.fn("threads.inspectThread")(function*(payload: unknown) {
+  const args = yield* decodeInspectThreadArguments(payload)
+  if (isSampleThreadId(args.thread_id)) yield* (yield* Samples).find(args.thread_id)
+  else yield* (yield* ClaudeHistory).locate(args.thread_id)
+  const baselines = yield* Baseline
+  const codexModels = yield* CodexModels
+
+  const thread = yield* Effect.cached(loadThread(args.thread_id))
+  const baseline = yield* Effect.cached(
+    Effect.flatMap(thread, ({ inspection: { record }, manifest }) =>
+      baselines.propose({
+        projectDir: record.project_dir,
+        startedAt: record.started_at,
+        endedAt: record.ended_at,
+        gitBranch: manifest?.branch ?? record.git_branch,
+        changedFiles: record.historical_changed_files,
+        repo: args.repo,
+        beginningKind: args.beginning_kind,
+        endingKind: args.ending_kind,
+        baselineCommit: args.baseline_commit ?? manifest?.baseline_commit,
+        endingCommit: args.ending_commit ?? manifest?.ending_commit,
+        excludedFiles: args.excluded_files
+      })
+    )
+  )
+  const capabilities = Effect.flatMap(thread, ({ inspection }) =>
+    baseline.pipe(
+      Effect.map((proposal) => proposal.instructions),
+      Effect.orElseSucceed(() => undefined),
+      Effect.map((instructions) => ({ items: assessCapabilities(inspection.evidence, instructions) }))
+    )
+  )
+  const [threadStep, capabilityStep, baselineStep, modelStep] = yield* Effect.all(
+    [Effect.either(thread), Effect.either(capabilities), Effect.either(baseline), Effect.either(codexModels.list())],
+    { concurrency: "unbounded" }
+  )
+
+  const diagnostics: Array<{ step: InspectionStep; message: string }> = []
+  const failed = (step: InspectionStep, outcome: Either.Either<unknown, unknown>) => {
+    if (Either.isLeft(outcome)) diagnostics.push({ step, message: messageOf(outcome.left) })
+  }
+  failed("thread", threadStep)
+  failed("capabilities", capabilityStep)
+  failed("baseline", baselineStep)
+  failed("models", modelStep)
+  const modelList = Either.getOrUndefined(modelStep)
+  if (modelList?.diagnostic !== undefined) diagnostics.push({ step: "models", message: modelList.diagnostic })
+
+  const models = modelList?.options ?? []
+  const record = withRequestGeneration(
+    Either.getOrUndefined(threadStep)?.inspection.record ?? unknownThreadRecord(args.thread_id),
+    models
+  )
+  const proposal = Either.getOrUndefined(baselineStep)
+  const selection = proposal?.file_selection
+  const output = publicRecord(record)
+  return {
+    thread: output,
+    replay: output,
+    baseline: proposal?.baseline ?? {},
+    capabilities: Either.getOrUndefined(capabilityStep) ?? {},
+    file_selection: selection ?? {},
+    workspace: {
+      kind: selection?.source_kind ?? proposal?.baseline.source_kind ?? null,
+      files: selection?.candidates ?? [],
+      requires_empty_attestation: selection?.source_kind === "non_git",
+      requires_confirmation: selection?.requires_confirmation ?? false,
+      complete: selection?.complete ?? false
+    },
+    models,
+    questions: proposal?.questions ?? [],
+    repository_blockers: proposal?.repository_blocking_reasons ?? [],
+    blockers: proposal?.blocking_reasons ?? [],
+    diagnostics
+  } satisfies InspectThreadResult
+})
+
+export const inspectThreadText = (result: InspectThreadResult) =>
+  result.thread.source === "sample" ? "Sample thread inspected." : "Imported thread inspected."

@@ -1,0 +1,147 @@
+import { Effect, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { controllerError } from "../domain/errors.js"
+import { decodeText } from "../domain/history/lines.js"
+import {
+  analyzeSession,
+  capabilityEvidenceOf,
+  threadRecord,
+  type ThreadSummary,
+  threadSummary
+} from "../domain/history/session.js"
+import type { ThreadInspection } from "./ClaudeHistory.js"
+import { Git } from "./Git.js"
+import { Settings } from "./Settings.js"
+
+export const SAMPLE_ID_PREFIX = "sample-"
+
+/** `samples/<name>/sample.json`: what a packaged sample is and where its repository state lives. */
+export const SampleManifest = Schema.Struct({
+  id: Schema.String.pipe(Schema.pattern(/^sample-[a-z0-9-]{1,60}$/)),
+  title: Schema.String,
+  description: Schema.String,
+  transcript: Schema.String,
+  /** A git bundle of the project's history; absent for a non-git sample. */
+  repository_bundle: Schema.optional(Schema.String),
+  branch: Schema.optional(Schema.String),
+  baseline_commit: Schema.optional(Schema.String),
+  ending_commit: Schema.optional(Schema.String)
+})
+export type SampleManifest = typeof SampleManifest.Type
+
+export interface SampleThread {
+  readonly manifest: SampleManifest
+  readonly directory: string
+  readonly transcriptPath: string
+  readonly summary: ThreadSummary
+}
+
+/** The package's `samples/` directory, two levels above this module in both `src/` and `dist/`. */
+export const PACKAGED_SAMPLES_ROOT = fileURLToPath(new URL("../../samples", import.meta.url))
+
+export const isSampleThreadId = (threadId: string) => threadId.startsWith(SAMPLE_ID_PREFIX)
+
+const decodeManifest = Schema.decodeUnknownEither(Schema.parseJson(SampleManifest))
+
+/**
+ * Sample threads shipped with the package (SPEC §8.2). A git sample's repository is materialised from
+ * its bundle into the cache, so that it can really be replayed; the package itself is never written.
+ */
+export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
+  effect: Effect.gen(function*() {
+    const settings = yield* Settings
+    const git = yield* Git
+    const root = PACKAGED_SAMPLES_ROOT
+    const materialisedRoot = path.join(settings.cacheRoot, "samples")
+
+    const loadAll = Effect.fn("Samples.loadAll")(function*() {
+      const names = yield* Effect.promise(() =>
+        fs.readdir(root, { withFileTypes: true }).then(
+          (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort(),
+          () => [] as Array<string>
+        )
+      )
+      const samples: Array<SampleThread> = []
+      for (const name of names) {
+        const directory = path.join(root, name)
+        const text = yield* Effect.promise(() => fs.readFile(path.join(directory, "sample.json"), "utf8").catch(() => ""))
+        const manifest = decodeManifest(text)
+        if (manifest._tag === "Left") continue
+        const transcriptPath = path.join(directory, manifest.right.transcript)
+        const analysis = yield* load(manifest.right, transcriptPath)
+        samples.push({
+          manifest: manifest.right,
+          directory,
+          transcriptPath,
+          summary: { ...threadSummary(analysis), imported_thread_id: manifest.right.id, title: manifest.right.title, source: "sample" }
+        })
+      }
+      return samples
+    })
+
+    const load = (manifest: SampleManifest, transcriptPath: string) =>
+      Effect.tryPromise({
+        try: () => fs.readFile(transcriptPath, "utf8"),
+        catch: () => controllerError(`The packaged sample ${manifest.id} is missing its transcript.`)
+      }).pipe(
+        Effect.map((text) =>
+          analyzeSession({ threadId: manifest.id, mainPath: transcriptPath, main: decodeText(text), agents: [] })
+        )
+      )
+
+    const list = Effect.fn("Samples.list")(function*() {
+      return (yield* loadAll()).map((sample) => sample.summary)
+    })
+
+    const find = Effect.fn("Samples.find")(function*(threadId: string) {
+      const sample = (yield* loadAll()).find((candidate) => candidate.manifest.id === threadId)
+      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${threadId}.`)
+      return sample
+    })
+
+    /** Clones the sample's bundle into the cache once; later calls reuse the clone. */
+    const materialise = Effect.fn("Samples.materialise")(function*(sample: SampleThread) {
+      const bundle = sample.manifest.repository_bundle
+      if (bundle === undefined) return undefined
+      const target = path.join(materialisedRoot, sample.manifest.id)
+      const ready = yield* git.probe(["rev-parse", "--verify", "--quiet", "HEAD"], { cwd: target })
+      if (ready !== undefined) return target
+      yield* Effect.promise(() => fs.rm(target, { recursive: true, force: true }))
+      yield* Effect.promise(() => fs.mkdir(materialisedRoot, { recursive: true, mode: 0o700 }))
+      yield* git.run(["clone", "--quiet", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
+        Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+      )
+      if (sample.manifest.branch !== undefined) {
+        yield* git.run(["checkout", "--quiet", sample.manifest.branch], { cwd: target }).pipe(
+          Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+        )
+      }
+      return target
+    })
+
+    /** The sample's thread record; a git sample's project directory is its materialised repository. */
+    const inspect = Effect.fn("Samples.inspect")(function*(threadId: string) {
+      const sample = yield* find(threadId)
+      const analysis = yield* load(sample.manifest, sample.transcriptPath)
+      const repository = yield* materialise(sample)
+      const record = threadRecord(analysis)
+      const inspection: ThreadInspection = {
+        record: {
+          ...record,
+          imported_thread_id: sample.manifest.id,
+          title: sample.manifest.title,
+          source: "sample",
+          request_generation: { method: "packaged_sample" },
+          ...(repository === undefined ? {} : { project_dir: repository, project_dirs: [repository] })
+        },
+        evidence: capabilityEvidenceOf(analysis)
+      }
+      return { inspection, manifest: sample.manifest }
+    })
+
+    return { root, list, find, inspect, materialise } as const
+  }),
+  dependencies: [Git.Default]
+}) {}
