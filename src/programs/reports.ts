@@ -1,0 +1,145 @@
+import { Effect, ParseResult, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { type ControllerError, controllerError } from "../domain/errors.js"
+import { isInside } from "../services/FileStore.js"
+
+export const ReportFormat = Schema.Literal("json", "html")
+export type ReportFormat = typeof ReportFormat.Type
+
+const FORMAT_MESSAGE = "Report format must be json or html."
+
+/** `get_report` arguments (SPEC §6): a run id and an optional format; `null` counts as absent. */
+export const GetReportPayload = Schema.Struct({
+  run_id: Schema.String.annotations({ message: () => "run_id is required." }),
+  format: Schema.optionalWith(ReportFormat.annotations({ message: () => FORMAT_MESSAGE }), { nullable: true })
+})
+export type GetReportPayload = typeof GetReportPayload.Type
+
+export const REPORT_MIME_TYPES: Record<ReportFormat, string> = { json: "application/json", html: "text/html" }
+export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
+  json: "application/json; charset=utf-8",
+  html: "text/html; charset=utf-8"
+}
+
+export const reportFileName = (runId: string, format: ReportFormat) => `codex-replay-${runId}-report.${format}`
+
+/** Validates `get_report` arguments into a clear user error. */
+export const decodeGetReportPayload = (argumentsValue: unknown): Effect.Effect<GetReportPayload, ControllerError> =>
+  Schema.decodeUnknown(GetReportPayload)(argumentsValue).pipe(
+    Effect.mapError((error) => {
+      const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      if (first?.path[0] === "format") return controllerError(FORMAT_MESSAGE)
+      return controllerError("run_id is required.")
+    })
+  )
+
+const OUTSIDE = "The replay report is outside its run directory."
+const NOT_READY = "The replay report is not ready."
+
+/**
+ * The real path of `report.<format>` in a run directory the caller already resolved and checked:
+ * it must be a regular file whose real location is inside the run directory (no symlink leading out).
+ */
+export const locateReport = (runDirectory: string, format: ReportFormat) =>
+  Effect.tryPromise({
+    try: async () => {
+      const realRun = await fs.realpath(runDirectory)
+      const candidate = path.join(runDirectory, `report.${format}`)
+      const real = await fs.realpath(candidate).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") {
+          // A dangling symlink is refused like one leading out; a missing file is simply not ready.
+          return fs.lstat(candidate).then(() => OUTSIDE, () => NOT_READY)
+        }
+        throw error
+      })
+      if (real === OUTSIDE || real === NOT_READY) return { problem: real } as const
+      if (!isInside(realRun, real)) return { problem: OUTSIDE } as const
+      const stat = await fs.stat(real)
+      if (!stat.isFile()) return { problem: NOT_READY } as const
+      return { path: real, size: stat.size } as const
+    },
+    catch: () => controllerError(NOT_READY)
+  }).pipe(Effect.flatMap((found) => ("problem" in found ? Effect.fail(controllerError(found.problem)) : Effect.succeed(found))))
+
+export interface ReportDownload {
+  /** The file to stream (its real path, inside the run directory). */
+  readonly path: string
+  readonly size: number
+  readonly contentType: string
+  readonly fileName: string
+}
+
+/**
+ * `POST /api/download` (SPEC §5): the report file to send as an attachment, without a size cap.
+ * `runDirectory` has been resolved and ownership-checked by the caller.
+ */
+export const openReportDownload = Effect.fn("reports.openReportDownload")(function*(
+  runDirectory: string,
+  runId: string,
+  format: unknown
+) {
+  if (format !== "json" && format !== "html") return yield* controllerError("format must be json or html.")
+  const found = yield* locateReport(runDirectory, format)
+  return {
+    path: found.path,
+    size: found.size,
+    contentType: REPORT_CONTENT_TYPES[format],
+    fileName: reportFileName(runId, format)
+  } satisfies ReportDownload
+})
+
+const readWhole = (file: string, format: ReportFormat) =>
+  Effect.tryPromise({
+    try: () => fs.readFile(file, "utf8"),
+    catch: () => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`)
+  })
+
+const parseReport = (text: string) =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => controllerError("The replay report is not valid JSON.")
+  }).pipe(
+    Effect.filterOrFail(
+      (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
+      () => controllerError("The replay report is not valid JSON.")
+    )
+  )
+
+export type GetReportResult =
+  | { readonly report: Record<string, unknown>; readonly report_json: string; readonly report_html: string }
+  | {
+    readonly artifact_content: string
+    readonly artifact_format: ReportFormat
+    readonly artifact_mime_type: string
+    readonly artifact_file_name: string
+  }
+
+/**
+ * The `get_report` tool (SPEC §6) for a run directory the caller resolved and ownership-checked.
+ * Without a format: the parsed report and both paths; with one: exactly the artifact fields.
+ * Reports have no size limit here (they can exceed 19 MiB).
+ */
+export const getReport = Effect.fn("reports.getReport")(function*(runDirectory: string, argumentsValue: unknown) {
+  const payload = yield* decodeGetReportPayload(argumentsValue)
+  const reportJson = yield* locateReport(runDirectory, "json")
+  if (payload.format === undefined) {
+    const report = yield* parseReport(yield* readWhole(reportJson.path, "json"))
+    return {
+      report,
+      report_json: path.join(runDirectory, "report.json"),
+      report_html: path.join(runDirectory, "report.html")
+    } satisfies GetReportResult
+  }
+  const artifact = yield* locateReport(runDirectory, payload.format)
+  return {
+    artifact_content: yield* readWhole(artifact.path, payload.format),
+    artifact_format: payload.format,
+    artifact_mime_type: REPORT_MIME_TYPES[payload.format],
+    artifact_file_name: reportFileName(payload.run_id, payload.format)
+  } satisfies GetReportResult
+})
+
+/** The one-line text of a `get_report` answer. */
+export const getReportText = (result: GetReportResult) =>
+  "artifact_format" in result ? `The ${result.artifact_format.toUpperCase()} replay report is ready.` : "The replay report is ready."

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest"
+import { renderReportHtml } from "../../src/domain/report/html.js"
+import { TOKEN_ROWS } from "../../src/domain/report/tokens.js"
+import { HOSTILE, NARRATIVE, sampleReport } from "./fixtures.js"
+
+describe("renderReportHtml", () => {
+  const html = renderReportHtml(sampleReport())
+
+  it("puts the verdict before everything else in the body", () => {
+    const verdict = html.indexOf('class="verdict')
+    expect(verdict).toBeGreaterThan(0)
+    for (const later of ["Evaluation", "Token breakdown", "Codex patch", "Claude final response", "About this review"]) {
+      expect(html.indexOf(later)).toBeGreaterThan(verdict)
+    }
+    expect(html).toContain('<h2 class="verdict-headline">Historical Claude wins</h2>')
+  })
+
+  it("escapes all candidate text and has no script or external reference", () => {
+    expect(html).not.toContain(HOSTILE)
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;")
+    expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i)
+    expect(html).not.toMatch(/<[a-z][^>]*\s(?:src|href|action|poster|background)=/i)
+    expect(html.replaceAll('xmlns="http://www.w3.org/2000/svg"', "")).not.toMatch(/https?:\/\/(?!example\.invalid)/)
+    expect(html).not.toContain(NARRATIVE)
+  })
+
+  it("shows both patches with neutral diff colouring, responses and worktrees", () => {
+    for (const title of ["Codex patch", "Claude patch", "Codex final response", "Claude final response", "Codex worktree", "Claude worktree"]) {
+      expect(html).toContain(`<h3>${title}</h3>`)
+    }
+    expect(html).toContain('<span class="diff-line diff-added">+const b = &quot;codex &lt;new&gt; &amp; improved&quot;</span>')
+    expect(html).toContain('<span class="diff-line diff-removed">-const b = &quot;claude old&quot;</span>')
+    expect(html).toContain('<span class="diff-line diff-hunk">@@ -1,3 +1,4 @@</span>')
+    expect(html).toContain("<code>src/app.ts</code>")
+  })
+
+  it("labels tokens with their descriptions as tooltips, in a table and an SVG chart", () => {
+    for (const row of TOKEN_ROWS) {
+      expect(html).toContain(`<span class="token-label" tabindex="0" title="${row.description}">${row.label}<span class="token-tooltip" role="tooltip">${row.description}</span></span>`)
+      expect(html).toContain(`<title>${row.label}: ${row.description}</title>`)
+    }
+    expect(html).toMatch(/<svg class="token-chart" role="img"/)
+    // Total input = ordinary + cache read + cache write.
+    expect(html).toContain('<td class="number">60,000</td><td class="number">172,900</td>')
+  })
+
+  it("marks lower elapsed time and cost as better", () => {
+    expect(html).toContain('<td class="metric metric--better">1 min 35 s <span class="metric-mark">(better)</span></td><td class="metric metric--worse">4 min 00 s <span class="metric-mark">(worse)</span></td>')
+    // Claude's cost is unknown, so neither cost is marked.
+    expect(html).toContain('<td class="metric">$0.420</td><td class="metric">Not available: No price is known for this model.</td>')
+  })
+
+  it("includes the about-this-review note with the measured figures", () => {
+    expect(html).toContain("About this review")
+    expect(html).toContain("65.0%")
+    expect(html).toContain("66 of 80")
+    expect(html).toContain("Codex model judging a Codex result")
+  })
+
+  it("still renders when there is no evaluation", () => {
+    const empty = renderReportHtml(sampleReport(null))
+    expect(empty).toContain("No verdict")
+    expect(empty).toContain("No validated blind review ballot is available.")
+  })
+})
