@@ -231,19 +231,28 @@ export interface Classification {
   readonly retryable: boolean
 }
 
+/** An HTTP status as codex reports it ("last status: 429 …", "HTTP 503", "500 Internal Server Error"). */
+const status = (codes: string, reason: string) =>
+  new RegExp(`(?:status|HTTP)[:= ]*(?:${codes})\\b|\\b(?:${codes}) (?:${reason})`, "i")
+
 const PERMANENT_RULES: ReadonlyArray<readonly [RegExp, Classification]> = [
-  [/\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|not logged in|authentication/i, { code: "unauthorized", retryable: false }],
-  [/usage limit|insufficient_quota|quota/i, { code: "usage_limit", retryable: false }],
+  [/panicked at/i, { code: "cli_failed", retryable: false }],
+  [status("401|403", "Unauthorized|Forbidden"), { code: "unauthorized", retryable: false }],
+  [/unauthori[sz]ed|invalid[_ ]api[_ ]key|not logged in|authentication/i, { code: "unauthorized", retryable: false }],
+  [/usage limit|insufficient_quota|quota exceeded/i, { code: "usage_limit", retryable: false }],
   [/not inside a trusted directory/i, { code: "untrusted_directory", retryable: false }],
   [/no rollout found/i, { code: "unknown_thread", retryable: false }],
-  [/invalid_request_error|\b400\b|bad request/i, { code: "bad_request", retryable: false }]
+  [status("400|404|422", "Bad Request|Not Found|Unprocessable"), { code: "bad_request", retryable: false }],
+  [/invalid_request_error/i, { code: "bad_request", retryable: false }]
 ]
 
 const TRANSIENT_RULES: ReadonlyArray<readonly [RegExp, Classification]> = [
-  [/\b429\b|too many requests|exceeded retry limit|rate.?limit/i, { code: "rate_limited", retryable: true }],
-  [/high demand|\b5\d\d\b|internal server error|bad gateway|service unavailable|overloaded/i, { code: "server_error", retryable: true }],
-  [/stream disconnected|error sending request|reconnecting|connection (reset|refused|closed)|broken pipe|network/i, { code: "stream_error", retryable: true }],
-  [/timed? ?out|idle timeout/i, { code: "timeout", retryable: true }]
+  [status("429", "Too Many Requests"), { code: "rate_limited", retryable: true }],
+  [/too many requests|exceeded retry limit|rate.?limit/i, { code: "rate_limited", retryable: true }],
+  [status("5\\d\\d", "Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"), { code: "server_error", retryable: true }],
+  [/high demand|internal server error|bad gateway|service unavailable|overloaded/i, { code: "server_error", retryable: true }],
+  [/stream disconnected|error sending request|reconnecting|connection (?:reset|refused|closed)|broken pipe|network/i, { code: "stream_error", retryable: true }],
+  [/timed? ?out\b|idle timeout/i, { code: "timeout", retryable: true }]
 ]
 
 /** An API error body that codex passed through unretried (for example a 400 on a bad schema). */
