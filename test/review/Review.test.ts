@@ -170,6 +170,18 @@ describe("Review", () => {
       expect(runLog).toContain("review:codex:ba attempt 3 failed with retryable stream_error; starting retry 3 of 3")
     }))
 
+  it.effect("removes the reviewer workspace when the review is interrupted", () =>
+    Effect.gen(function*() {
+      const runDirectory = yield* makeRunDirectory()
+      let started = false
+      const layer = reviewLayer(() => Effect.sync(() => void (started = true)).pipe(Effect.zipRight(Effect.never)))
+      const fiber = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer), Effect.fork)
+      while (!started) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toHaveLength(1)
+      yield* Fiber.interrupt(fiber)
+      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+    }))
+
   it.effect("fails a non-retryable reviewer failure at once", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()

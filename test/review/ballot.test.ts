@@ -74,3 +74,12 @@ describe("dimension decisions", () => {
     expect(canonical.dimensions.change_scope.candidates.A.score).toBeNull()
   })
 })
+
+describe("ballot schema and the worker", () => {
+  it("is the strict schema the Codex worker sends with --output-schema", async () => {
+    const { outputJsonSchema } = await import("../../src/domain/worker.js")
+    const { Ballot } = await import("../../src/domain/review/ballot.js")
+    const sent = outputJsonSchema(Ballot)
+    expect(Either.isRight(sent) && sent.right).toEqual(BALLOT_JSON_SCHEMA)
+  })
+})

@@ -13,10 +13,10 @@ export const classifyDiffLine = (line: string): DiffLineKind => {
   return "context"
 }
 
-/** A patch as escaped lines, each in a span classed by its kind. */
+/** A patch as escaped lines, each a block-level span classed by its kind (so no newline between them). */
 export const renderDiff = (patch: string): string => {
   if (patch.trim() === "") return `<p class="empty">No changes.</p>`
   const lines = patch.replace(/\n$/, "").split("\n")
-  const body = lines.map((line) => `<span class="diff-line diff-${classifyDiffLine(line)}">${escapeHtml(line)}</span>`).join("\n")
+  const body = lines.map((line) => `<span class="diff-line diff-${classifyDiffLine(line)}">${escapeHtml(line)}</span>`).join("")
   return `<pre class="diff">${body}</pre>`
 }

@@ -32,8 +32,10 @@ const verdictDetail = (report: Report): string => {
   if (report.winner === "inconclusive") {
     return "The review needs a validated ballot in both orders to decide; at least one was missing."
   }
+  const notApplicable = count("not_applicable")
+  const rest = notApplicable === 0 ? "" : `, not applicable ${notApplicable}`
   return [
-    `Dimensions won (agreed in both orders): ${AUTHOR_LABELS.codex} ${count("codex")}, ${AUTHOR_LABELS.claude} ${count("claude")}, tied or order-dependent ${count("tie")} of ${counted.length} compared.`,
+    `Dimensions won (agreed in both orders): ${AUTHOR_LABELS.codex} ${count("codex")}, ${AUTHOR_LABELS.claude} ${count("claude")}, tied or order-dependent ${count("tie")}${rest}; ${counted.length} compared.`,
     `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped with the order.`
   ].join(" ")
 }
