@@ -31,6 +31,8 @@ describe("anonymisation", () => {
     expect(result).toContain("@@ -10,1 +13,2 @@ section")
     expect(result).toContain("+Use the anthropic client from ~/.claude/settings.json")
     expect(result).toContain("diff --git a/CLAUDE.md b/CLAUDE.md")
+    expect(result).not.toContain("index 1111111..2222222")
+    expect(result.split("\n").slice(0, 3)).toEqual(["diff --git a/CLAUDE.md b/CLAUDE.md", "--- a/CLAUDE.md", "+++ b/CLAUDE.md"])
   })
 
   it("removes trailers and agent names from prose but keeps paths", () => {

@@ -32,7 +32,7 @@ fi
 exec "$FAKE_CODEX_BIN" "$@"
 `
 
-const setUp = Effect.promise(async () => {
+const setUp = (overrides: Record<string, string> = {}) => Effect.promise(async () => {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-isolation-"))
   const capture = path.join(scratch, "capture")
   await fs.mkdir(capture)
@@ -48,7 +48,8 @@ const setUp = Effect.promise(async () => {
     FAKE_CODEX_LOG: invocations,
     FAKE_CODEX_STRICT_SCHEMA: "1",
     FAKE_CODEX_FINAL_JSON_FILE: ballotFile,
-    FAKE_CODEX_SESSIONS_DIR: path.join(scratch, "sessions")
+    FAKE_CODEX_SESSIONS_DIR: path.join(scratch, "sessions"),
+    ...overrides
   }
   const worker = CodexWorker.layer({ cliPath: wrapper, environment, codexHome: path.join(scratch, "codex-home") }).pipe(
     Layer.provide(Layer.mergeAll(ProcessRunner.Default, RunLog.Default))
@@ -66,7 +67,7 @@ interface Invocation {
 describe("reviewer isolation (real worker, fake Codex CLI)", () => {
   it.effect("each review sees only copies of the two candidates, in a directory removed afterwards", () =>
     Effect.gen(function*() {
-      const { capture, invocations, layer } = yield* setUp
+      const { capture, invocations, layer } = yield* setUp()
       const runDirectory = yield* makeRunDirectory()
       const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
       expect(evaluation.reviews.map((review) => review.status)).toEqual(["completed", "completed"])
@@ -104,5 +105,32 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       const runLog = yield* readText(path.join(runDirectory, "run.log"))
       expect(runLog).toContain(REVIEWER_OUTPUT_OMITTED)
       expect(runLog).not.toContain(NARRATIVE)
+    }), 60_000)
+
+  it.effect("normalization runs read-only with medium effort in an empty workspace, removed afterwards", () =>
+    Effect.gen(function*() {
+      // The reviewer answers text that is not JSON; quoted in the normalization prompt, its
+      // `fake-final-json:` line makes the fake answer the valid ballot there.
+      const invalidAnswer = `fake-final-json: ${JSON.stringify(ballotFavouring("B"))}\nThat is my ballot.`
+      const { capture, invocations, layer } = yield* setUp({ FAKE_CODEX_FINAL_JSON: invalidAnswer })
+      const runDirectory = yield* makeRunDirectory()
+      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
+      expect(evaluation.reviews.map((review) => [review.status, review.normalized])).toEqual([["completed", true], ["completed", true]])
+      expect(evaluation.flips).toBe(6)
+
+      const calls = (yield* readText(invocations)).trim().split("\n").map((line) => JSON.parse(line) as Invocation)
+      expect(calls).toHaveLength(4)
+      const normalizations = calls.filter((call) => call.prompt.includes("does not match the required JSON schema"))
+      expect(normalizations).toHaveLength(2)
+      for (const call of normalizations) {
+        expect(path.dirname(call.cwd)).toBe(path.join(runDirectory, "review-workspaces"))
+        expect(path.basename(call.cwd)).toMatch(/^normalization-/)
+        expect(yield* listDirectory(path.join(capture, path.basename(call.cwd)))).toEqual([])
+        expect(call.argv.join(" ")).toMatch(/--sandbox read-only/)
+        expect(call.argv.join(" ")).toContain('model_reasoning_effort="medium"')
+        expect(call.prompt).not.toContain(path.join(runDirectory, "reviews"))
+      }
+      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+      expect(yield* readText(path.join(runDirectory, "run.log"))).not.toContain(NARRATIVE)
     }), 60_000)
 })

@@ -109,7 +109,8 @@ const consumeHunkLine = (hunk: OpenHunk, line: string): boolean => {
 
 /**
  * A unified diff without authorship fingerprints: added fingerprint lines are dropped (and their
- * hunk headers recounted); commit-message lines outside hunks lose fingerprints and agent names.
+ * hunk headers recounted); `index` hash lines are dropped; commit-message lines outside hunks lose
+ * fingerprints and agent names.
  * Code is otherwise untouched, so identifiers and paths that mention an agent stay as they are.
  */
 export const anonymizePatch = (patch: string): string => {
@@ -129,6 +130,9 @@ export const anonymizePatch = (patch: string): string => {
     if (header !== null) {
       hunk = openHunk(output.length, header)
       output.push(line)
+    } else if (/^index [0-9a-f]+\.\.[0-9a-f]+/.test(line)) {
+      // Blob hashes say nothing to a reviewer, and whether a patch has them says how it was made.
+      continue
     } else if (DIFF_METADATA.test(line)) {
       output.push(line)
     } else if (!isFingerprintLine(line)) {
