@@ -49,7 +49,8 @@ it.live("invalid JSON and a schema mismatch fail with the raw text kept", () =>
 // ---------------------------------------------------------------------------------------------
 // Bad input: a clear WorkerError before any process starts (FAKE_CODEX_LOG stays empty).
 
-const rejected = (request: WorkerRequest<unknown, unknown>, cliPath?: string) =>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const rejected = (request: WorkerRequest<any, any>, cliPath?: string) =>
   Effect.gen(function*() {
     const log = path.join(scratch("worker-log-"), "invocations.jsonl")
     const error = yield* Effect.flip(
@@ -66,7 +67,8 @@ const rejected = (request: WorkerRequest<unknown, unknown>, cliPath?: string) =>
 it.live("bad input is refused before any process starts", () =>
   Effect.gen(function*() {
     const good = implementationRequest()
-    const cases: Array<[WorkerRequest<unknown, unknown>, string | undefined, string, RegExp]> = [
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const cases: Array<[WorkerRequest<any, any>, string | undefined, string, RegExp]> = [
       [{ ...good, prompt: "   " }, undefined, "invalid_request", /no prompt/],
       [{ ...good, model: "" }, undefined, "invalid_request", /no model/],
       [{ ...good, purpose: "deploy" as never }, undefined, "invalid_request", /purpose "deploy" is unknown/],
