@@ -244,6 +244,14 @@ const messageOf = (error: unknown) =>
     ? (error as { message: string }).message.slice(0, 2_000)
     : "The step failed."
 
+/** A step's outcome; an unexpected defect is reported like a failure, so one step never sinks the others. */
+const settle = <A, E, R>(step: Effect.Effect<A, E, R>) =>
+  Effect.either(
+    Effect.catchAllDefect(step, (defect) =>
+      Effect.fail({ message: `The step failed unexpectedly: ${messageOf(defect)}` })
+    )
+  )
+
 const unknownThreadRecord = (threadId: string) => ({ imported_thread_id: threadId }) as unknown as ThreadRecord
 
 /**
@@ -283,7 +291,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     )
   )
   const [threadStep, capabilityStep, baselineStep, modelStep] = yield* Effect.all(
-    [Effect.either(thread), Effect.either(capabilities), Effect.either(baseline), Effect.either(codexModels.list())],
+    [settle(thread), settle(capabilities), settle(baseline), settle(codexModels.list())],
     { concurrency: "unbounded" }
   )
 
