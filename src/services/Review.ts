@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { type ControllerError, controllerError, type WorkerError } from "../domain/errors.js"
 import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
 import { Ballot, canonicalBallot, rubricText } from "../domain/review/ballot.js"
-import type { DimensionId } from "../domain/review/dimensions.js"
+import { DIMENSION_IDS, type DimensionId } from "../domain/review/dimensions.js"
 import {
   aggregateEvaluation,
   type CandidateMapping,
@@ -257,7 +257,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         ...(input.comparableDimensions === undefined ? {} : { comparable_dimensions: input.comparableDimensions })
       })
       yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, EVALUATION_FILE), evaluation)
-      yield* log(input.runDirectory, `review finished: ${evaluation.flips} of 6 dimensions flipped with the order`)
+      yield* log(input.runDirectory, `review finished: ${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped with the order`)
       return evaluation
     })
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../src/domain/report/html.js"
+import { aboutReview } from "../../src/domain/report/report.js"
+import { aggregateEvaluation } from "../../src/domain/review/evaluation.js"
 import { TOKEN_ROWS } from "../../src/domain/report/tokens.js"
-import { HOSTILE, NARRATIVE, sampleReport } from "./fixtures.js"
+import { HOSTILE, NARRATIVE, sampleEvaluation, sampleReport } from "./fixtures.js"
 
 describe("renderReportHtml", () => {
   const html = renderReportHtml(sampleReport())
@@ -61,5 +63,20 @@ describe("renderReportHtml", () => {
     const empty = renderReportHtml(sampleReport(null))
     expect(empty).toContain("No verdict")
     expect(empty).toContain("No validated blind review ballot is available.")
+  })
+
+  it("explains in the note how many ballots were usable", () => {
+    const full = sampleEvaluation()
+    const oneFailed = aggregateEvaluation({
+      candidate_mapping: full.candidate_mapping,
+      reviews: [full.reviews[0]!, { ...full.reviews[1]!, status: "failed", error: "boom", ballot: null }]
+    })
+    expect(aboutReview(full, "gpt-review").note).toContain("1 of 6 dimensions flipped")
+    expect(aboutReview(oneFailed, "gpt-review").note).toContain("Only one of the two ballots was validated")
+    expect(aboutReview(null, null).note).toContain("No review ran")
+    expect(aboutReview(null, null).note).toContain("a Codex model")
+    const inconclusive = renderReportHtml(sampleReport(oneFailed))
+    expect(inconclusive).toContain("No verdict")
+    expect(inconclusive).toContain("<strong>Failed</strong> boom")
   })
 })

@@ -95,7 +95,8 @@ const flipSentence = (evaluation: Evaluation | null): string => {
   if (evaluation === null) return "No review ran, so there is no verdict."
   const completed = evaluation.reviews.filter((review) => review.status === "completed").length
   if (completed < 2) {
-    return `Only ${completed} of the 2 ballots was validated, so no dimension could be confirmed in both orders.`
+    const validated = completed === 0 ? "Neither ballot was validated" : "Only one of the two ballots was validated"
+    return `${validated}, so no dimension could be confirmed in both orders.`
   }
   return `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped when the order was swapped; each flip counts as a tie.`
 }
