@@ -286,7 +286,8 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   const capabilities = Effect.flatMap(thread, ({ inspection }) =>
     baseline.pipe(
       Effect.map((proposal) => proposal.instructions),
-      Effect.orElseSucceed(() => undefined),
+      // Without a baseline the instruction files are simply unknown; the baseline step reports its own failure.
+      Effect.catchAllCause(() => Effect.succeed(undefined)),
       Effect.map((instructions) => ({ items: assessCapabilities(inspection.evidence, instructions) }))
     )
   )
