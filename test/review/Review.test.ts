@@ -97,9 +97,9 @@ describe("Review", () => {
           Effect.provide(layer),
           Effect.exit
         )
-        expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "ControllerError" }) as never))
-        const message = Exit.isFailure(exit) ? String(exit.cause) : ""
-        expect(message).toMatch(/Unsupported review (evaluator: claude|normalization target: gemini)/)
+        const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
+        expect(error?._tag).toBe("ControllerError")
+        expect(error?.message).toBe("evaluator" in overrides ? "Unsupported review evaluator: claude" : "Unsupported review normalization target: gemini")
       }
       expect(calls).toBe(0)
       expect(yield* listDirectory(runDirectory)).toEqual([])
