@@ -42,7 +42,7 @@ interface CachedSummary {
 }
 
 const READ_CHUNK_BYTES = 1024 * 1024
-const PARSE_CONCURRENCY = 8
+const PARSE_CONCURRENCY = 4
 const RECORD_CACHE_SIZE = 16
 
 const fingerprintOf = (location: SessionLocation) =>

@@ -50,12 +50,10 @@ export const stripContextTags = (text: string) => text.replace(CONTEXT_TAGS, "")
 /** Classifies a `user` line, in the order of the reference's decision table. */
 export const classifyUserLine = (entry: SessionEntry): UserLineClass => {
   if (isSidechain(entry)) return { _tag: "Sidechain" }
+  const flagged = isTrue(entry.raw, "isCompactSummary") || isTrue(entry.raw, "isVisibleInTranscriptOnly")
+  if (!flagged && toolResultBlocks(entry).length > 0) return { _tag: "ToolResult" }
   const text = messageText(entry)
-  if (isTrue(entry.raw, "isCompactSummary") || isTrue(entry.raw, "isVisibleInTranscriptOnly") ||
-    text.startsWith(COMPACTION_PREFIX)) {
-    return { _tag: "CompactionSummary", text }
-  }
-  if (toolResultBlocks(entry).length > 0) return { _tag: "ToolResult" }
+  if (flagged || text.startsWith(COMPACTION_PREFIX)) return { _tag: "CompactionSummary", text }
   if (isTrue(entry.raw, "isMeta")) return { _tag: "Meta", text }
   const trimmed = text.trim()
   if (trimmed.startsWith("[Request interrupted by user")) return { _tag: "Interrupt", text: trimmed }

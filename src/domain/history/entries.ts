@@ -33,6 +33,8 @@ export const contentBlocks = (entry: SessionEntry): ReadonlyArray<JsonObject> =>
   const content = message?.content
   if (typeof content === "string") return [{ type: "text", text: content }]
   if (!Array.isArray(content)) return []
+  // The common case needs no copy: every block is already an object.
+  if (content.every(isRecord)) return content as ReadonlyArray<JsonObject>
   return content.flatMap((block): Array<JsonObject> =>
     isRecord(block) ? [block] : typeof block === "string" ? [{ type: "text", text: block }] : []
   )

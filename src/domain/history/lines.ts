@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder"
 import { isRecord, type JsonObject } from "./json.js"
 
 /** One decoded transcript line with its 1-based line number in its file. */
@@ -64,15 +65,14 @@ export const decodeLine = (text: string, line: number): DecodedLine => {
   return { _tag: "Entry", entry: { line, raw: value } }
 }
 
-const NEWLINE = 0x0a
-
 /**
- * Splits a byte stream into lines across chunk boundaries without copying complete lines.
- * A line longer than `maxLineBytes` is reported once as oversized and its bytes are dropped.
+ * Splits a byte stream into lines across chunk boundaries. Each chunk is decoded to text once (a
+ * StringDecoder keeps multi-byte characters split by a chunk boundary intact) and split on newlines.
+ * A line longer than `maxLineBytes` (counted in UTF-16 units, a close proxy) is reported and dropped.
  */
 export class LineSplitter {
-  private pending: Array<Buffer> = []
-  private pendingBytes = 0
+  private readonly decoder = new StringDecoder("utf8")
+  private pending = ""
   private oversized = false
   private lineNumber = 0
 
@@ -83,51 +83,46 @@ export class LineSplitter {
   ) {}
 
   push(chunk: Buffer): void {
-    let start = 0
-    for (;;) {
-      const newline = chunk.indexOf(NEWLINE, start)
-      if (newline === -1) break
-      this.finishLine(chunk, start, newline)
-      start = newline + 1
-    }
-    if (start < chunk.length) this.keep(chunk.subarray(start))
+    this.pushText(this.decoder.write(chunk))
   }
 
   /** Emits the last line when the stream did not end with a newline (a torn last line stays torn). */
   end(): void {
-    if (this.pendingBytes > 0 || this.oversized) this.finishLine(Buffer.alloc(0), 0, 0)
+    this.pushText(this.decoder.end())
+    if (this.pending !== "" || this.oversized) this.finishLine("")
   }
 
-  private keep(part: Buffer) {
+  private pushText(text: string) {
+    let start = 0
+    for (;;) {
+      const newline = text.indexOf("\n", start)
+      if (newline === -1) break
+      this.finishLine(text.slice(start, newline))
+      start = newline + 1
+    }
+    if (start < text.length) this.keep(start === 0 ? text : text.slice(start))
+  }
+
+  private keep(part: string) {
     if (this.oversized) return
-    if (this.pendingBytes + part.length > this.maxLineBytes) {
+    if (this.pending.length + part.length > this.maxLineBytes) {
       this.oversized = true
-      this.pending = []
-      this.pendingBytes = 0
+      this.pending = ""
       return
     }
-    // The reader reuses its buffer, so a partial line must be copied.
-    this.pending.push(Buffer.from(part))
-    this.pendingBytes += part.length
+    this.pending = this.pending === "" ? part : this.pending + part
   }
 
-  private finishLine(chunk: Buffer, start: number, end: number) {
+  private finishLine(tail: string) {
     this.lineNumber += 1
-    if (this.oversized || this.pendingBytes + (end - start) > this.maxLineBytes) {
+    if (this.oversized || this.pending.length + tail.length > this.maxLineBytes) {
       this.oversized = false
-      this.pending = []
-      this.pendingBytes = 0
+      this.pending = ""
       this.onOversized(this.lineNumber)
       return
     }
-    if (this.pending.length === 0) {
-      this.onLine(chunk.toString("utf8", start, end), this.lineNumber)
-      return
-    }
-    this.pending.push(chunk.subarray(start, end))
-    const text = Buffer.concat(this.pending).toString("utf8")
-    this.pending = []
-    this.pendingBytes = 0
+    const text = this.pending === "" ? tail : this.pending + tail
+    this.pending = ""
     this.onLine(text, this.lineNumber)
   }
 }
