@@ -119,10 +119,19 @@ const resolveCli = (cliPath: string, searchPath: string | undefined) =>
 const isDirectory = (directory: string) =>
   Effect.promise(() => fs.stat(directory).then((stat) => stat.isDirectory(), () => false))
 
+/** A real repository or worktree: `.git/HEAD`, or a `.git` file pointing to the git directory. */
+const isGitMarker = async (candidate: string) => {
+  const stat = await fs.stat(candidate).catch(() => undefined)
+  if (stat === undefined) return false
+  if (stat.isDirectory()) return fs.stat(path.join(candidate, "HEAD")).then(() => true, () => false)
+  return (await fs.readFile(candidate, "utf8").catch(() => "")).startsWith("gitdir:")
+}
+
+/** Codex refuses to run outside a repository unless told to skip that check. */
 const insideGitRepository = (directory: string) =>
   Effect.promise(async () => {
     for (let current = directory; ; current = path.dirname(current)) {
-      if (await fs.stat(path.join(current, ".git")).then(() => true, () => false)) return true
+      if (await isGitMarker(path.join(current, ".git"))) return true
       if (path.dirname(current) === current) return false
     }
   })

@@ -64,16 +64,22 @@ it.live("Codex inherits the user's environment and CODEX_HOME plus the run tag; 
     expect(yield* taggedPids(runTag)).toEqual([])
   }).pipe(Effect.provide(fakeCodexLayer({ CODEX_HOME: "/home/someone/.codex-for-test" }))))
 
-it.live("a git workspace keeps the repository check; a plain directory skips it", () =>
+it.live("a git workspace keeps the repository check; a plain directory (even below a stray empty .git) skips it", () =>
   Effect.gen(function*() {
     const worker = yield* CodexWorker
     const plain = implementationRequest({ prompt: "fake-scenario: echo" })
     const repository = scratch("worker-git-")
     fs.mkdirSync(path.join(repository, ".git"))
+    fs.writeFileSync(path.join(repository, ".git", "HEAD"), "ref: refs/heads/main\n")
+    const stray = scratch("worker-stray-git-")
+    fs.mkdirSync(path.join(stray, ".git"))
+    fs.mkdirSync(path.join(stray, "workspace"))
+    const underEmptyGit = { ...plain, workingDirectory: path.join(stray, "workspace") }
     const inRepository = { ...plain, workingDirectory: repository }
     const argvOf = (text: string) => (JSON.parse(text) as { argv: string[] }).argv
     expect(argvOf((yield* worker.run(plain)).final_response)).toContain("--skip-git-repo-check")
     expect(argvOf((yield* worker.run(inRepository)).final_response)).not.toContain("--skip-git-repo-check")
+    expect(argvOf((yield* worker.run(underEmptyGit)).final_response)).toContain("--skip-git-repo-check")
   }).pipe(Effect.provide(fakeCodexLayer())))
 
 it.live("reviewer output never reaches the run log", () =>
