@@ -9,7 +9,9 @@ import { CodexWorker } from "../../src/services/CodexWorker.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { eventually, FAKE_CODEX, fakeCodexLayer, freshTag, implementationRequest, readLog, realSleep, scratch, taggedPids } from "./support.js"
 
-const MARKER_DELAY_MS = 1500
+// Longer than the slowest legitimate stop (SIGINT grace 1 s + sweep with SIGKILL escalation), so
+// a marker can only come from a process that outlived the interruption.
+const MARKER_DELAY_MS = 3500
 
 /**
  * Starts a hanging scenario, waits until its tool command runs, interrupts the worker's fiber and
@@ -43,6 +45,7 @@ const interruptDuringToolCommand = (scenario: string, environment: Record<string
     const took = Date.now() - interruptedAt
     expect(took).toBeLessThan(5000)
     expect(yield* taggedPids(runTag)).toEqual([])
+    expect(fs.existsSync(marker)).toBe(false)
     expect(readLog(request.runDirectory)).toContain("[implementation] cancelled; Codex and its processes were stopped")
 
     yield* realSleep(Math.max(0, toolStarted + MARKER_DELAY_MS + 700 - Date.now()))
