@@ -46,9 +46,11 @@ export interface WorkerRequest<A = undefined, I = unknown> {
   /** The log source, e.g. `implementation` or `review:ab`; defaults per purpose. */
   readonly label?: string
   /**
-   * The run's tag, set as CODEX_REPLAY_RUN_TAG on Codex and everything it starts. Cancelling this
-   * worker sweeps every process with the tag, so workers that run at the same time need distinct
-   * tags. Defaults to a fresh tag per attempt.
+   * The run's tag, set as CODEX_REPLAY_RUN_TAG on Codex and everything it starts, so the daemon
+   * can sweep the run after a crash. Cancelling this worker sweeps every process with the tag:
+   * workers of one run that may be cancelled while a sibling keeps running need distinct tags.
+   * Defaults to a fresh tag per attempt, which is also swept after a normal end; a caller-given
+   * tag is left to the caller's sweep after a normal end (siblings may share it).
    */
   readonly runTag?: string
 }
@@ -360,7 +362,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
             Effect.map((thrown) => ({ session, thrown })),
             Effect.onInterrupt(() => stopSession(session, log)),
             // Nothing of this attempt may outlive it, also after a normal end.
-            Effect.tap(() => processes.sweepTag(session.runTag))
+            Effect.tap(() => (prepared.request.runTag === undefined ? processes.sweepTag(session.runTag) : Effect.void))
           )
         })
       })

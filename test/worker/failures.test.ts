@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
-import { fakeCodexLayer, freshTag, implementationRequest, readLog, scratch, taggedPids } from "./support.js"
+import { eventually, fakeCodexLayer, freshTag, implementationRequest, readLog, realSleep, scratch, taggedPids } from "./support.js"
 
 const failureOf = (scenario: string) =>
   Effect.gen(function*() {
@@ -63,7 +63,11 @@ it.live("a line that is not JSON is a protocol error and the child is not left b
     const error = yield* Effect.flip(worker.run(implementationRequest({ prompt: "fake-scenario: bad_json", runTag })))
     expect([error.code, error.retryable]).toEqual(["protocol_error", false])
     expect(error.message).toContain("this is not json")
-    expect(yield* taggedPids(runTag)).toEqual([])
+    let left: number[] = [-1]
+    yield* eventually(() => left.length === 0, 2000, "the fake to end").pipe(
+      Effect.race(Effect.forever(Effect.flatMap(taggedPids(runTag), (pids) => Effect.sync(() => void (left = pids))).pipe(Effect.zipLeft(realSleep(20)))))
+    )
+    expect(left).toEqual([])
   }).pipe(Effect.provide(fakeCodexLayer())))
 
 it.live("a clean exit without turn.completed is a failure", () =>

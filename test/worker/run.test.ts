@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
+import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { fakeCodexLayer, freshTag, implementationRequest, readLog, scratch, taggedPids } from "./support.js"
 
 it.live("a successful run writes a real file, answers the final message and streams every event to run.log", () =>
@@ -104,3 +105,22 @@ it.live("unknown event and item types are logged and ignored", () =>
     expect(log).toContain(`[implementation] ignoring unknown event type "turn.progress"`)
     expect(log).toContain(`[implementation] ignoring unknown item type "collab_tool_call"`)
   }).pipe(Effect.provide(fakeCodexLayer())))
+
+const orphanPidfile = path.join(scratch("worker-orphan-"), "pids")
+
+it.live("leftovers of a finished attempt are swept by its own tag; a caller's shared tag is left to the caller", () =>
+  Effect.gen(function*() {
+    const worker = yield* CodexWorker
+    const orphanPid = () => Number(fs.readFileSync(orphanPidfile, "utf8").trim().split("\n")[1])
+    const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z")
+    yield* worker.run(implementationRequest())
+    expect(alive(orphanPid())).toBe(false)
+
+    const runTag = freshTag()
+    yield* worker.run(implementationRequest({ runTag }))
+    const survivor = orphanPid()
+    expect(alive(survivor)).toBe(true)
+    expect(yield* taggedPids(runTag)).toContain(survivor)
+    yield* Effect.flatMap(ProcessRunner, (runner) => runner.sweepTag(runTag)).pipe(Effect.provide(ProcessRunner.Default))
+    expect(yield* taggedPids(runTag)).toEqual([])
+  }).pipe(Effect.provide(fakeCodexLayer({ FAKE_CODEX_LEAVE_ORPHAN: "1", FAKE_CODEX_PIDFILE: orphanPidfile }))))
