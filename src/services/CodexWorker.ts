@@ -263,7 +263,7 @@ export const runWithSchedule = <A, I, Out, R, RS>(
       )
     })
     return Effect.retry(once, { schedule, while: (failure) => failure.retryable })
-  })
+  }).pipe(Effect.withSpan("CodexWorker.runWithSchedule"))
 
 const makeCodexWorker = (options: CodexWorkerOptions) =>
   Effect.gen(function*() {
@@ -330,13 +330,22 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       return session
     }
 
-    /** SIGINT our Codex child (it kills its tool groups), then abort, sweep by tag, and drain. */
+    /**
+     * SIGINT our Codex child (real codex then kills its tool groups at once). If it is still running
+     * after the grace period, freeze every process of the attempt first: signalled one by one, a
+     * shell whose `sleep` died first would run its next command (a marker write) before its own
+     * signal arrives. Then abort, sweep by tag (frozen processes end at SIGKILL) and drain.
+     */
     const stopSession = (session: Session, log: Logger) =>
       Effect.gen(function*() {
         const children = yield* Effect.promise(() => findCodexChild(session.attemptId))
         for (const pid of children) procfs.signal(pid, "SIGINT")
         const settled = children.length > 0 && (yield* settledWithin(session, settings.interruptGrace))
-        if (!settled && session.inFlight) session.abort.abort(new Error("The Codex worker was cancelled."))
+        if (!settled) {
+          const attemptProcesses = yield* Effect.promise(() => procfs.pidsWithEnvironment(ATTEMPT_VARIABLE, session.attemptId))
+          for (const pid of attemptProcesses) procfs.signal(pid, "SIGSTOP")
+          if (session.inFlight) session.abort.abort(new Error("The Codex worker was cancelled."))
+        }
         for (let round = 0; round < 3; round++) {
           yield* processes.sweepTag(session.runTag)
           if (yield* settledWithin(session, Duration.seconds(1))) break

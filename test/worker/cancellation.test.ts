@@ -45,10 +45,12 @@ const interruptDuringToolCommand = (scenario: string, environment: Record<string
     const took = Date.now() - interruptedAt
     expect(took).toBeLessThan(5000)
     expect(yield* taggedPids(runTag)).toEqual([])
+    if (fs.existsSync(marker)) console.error("DIAG marker at interrupt", { toolStarted, interruptedAt, took, mtime: fs.statSync(marker).mtimeMs, log: readLog(request.runDirectory) })
     expect(fs.existsSync(marker)).toBe(false)
     expect(readLog(request.runDirectory)).toContain("[implementation] cancelled; Codex and its processes were stopped")
 
     yield* realSleep(Math.max(0, toolStarted + MARKER_DELAY_MS + 700 - Date.now()))
+    if (fs.existsSync(marker)) console.error("DIAG marker later", { toolStarted, interruptedAt, took, mtime: fs.statSync(marker).mtimeMs, log: readLog(request.runDirectory) })
     expect(fs.existsSync(marker)).toBe(false)
     return took
   })

@@ -1,11 +1,13 @@
 import { it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
-import { fakeCodexLayer, freshTag, implementationRequest, readLog, scratch, taggedPids } from "./support.js"
+import { Settings } from "../../src/services/Settings.js"
+import type { ResolvedSettings } from "../../src/domain/settings.js"
+import { FAKE_CODEX, fakeCodexLayer, freshTag, implementationRequest, readLog, scratch, taggedPids } from "./support.js"
 
 it.live("a successful run writes a real file, answers the final message and streams every event to run.log", () =>
   Effect.gen(function*() {
@@ -124,3 +126,29 @@ it.live("leftovers of a finished attempt are swept by its own tag; a caller's sh
     yield* Effect.flatMap(ProcessRunner, (runner) => runner.sweepTag(runTag)).pipe(Effect.provide(ProcessRunner.Default))
     expect(yield* taggedPids(runTag)).toEqual([])
   }).pipe(Effect.provide(fakeCodexLayer({ FAKE_CODEX_LEAVE_ORPHAN: "1", FAKE_CODEX_PIDFILE: orphanPidfile }))))
+
+const settingsWith = (codexCliPath: string | undefined): ResolvedSettings => {
+  const root = scratch("worker-settings-")
+  return {
+    runRoot: path.join(root, "runs"),
+    cacheRoot: root,
+    controllersRoot: path.join(root, "controllers"),
+    preferredPort: 43118,
+    idleTimeoutMillis: 60_000,
+    controllerSessionId: "0123456789abcdef0123456789abcdef" as ResolvedSettings["controllerSessionId"],
+    codexCliPath,
+    claudeConfigDir: path.join(root, "claude"),
+    inheritedSocketFd: undefined
+  }
+}
+
+it.live("CodexWorker.Default takes the CLI from Settings (CODEX_CLI_PATH) and refuses a missing one", () =>
+  Effect.gen(function*() {
+    const viaSettings = (cliPath: string | undefined) =>
+      Effect.flatMap(CodexWorker, (worker) => worker.run(implementationRequest())).pipe(
+        Effect.provide(CodexWorker.Default.pipe(Layer.provide(Settings.layer(settingsWith(cliPath)))))
+      )
+    expect((yield* viaSettings(FAKE_CODEX)).final_response).toBe("Done: the requested change is in place.")
+    const missing = yield* Effect.flip(viaSettings("/nonexistent/codex"))
+    expect([missing.code, missing.diagnostic.worker_stage]).toEqual(["cli_unavailable", "request"])
+  }))
