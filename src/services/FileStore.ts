@@ -61,6 +61,23 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const writeJson = (file: string, value: unknown) =>
       writeTextAtomic(file, `${JSON.stringify(value, null, 2)}\n`)
 
+    /** Creates `file` with `value` only if it does not exist yet; answers whether it did. Atomic. */
+    const createJsonExclusive = Effect.fn("FileStore.createJsonExclusive")(function*(file: string, value: unknown) {
+      const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
+      return yield* io(`Cannot write ${path.basename(file)}`, async () => {
+        try {
+          await fs.writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx", mode: 0o600 })
+          await fs.link(temporary, file)
+          return true
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
+          throw error
+        } finally {
+          await fs.rm(temporary, { force: true })
+        }
+      })
+    })
+
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
       const stat = yield* io(`Cannot read ${name}`, () => fs.stat(file))
@@ -180,6 +197,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       ensurePrivateDirectory,
       writeTextAtomic,
       writeJson,
+      createJsonExclusive,
       readBounded,
       readJson,
       readJsonOption,

@@ -1,0 +1,39 @@
+import { Cause, Effect, Exit, Logger } from "effect"
+import { NodeRuntime } from "@effect/platform-node"
+
+/** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */
+const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+
+const failureMessage = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  const message = failure._tag === "Some" ? (failure.value as { message?: unknown }).message : undefined
+  return typeof message === "string" && message !== "" ? message : Cause.pretty(cause)
+}
+
+const exitWith = (exit: Exit.Exit<unknown, unknown>) => {
+  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+    process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
+    process.exit(1)
+  }
+  process.exit(0)
+}
+
+/** Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short. */
+const run = <E>(program: Effect.Effect<void, E>) =>
+  NodeRuntime.runMain(program.pipe(Effect.provide(StderrLogger)), {
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit) => exitWith(exit)
+  })
+
+const argv = process.argv.slice(2)
+if (argv.length === 0) {
+  const { mcpMain } = await import("./modes.js")
+  run(mcpMain)
+} else if (argv.length === 1 && argv[0] === "--http") {
+  const { daemonMain } = await import("./daemonMode.js")
+  run(daemonMain)
+} else {
+  const { commandLineMain } = await import("./commands.js")
+  run(commandLineMain(process.argv))
+}

@@ -1,0 +1,143 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Chunk, Deferred, Effect, Stream } from "effect"
+import { ControllerError, controllerError } from "../domain/errors.js"
+import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, MAX_HTTP_BODY_BYTES, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
+import { type ControllerTool, callTool } from "../programs/controllerTools.js"
+import { Activity } from "../services/Activity.js"
+import { ControllerRuntime } from "../services/ControllerRuntime.js"
+import { errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
+import type { StaticAsset } from "./staticAssets.js"
+
+/** Answers a download: the file at `path` as an attachment (the caller has checked containment). */
+export interface Download {
+  readonly path: string
+  readonly contentType: string
+  readonly fileName: string
+}
+
+export interface ControllerAppOptions<RT, RD> {
+  readonly tools: Record<string, ControllerTool<RT>>
+  readonly assets: ReadonlyMap<string, StaticAsset>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError, RD>
+  readonly activeRuns: Effect.Effect<number>
+  /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
+  readonly busy: Effect.Effect<boolean>
+  readonly shutdown: Deferred.Deferred<void>
+}
+
+class BadRequest {
+  constructor(readonly status: number, readonly message: string) {}
+}
+
+const readJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && !(Number(declared) <= MAX_HTTP_BODY_BYTES)) {
+      return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
+    }
+    const chunks = yield* request.stream.pipe(
+      Stream.mapAccum(0, (size, chunk) => [size + chunk.length, [size + chunk.length, chunk] as const]),
+      Stream.takeUntil(([size]) => size > MAX_HTTP_BODY_BYTES),
+      Stream.runCollect,
+      Effect.mapError(() => new BadRequest(400, "The controller request body could not be read."))
+    )
+    const parts = Chunk.toReadonlyArray(chunks)
+    if ((parts.at(-1)?.[0] ?? 0) > MAX_HTTP_BODY_BYTES) {
+      return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
+    }
+    const text = Buffer.concat(parts.map(([, chunk]) => chunk)).toString("utf8")
+    const value = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => new BadRequest(400, "The controller request must contain JSON.")
+    })
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return yield* Effect.fail(new BadRequest(400, "The controller request must be an object."))
+    }
+    return value as Record<string, unknown>
+  })
+
+const isJsonContentType = (value: string | undefined) =>
+  value !== undefined && value.split(";")[0]?.trim().toLowerCase() === "application/json"
+
+/**
+ * The daemon's HTTP surface (SPEC §5): the Host check for every request, same-origin, JSON and size
+ * rules for the browser endpoints, the control token for shutdown, and security headers everywhere.
+ */
+export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>) =>
+  Effect.gen(function*() {
+    const runtime = yield* ControllerRuntime
+    const activity = yield* Activity
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (request.headers.host !== runtime.expectedHost) return textResponse(421, "Invalid host.")
+    const url = new URL(request.url, runtime.origin)
+
+    if (request.method === "GET" || request.method === "HEAD") {
+      if (url.pathname === "/health") {
+        return jsonResponse(200, {
+          server: SERVER_NAME,
+          protocol_version: CONTROLLER_PROTOCOL_VERSION,
+          version: VERSION,
+          pid: process.pid,
+          controller_session_id: runtime.sessionId,
+          active_runs: yield* options.activeRuns,
+          proof: runtime.proof(url.searchParams.get("challenge") ?? "")
+        })
+      }
+      const asset = options.assets.get(url.pathname)
+      if (asset === undefined) return textResponse(404, "Not found.")
+      return HttpServerResponse.uint8Array(asset.body, { status: 200, contentType: asset.contentType })
+    }
+    if (request.method !== "POST") return textResponse(405, "Method not allowed.")
+
+    if (url.pathname === "/api/shutdown") {
+      if (!runtime.isControlToken(request.headers[CONTROL_HEADER.toLowerCase()] ?? "")) {
+        return jsonResponse(401, { error: "Unauthorized." })
+      }
+      if (yield* options.busy) return jsonResponse(409, { active_run: true, error: "A replay is still running." })
+      yield* Deferred.succeed(options.shutdown, undefined)
+      return jsonResponse(200, { stopping: true })
+    }
+    if (!["/api/call", "/api/download", "/api/heartbeat"].includes(url.pathname)) {
+      return jsonResponse(404, { error: "Not found." })
+    }
+    if (request.headers.origin !== runtime.origin) return errorResponse(403, "Invalid origin.")
+    if (!isJsonContentType(request.headers["content-type"])) return errorResponse(415, "Expected application/json.")
+
+    return yield* Effect.gen(function*() {
+      const body = yield* readJsonObject(request)
+      if (url.pathname === "/api/heartbeat") {
+        yield* activity.touch
+        return jsonResponse(200, {
+          ok: true,
+          controller_session_id: runtime.sessionId,
+          heartbeat_interval_seconds: HEARTBEAT_INTERVAL_SECONDS
+        })
+      }
+      if (url.pathname === "/api/download") {
+        const download = yield* options.download(body.run_id, body.format)
+        return yield* HttpServerResponse.file(download.path, {
+          contentType: download.contentType,
+          headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }
+        }).pipe(Effect.mapError(() => controllerError("The replay report is not ready.")))
+      }
+      if (typeof body.name !== "string") return yield* controllerError("name is required.")
+      if (body.arguments !== undefined && (typeof body.arguments !== "object" || body.arguments === null || Array.isArray(body.arguments))) {
+        return yield* controllerError("Controller action arguments must be an object.")
+      }
+      return jsonResponse(200, yield* callTool(options.tools, body.name, body.arguments ?? {}))
+    }).pipe(
+      Effect.catchIf((error): error is BadRequest => error instanceof BadRequest, (error) =>
+        Effect.succeed(errorResponse(error.status, error.message))),
+      Effect.catchTag("ControllerError", (error) => Effect.succeed(errorResponse(400, error.message)))
+    )
+  }).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.logError("Controller request failed", defect).pipe(
+        Effect.as(errorResponse(500, "The local controller encountered an error."))
+      )
+    ),
+    Effect.map(withSecurityHeaders)
+  )
+
+export const noDownloads = (): Effect.Effect<Download, ControllerError> =>
+  Effect.fail(controllerError("The replay report is not ready."))

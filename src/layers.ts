@@ -1,0 +1,40 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { CONTROLLER_HOST } from "./domain/product.js"
+import { createHoldingServer } from "./http/heldRequests.js"
+import { Activity } from "./services/Activity.js"
+import { ControllerClient } from "./services/ControllerClient.js"
+import { ControllerRuntime } from "./services/ControllerRuntime.js"
+import { FileStore } from "./services/FileStore.js"
+import { ProcessRunner } from "./services/ProcessRunner.js"
+import { RunLog } from "./services/RunLog.js"
+import { RunStore } from "./services/RunStore.js"
+import { RunSupervisor } from "./services/RunSupervisor.js"
+import { Settings } from "./services/Settings.js"
+
+/** Files, logs, processes and the run store, over the given settings. Each service exists once. */
+export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies).pipe(
+  Layer.provideMerge(Layer.mergeAll(RunLog.DefaultWithoutDependencies, Activity.Default, ProcessRunner.Default)),
+  Layer.provideMerge(FileStore.Default)
+)
+
+/** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
+export const HttpServerLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) =>
+    NodeHttpServer.layer(
+      createHoldingServer,
+      settings.inheritedSocketFd === undefined
+        ? { port: settings.preferredPort, host: CONTROLLER_HOST }
+        : ({ fd: settings.inheritedSocketFd } as never)
+    ))
+)
+
+/** Everything the daemon needs, from the environment. */
+export const DaemonLive = ControllerRuntime.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(HttpServerLive),
+  Layer.provideMerge(CoreLive),
+  Layer.provideMerge(Settings.fromEnv)
+)
+
+/** What launching and probing controllers needs (MCP and the CLI). */
+export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(Layer.provideMerge(FileStore.Default))

@@ -1,0 +1,122 @@
+import { Effect, Either, Schema } from "effect"
+import { ControllerError, controllerError } from "../domain/errors.js"
+import {
+  MAX_PARALLEL_RUNS,
+  MAX_REPLAY_THREADS,
+  MAX_RUN_LOG_TAIL_BYTES,
+  VERSION
+} from "../domain/product.js"
+import { TERMINAL_STATUSES } from "../domain/runState.js"
+import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { RunLog } from "../services/RunLog.js"
+import { RunStore } from "../services/RunStore.js"
+import { RunSupervisor } from "../services/RunSupervisor.js"
+import { Settings } from "../services/Settings.js"
+import { ProcessRunner } from "../services/ProcessRunner.js"
+
+const RECENT_RUNS = 12
+
+/** A controller tool: its argument Schema and the program that answers it. */
+export interface ControllerTool<R> {
+  readonly payload: Schema.Schema<any, any>
+  readonly run: (payload: any) => Effect.Effect<ToolResult, ControllerError, R>
+}
+
+export const defineTool = <A, I, R>(
+  payload: Schema.Schema<A, I>,
+  run: (payload: A) => Effect.Effect<ToolResult, ControllerError, R>
+): ControllerTool<R> => ({ payload, run })
+
+const RunIdPayload = Schema.Struct({ run_id: Schema.String })
+const StatePayload = Schema.Struct({ run_id: Schema.optional(Schema.String) })
+
+export const runSnapshot = (directory: string, state: object) =>
+  Effect.map(Effect.flatMap(RunLog, (log) => log.tail(directory, MAX_RUN_LOG_TAIL_BYTES)), (runLog) => ({
+    ...state,
+    run_log: runLog
+  }))
+
+export const getState = defineTool(StatePayload, () =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const runs = yield* RunStore
+    const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
+    return toolSuccess("Codex Replay is ready.", {
+      state: {
+        plugin_version: VERSION,
+        controller_session_id: settings.controllerSessionId,
+        max_parallel_runs: MAX_PARALLEL_RUNS,
+        max_replay_threads: MAX_REPLAY_THREADS,
+        batch: null,
+        models: [],
+        diagnostics: [],
+        recent_runs: recent,
+        run_root: settings.runRoot
+      }
+    })
+  }))
+
+export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const { directory, state } = yield* runs.readOwned(run_id)
+    return toolSuccess(`Replay ${run_id} is ${state.status}.`, { run: yield* runSnapshot(directory, state) })
+  }))
+
+/**
+ * Marks the run cancelled first (so the run's own fiber cannot record anything else), then
+ * interrupts that fiber, which ends every process the run started, then sweeps the run's tag.
+ */
+export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const supervisor = yield* RunSupervisor
+    const processes = yield* ProcessRunner
+    const { directory, state } = yield* runs.readOwned(run_id)
+    const answer = (run: object, idempotent: boolean) =>
+      Effect.map(runSnapshot(directory, run), (snapshot) =>
+        toolSuccess(idempotent ? `Replay ${run_id} had already finished.` : "The replay was cancelled.", {
+          run_id,
+          run: snapshot,
+          idempotent
+        }))
+    if (TERMINAL_STATUSES.has(state.status)) return yield* answer(state, true)
+    const cancelled = yield* runs.update(directory, {
+      status: "cancelled",
+      expectedStatus: "running",
+      summary: "The run was cancelled by the user.",
+      details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
+    }).pipe(Effect.either)
+    if (Either.isLeft(cancelled)) {
+      if (cancelled.left._tag === "ControllerError") return yield* cancelled.left
+      return yield* answer((yield* runs.readOwned(run_id)).state, true)
+    }
+    yield* supervisor.interrupt(run_id)
+    yield* processes.sweepTag(typeof state.run_tag === "string" ? state.run_tag : run_id)
+    return yield* answer(cancelled.right, false)
+  }))
+
+export const baseTools = {
+  get_state: getState,
+  get_run: getRun,
+  cancel_run: cancelRun
+} satisfies Record<string, ControllerTool<any>>
+
+export type ToolRequirements<Tools> = Tools[keyof Tools] extends ControllerTool<infer R> ? R : never
+
+/** Decodes the arguments with the tool's Schema and runs it; unknown tools are user errors. */
+export const callTool = <Tools extends Record<string, ControllerTool<any>>>(
+  tools: Tools,
+  name: string,
+  args: unknown
+): Effect.Effect<ToolResult, ControllerError, ToolRequirements<Tools>> => {
+  if (name === "open_controller") {
+    return Effect.fail(controllerError("open_controller is only available through MCP."))
+  }
+  const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
+  if (tool === undefined) return Effect.fail(controllerError(`Unknown Codex Replay tool: ${name}`))
+  return Schema.decodeUnknown(tool.payload)(args ?? {}).pipe(
+    Effect.mapError((error) => controllerError(describeParseError(error))),
+    Effect.flatMap(tool.run)
+  )
+}

@@ -1,0 +1,91 @@
+import { HttpServer } from "@effect/platform"
+import { Clock, DateTime, Deferred, Effect } from "effect"
+import * as path from "node:path"
+import type { ControllerError } from "../domain/errors.js"
+import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
+import { type Download, makeControllerApp } from "../http/controllerApp.js"
+import { loadStaticAssets } from "../http/staticAssets.js"
+import { Activity } from "../services/Activity.js"
+import { ControllerRuntime } from "../services/ControllerRuntime.js"
+import { FileStore } from "../services/FileStore.js"
+import { RunStore } from "../services/RunStore.js"
+import { RunSupervisor } from "../services/RunSupervisor.js"
+import { Settings } from "../services/Settings.js"
+import type { ControllerTool } from "./controllerTools.js"
+import { awaitIdle } from "./idle.js"
+import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
+
+/** While a run is active the idle rule looks again this often. */
+const BUSY_POLL_MILLIS = 250
+
+export interface DaemonOptions<RT, RD> {
+  readonly tools: Record<string, ControllerTool<RT>>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError, RD>
+}
+
+const recordStopInAttempt = Effect.gen(function*() {
+  const files = yield* FileStore
+  const runtime = yield* ControllerRuntime
+  const attemptPath = path.join(runtime.instanceDirectory, ATTEMPT_FILE)
+  if (!(yield* files.exists(attemptPath))) return
+  const at = DateTime.formatIso(DateTime.unsafeMake(yield* Clock.currentTimeMillis))
+  yield* files.updateJson(attemptPath, 4 * MAX_STATE_BYTES, (attempt) =>
+    Effect.succeed({ ...attempt, controller_stopped: true, controller_stopped_at: at }))
+}).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot record the controller stop: ${error.message}`)))
+
+/**
+ * The controller daemon (`codex-replay --http`): serves SPEC §5 until `/api/shutdown`, the idle
+ * rule, or an interruption (SIGTERM) ends it; every path out interrupts the runs and marks them.
+ */
+export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    const runtime = yield* ControllerRuntime
+    const runs = yield* RunStore
+    const supervisor = yield* RunSupervisor
+    const activity = yield* Activity
+    const shutdown = yield* Deferred.make<void>()
+
+    yield* files.ensurePrivateDirectory(settings.runRoot)
+    const reconciled = yield* reconcileInterruptedRuns
+    if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
+
+    const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
+    const busy = Effect.gen(function*() {
+      return (yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0 || (yield* activeRuns) > 0
+    })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* supervisor.interruptAll
+        yield* markOwnRunsInterrupted.pipe(Effect.ignore)
+        yield* recordStopInAttempt
+        yield* Effect.logInfo("Codex Replay controller stopped.")
+      })
+    )
+
+    const app = makeControllerApp({
+      tools: options.tools,
+      assets: loadStaticAssets(),
+      download: options.download,
+      activeRuns,
+      busy,
+      shutdown
+    })
+    yield* HttpServer.serveEffect(app)
+    yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
+
+    const idle = awaitIdle({
+      timeoutMillis: settings.idleTimeoutMillis,
+      busyPollMillis: BUSY_POLL_MILLIS,
+      lastActivity: activity.lastActivity,
+      touch: activity.touch,
+      isBusy: busy
+    })
+    const reason = yield* Effect.raceFirst(
+      Effect.as(Deferred.await(shutdown), "shutdown requested"),
+      Effect.as(idle, "idle timeout")
+    )
+    yield* Effect.logInfo(`Stopping: ${reason}.`)
+  }).pipe(Effect.scoped)

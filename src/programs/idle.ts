@@ -1,0 +1,39 @@
+import { Clock, Duration, Effect } from "effect"
+
+export interface IdleRule {
+  readonly timeoutMillis: number
+  /** How often to look again while something is busy that cannot announce its own end. */
+  readonly busyPollMillis: number
+  readonly lastActivity: Effect.Effect<number>
+  readonly touch: Effect.Effect<void>
+  readonly isBusy: Effect.Effect<boolean>
+}
+
+/**
+ * Completes once nothing has happened for the idle timeout and nothing is busy. It sleeps until the
+ * deadline rather than polling; while busy it looks again every `busyPollMillis` and restarts the
+ * timeout when the work is over, so shutdown comes a full timeout after the last run ends.
+ */
+export const awaitIdle = (rule: IdleRule) =>
+  Effect.gen(function*() {
+    let wasBusy = false
+    for (;;) {
+      const now = yield* Clock.currentTimeMillis
+      const remaining = (yield* rule.lastActivity) + rule.timeoutMillis - now
+      if (remaining > 0) {
+        yield* Effect.sleep(Duration.millis(remaining))
+        continue
+      }
+      if (yield* rule.isBusy) {
+        wasBusy = true
+        yield* Effect.sleep(Duration.millis(Math.min(rule.busyPollMillis, rule.timeoutMillis)))
+        continue
+      }
+      if (wasBusy) {
+        wasBusy = false
+        yield* rule.touch
+        continue
+      }
+      return
+    }
+  })

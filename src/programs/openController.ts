@@ -1,0 +1,214 @@
+import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { controllerError, type ControllerError } from "../domain/errors.js"
+import { isControllerSessionId } from "../domain/ids.js"
+import {
+  ATTEMPT_FILE,
+  CONTROLLER_HOST,
+  CONTROLLER_LOG_FILE,
+  compareVersions,
+  controllerOrigin,
+  MAX_STATE_BYTES,
+  VERSION
+} from "../domain/product.js"
+import { type ResolvedSettings, resolveSettings } from "../domain/settings.js"
+import { type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
+import { ControllerClient } from "../services/ControllerClient.js"
+import { FileStore } from "../services/FileStore.js"
+
+const READY_WITHIN = Duration.seconds(8)
+const ATTEMPT_MAX_BYTES = 4 * MAX_STATE_BYTES
+const BIN = fileURLToPath(new URL("../../bin/codex-replay.js", import.meta.url))
+
+export interface OpenControllerInput {
+  readonly controller_session_id: string
+  readonly codex_cli_path?: string | undefined
+}
+
+export const readyResult = (sessionId: string, port: number): ToolResult => {
+  const launchUrl = `${controllerOrigin(port)}/`
+  return toolSuccess(`Codex Replay is ready. [Open Codex Replay](${launchUrl})`, {
+    prepared: true,
+    opened: false,
+    launch_url: launchUrl,
+    controller_session_id: sessionId
+  })
+}
+
+const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
+
+const isExecutableFile = (file: string) => {
+  try {
+    fs.accessSync(file, fs.constants.X_OK)
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Checks everything about the request before anything touches the disk. */
+export const validateLaunchInput = (input: unknown): Either.Either<OpenControllerInput, ControllerError> => {
+  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>
+  const unknown = Object.keys(args).filter((key) => key !== "controller_session_id" && key !== "codex_cli_path")
+  if (unknown.length > 0) return Either.left(controllerError(`Unknown argument: ${unknown.join(", ")}.`))
+  const sessionId = args.controller_session_id
+  if (typeof sessionId !== "string" || !isControllerSessionId(sessionId)) {
+    return Either.left(controllerError("The controller session ID is invalid."))
+  }
+  const cliPath = args.codex_cli_path
+  if (cliPath !== undefined && (typeof cliPath !== "string" || !path.isAbsolute(cliPath) || !isExecutableFile(cliPath))) {
+    return Either.left(controllerError("codex_cli_path must be an absolute executable file."))
+  }
+  return Either.right({ controller_session_id: sessionId, codex_cli_path: cliPath })
+}
+
+/** Listens on the preferred port, or on any free one when it is taken, so the daemon can inherit it. */
+const reservePort = (preferred: number) =>
+  Effect.async<net.Server, ControllerError>((resume) => {
+    const listen = (port: number, fallback: boolean) => {
+      const server = net.createServer()
+      server.once("error", (error: NodeJS.ErrnoException) => {
+        if (fallback) listen(0, false)
+        else resume(Effect.fail(controllerError(`An available local controller port could not be reserved: ${error.message}`)))
+      })
+      server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(server)))
+    }
+    listen(preferred, true)
+  })
+
+const spawnDaemon = (settings: ResolvedSettings, input: OpenControllerInput, reservation: net.Server, logPath: string) =>
+  Effect.try({
+    try: () => {
+      const port = (reservation.address() as net.AddressInfo).port
+      const socketFd = (reservation as unknown as { _handle?: { fd?: number } })._handle?.fd
+      const log = fs.openSync(logPath, "a", 0o600)
+      const inherit = typeof socketFd === "number" && socketFd >= 0
+      try {
+        const child = spawn(process.execPath, [BIN, "--http"], {
+          detached: true,
+          stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
+          env: {
+            ...process.env,
+            CODEX_REPLAY_RUN_ROOT: settings.runRoot,
+            CODEX_REPLAY_CONTROLLER_PORT: String(port),
+            CODEX_REPLAY_CONTROLLER_SESSION_ID: input.controller_session_id,
+            ...(inherit ? { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "3" } : { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "" }),
+            ...(input.codex_cli_path === undefined ? {} : { CODEX_CLI_PATH: input.codex_cli_path })
+          }
+        })
+        child.unref()
+        return { child, port }
+      } finally {
+        fs.closeSync(log)
+        reservation.close()
+      }
+    },
+    catch: (error) => controllerError(`The local controller process could not start: ${String(error)}`)
+  })
+
+/** Waits until the daemon answers `/health` with a valid proof for its own runtime token. */
+const awaitReady = (controllersRoot: string, sessionId: string, port: number, exited: () => boolean, logPath: string) =>
+  Effect.gen(function*() {
+    const client = yield* ControllerClient
+    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(READY_WITHIN)
+    while ((yield* Clock.currentTimeMillis) < deadline) {
+      const runtime = yield* client.readRuntime(controllersRoot, sessionId)
+      if (Option.isSome(runtime) && runtime.value.port === port) {
+        const { status, health } = yield* client.probe(port, runtime.value.controlToken)
+        if (status === "compatible" && health.controller_session_id === sessionId) return health
+      }
+      if (exited()) return yield* controllerError(`The local controller could not start. See ${logPath} for details.`)
+      yield* Effect.sleep(Duration.millis(50))
+    }
+    return yield* controllerError("The local controller did not become ready.")
+  })
+
+/** Asks older, idle, proven controllers of this install to stop before a new one starts. */
+export const retireStaleControllers = (controllersRoot: string) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const client = yield* ControllerClient
+    const sessions = (yield* files.listDirectories(controllersRoot)).filter(isControllerSessionId)
+    yield* Effect.forEach(sessions, (sessionId) =>
+      Effect.gen(function*() {
+        const runtime = yield* client.readRuntime(controllersRoot, sessionId)
+        if (Option.isNone(runtime)) return
+        const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
+        const stale = status === "compatible" && health.controller_session_id === sessionId &&
+          health.active_runs === 0 && typeof health.version === "string" &&
+          compareVersions(health.version, VERSION) < 0
+        if (stale) yield* client.shutdown(runtime.value)
+      }), { concurrency: 4, discard: true })
+  })
+
+/** A retried launch: the same answer while that controller lives, otherwise a refusal. */
+const answerRetry = (settings: ResolvedSettings, sessionId: string, attemptPath: string) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const client = yield* ControllerClient
+    const attempt = yield* files.readJson(attemptPath, ATTEMPT_MAX_BYTES)
+    const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)
+    if (attempt.controller_ready === true && Option.isSome(runtime)) {
+      const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
+      if (status === "compatible" && health.controller_session_id === sessionId) {
+        return readyResult(sessionId, runtime.value.port)
+      }
+    }
+    return yield* controllerError("This controller launch was already attempted; it will not be retried.")
+  })
+
+const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptPath: string, attempt: object) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const instance = path.dirname(attemptPath)
+    const logPath = path.join(instance, CONTROLLER_LOG_FILE)
+    yield* retireStaleControllers(settings.controllersRoot)
+    const reservation = yield* reservePort(settings.preferredPort)
+    const { child, port } = yield* spawnDaemon(settings, input, reservation, logPath)
+    let exited = false
+    child.once("exit", () => void (exited = true))
+    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, port, () => exited, logPath)
+    yield* files.writeJson(attemptPath, { ...attempt, controller_ready: true, controller_pid: health.pid ?? child.pid })
+    return readyResult(input.controller_session_id, port)
+  }).pipe(
+    Effect.tapError((error) =>
+      Effect.flatMap(FileStore, (files) =>
+        files.writeJson(attemptPath, { ...attempt, startup_failed: true, startup_error: error.message })).pipe(
+          Effect.ignore
+        )
+    )
+  )
+
+/**
+ * `open_controller` (SPEC §4): single-use per controller session. The first call claims
+ * `attempt.json`, starts the daemon detached on a reserved port and waits for its proof of life.
+ */
+export const openController = (rawInput: unknown, env: Readonly<Record<string, string | undefined>>, home: string) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const input = yield* validateLaunchInput(rawInput)
+    const settings = yield* resolveSettings(env, home, () => randomBytes(16).toString("hex"))
+    const instance = path.join(settings.controllersRoot, input.controller_session_id)
+    const attemptPath = path.join(instance, ATTEMPT_FILE)
+    yield* files.ensurePrivateDirectory(instance)
+    const now = yield* nowIso
+    const attempt = {
+      version: 1,
+      controller_session_id: input.controller_session_id,
+      created_at: now,
+      launch_requested_at: now,
+      controller_ready: false,
+      start_requested: false,
+      final_results_ready: false
+    }
+    const claimed = yield* files.createJsonExclusive(attemptPath, attempt)
+    if (!claimed) return yield* answerRetry(settings, input.controller_session_id, attemptPath)
+    return yield* launch(settings, input, attemptPath, attempt)
+  }).pipe(
+    Effect.catchAll((error) => Effect.succeed(toolFailure(`Codex Replay startup failed: ${error.message}`)))
+  )

@@ -1,0 +1,56 @@
+import { Effect } from "effect"
+import type { RunState } from "../domain/runState.js"
+import { isAlive } from "../services/internal/procfs.js"
+import { ProcessRunner } from "../services/ProcessRunner.js"
+import { RunStore } from "../services/RunStore.js"
+
+export const runTagOf = (state: RunState) => (typeof state.run_tag === "string" ? state.run_tag : state.run_id)
+
+const interruptedDetails = (summary: string) => ({
+  error: summary,
+  interrupted: true,
+  interruption_reason: "coordinator_stopped",
+  failure_diagnostic: { controller_code: "coordinator_stopped", worker_stage: "outside_worker" }
+})
+
+/** Marks a running run as failed because its coordinator stopped; a run that already ended is left alone. */
+export const markInterrupted = (state: RunState, summary: string) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const directory = yield* runs.resolveDirectory(state.run_id)
+    yield* runs.update(directory, {
+      status: "failed",
+      expectedStatus: "running",
+      summary,
+      details: interruptedDetails(summary)
+    })
+  }).pipe(Effect.ignore)
+
+/**
+ * On start: every run of this controller still `running` whose coordinator is gone was interrupted
+ * (for example by a `kill -9` of the previous daemon). Mark it, and end whatever it left behind.
+ */
+export const reconcileInterruptedRuns = Effect.gen(function*() {
+  const runs = yield* RunStore
+  const processes = yield* ProcessRunner
+  const orphaned = (yield* runs.listOwned()).filter((state) =>
+    state.status === "running" &&
+    (state.coordinator_pid === process.pid || !isAlive(Number(state.coordinator_pid)))
+  )
+  yield* Effect.forEach(orphaned, (state) =>
+    Effect.zipRight(
+      processes.sweepTag(runTagOf(state)),
+      markInterrupted(state, "The coordinator stopped before this replay finished.")
+    ), { concurrency: 4, discard: true })
+  return orphaned.length
+}).pipe(Effect.withSpan("reconcileInterruptedRuns"))
+
+/** On shutdown, after the run fibers were interrupted: nothing this daemon coordinated stays `running`. */
+export const markOwnRunsInterrupted = Effect.gen(function*() {
+  const runs = yield* RunStore
+  const own = (yield* runs.listOwned()).filter((state) =>
+    state.status === "running" && state.coordinator_pid === process.pid
+  )
+  yield* Effect.forEach(own, (state) =>
+    markInterrupted(state, "The controller stopped before this replay finished."), { discard: true })
+})

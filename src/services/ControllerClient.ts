@@ -1,0 +1,91 @@
+import { Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import * as path from "node:path"
+import {
+  CONTROL_HEADER,
+  CONTROLLER_PROTOCOL_VERSION,
+  controllerOrigin,
+  MAX_RUNTIME_FILE_BYTES,
+  RUNTIME_FILE,
+  SERVER_NAME
+} from "../domain/product.js"
+import { healthProof, tokensEqual } from "./ControllerRuntime.js"
+import { FileStore } from "./FileStore.js"
+
+export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
+
+export interface Health {
+  readonly server?: unknown
+  readonly protocol_version?: unknown
+  readonly version?: unknown
+  readonly pid?: unknown
+  readonly controller_session_id?: unknown
+  readonly active_runs?: unknown
+  readonly proof?: unknown
+}
+
+export interface KnownController {
+  readonly sessionId: string
+  readonly port: number
+  readonly controlToken: string
+}
+
+const request = (url: string, init: RequestInit, timeoutMillis: number) =>
+  Effect.tryPromise(async (signal) => {
+    const response = await fetch(url, { ...init, signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMillis)]) })
+    const text = await response.text()
+    let body: unknown = undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    return { status: response.status, body }
+  }).pipe(Effect.option)
+
+/** Talks to controller daemons of this install: reads their runtime files, proves them, asks them to stop. */
+export class ControllerClient extends Effect.Service<ControllerClient>()("codex-replay/ControllerClient", {
+  effect: Effect.gen(function*() {
+    const files = yield* FileStore
+
+    /** The port and token a daemon recorded for itself, if its runtime file is readable and sane. */
+    const readRuntime = Effect.fn("ControllerClient.readRuntime")(function*(controllersRoot: string, sessionId: string) {
+      const runtime = yield* files.readJsonOption(path.join(controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES).pipe(
+        Effect.orElseSucceed(() => Option.none())
+      )
+      if (Option.isNone(runtime)) return Option.none<KnownController>()
+      const { port, control_token } = runtime.value
+      return typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 &&
+          typeof control_token === "string" && control_token.length >= 32
+        ? Option.some({ sessionId, port, controlToken: control_token })
+        : Option.none()
+    })
+
+    /** Asks `/health` with a fresh challenge and checks the HMAC proof against the recorded token. */
+    const probe = Effect.fn("ControllerClient.probe")(function*(port: number, controlToken: string | undefined) {
+      const challenge = randomBytes(24).toString("base64url")
+      const answer = yield* request(`${controllerOrigin(port)}/health?challenge=${challenge}`, {}, 1000)
+      if (Option.isNone(answer)) return { status: "absent" as ProbeStatus, health: {} as Health }
+      const { status, body } = answer.value
+      const health = (typeof body === "object" && body !== null ? body : {}) as Health
+      const isController = status === 200 && health.server === SERVER_NAME &&
+        health.protocol_version === CONTROLLER_PROTOCOL_VERSION
+      if (!isController) return { status: "foreign" as ProbeStatus, health }
+      const proven = controlToken !== undefined && typeof health.proof === "string" &&
+        tokensEqual(health.proof, healthProof(controlToken, challenge))
+      return { status: (proven ? "compatible" : "unverified") as ProbeStatus, health }
+    })
+
+    const shutdown = Effect.fn("ControllerClient.shutdown")(function*(controller: KnownController) {
+      const answer = yield* request(`${controllerOrigin(controller.port)}/api/shutdown`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken },
+        body: "{}"
+      }, 2000)
+      return Option.isSome(answer) && answer.value.status === 200
+    })
+
+    return { readRuntime, probe, shutdown } as const
+  }),
+  dependencies: [FileStore.Default]
+}) {}

@@ -1,0 +1,109 @@
+import { HttpServer } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import {
+  CONTROLLER_HOST,
+  CONTROLLER_LOG_FILE,
+  CONTROLLER_PROTOCOL_VERSION,
+  controllerOrigin,
+  MAX_RUNTIME_FILE_BYTES,
+  RUNTIME_FILE,
+  SERVER_NAME,
+  VERSION
+} from "../domain/product.js"
+import { FileStore } from "./FileStore.js"
+import { Settings } from "./Settings.js"
+
+export const healthProof = (controlToken: string, challenge: string) =>
+  challenge === "" ? "" : createHmac("sha256", controlToken).update(challenge).digest("hex")
+
+export const tokensEqual = (supplied: string, expected: string) => {
+  const [a, b] = [Buffer.from(supplied), Buffer.from(expected)]
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+export interface RuntimeFile {
+  readonly server: string
+  readonly protocol_version: number
+  readonly version: string
+  readonly pid: number
+  readonly port: number
+  readonly controller_session_id: string
+  readonly control_token: string
+}
+
+/**
+ * The identity of this running daemon: its session, its secret control token, the port it serves,
+ * and the private `controller-server.json` that lets launchers find and prove it.
+ */
+export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("codex-replay/ControllerRuntime", {
+  scoped: Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    const server = yield* HttpServer.HttpServer
+    const port = server.address._tag === "TcpAddress" ? server.address.port : settings.preferredPort
+    const controlToken = randomBytes(48).toString("base64url")
+    const instanceDirectory = path.join(settings.controllersRoot, settings.controllerSessionId)
+    const runtimePath = path.join(instanceDirectory, RUNTIME_FILE)
+    const origin = controllerOrigin(port)
+    const runtime: RuntimeFile = {
+      server: SERVER_NAME,
+      protocol_version: CONTROLLER_PROTOCOL_VERSION,
+      version: VERSION,
+      pid: process.pid,
+      port,
+      controller_session_id: settings.controllerSessionId,
+      control_token: controlToken
+    }
+
+    yield* files.ensurePrivateDirectory(instanceDirectory)
+    yield* files.writeJson(runtimePath, runtime)
+    yield* Effect.addFinalizer(() => removeIfOwned)
+
+    const removeIfOwned = Effect.gen(function*() {
+      const current = yield* files.readJsonOption(runtimePath, MAX_RUNTIME_FILE_BYTES).pipe(
+        Effect.orElseSucceed(() => Option.none())
+      )
+      if (Option.isSome(current) && current.value.control_token === controlToken) {
+        yield* Effect.promise(() => fs.rm(runtimePath, { force: true }))
+      }
+      yield* Effect.promise(() => removeEmptyLog(path.join(instanceDirectory, CONTROLLER_LOG_FILE)))
+      yield* Effect.promise(() => fs.rmdir(instanceDirectory).catch(() => undefined))
+    })
+
+    return {
+      sessionId: settings.controllerSessionId,
+      port,
+      origin,
+      expectedHost: `${CONTROLLER_HOST}:${port}`,
+      instanceDirectory,
+      runtimePath,
+      proof: (challenge: string) => healthProof(controlToken, challenge),
+      isControlToken: (supplied: string) => supplied !== "" && tokensEqual(supplied, controlToken)
+    } as const
+  }),
+  dependencies: [FileStore.Default]
+}) {
+  /** A runtime for tests of code that only needs the identity, not a bound server. */
+  static readonly test = (fields: { sessionId: string; port: number; token?: string }) =>
+    Layer.succeed(
+      ControllerRuntime,
+      ControllerRuntime.make({
+        sessionId: fields.sessionId as never,
+        port: fields.port,
+        origin: controllerOrigin(fields.port),
+        expectedHost: `${CONTROLLER_HOST}:${fields.port}`,
+        instanceDirectory: "",
+        runtimePath: "",
+        proof: (challenge) => healthProof(fields.token ?? "test-token", challenge),
+        isControlToken: (supplied) => supplied === (fields.token ?? "test-token")
+      })
+    )
+}
+
+const removeEmptyLog = async (logPath: string) => {
+  const stat = await fs.stat(logPath).catch(() => undefined)
+  if (stat !== undefined && stat.size === 0) await fs.rm(logPath, { force: true })
+}

@@ -1,0 +1,128 @@
+import { Clock, DateTime, Effect, Either, Option } from "effect"
+import * as path from "node:path"
+import { ControllerError, controllerError, RunCancelled, StateTransitionConflict } from "../domain/errors.js"
+import { isRunId } from "../domain/ids.js"
+import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
+import {
+  applyStateUpdate,
+  initialRunState,
+  type InitialRun,
+  isRunState,
+  type RunState,
+  type StateUpdate
+} from "../domain/runState.js"
+import { FileStore, type JsonObject } from "./FileStore.js"
+import { isAlive } from "./internal/procfs.js"
+import { RunLog } from "./RunLog.js"
+import { Settings } from "./Settings.js"
+
+export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
+
+const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
+  isRunState(value) ? Effect.succeed(value) : Effect.fail(controllerError(`${name} is not a replay run state.`))
+
+/** Run directories under the run root and their durable `controller-state.json` (SPEC §7.3). */
+export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore", {
+  effect: Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    const runLog = yield* RunLog
+    const owner = settings.controllerSessionId
+
+    /** The directory of a run id from a request: validated, contained, and not a symlink leading out. */
+    const resolveDirectory = Effect.fn("RunStore.resolveDirectory")(function*(runId: string) {
+      if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
+      return yield* files.resolveInside(settings.runRoot, runId).pipe(
+        Effect.mapError(() => controllerError("The run directory is outside the configured run root."))
+      )
+    })
+
+    const existingDirectory = Effect.fn("RunStore.existingDirectory")(function*(runId: string) {
+      const directory = yield* resolveDirectory(runId)
+      if (!(yield* files.exists(directory))) return yield* controllerError("The replay run is unavailable.")
+      return directory
+    })
+
+    const statePath = (directory: string) => path.join(directory, STATE_FILE)
+
+    const readStateAt = (directory: string) =>
+      files.readJson(statePath(directory), MAX_STATE_BYTES).pipe(Effect.flatMap((value) => asRunState(STATE_FILE, value)))
+
+    /** The state of a run this controller owns; a foreign or missing run is a user error. */
+    const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
+      const directory = yield* existingDirectory(runId)
+      const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
+      if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
+      const run = yield* asRunState(STATE_FILE, state.value)
+      if (run.controller_session_id !== owner) {
+        return yield* controllerError("The replay belongs to a different controller session.")
+      }
+      return { directory, state: run }
+    })
+
+    const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
+      const directory = yield* resolveDirectory(run.runId)
+      if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
+      yield* files.ensurePrivateDirectory(directory)
+      const state = initialRunState({ ...run, controllerSessionId: owner, now: yield* nowIso })
+      yield* files.writeJson(statePath(directory), state)
+      yield* runLog.append(directory, "controller", "run approved")
+      return { directory, state }
+    })
+
+    /** Serialised, atomic transition; the summary also goes to the run log. */
+    const update = (
+      directory: string,
+      change: StateUpdate
+    ): Effect.Effect<RunState, ControllerError | StateTransitionConflict | RunCancelled> =>
+      Effect.gen(function*() {
+        const next = yield* files.withLock(
+          statePath(directory),
+          Effect.gen(function*() {
+            const current = yield* readStateAt(directory)
+            const applied = applyStateUpdate(current, change, yield* nowIso)
+            if (Either.isLeft(applied)) return yield* applied.left
+            yield* files.writeJson(statePath(directory), applied.right)
+            return applied.right
+          })
+        )
+        if (change.summary !== undefined) {
+          yield* runLog.append(directory, "controller", `${next.phase} [${next.status}]: ${change.summary}`)
+        }
+        return next
+      }).pipe(Effect.withSpan("RunStore.update"))
+
+    /** Every readable run state of this controller, newest first. Unreadable directories are skipped. */
+    const listOwned = Effect.fn("RunStore.listOwned")(function*() {
+      const names = yield* files.listDirectories(settings.runRoot)
+      const states = yield* Effect.forEach(
+        names.filter(isRunId),
+        (name) => readStateAt(path.join(settings.runRoot, name)).pipe(Effect.option),
+        { concurrency: 16 }
+      )
+      return states
+        .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
+        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+    })
+
+    /** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
+    const isActive = (state: RunState) =>
+      state.status === "running" && typeof state.coordinator_pid === "number" && isAlive(state.coordinator_pid)
+
+    const countActive = Effect.map(listOwned(), (states) => states.filter(isActive).length)
+
+    return {
+      runRoot: settings.runRoot,
+      resolveDirectory,
+      existingDirectory,
+      readOwned,
+      create,
+      update,
+      listOwned,
+      isActive,
+      countActive,
+      statePath
+    } as const
+  }),
+  dependencies: [FileStore.Default, RunLog.Default]
+}) {}
