@@ -3,6 +3,12 @@ import { Effect, Layer } from "effect"
 import { CONTROLLER_HOST } from "./domain/product.js"
 import { createHoldingServer } from "./http/heldRequests.js"
 import { Activity } from "./services/Activity.js"
+import { Baseline } from "./services/Baseline.js"
+import { ClaudeHistory } from "./services/ClaudeHistory.js"
+import { CodexModels } from "./services/CodexModels.js"
+import { CodexWorker } from "./services/CodexWorker.js"
+import { Git } from "./services/Git.js"
+import { Samples } from "./services/Samples.js"
 import { ControllerClient } from "./services/ControllerClient.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
@@ -18,6 +24,15 @@ export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunS
   Layer.provideMerge(FileStore.Default)
 )
 
+/** The replay engine's discovery and the Codex worker, over the core services. */
+export const EngineLive = Layer.mergeAll(
+  ClaudeHistory.Default,
+  CodexModels.Default,
+  Samples.DefaultWithoutDependencies,
+  Baseline.DefaultWithoutDependencies,
+  CodexWorker.DefaultWithoutDependencies
+).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
+
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) =>
@@ -32,6 +47,7 @@ export const HttpServerLive = Layer.unwrapEffect(
 /** Everything the daemon needs, from the environment. */
 export const DaemonLive = ControllerRuntime.DefaultWithoutDependencies.pipe(
   Layer.provideMerge(HttpServerLive),
+  Layer.provideMerge(EngineLive),
   Layer.provideMerge(CoreLive),
   Layer.provideMerge(Settings.fromEnv)
 )

@@ -8,6 +8,7 @@ import {
 } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { CodexModels } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
@@ -41,6 +42,7 @@ export const getState = defineTool(StatePayload, () =>
     const settings = yield* Settings
     const runs = yield* RunStore
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
+    const models = yield* (yield* CodexModels).list()
     return toolSuccess("Codex Replay is ready.", {
       state: {
         plugin_version: VERSION,
@@ -48,8 +50,8 @@ export const getState = defineTool(StatePayload, () =>
         max_parallel_runs: MAX_PARALLEL_RUNS,
         max_replay_threads: MAX_REPLAY_THREADS,
         batch: null,
-        models: [],
-        diagnostics: [],
+        models: models.options,
+        diagnostics: models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }],
         recent_runs: recent,
         run_root: settings.runRoot
       }

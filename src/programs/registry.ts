@@ -1,7 +1,19 @@
 import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
+import {
+  getReportTool,
+  inferWorkingDirectoryTool,
+  inspectThreadTool,
+  listThreadsTool,
+  synthesizeRequestTool
+} from "./threadTools.js"
 
 const tools = {
-  ...baseTools
+  ...baseTools,
+  list_threads: listThreadsTool,
+  inspect_thread: inspectThreadTool,
+  synthesize_request: synthesizeRequestTool,
+  infer_working_directory: inferWorkingDirectoryTool,
+  get_report: getReportTool
 }
 
 export type ControllerToolRequirements = ToolRequirements<typeof tools>

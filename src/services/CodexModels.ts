@@ -11,6 +11,7 @@ export interface ModelList {
 }
 
 const LIST_TIMEOUT = Duration.seconds(20)
+const CACHE_FOR = Duration.minutes(5)
 
 /** The Codex models a replay can choose from, asked of `codex debug models` (SPEC §6 `models`). */
 export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/CodexModels", {
@@ -25,7 +26,7 @@ export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/Cod
       diagnostic: `${reason} Showing the built-in model list.`
     })
 
-    const list = Effect.fn("CodexModels.list")(function*() {
+    const ask = Effect.fn("CodexModels.ask")(function*() {
       const stdout: Array<string> = []
       const outcome = yield* runner.run({
         command,
@@ -49,6 +50,10 @@ export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/Cod
       }
       return { options, source: "codex" } satisfies ModelList
     })
+
+    /** Asked once and kept for a while: `get_state` and `inspect_thread` should not spawn Codex each time. */
+    const cached = yield* Effect.cachedWithTTL(ask(), CACHE_FOR)
+    const list = () => cached
 
     return { list } as const
   })

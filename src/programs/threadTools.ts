@@ -1,0 +1,67 @@
+import { Effect, Schema } from "effect"
+import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
+import { toolSuccess } from "../domain/toolResult.js"
+import { Activity } from "../services/Activity.js"
+import { CodexModels } from "../services/CodexModels.js"
+import { defineTool } from "./controllerTools.js"
+import { reportRunDirectory } from "./reportDownload.js"
+import { getReport, getReportText } from "./reports.js"
+import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
+import { inspectThread, inspectThreadText, listThreads, listThreadsText, threadRecordById } from "./threads.js"
+
+/** The programs decode their own arguments, with their own messages. */
+const Arguments = Schema.Unknown
+const ThreadIdPayload = Schema.Struct({ thread_id: Schema.String })
+
+/** The synthesis model, when the user's Codex offers it. */
+const synthesisModel = Effect.gen(function*() {
+  const models = yield* CodexModels
+  const list = yield* models.list()
+  return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
+})
+
+export const listThreadsTool = defineTool(Arguments, (payload) =>
+  Effect.map(listThreads(payload), (result) => toolSuccess(listThreadsText(result), { ...result })))
+
+export const inspectThreadTool = defineTool(Arguments, (payload) =>
+  Effect.map(inspectThread(payload), (result) => toolSuccess(inspectThreadText(result), { ...result })))
+
+export const synthesizeRequestTool = defineTool(ThreadIdPayload, ({ thread_id }) =>
+  Effect.gen(function*() {
+    const activity = yield* Activity
+    const record = yield* threadRecordById(thread_id)
+    const model = yield* synthesisModel
+    const result = yield* activity.track(synthesizeRequest({
+      thread_id,
+      turns: record.prompt_reconstruction_turns,
+      concatenated_request: record.request,
+      truncated: record.prompt_reconstruction_truncated,
+      ...(model === undefined ? {} : { model })
+    }))
+    return toolSuccess("Task prompt reconstruction finished.", { ...result })
+  }))
+
+export const inferWorkingDirectoryTool = defineTool(ThreadIdPayload, ({ thread_id }) =>
+  Effect.gen(function*() {
+    const activity = yield* Activity
+    const record = yield* threadRecordById(thread_id)
+    const model = yield* synthesisModel
+    const result = yield* activity.track(inferWorkingDirectory({
+      thread_id,
+      turns: record.prompt_reconstruction_turns,
+      truncated: record.prompt_reconstruction_truncated,
+      ...(record.project_dir ? { recorded_cwd: record.project_dir } : {}),
+      observed_project_directories: record.project_dirs,
+      observed_changed_files: record.historical_changed_files.map((file) => file.path),
+      ...(model === undefined ? {} : { model })
+    }))
+    return toolSuccess("Replay working directory inferred.", { ...result })
+  }))
+
+export const getReportTool = defineTool(Arguments, (payload) =>
+  Effect.gen(function*() {
+    const runId = typeof payload === "object" && payload !== null ? (payload as { run_id?: unknown }).run_id : undefined
+    const directory = yield* reportRunDirectory(typeof runId === "string" ? runId : "")
+    const result = yield* getReport(directory, payload)
+    return toolSuccess(getReportText(result), { ...result })
+  }))
