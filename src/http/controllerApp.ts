@@ -7,6 +7,7 @@ import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "./staticAssets.js"
+import type { RpcHttpApp } from "../rpc/http.js"
 
 /** Answers a download: the file at `path` as an attachment (the caller has checked containment). */
 export interface Download {
@@ -23,6 +24,8 @@ export interface ControllerAppOptions<RT, RD> {
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>
   readonly shutdown: Deferred.Deferred<void>
+  /** `POST /api/rpc` for clients that present the control token (src/rpc/http.ts). */
+  readonly rpc?: RpcHttpApp
 }
 
 class BadRequest {
@@ -96,6 +99,12 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       if (yield* options.busy) return jsonResponse(409, { active_run: true, error: "A replay is still running." })
       yield* Deferred.succeed(options.shutdown, undefined)
       return jsonResponse(200, { stopping: true })
+    }
+    if (url.pathname === "/api/rpc" && options.rpc !== undefined) {
+      if (!runtime.isControlToken(request.headers[CONTROL_HEADER.toLowerCase()] ?? "")) {
+        return jsonResponse(401, { error: "Unauthorized." })
+      }
+      return yield* options.rpc
     }
     if (!["/api/call", "/api/download", "/api/heartbeat"].includes(url.pathname)) {
       return jsonResponse(404, { error: "Not found." })

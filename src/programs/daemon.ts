@@ -5,6 +5,7 @@ import type { ControllerError } from "../domain/errors.js"
 import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
 import { loadStaticAssets } from "../http/staticAssets.js"
+import { makeRpcHttpApp } from "../rpc/http.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { FileStore } from "../services/FileStore.js"
@@ -71,7 +72,8 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
       download: options.download,
       activeRuns,
       busy,
-      shutdown
+      shutdown,
+      rpc: yield* makeRpcHttpApp(options.tools)
     })
     yield* HttpServer.serveEffect(app)
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)

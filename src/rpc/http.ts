@@ -1,0 +1,139 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { RpcSerialization, RpcServer } from "@effect/rpc"
+import { Effect, Either, Option, Schema, type Scope } from "effect"
+import { ControllerError, controllerError } from "../domain/errors.js"
+import { MAX_HTTP_BODY_BYTES } from "../domain/product.js"
+import { describeParseError } from "../domain/toolResult.js"
+import type { ControllerTool } from "../programs/controllerTools.js"
+import { jsonResponse } from "../http/responses.js"
+import { Activity } from "../services/Activity.js"
+import { makeControllerRpcs, toolHandlers } from "./group.js"
+
+/** The HTTP handler of `POST /api/rpc` once the caller has checked the Host and the control token. */
+export type RpcHttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>
+
+const SERIALIZATIONS = {
+  "application/json": RpcSerialization.json,
+  "application/ndjson": RpcSerialization.ndjson
+} as const
+type MediaType = keyof typeof SERIALIZATIONS
+
+const REQUEST_ID = /^[0-9]{1,19}$/
+
+const mediaType = (value: string | undefined): MediaType | undefined => {
+  const type = value?.split(";")[0]?.trim().toLowerCase()
+  return type === "application/json" || type === "application/ndjson" ? type : undefined
+}
+
+const badRequest = (message: string) => jsonResponse(400, { error: message })
+
+interface RequestMessage {
+  readonly id: string
+  readonly tag: string
+  readonly payload: unknown
+}
+
+/** Parses the body into the single `Request` message the HTTP protocol carries per POST. */
+const parseRequestMessage = (type: MediaType, text: string): Either.Either<RequestMessage, string> => {
+  let messages: ReadonlyArray<unknown>
+  try {
+    messages = type === "application/json"
+      ? [JSON.parse(text) as unknown]
+      : text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as unknown)
+  } catch {
+    return Either.left(`The RPC request must contain ${type === "application/json" ? "JSON" : "one JSON object per line"}.`)
+  }
+  if (messages.length !== 1) return Either.left("The RPC request must contain exactly one message.")
+  const message = messages[0]
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    return Either.left("The RPC message must be an object.")
+  }
+  const fields = message as Record<string, unknown>
+  if (fields._tag !== "Request") return Either.left("The RPC message must be a Request.")
+  if (typeof fields.id !== "string" || !REQUEST_ID.test(fields.id)) {
+    return Either.left("The RPC request id must be a decimal string.")
+  }
+  if (typeof fields.tag !== "string" || fields.tag === "") return Either.left("The RPC request must name a tool (tag).")
+  const headers = fields.headers
+  if (!Array.isArray(headers) || !headers.every((pair) =>
+    Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string" && typeof pair[1] === "string"
+  )) {
+    return Either.left("The RPC request headers must be a list of [name, value] pairs.")
+  }
+  return Either.right({ id: fields.id, tag: fields.tag, payload: fields.payload })
+}
+
+const encodeControllerError = Schema.encodeSync(ControllerError)
+
+/** Answers one request with a typed `ControllerError`, exactly as the RPC server would encode it. */
+const typedFailure = (type: MediaType, requestId: string, error: ControllerError) => {
+  const message = {
+    _tag: "Exit",
+    requestId,
+    exit: { _tag: "Failure", cause: { _tag: "Fail", error: encodeControllerError(error) } }
+  }
+  const body = type === "application/json" ? JSON.stringify([message]) : `${JSON.stringify(message)}\n`
+  return HttpServerResponse.text(body, { status: 200, contentType: type })
+}
+
+/**
+ * `POST /api/rpc`: the controller tools as an `@effect/rpc` group over HTTP, JSON or ndjson.
+ *
+ * The edge checks what the RPC server would otherwise turn into a defect: the body (size, framing, one
+ * well-formed `Request`), the tool name, and the payload against the tool's Schema. A bad tool name or
+ * payload answers a typed `ControllerError` with the message `/api/call` gives; a malformed body 400.
+ * Build it inside the daemon's scope: the two RPC servers live as long as that scope.
+ */
+export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) =>
+  Effect.gen(function*() {
+    const group = makeControllerRpcs(tools)
+    const handlers = yield* group.toHandlersContext(toolHandlers(tools) as never) as Effect.Effect<
+      Effect.Effect.Success<ReturnType<typeof group.toHandlersContext>>,
+      never,
+      R
+    >
+    const serve = (type: MediaType) =>
+      RpcServer.toHttpApp(group).pipe(
+        Effect.provide(handlers),
+        Effect.provideService(RpcSerialization.RpcSerialization, SERIALIZATIONS[type])
+      )
+    const apps: Record<MediaType, RpcHttpApp> = {
+      "application/json": yield* serve("application/json"),
+      "application/ndjson": yield* serve("application/ndjson")
+    }
+
+    const activity = yield* Activity
+
+    const app: RpcHttpApp = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // A client driving the controller is a sign of use, like the page's heartbeat.
+      yield* activity.touch
+      const type = mediaType(request.headers["content-type"])
+      if (type === undefined) {
+        return jsonResponse(415, { error: "Expected application/json or application/ndjson." })
+      }
+      const declared = request.headers["content-length"]
+      if (declared !== undefined && !(Number(declared) <= MAX_HTTP_BODY_BYTES)) {
+        return badRequest("The RPC request body is too large.")
+      }
+      // The platform caches the body, so the RPC server reads the same text again below.
+      const text = yield* request.text.pipe(
+        HttpServerRequest.withMaxBodySize(Option.some(MAX_HTTP_BODY_BYTES)),
+        Effect.either
+      )
+      if (Either.isLeft(text)) return badRequest("The RPC request body could not be read.")
+      const message = parseRequestMessage(type, text.right)
+      if (Either.isLeft(message)) return badRequest(message.left)
+      const { id, tag, payload } = message.right
+      const rpc = group.requests.get(tag)
+      if (rpc === undefined) {
+        return typedFailure(type, id, controllerError(
+          tag === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${tag}`
+        ))
+      }
+      const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema)(payload))
+      if (Either.isLeft(decoded)) return typedFailure(type, id, controllerError(describeParseError(decoded.left)))
+      return yield* apps[type]
+    })
+    return app
+  })

@@ -1,0 +1,189 @@
+import { Effect, Either } from "effect"
+import * as http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ControllerError } from "../../src/domain/errors.js"
+import type { ToolResult } from "../../src/domain/toolResult.js"
+import { makeRpcCaller } from "../../src/rpc/client.js"
+import { type Daemon, listTree, startDaemon } from "./support.js"
+
+let daemon: Daemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+const NAMES = ["get_state", "get_run", "cancel_run", "list_threads", "inspect_thread", "get_report", "open_controller", "no_such_tool"]
+
+/** Calls a tool through the real RPC client, with the daemon's token (or another one). */
+const call = (name: string, payload: unknown, token = daemon.token) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token }, NAMES)
+    return yield* Effect.either(caller(name, payload))
+  })))
+
+const success = (answer: Either.Either<ToolResult, ControllerError>) => {
+  if (Either.isLeft(answer)) throw new Error(`Expected a result, got: ${answer.left.message}`)
+  return answer.right
+}
+
+const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
+  if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
+  expect(answer.left).toBeInstanceOf(ControllerError)
+  return answer.left.message
+}
+
+/** A raw POST to /api/rpc. */
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${daemon.origin}/api/rpc`, {
+    method: "POST",
+    headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, ...headers },
+    body
+  })
+
+const request = (tag: string, payload: unknown, id = "7") =>
+  JSON.stringify({ _tag: "Request", id, tag, payload, headers: [] })
+
+describe("POST /api/rpc through the RPC client", () => {
+  it("answers get_state with this controller's identity", async () => {
+    const result = success(await call("get_state", {}))
+    const state = result.structuredContent?.state as { controller_session_id: string; run_root: string }
+    expect(state.controller_session_id).toBe(daemon.sessionId)
+    expect(state.run_root).toBe(daemon.runRoot)
+    expect(result.content[0]?.text).toBe("Codex Replay is ready.")
+  })
+
+  it("lists and searches the imported threads of the fixtures", async () => {
+    const all = success(await call("list_threads", { limit: 100 })).structuredContent as {
+      total: number
+      threads: ReadonlyArray<{ title: string; imported_thread_id: string }>
+    }
+    expect(all.total).toBeGreaterThan(1)
+    const first = all.threads[0]!
+    const found = success(await call("list_threads", { query: first.imported_thread_id })).structuredContent as {
+      total: number
+      threads: ReadonlyArray<{ imported_thread_id: string }>
+    }
+    expect(found.total).toBe(1)
+    expect(found.threads[0]?.imported_thread_id).toBe(first.imported_thread_id)
+  })
+
+  it("turns an invalid payload into a typed ControllerError with the tool's message", async () => {
+    expect(failure(await call("get_run", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
+    expect(failure(await call("get_run", {}))).toBe("run_id is required.")
+    expect(failure(await call("cancel_run", { run_id: ["x"] }))).toMatch(/^run_id: Expected string/)
+    expect(failure(await call("list_threads", { limit: 0 }))).toMatch(/limit/)
+    expect(failure(await call("list_threads", { source: "elsewhere" }))).toBe("source must be imported or sample.")
+    expect(failure(await call("inspect_thread", {}))).toBe("thread_id is required.")
+    expect(failure(await call("get_report", { format: "json" }))).toBe("run_id is required.")
+  })
+
+  it("answers a user error of a valid payload as a typed ControllerError", async () => {
+    expect(failure(await call("get_run", { run_id: "no-such-run" }))).toBe("The replay run is unavailable.")
+    expect(failure(await call("get_run", { run_id: "../escape" }))).toMatch(/run ID is invalid|invalid/i)
+  })
+
+  it("refuses unknown tools and open_controller with typed errors", async () => {
+    expect(failure(await call("no_such_tool", {}))).toBe("Unknown Codex Replay tool: no_such_tool")
+    expect(failure(await call("open_controller", {}))).toBe("open_controller is only available through MCP.")
+  })
+
+  it("refuses a wrong control token (401) as a clear client error", async () => {
+    expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
+      "The controller refused the control token (HTTP 401)."
+    )
+  })
+
+  it("wrote nothing for any of the refused calls", () => {
+    expect(listTree(daemon.runRoot)).toEqual([])
+  })
+})
+
+describe("POST /api/rpc at the HTTP edge", () => {
+  it("serves the JSON serialization too", async () => {
+    const response = await post(request("get_state", {}), { "Content-Type": "application/json" })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+    const [message] = (await response.json()) as Array<{ _tag: string; requestId: string; exit: { _tag: string } }>
+    expect(message).toMatchObject({ _tag: "Exit", requestId: "7", exit: { _tag: "Success" } })
+  })
+
+  it("answers a typed failure in the request's own serialization", async () => {
+    const response = await post(`${request("get_run", { run_id: 1 }, "41")}\n`)
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe(`${JSON.stringify({
+      _tag: "Exit",
+      requestId: "41",
+      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "ControllerError" } } }
+    })}\n`)
+  })
+
+  it("requires the control token (401) and keeps the security headers", async () => {
+    const missing = await post(request("get_state", {}), { "X-Codex-Replay-Control": "" })
+    expect(missing.status).toBe(401)
+    expect(await missing.json()).toEqual({ error: "Unauthorized." })
+    expect(missing.headers.get("x-frame-options")).toBe("DENY")
+    const wrong = await post(request("get_state", {}), { "X-Codex-Replay-Control": `${daemon.token}x` })
+    expect(wrong.status).toBe(401)
+  })
+
+  it("applies the Host check (421)", async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: daemon.port,
+        path: "/api/rpc",
+        method: "POST",
+        headers: { Host: `localhost:${daemon.port}`, "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token }
+      }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.once("error", reject)
+      req.end(request("get_state", {}))
+    })
+    expect(status).toBe(421)
+  })
+
+  it.each([
+    ["an unsupported content type", "text/plain", request("get_state", {}), 415, "Expected application/json or application/ndjson."],
+    ["a body that is not JSON", "application/json", "{not json", 400, "The RPC request must contain JSON."],
+    ["an ndjson line that is not JSON", "application/ndjson", "{\"_tag\":\n", 400, "The RPC request must contain one JSON object per line."],
+    ["two messages", "application/ndjson", `${request("get_state", {}, "1")}\n${request("get_state", {}, "2")}\n`, 400, "The RPC request must contain exactly one message."],
+    ["an empty body", "application/ndjson", "", 400, "The RPC request must contain exactly one message."],
+    ["an array", "application/json", "[]", 400, "The RPC message must be an object."],
+    ["a message that is not a Request", "application/json", JSON.stringify({ _tag: "Ping" }), 400, "The RPC message must be a Request."],
+    ["a non-numeric id", "application/json", request("get_state", {}, "abc"), 400, "The RPC request id must be a decimal string."],
+    ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), 400, "The RPC request must name a tool (tag)."],
+    ["missing headers", "application/json", JSON.stringify({ _tag: "Request", id: "1", tag: "get_state", payload: {} }), 400, "The RPC request headers must be a list of [name, value] pairs."]
+  ])("refuses %s with a clear message", async (_name, contentType, body, status, message) => {
+    const response = await post(body, { "Content-Type": contentType })
+    expect(response.status).toBe(status)
+    expect(await response.json()).toEqual({ error: message })
+  })
+
+  it("refuses a body over 1 MiB before reading it", async () => {
+    const big = request("list_threads", { query: "x".repeat(1024 * 1024 + 10) })
+    const response = await post(big)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
+  })
+
+  it("gives /api/call and /api/rpc the same message for the same bad payload", async () => {
+    const browser = await fetch(`${daemon.origin}/api/call`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: daemon.origin },
+      body: JSON.stringify({ name: "get_run", arguments: { run_id: 5 } })
+    })
+    expect(browser.status).toBe(400)
+    const rpc = failure(await call("get_run", { run_id: 5 }))
+    expect(((await browser.json()) as { error: string }).error).toBe(rpc)
+  })
+
+  it("wrote nothing for any malformed request", () => {
+    expect(listTree(daemon.runRoot)).toEqual([])
+  })
+})
