@@ -1,22 +1,70 @@
-import { Command } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { homedir } from "node:os"
+import { controllerError } from "../domain/errors.js"
 import { VERSION } from "../domain/product.js"
 import { LauncherLive } from "../layers.js"
 import { ensureController } from "../programs/ensureController.js"
+import { reportCommand } from "./report.js"
+import { replayCommand } from "./replay.js"
+import { threadsCommand } from "./threads.js"
+
+const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON only on stdout."))
 
 const open = Command.make("open", {}, () =>
   Effect.flatMap(ensureController(process.env, homedir()), (url) => Console.log(url))
 ).pipe(Command.withDescription("Start (or reuse) the local controller and print its URL."))
 
+const threads = Command.make("threads", {
+  query: Options.text("query").pipe(
+    Options.withDescription("Search title, project directory, model and thread id (case-insensitive)."),
+    Options.optional
+  ),
+  source: Options.choice("source", ["imported", "sample"]).pipe(
+    Options.withDescription("Imported Claude Code threads or the packaged samples."),
+    Options.optional
+  ),
+  limit: Options.integer("limit").pipe(Options.withDescription("Threads per page, 1 through 100."), Options.withDefault(20)),
+  offset: Options.integer("offset").pipe(Options.withDescription("Threads to skip."), Options.withDefault(0)),
+  json
+}, (options) =>
+  threadsCommand({
+    query: Option.getOrUndefined(options.query),
+    source: Option.getOrUndefined(options.source),
+    limit: options.limit,
+    offset: options.offset,
+    json: options.json
+  })).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
+
+const replay = Command.make("replay", {
+  threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
+  models: Options.text("model").pipe(
+    Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
+    Options.repeated
+  ),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
+  json
+}, (options) =>
+  replayCommand({ threadId: options.threadId, models: options.models, yes: options.yes, json: options.json }, process.env, homedir())
+).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
+
+const report = Command.make("report", {
+  runId: Args.text({ name: "run-id" }).pipe(Args.withDescription("The run whose report to show.")),
+  open: Options.boolean("open").pipe(Options.withDescription("Open the HTML report with the desktop's browser.")),
+  json
+}, (options) => reportCommand({ runId: options.runId, open: options.open, json: options.json }))
+  .pipe(Command.withDescription("Print the paths of a run's report (and open it)."))
+
 const cli = Command.make("codex-replay").pipe(
   Command.withDescription("Replay Claude Code tasks with Codex. With no arguments, speaks MCP on stdio."),
-  Command.withSubcommands([open])
+  Command.withSubcommands([open, threads, replay, report])
 )
 
-/** The terminal commands (SPEC §12). */
+/** The terminal commands (SPEC §12). A command-line mistake has already been printed by `@effect/cli`. */
 export const commandLineMain = (argv: ReadonlyArray<string>) =>
   Command.run(cli, { name: "codex-replay", version: VERSION })(argv).pipe(
+    Effect.catchIf(ValidationError.isValidationError, () =>
+      Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
     Effect.provide(Layer.merge(LauncherLive, NodeContext.layer))
   )

@@ -1,0 +1,241 @@
+import { Effect, Either, Exit } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type ControllerError, controllerError } from "../domain/errors.js"
+import { MAX_REPLAY_MODELS } from "../domain/product.js"
+import { TERMINAL_STATUSES } from "../domain/runState.js"
+import type { Environment } from "../domain/settings.js"
+import type { ToolResult } from "../domain/toolResult.js"
+import { type CallTool, connectController } from "../rpc/client.js"
+import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
+
+export interface ReplayOptions {
+  readonly threadId: string
+  readonly models: ReadonlyArray<string>
+  readonly yes: boolean
+  readonly json: boolean
+}
+
+/** The tools the replay command calls on the controller. */
+export const REPLAY_TOOLS = [
+  "get_state",
+  "inspect_thread",
+  "synthesize_request",
+  "prepare_run",
+  "start_run",
+  "get_run",
+  "cancel_run"
+] as const
+
+const POLL_MILLIS = 500
+const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
+
+type Json = Record<string, any>
+
+/** Checks the command line before anything is contacted or written. */
+export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
+  const threadId = options.threadId.trim()
+  if (!THREAD_ID.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
+  if (options.models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
+  const invalid = options.models.find((model) => !MODEL_ID.test(model))
+  if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
+  const repeated = options.models.find((model, index) => options.models.indexOf(model) !== index)
+  if (repeated !== undefined) return Either.left(controllerError(`--model ${repeated} is given more than once.`))
+  if (options.models.length > MAX_REPLAY_MODELS) {
+    return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
+  }
+  return Either.right({ ...options, threadId })
+}
+
+const structured = (result: ToolResult): Json => (result.structuredContent ?? {}) as Json
+
+const firstLine = (text: string, max = 160) => {
+  const line = text.trim().split("\n")[0] ?? ""
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** The configuration `prepare_run` approves, from the controller's inspection (as the browser builds it). */
+const configurationFrom = (threadId: string, inspection: Json, request: string, models: ReadonlyArray<string>) => {
+  const thread = (inspection.thread ?? {}) as Json
+  const baseline = (inspection.baseline ?? {}) as Json
+  const files = (Array.isArray(inspection.workspace?.files) ? inspection.workspace.files : []) as Array<Json>
+  const beginning = baseline.beginning_kind ?? baseline.source_kind ?? null
+  return {
+    thread_id: threadId,
+    source_path: thread.source_path ?? null,
+    message_uuid: thread.message_uuid ?? null,
+    request,
+    repo: baseline.repository ?? null,
+    beginning_kind: beginning,
+    ending_kind: baseline.ending_kind ?? beginning,
+    baseline_commit: baseline.commit ?? null,
+    ending_commit: baseline.ending_commit ?? null,
+    created_by_claude: files.filter((file) => file.selected === true && file.kind === "created").map((file) => String(file.path)),
+    excluded_files: [],
+    // The approval covers the whole configuration shown, as in the browser.
+    confirm_empty_beginning: beginning === "non_git",
+    confirm_file_selection: inspection.workspace?.requires_confirmation === true,
+    confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
+    models
+  }
+}
+
+const describeConfiguration = (out: Output, inspection: Json, configuration: ReturnType<typeof configurationFrom>) =>
+  Effect.gen(function*() {
+    const thread = (inspection.thread ?? {}) as Json
+    const short = (commit: unknown) => (typeof commit === "string" ? commit.slice(0, 12) : "-")
+    yield* out.say(`Thread:     ${configuration.thread_id}  ${orDash(thread.title)}`)
+    yield* out.say(`Request:    ${firstLine(configuration.request)}`)
+    yield* out.say(`Repository: ${orDash(configuration.repo)}`)
+    yield* out.say(
+      `Beginning:  ${configuration.beginning_kind === "git" ? `git ${short(configuration.baseline_commit)}` : "non-git (empty directory)"}`
+    )
+    yield* out.say(`End:        ${configuration.ending_kind === "git" ? `git ${short(configuration.ending_commit)}` : "non-git"}`)
+    if (configuration.created_by_claude.length > 0) {
+      yield* out.say(`Files:      ${configuration.created_by_claude.join(", ")}`)
+    }
+    yield* out.say(`Models:     ${configuration.models.join(", ")}`)
+    const gaps = (Array.isArray(inspection.capabilities?.items) ? inspection.capabilities.items : []) as Array<Json>
+    for (const gap of gaps.filter((item) => item.status !== "ok" && item.status !== "supported")) {
+      yield* out.say(`Capability gap (may affect comparison fairness): ${orDash(gap.title)} — ${orDash(gap.guidance)}`)
+    }
+    const diagnostics = (Array.isArray(inspection.diagnostics) ? inspection.diagnostics : []) as Array<Json>
+    for (const diagnostic of diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
+  })
+
+interface Watched {
+  readonly runId: string
+  readonly model: string
+  last: string
+  state: Json | undefined
+}
+
+const phaseLabel = (state: Json) => {
+  const phases = (Array.isArray(state.phases) ? state.phases : []) as Array<Json>
+  return phases.find((phase) => phase.id === state.phase)?.label ?? state.phase ?? "-"
+}
+
+/** Polls `get_run` for every run and prints each model's phase changes until all have finished. */
+const watchRuns = (call: CallTool, out: Output, watched: ReadonlyArray<Watched>) =>
+  Effect.gen(function*() {
+    while (watched.some((run) => run.state === undefined || !TERMINAL_STATUSES.has(String(run.state.status)))) {
+      for (const run of watched) {
+        if (run.state !== undefined && TERMINAL_STATUSES.has(String(run.state.status))) continue
+        const state = structured(yield* call("get_run", { run_id: run.runId })).run as Json
+        run.state = state
+        const status = String(state.status)
+        const line = TERMINAL_STATUSES.has(status)
+          ? `${status}${typeof state.error === "string" && state.error !== "" ? `: ${firstLine(state.error, 400)}` : ""}`
+          : String(phaseLabel(state))
+        if (line !== run.last) {
+          run.last = line
+          yield* out.say(`[${run.model}] ${line}`)
+        }
+      }
+      if (watched.some((run) => !TERMINAL_STATUSES.has(String(run.state?.status)))) yield* Effect.sleep(POLL_MILLIS)
+    }
+  })
+
+const reportFile = (runRoot: string, runId: string, format: "html" | "json") => {
+  const file = path.join(runRoot, runId, `report.${format}`)
+  return fs.existsSync(file) ? file : null
+}
+
+/**
+ * `codex-replay replay <thread> --model …`: drives this install's controller over RPC — inspect, prepare,
+ * approval, start, live progress per model, report paths. Ctrl-C cancels the started runs before exiting.
+ */
+export const replayCommand = (raw: ReplayOptions, env: Environment, home: string) =>
+  Effect.gen(function*() {
+    const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const out = makeOutput(options.json)
+    const { url, call } = yield* connectController(env, home, REPLAY_TOOLS)
+    yield* out.say(`Controller: ${url}`)
+    const runRoot = String(structured(yield* call("get_state", {})).state?.run_root ?? "")
+
+    const inspection = structured(yield* call("inspect_thread", { thread_id: options.threadId }))
+    const blockers = (Array.isArray(inspection.blockers) ? inspection.blockers : []) as Array<string>
+    if (blockers.length > 0) {
+      return yield* controllerError(`This thread cannot be replayed as it is: ${blockers.join(" ")}`)
+    }
+    const thread = (inspection.thread ?? {}) as Json
+    let request = typeof thread.request === "string" ? thread.request : ""
+    if (thread.request_generation?.method === "pending") {
+      yield* out.say("Reconstructing the task prompt…")
+      const synthesized = yield* Effect.either(call("synthesize_request", { thread_id: options.threadId }))
+      if (Either.isRight(synthesized) && typeof structured(synthesized.right).request === "string") {
+        request = structured(synthesized.right).request
+      } else {
+        yield* out.say("The prompt could not be reconstructed; using the thread's requests as they were.")
+      }
+    }
+
+    const configuration = configurationFrom(options.threadId, inspection, request, options.models)
+    yield* describeConfiguration(out, inspection, configuration)
+    const prepared = structured(yield* call("prepare_run", configuration))
+    if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
+      const reasons = (Array.isArray(prepared.blockers) ? prepared.blockers : []) as Array<string>
+      return yield* controllerError(`The replay is blocked: ${reasons.join(" ") || "the configuration is not ready."}`)
+    }
+    const prompt = String(prepared.approval_prompt ?? "Approve this replay?")
+    if (options.yes) {
+      yield* out.say(`${prompt} yes (--yes)`)
+    } else if (!isYes(yield* ask(`${prompt} [y/N] `))) {
+      return yield* controllerError("The replay was not approved; nothing was started.")
+    }
+
+    // Once asked, the start must come back with its run ids, so that Ctrl-C can cancel them.
+    const started = structured(yield* Effect.uninterruptible(
+      call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token })
+    ))
+    const watched: Array<Watched> = ((Array.isArray(started.runs) ? started.runs : []) as Array<Json>).map((run) => ({
+      runId: String(run.run_id),
+      model: String(run.model),
+      last: "",
+      state: undefined
+    }))
+    for (const error of (Array.isArray(started.errors) ? started.errors : []) as Array<Json>) {
+      yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.message ?? error.error)}`)
+    }
+    if (watched.length === 0) return yield* controllerError("No replay could be started.")
+    for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
+
+    const cancelAll = Effect.gen(function*() {
+      yield* out.say("Cancelling…")
+      yield* Effect.forEach(watched, (run) =>
+        call("cancel_run", { run_id: run.runId }).pipe(
+          Effect.flatMap(() => out.say(`[${run.model}] cancelled ${run.runId}`)),
+          Effect.catchAll((error) => out.say(`[${run.model}] could not cancel ${run.runId}: ${error.message}`))
+        ), { concurrency: "unbounded", discard: true })
+    })
+    const exit = yield* Effect.exit(Effect.onInterrupt(watchRuns(call, out, watched), () => cancelAll))
+    if (Exit.isFailure(exit)) {
+      yield* cancelAll
+      return yield* exit
+    }
+
+    const runs = watched.map((run) => ({
+      run_id: run.runId,
+      model: run.model,
+      status: String(run.state?.status ?? "unknown"),
+      error: typeof run.state?.error === "string" ? run.state.error : null,
+      report_html: reportFile(runRoot, run.runId, "html"),
+      report_json: reportFile(runRoot, run.runId, "json")
+    }))
+    if (options.json) {
+      yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
+    } else {
+      for (const run of runs) {
+        yield* out.say(`[${run.model}] ${run.status}${run.report_html === null ? "" : ` — report: ${run.report_html}`}`)
+      }
+    }
+    const unfinished = runs.filter((run) => run.status !== "completed")
+    if (unfinished.length > 0) {
+      return yield* controllerError(
+        `${unfinished.length} of ${runs.length} replay(s) did not complete: ${
+          unfinished.map((run) => `${run.model} ${run.status}${run.error === null ? "" : ` (${firstLine(run.error, 200)})`}`).join("; ")
+        }`
+      )
+    }
+  }).pipe(Effect.scoped)

@@ -1,0 +1,61 @@
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as readline from "node:readline"
+import { controllerError } from "../domain/errors.js"
+
+/**
+ * Where a command writes. With `--json`, stdout carries exactly one JSON document and everything meant
+ * for a person (progress, prompts) goes to stderr.
+ */
+export interface Output {
+  readonly json: boolean
+  /** A line for a person: stdout normally, stderr under `--json`. */
+  readonly say: (line: string) => Effect.Effect<void>
+  /** The machine-readable answer (only under `--json`). */
+  readonly result: (value: unknown) => Effect.Effect<void>
+}
+
+const write = (stream: NodeJS.WriteStream, text: string) =>
+  Effect.async<void>((resume) => {
+    stream.write(text, () => resume(Effect.void))
+  })
+
+export const makeOutput = (json: boolean): Output => ({
+  json,
+  say: (line) => write(json ? process.stderr : process.stdout, `${line}\n`),
+  result: (value) => write(process.stdout, `${JSON.stringify(value, null, 2)}\n`)
+})
+
+/** Writes `question` to stderr and reads one line of stdin; end of input answers "". */
+export const ask = (question: string) =>
+  Effect.async<string>((resume) => {
+    process.stderr.write(question)
+    const lines = readline.createInterface({ input: process.stdin, terminal: false })
+    let answered = false
+    lines.once("line", (line) => {
+      answered = true
+      lines.close()
+      resume(Effect.succeed(line))
+    })
+    lines.once("close", () => {
+      if (!answered) resume(Effect.succeed(""))
+    })
+    return Effect.sync(() => lines.close())
+  })
+
+export const isYes = (answer: string) => /^\s*(y|yes)\s*$/i.test(answer)
+
+/** Opens a file with the desktop's handler (`open` on macOS, `xdg-open` elsewhere), without waiting for it. */
+export const openWithDesktop = (file: string) =>
+  Effect.async<void, ReturnType<typeof controllerError>>((resume) => {
+    const opener = process.platform === "darwin" ? "open" : "xdg-open"
+    const child = spawn(opener, [file], { detached: true, stdio: "ignore" })
+    child.once("error", () => resume(Effect.fail(controllerError(`Cannot open the report: ${opener} is not available.`))))
+    child.once("spawn", () => {
+      child.unref()
+      resume(Effect.void)
+    })
+  })
+
+/** A one-line rendering of a value that may be missing. */
+export const orDash = (value: unknown) => (typeof value === "string" && value !== "" ? value : "-")
