@@ -66,7 +66,13 @@ const configurationFrom = (threadId: string, inspection: Json, request: string, 
     source_path: thread.source_path ?? null,
     message_uuid: thread.message_uuid ?? null,
     request,
-    repo: baseline.repository ?? null,
+    // A non-git replay only refers to the project directory when it exists on this machine (a packaged
+    // sample's recorded directory does not).
+    repo: typeof baseline.repository !== "string"
+      ? null
+      : beginning === "git" || fs.existsSync(baseline.repository)
+      ? baseline.repository
+      : null,
     beginning_kind: beginning,
     ending_kind: baseline.ending_kind ?? beginning,
     baseline_commit: baseline.commit ?? null,
@@ -227,7 +233,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
     } else {
       for (const run of runs) {
-        yield* out.say(`[${run.model}] ${run.status}${run.report_html === null ? "" : ` — report: ${run.report_html}`}`)
+        if (run.report_html !== null) yield* out.say(`[${run.model}] report: ${run.report_html}`)
       }
     }
     const unfinished = runs.filter((run) => run.status !== "completed")

@@ -1,0 +1,173 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../rpc/support.js"
+import { runCli, spawnCli, waitUntil } from "./support.js"
+
+const SAMPLE = "sample-hello-cli"
+const MODEL = "gpt-5.6-terra"
+const OTHER_MODEL = "gpt-5.6-luna"
+
+let daemon: Daemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+const runDirectories = (runRoot: string) =>
+  fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("codex-replay replay", () => {
+  it("prepares, starts and follows one run per model to its report (--yes --json)", async () => {
+    const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--yes", "--json"], daemon.env, {
+      timeoutMillis: 60_000
+    })
+    expect(result.stderr).not.toContain("codex-replay:")
+    expect(result.code).toBe(0)
+    const answer = JSON.parse(result.stdout) as {
+      controller_url: string
+      thread_id: string
+      models: ReadonlyArray<string>
+      runs: ReadonlyArray<{ run_id: string; model: string; status: string; report_html: string | null; report_json: string | null }>
+    }
+    expect(answer.controller_url).toBe(`${daemon.origin}/`)
+    expect(answer.thread_id).toBe(SAMPLE)
+    expect(answer.runs.map((run) => run.model)).toEqual([MODEL, OTHER_MODEL])
+    for (const run of answer.runs) {
+      expect(run.status).toBe("completed")
+      expect(run.report_html).toBe(path.join(daemon.runRoot, run.run_id, "report.html"))
+      expect(fs.readFileSync(run.report_html!, "utf8")).toContain("<html")
+      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as Record<string, unknown>
+      expect(typeof report).toBe("object")
+    }
+    // A person's view (configuration, approval, phases) went to stderr under --json.
+    expect(result.stderr).toContain(`Thread:     ${SAMPLE}`)
+    expect(result.stderr).toContain("Approve 2 parallel Codex implementations using this configuration? yes (--yes)")
+    expect(result.stderr).toContain(`[${MODEL}] Implementing with Codex`)
+    expect(result.stderr).toContain(`[${OTHER_MODEL}] completed`)
+    expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
+
+    // The same report through `codex-replay report`.
+    const first = answer.runs[0]!
+    const report = await runCli(["report", first.run_id], daemon.env)
+    expect(report.stdout.split("\n")[0]).toBe(fs.realpathSync(first.report_html!))
+  })
+
+  it("starts nothing when the approval is declined", async () => {
+    const second = await startDaemon()
+    try {
+      const result = await runCli(["replay", SAMPLE, "--model", MODEL], second.env, { input: "n\n" })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toContain(`Thread:     ${SAMPLE}`)
+      expect(result.stderr).toContain(`Approve a Codex replay of ${SAMPLE} with ${MODEL}? [y/N]`)
+      expect(result.stderr).toContain("codex-replay: The replay was not approved; nothing was started.")
+      expect(runDirectories(second.runRoot)).toEqual([])
+      const ended = await runCli(["replay", SAMPLE, "--model", MODEL], second.env, { input: "" })
+      expect(ended.code).toBe(1)
+      expect(ended.stderr).toContain("The replay was not approved; nothing was started.")
+      expect(runDirectories(second.runRoot)).toEqual([])
+    } finally {
+      await second.stop()
+    }
+  })
+
+  it("cancels its runs on Ctrl-C and leaves no Codex process behind", async () => {
+    const root = scratch("codex-replay-cancel-")
+    const pidfile = path.join(root, "fake.pids")
+    const marker = path.join(root, "survived")
+    const hanging = await startDaemon({
+      FAKE_CODEX_SCENARIO: "hang",
+      FAKE_CODEX_PIDFILE: pidfile,
+      FAKE_CODEX_MARKER: marker,
+      FAKE_CODEX_MARKER_DELAY_MS: "1500"
+    })
+    try {
+      const cli = spawnCli(["replay", SAMPLE, "--model", MODEL, "--yes"], hanging.env)
+      await waitUntil("the implementation to start", () => cli.stdout().includes(`[${MODEL}] Implementing with Codex`) && fs.existsSync(pidfile))
+      const runId = /started (run-\S+)/.exec(cli.stdout())?.[1]
+      expect(runId).toBeDefined()
+      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+      cli.child.kill("SIGINT")
+      const result = await cli.done
+      expect(result.stdout).toContain("Cancelling…")
+      expect(result.stdout).toContain(`[${MODEL}] cancelled ${runId}`)
+      const state = JSON.parse(fs.readFileSync(path.join(hanging.runRoot, runId!, "controller-state.json"), "utf8")) as {
+        status: string
+        cancellation_reason: string
+      }
+      expect(state.status).toBe("cancelled")
+      expect(state.cancellation_reason).toBe("user_requested")
+      await waitUntil("the fake Codex processes to end", () => pids.every((pid) => !isAlive(pid)), 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      expect(fs.existsSync(marker)).toBe(false)
+    } finally {
+      await hanging.stop()
+    }
+  })
+
+  it("answers a controller-side mistake clearly and writes no run", async () => {
+    const unknownModel = await runCli(["replay", SAMPLE, "--model", "gpt-nonexistent", "--yes"], daemon.env)
+    expect(unknownModel.code).toBe(1)
+    expect(unknownModel.stderr).toContain("codex-replay: Unknown Codex model: gpt-nonexistent. Choose one of:")
+    const unknownThread = await runCli(["replay", "sample-no-such-sample", "--model", MODEL, "--yes"], daemon.env)
+    expect(unknownThread.code).toBe(1)
+    expect(unknownThread.stderr).toMatch(/codex-replay: .*(sample|thread)/i)
+    expect(unknownThread.stderr).not.toMatch(/\bat .+\.js:\d+/)
+    expect(runDirectories(daemon.runRoot)).toHaveLength(2)
+  })
+})
+
+describe("codex-replay replay: malformed command lines", () => {
+  let root: string
+  let env: Record<string, string>
+
+  beforeAll(() => {
+    root = scratch("codex-replay-replay-flags-")
+    env = installEnv(root)
+  })
+
+  afterAll(async () => {
+    await stopControllers(env)
+  })
+
+  it.each([
+    [["replay", SAMPLE], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", ""], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", "-x"], "Invalid Codex model name"],
+    [["replay", SAMPLE, "--model", "gpt 5"], "Invalid Codex model name: \"gpt 5\"."],
+    [["replay", SAMPLE, "--model", MODEL, "--model", MODEL], `--model ${MODEL} is given more than once.`],
+    [["replay", SAMPLE, "--model", "a", "--model", "b", "--model", "c", "--model", "d", "--model", "e"], "At most 4 models can replay one configuration."],
+    [["replay", "../etc/passwd", "--model", MODEL], "The thread ID is invalid; see `codex-replay threads`."],
+    [["replay", "", "--model", MODEL], "The thread ID is invalid"],
+    [["replay", "--model", MODEL], "Missing argument <thread-id>"],
+    [["replay", SAMPLE, "--model"], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"]
+  ])("refuses %j before contacting any controller", async (args, message) => {
+    const result = await runCli(args, env)
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain(message)
+    expect(result.stdout).toBe("")
+    expect(listTree(root)).toEqual([])
+  })
+})
+
+describe("codex-replay open", () => {
+  it("prints the URL of the install's running controller", async () => {
+    const result = await runCli(["open"], daemon.env)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`${daemon.origin}/\n`)
+  })
+})
