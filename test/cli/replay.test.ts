@@ -118,6 +118,21 @@ describe("codex-replay replay", () => {
     }
   })
 
+  it("reports a failed run: its error in the JSON, a summary on stderr, exit code 1", async () => {
+    const crashing = await startDaemon({ FAKE_CODEX_SCENARIO: "crash" })
+    try {
+      const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--yes", "--json"], crashing.env, { timeoutMillis: 60_000 })
+      expect(result.code).toBe(1)
+      const answer = JSON.parse(result.stdout) as { runs: ReadonlyArray<{ status: string; error: string; report_html: string | null }> }
+      expect(answer.runs).toHaveLength(1)
+      expect(answer.runs[0]).toMatchObject({ status: "failed", report_html: null })
+      expect(answer.runs[0]?.error).toContain("fake panic for tests")
+      expect(result.stderr).toContain(`codex-replay: 1 of 1 replay(s) did not complete: ${MODEL} failed (thread 'main' panicked`)
+    } finally {
+      await crashing.stop()
+    }
+  })
+
   it("answers a controller-side mistake clearly and writes no run", async () => {
     const unknownModel = await runCli(["replay", SAMPLE, "--model", "gpt-nonexistent", "--yes"], daemon.env)
     expect(unknownModel.code).toBe(1)
@@ -155,7 +170,7 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", "--model", MODEL], "Missing argument <thread-id>"],
     [["replay", SAMPLE, "--model"], "Choose at least one Codex model with --model."],
     [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"]
-  ])("refuses %j before contacting any controller", async (args, message) => {
+  ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain(message)

@@ -78,7 +78,7 @@ describe("codex-replay threads", () => {
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
     [["threads", "--bogus"], "Received unknown argument: '--bogus'"],
     [["nonsense"], "Invalid command line"]
-  ])("refuses %j with a clear message and writes nothing", async (args, message) => {
+  ])("refuses %j with a clear message and writes nothing", { concurrent: true }, async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain(message)
