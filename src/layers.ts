@@ -1,6 +1,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { CONTROLLER_HOST } from "./domain/product.js"
+import { controllerError } from "./domain/errors.js"
+import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
 import { createHoldingServer } from "./http/heldRequests.js"
 import { Activity } from "./services/Activity.js"
 import { Baseline } from "./services/Baseline.js"
@@ -8,6 +9,11 @@ import { ClaudeHistory } from "./services/ClaudeHistory.js"
 import { CodexModels } from "./services/CodexModels.js"
 import { CodexWorker } from "./services/CodexWorker.js"
 import { Git } from "./services/Git.js"
+import { PrepareTokens } from "./services/PrepareTokens.js"
+import { Report } from "./services/Report.js"
+import { Review } from "./services/Review.js"
+import { RunCoordinator } from "./services/RunCoordinator.js"
+import { Workspace } from "./services/Workspace.js"
 import { Samples } from "./services/Samples.js"
 import { ControllerClient } from "./services/ControllerClient.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
@@ -25,13 +31,25 @@ export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunS
 )
 
 /** The replay engine's discovery and the Codex worker, over the core services. */
-export const EngineLive = Layer.mergeAll(
+const DiscoveryLive = Layer.mergeAll(
   ClaudeHistory.Default,
   CodexModels.Default,
   Samples.DefaultWithoutDependencies,
   Baseline.DefaultWithoutDependencies,
   CodexWorker.DefaultWithoutDependencies
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
+
+/** The run pipeline (SPEC §7): prepare tokens, workspaces, review, report and the coordinator. */
+const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    Workspace.DefaultWithoutDependencies,
+    Review.DefaultWithoutDependencies,
+    Report.DefaultWithoutDependencies
+  ))
+)
+
+/** Discovery, the Codex worker and the run pipeline, over the core services. */
+export const EngineLive = RunPipelineLive.pipe(Layer.provideMerge(DiscoveryLive))
 
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
 export const HttpServerLive = Layer.unwrapEffect(
@@ -41,6 +59,14 @@ export const HttpServerLive = Layer.unwrapEffect(
       settings.inheritedSocketFd === undefined
         ? { port: settings.preferredPort, host: CONTROLLER_HOST }
         : ({ fd: settings.inheritedSocketFd } as never)
+    ).pipe(
+      Layer.mapError((error) =>
+        controllerError(
+          `Cannot bind the controller to ${controllerOrigin(settings.preferredPort)}: ${
+            error.cause instanceof Error ? error.cause.message : String(error.cause)
+          }`
+        )
+      )
     ))
 )
 

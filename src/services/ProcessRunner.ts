@@ -125,7 +125,8 @@ const makeProcessRunner = (graceMillis: number) => {
 
     const exit = yield* Effect.scoped(
       Effect.gen(function*() {
-        yield* Effect.forkScoped(deliver)
+        // Interruptible even when the caller is not (HTTP handlers run uninterruptibly), or closing the scope would wait forever.
+        yield* Effect.forkScoped(Effect.interruptible(deliver))
         return yield* Effect.promise(() => exited)
       }).pipe(
         Effect.onExit(() =>

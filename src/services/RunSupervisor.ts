@@ -15,7 +15,9 @@ export class RunSupervisor extends Effect.Service<RunSupervisor>()("codex-replay
     const launch = Effect.fn("RunSupervisor.launch")(function*<E>(runId: string, run: Effect.Effect<void, E>) {
       if (!(yield* Ref.get(accepting))) return yield* controllerError("The controller is shutting down.")
       if (yield* FiberMap.has(fibers, runId)) return yield* controllerError(`The run ${runId} is already running.`)
-      return yield* FiberMap.run(fibers, runId, Effect.ensuring(run, activity.touch))
+      // Callers may be in an uninterruptible region (the HTTP server runs handlers that way), and a
+      // forked fiber inherits it: a run must stay interruptible so that cancel and shutdown reach it.
+      return yield* FiberMap.run(fibers, runId, Effect.interruptible(Effect.ensuring(run, activity.touch)))
     })
 
     /** Interrupts the run's fiber and waits until everything it started is gone. */
