@@ -1,3 +1,4 @@
+import { prepareRunTool, startRunTool } from "./runs.js"
 import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
 import {
   getReportTool,
@@ -13,7 +14,9 @@ const tools = {
   inspect_thread: inspectThreadTool,
   synthesize_request: synthesizeRequestTool,
   infer_working_directory: inferWorkingDirectoryTool,
-  get_report: getReportTool
+  get_report: getReportTool,
+  prepare_run: prepareRunTool,
+  start_run: startRunTool
 }
 
 export type ControllerToolRequirements = ToolRequirements<typeof tools>

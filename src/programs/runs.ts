@@ -1,0 +1,536 @@
+import { Clock, type Duration, Effect, Either, Option, Schedule, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { controllerError } from "../domain/errors.js"
+import type { ThreadRecord } from "../domain/history/session.js"
+import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
+import type { CandidateSide } from "../domain/report/report.js"
+import { changedFilesFromPatch } from "../domain/review/anonymize.js"
+import {
+  configurationBlockers,
+  configurationFingerprint,
+  type HistoricalResult,
+  historicalResultDigest,
+  isChunk,
+  modelIndependent,
+  newPrepareToken,
+  newRunId,
+  normalizeConfiguration,
+  preparedConfiguration,
+  preparedConfigurationDigest,
+  type RepositorySnapshot,
+  type RunConfiguration,
+  tokenHash
+} from "../domain/runConfig.js"
+import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
+import { type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { CodexModels } from "../services/CodexModels.js"
+import { FileStore, type JsonObject } from "../services/FileStore.js"
+import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../services/PrepareTokens.js"
+import {
+  COORDINATOR_REQUEST_FILE,
+  type CoordinatorRequest,
+  RUN_RECORD_FILE,
+  RunCoordinator
+} from "../services/RunCoordinator.js"
+import { RunStore } from "../services/RunStore.js"
+import { RunSupervisor } from "../services/RunSupervisor.js"
+import { Settings } from "../services/Settings.js"
+import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
+import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
+import { threadRecordById } from "./threads.js"
+
+// ---------------------------------------------------------------------------------------------
+// The historical side and the repository as it is now
+
+interface Historical {
+  readonly result: HistoricalResult
+  readonly claude: CandidateSide
+  readonly snapshot: RepositorySnapshot
+  readonly plan: WorkspacePlan
+}
+
+const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
+  record.historical_changed_files
+    .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
+    .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
+    .join("")
+
+const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null): CandidateSide => ({
+  model: record.claude_model,
+  patch,
+  final_response: record.final_response,
+  files: changedFilesFromPatch(patch),
+  worktree,
+  elapsed_ms: record.elapsed.active_ms,
+  tokens: {
+    ordinary_input: record.tokens.input,
+    cache_read: record.tokens.cache_read,
+    cache_write: record.tokens.cache_write_5m + record.tokens.cache_write_1h,
+    output: record.tokens.output
+  },
+  cost: record.cost_usd === null
+    ? { usd: null, reason: `No price is known for ${record.unpriced_models.join(", ") || "the recorded models"}.` }
+    : { usd: record.cost_usd, reason: null }
+})
+
+const realDirectory = (directory: string) =>
+  Effect.tryPromise({
+    try: () => fs.realpath(directory),
+    catch: () => controllerError(`The project directory ${directory} (repo) does not exist.`)
+  })
+
+/** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
+const readHistorical = (configuration: RunConfiguration) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const record = yield* threadRecordById(configuration.thread_id)
+    if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
+      const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
+      const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
+      const [baseline = "", ending = ""] = repository.commits
+      const patch = yield* workspace.historicalPatch(repository.repository, baseline, ending)
+      return {
+        result: { patch, final_response: record.final_response },
+        claude: claudeSide(record, patch, repository.repository),
+        snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
+        plan: { kind: "git", repository: repository.repository, commit: baseline, carriedForwardFiles: configuration.carried_forward_files }
+      } satisfies Historical
+    }
+    const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
+    const patch = nonGitPatch(record, configuration)
+    return {
+      result: { patch, final_response: record.final_response },
+      claude: claudeSide(record, patch, project),
+      snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
+      plan: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: configuration.carried_forward_files }
+    } satisfies Historical
+  })
+
+const digestsByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+  Object.fromEntries(configuration.models.map((model) =>
+    [model, preparedConfigurationDigest(preparedConfiguration(configuration, model, snapshot))]
+  ))
+
+// ---------------------------------------------------------------------------------------------
+// Rules across runs of this controller
+
+const isLaunchedRunOf = (state: RunState, configuration: RunConfiguration) =>
+  state.thread_id === configuration.thread_id && state.launch_failed !== true
+
+const sameRange = (state: RunState, configuration: RunConfiguration) =>
+  state.range_start === configuration.range_start && state.range_end === configuration.range_end
+
+/** A whole-thread replay is single-use per controller; a chunk may run once beside other chunks. */
+const ensureCanStart = (configuration: RunConfiguration) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const earlier = (yield* runs.listOwned()).filter((state) => isLaunchedRunOf(state, configuration))
+    if (!isChunk(configuration) && earlier.some((state) => (state.range_start ?? null) === null)) {
+      return yield* controllerError(
+        "This controller has already replayed this thread. Open a new Codex task and invoke Codex Replay to run another comparison."
+      )
+    }
+    if (isChunk(configuration) && earlier.some((state) => sameRange(state, configuration))) {
+      return yield* controllerError("This chunk has already been started in this controller.")
+    }
+  })
+
+const ensureModelsOffered = (models: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const offered = (yield* (yield* CodexModels).list()).options.map((option) => option.id)
+    const unknown = models.filter((model) => !offered.includes(model))
+    if (unknown.length > 0) {
+      return yield* controllerError(
+        `Unknown Codex model: ${unknown.join(", ")}. Choose one of: ${offered.join(", ") || "(none available)"}.`
+      )
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// prepare_run
+
+export interface PrepareRunResult {
+  readonly status: "ready_for_approval" | "blocked"
+  readonly ready: boolean
+  readonly can_run: boolean
+  readonly controller_session_id: string
+  readonly model: string
+  readonly models: ReadonlyArray<string>
+  readonly blockers: ReadonlyArray<string>
+  readonly blocking_reasons: ReadonlyArray<string>
+  readonly questions: ReadonlyArray<string>
+  readonly approval_prompt: string | null
+  readonly prepare_token: string | null
+  readonly approval: { readonly required: true; readonly prompt: string | null; readonly prepare_token: string | null }
+  readonly configuration_fingerprint: string
+  readonly historical_result_sha256: string
+  readonly prepared_configuration_sha256: string
+  readonly prepared_configuration_sha256_by_model: Readonly<Record<string, string>>
+  readonly run_config: RunConfiguration
+}
+
+const approvalPrompt = (configuration: RunConfiguration) =>
+  configuration.models.length > 1
+    ? `Approve ${configuration.models.length} parallel Codex implementations using this configuration?`
+    : `Approve a Codex replay of ${configuration.thread_id} with ${configuration.models[0]}?`
+
+/** `prepare_run` (SPEC §7.1): validates, digests per model, checks agreement and issues a prepare token. */
+export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
+  const settings = yield* Settings
+  const tokens = yield* PrepareTokens
+  const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  yield* ensureModelsOffered(configuration.models)
+  yield* ensureCanStart(configuration)
+  const historical = yield* readHistorical(configuration)
+  const historicalDigest = historicalResultDigest(historical.result)
+  const prepared = configuration.models.map((model) => preparedConfiguration(configuration, model, historical.snapshot))
+  if (new Set(prepared.map(modelIndependent)).size > 1) {
+    return yield* controllerError("The prepared replay baseline changed between selected models. Prepare the replay again.")
+  }
+  const digests = digestsByModel(configuration, historical.snapshot)
+  const blockers = configurationBlockers(configuration)
+  const ready = blockers.length === 0
+  const fingerprint = configurationFingerprint(configuration)
+  const token = ready ? newPrepareToken() : null
+  if (token !== null) {
+    yield* tokens.remember(token, {
+      controller_session_id: settings.controllerSessionId,
+      fingerprint,
+      configuration,
+      historical_result_sha256: historicalDigest,
+      prepared_configuration_sha256_by_model: digests
+    })
+  }
+  const prompt = ready ? approvalPrompt(configuration) : null
+  return {
+    status: ready ? "ready_for_approval" : "blocked",
+    ready,
+    can_run: ready,
+    controller_session_id: settings.controllerSessionId,
+    model: configuration.models[0] ?? "",
+    models: configuration.models,
+    blockers,
+    blocking_reasons: blockers,
+    questions: [],
+    approval_prompt: prompt,
+    prepare_token: token,
+    approval: { required: true, prompt, prepare_token: token },
+    configuration_fingerprint: fingerprint,
+    historical_result_sha256: historicalDigest,
+    prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
+    prepared_configuration_sha256_by_model: digests,
+    run_config: configuration
+  } satisfies PrepareRunResult
+})
+
+// ---------------------------------------------------------------------------------------------
+// start_run
+
+export interface StartedRun {
+  readonly run_id: string
+  readonly model: string
+  readonly run: object
+}
+
+export interface StartRunResult {
+  readonly run_id: string
+  readonly run: object
+  readonly model: string
+  readonly models: ReadonlyArray<string>
+  readonly runs: ReadonlyArray<StartedRun>
+  readonly errors: ReadonlyArray<LaunchError>
+  readonly idempotent: boolean
+}
+
+/** `attempt.json` of this controller: each model's launch as it happens (SPEC §7.2). */
+const updateAttempt = (change: (attempt: JsonObject) => JsonObject) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    const directory = path.join(settings.controllersRoot, settings.controllerSessionId)
+    const attemptPath = path.join(directory, ATTEMPT_FILE)
+    yield* files.ensurePrivateDirectory(directory)
+    yield* files.withLock(
+      attemptPath,
+      Effect.gen(function*() {
+        const current = yield* files.readJsonOption(attemptPath, 4 * MAX_STATE_BYTES)
+        yield* files.writeJson(attemptPath, change(Option.getOrElse(current, () => ({}))))
+      })
+    )
+  })
+
+const recordLaunch = (model: string, entry: Record<string, unknown>) =>
+  updateAttempt((attempt) => ({
+    ...attempt,
+    models: (Array.isArray(attempt.models) ? attempt.models : []).map((existing: unknown) =>
+      typeof existing === "object" && existing !== null && (existing as { model?: unknown }).model === model
+        ? { ...existing, ...entry }
+        : existing
+    )
+  }))
+
+const snapshotOf = (state: RunState) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const directory = yield* runs.resolveDirectory(state.run_id)
+    return yield* runSnapshot(directory, state)
+  })
+
+const startedResponse = (
+  states: ReadonlyArray<RunState>,
+  models: ReadonlyArray<string>,
+  errors: ReadonlyArray<LaunchError>,
+  idempotent: boolean
+) =>
+  Effect.gen(function*() {
+    const started = yield* Effect.forEach(states, (state) =>
+      Effect.map(snapshotOf(state), (run): StartedRun => ({ run_id: state.run_id, model: String(state.model), run })))
+    const first = started[0]
+    if (first === undefined) return yield* controllerError("None of the selected Codex model variants could start.")
+    return { run_id: first.run_id, run: first.run, model: first.model, models, runs: started, errors, idempotent } satisfies StartRunResult
+  })
+
+const readStates = (runIds: ReadonlyArray<string>) =>
+  Effect.flatMap(RunStore, (runs) => Effect.forEach(runIds, (runId) => Effect.map(runs.readOwned(runId), ({ state }) => state)))
+
+/** The runs a token started, from disk: a repeated start after a daemon restart is still idempotent. */
+const persistedStart = (token: string, fingerprint: string, models: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const hash = tokenHash(token)
+    const started = (yield* runs.listOwned()).filter((state) => state.prepare_token_hash === hash)
+    if (started.length === 0) return Option.none()
+    if (started.some((state) => state.configuration_fingerprint !== fingerprint)) {
+      return yield* controllerError("The approved configuration changed. Prepare and approve it again.")
+    }
+    const launched = started.filter((state) => state.launch_failed !== true)
+    const ordered = models.flatMap((model) => launched.filter((state) => state.model === model))
+    const errors = (launched.find((state) => Array.isArray(state.run_group_errors))?.run_group_errors ?? []) as Array<LaunchError>
+    return Option.some(yield* startedResponse(ordered, models, errors, true))
+  })
+
+interface LaunchPlan {
+  readonly token: string
+  readonly receipt: PrepareReceipt
+  readonly historical: Historical
+}
+
+const launchModel = (plan: LaunchPlan, model: string) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const files = yield* FileStore
+    const supervisor = yield* RunSupervisor
+    const coordinator = yield* RunCoordinator
+    const { configuration } = plan.receipt
+    const runId = newRunId(yield* Clock.currentTimeMillis)
+    const { directory, state } = yield* runs.create({
+      runId,
+      coordinatorPid: process.pid,
+      details: {
+        model,
+        models: configuration.models,
+        thread_id: configuration.thread_id,
+        run_tag: runId,
+        range_start: configuration.range_start,
+        range_end: configuration.range_end,
+        prepare_token_hash: tokenHash(plan.token),
+        configuration_fingerprint: plan.receipt.fingerprint,
+        historical_result_sha256: plan.receipt.historical_result_sha256,
+        prepared_configuration_sha256: plan.receipt.prepared_configuration_sha256_by_model[model] ?? null,
+        workspace: null,
+        implementation_attempt: 0,
+        failure_diagnostic: null,
+        report_json: null,
+        report_html: null,
+        report_summary: null
+      }
+    })
+    const request: CoordinatorRequest = {
+      run_id: runId,
+      run_tag: runId,
+      thread_id: configuration.thread_id,
+      model,
+      request: configuration.request,
+      timeout_seconds: configuration.timeout_seconds,
+      workspace: plan.historical.plan,
+      claude: plan.historical.claude
+    }
+    const launched = Effect.gen(function*() {
+      yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
+      yield* files.writeJson(path.join(directory, RUN_RECORD_FILE), {
+        run_id: runId,
+        configuration: { ...configuration, model },
+        historical_result_sha256: plan.receipt.historical_result_sha256,
+        claude: plan.historical.claude
+      })
+      yield* supervisor.launch(runId, coordinator.run(directory, request))
+    })
+    yield* launched.pipe(
+      Effect.tapError((error) =>
+        runs.update(directory, {
+          status: "failed",
+          summary: `The replay coordinator could not start: ${error.message}`,
+          details: {
+            error: error.message.slice(0, 2000),
+            launch_failed: true,
+            failure_diagnostic: { controller_code: "launch_failed", worker_stage: "outside_worker" }
+          }
+        }).pipe(Effect.ignore))
+    )
+    yield* recordLaunch(model, { launch_status: "started", run_id: runId })
+    return state
+  }).pipe(
+    Effect.tapError((error) =>
+      recordLaunch(model, { launch_status: "failed", error: error.message.slice(0, 2000), controller_code: "launch_failed" }).pipe(
+        Effect.ignore
+      )),
+    Effect.either
+  )
+
+/** Launches every model in parallel; each is accounted for in `attempt.json` as it happens. */
+const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const { models } = plan.receipt.configuration
+    const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* updateAttempt((attempt) => ({
+      ...attempt,
+      start_requested: true,
+      start_requested_at: at,
+      start_request: request,
+      models: models.map((model) => ({ model, launch_status: "pending" }))
+    }))
+    const outcomes = yield* Effect.forEach(models, (model) => launchModel(plan, model), { concurrency: "unbounded" })
+    const errors: Array<LaunchError> = []
+    const states: Array<RunState> = []
+    outcomes.forEach((outcome, index) => {
+      if (Either.isRight(outcome)) states.push(outcome.right)
+      else errors.push({ model: models[index] ?? "", error: outcome.left.message.slice(0, 2000), controller_code: "launch_failed" })
+    })
+    if (states.length === 0) {
+      const detail = errors.map((error) => `${error.model}: ${error.error}`).join("; ")
+      return yield* controllerError(`None of the selected Codex model variants could start. ${detail}`.trim())
+    }
+    if (errors.length > 0) {
+      yield* Effect.forEach(states, (state) =>
+        Effect.flatMap(runs.resolveDirectory(state.run_id), (directory) =>
+          runs.update(directory, { details: { run_group_errors: errors } })).pipe(Effect.ignore), { discard: true })
+    }
+    return { states, errors }
+  })
+
+const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical) =>
+  Effect.gen(function*() {
+    if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
+      return yield* controllerError("The historical Claude result changed since preparation. Prepare the replay again.")
+    }
+    const now = digestsByModel(receipt.configuration, historical.snapshot)
+    const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
+    if (changed) return yield* controllerError("The repository changed since preparation. Prepare the replay again.")
+  })
+
+const StartArguments = Schema.Struct({ approved: Schema.optional(Schema.Unknown), prepare_token: Schema.optional(Schema.Unknown) })
+
+/**
+ * `start_run` (SPEC §7.1–7.2): approval and token checks, digest re-verification against the
+ * repository as it is now, then one run per model launched in parallel. Idempotent per token.
+ */
+export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
+  const settings = yield* Settings
+  const tokens = yield* PrepareTokens
+  const args = yield* Schema.decodeUnknown(StartArguments)(payload).pipe(
+    Effect.mapError(() => controllerError("The start arguments must be an object."))
+  )
+  if (args.approved !== true) return yield* controllerError("Explicit approval (approved: true) is required before starting a replay.")
+  const token = args.prepare_token
+  if (typeof token !== "string" || token.length < 32) {
+    return yield* controllerError("Prepare and approve this exact configuration before starting (prepare_token).")
+  }
+  const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const fingerprint = configurationFingerprint(configuration)
+  return yield* tokens.withStartLock(Effect.gen(function*() {
+    const receipt = yield* tokens.lookup(token)
+    if (Option.isNone(receipt)) {
+      const persisted = yield* persistedStart(token, fingerprint, configuration.models)
+      if (Option.isSome(persisted)) return persisted.value
+      return yield* controllerError(
+        "The prepare token is unknown to this controller or has expired. Prepare and approve the run again."
+      )
+    }
+    if (receipt.value.controller_session_id !== settings.controllerSessionId) {
+      return yield* controllerError("The prepared replay belongs to a different controller session.")
+    }
+    if (receipt.value.fingerprint !== fingerprint) {
+      return yield* controllerError("The approved configuration changed. Prepare and approve it again.")
+    }
+    const started = receipt.value.started
+    if (started !== undefined) {
+      return yield* startedResponse(yield* readStates(started.run_ids), configuration.models, started.errors, true)
+    }
+    const historical = yield* readHistorical(configuration)
+    yield* ensureDigestsUnchanged(receipt.value, historical)
+    yield* ensureCanStart(configuration)
+    const { errors, states } = yield* launchAll({ token, receipt: receipt.value, historical }, {
+      thread_id: configuration.thread_id,
+      models: configuration.models,
+      configuration_fingerprint: fingerprint
+    })
+    yield* tokens.markStarted(token, { run_ids: states.map((state) => state.run_id), errors })
+    return yield* startedResponse(yield* readStates(states.map((state) => state.run_id)), configuration.models, errors, false)
+  }))
+})
+
+// ---------------------------------------------------------------------------------------------
+// await and cancel
+
+export interface AwaitRunOptions {
+  /** How often the state is read; 250 ms by default. */
+  readonly pollInterval?: Duration.DurationInput
+}
+
+/** Waits until the run is `completed`, `failed` or `cancelled`, and answers its final state. */
+export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const read = Effect.map(runs.readOwned(runId), ({ state }) => state)
+    return yield* read.pipe(
+      Effect.repeat({
+        schedule: Schedule.spaced(options.pollInterval ?? "250 millis"),
+        until: (state) => TERMINAL_STATUSES.has(state.status)
+      })
+    )
+  }).pipe(Effect.withSpan("runs.awaitRun"))
+
+export interface CancelRunResult {
+  readonly run_id: string
+  readonly run: object
+  readonly idempotent: boolean
+}
+
+/** `cancel_run`: marks the run cancelled and returns once every process it started is gone. */
+export const cancelRun = (runId: string) =>
+  Effect.map(cancelRunTool.run({ run_id: runId }), (result: ToolResult) => result.structuredContent as unknown as CancelRunResult).pipe(
+    Effect.withSpan("runs.cancelRun")
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const Arguments = Schema.Unknown
+
+export const prepareRunTool = defineTool(Arguments, (payload) =>
+  Effect.map(prepareRun(payload), (result) =>
+    toolSuccess(
+      result.ready ? result.approval_prompt ?? "The replay is ready for approval." : `The replay is blocked: ${result.blockers.join(" ")}`,
+      { ...result }
+    )))
+
+export const startRunTool = defineTool(Arguments, (payload) =>
+  Effect.map(startRun(payload), (result) =>
+    toolSuccess(
+      result.idempotent
+        ? "These replays were already started."
+        : `Started ${result.runs.length} replay run(s)${result.errors.length > 0 ? `; ${result.errors.length} failed to launch` : ""}.`,
+      { ...result }
+    )))

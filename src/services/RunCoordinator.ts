@@ -1,0 +1,246 @@
+import { Cause, Duration, Effect, Ref, Schedule } from "effect"
+import * as path from "node:path"
+import { type ControllerError, controllerError, type WorkerError } from "../domain/errors.js"
+import { MAX_PARALLEL_RUNS } from "../domain/product.js"
+import type { CandidateSide } from "../domain/report/report.js"
+import { tokensFromCodexUsage } from "../domain/report/tokens.js"
+import { changedFilesFromPatch } from "../domain/review/anonymize.js"
+import type { Evaluation } from "../domain/review/evaluation.js"
+import type { PhaseId } from "../domain/runState.js"
+import { markInterrupted } from "../programs/reconcile.js"
+import { CodexWorker, type WorkerResult } from "./CodexWorker.js"
+import { FileStore } from "./FileStore.js"
+import { ProcessRunner } from "./ProcessRunner.js"
+import { Report } from "./Report.js"
+import { Review } from "./Review.js"
+import { RunLog } from "./RunLog.js"
+import { RunStore } from "./RunStore.js"
+import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "./Workspace.js"
+
+export const IMPLEMENTATION_RETRY_LIMIT = 3
+export const COORDINATOR_REQUEST_FILE = "coordinator-request.json"
+export const RUN_RECORD_FILE = "run.json"
+
+/** Retryable implementation failures: up to 3 retries, 1 s, 2 s, 4 s apart. */
+export const implementationRetrySchedule = Schedule.exponential(Duration.seconds(1)).pipe(
+  Schedule.intersect(Schedule.recurs(IMPLEMENTATION_RETRY_LIMIT))
+)
+
+/** Everything one run's fiber needs; written to `coordinator-request.json` when the run is approved. */
+export interface CoordinatorRequest {
+  readonly run_id: string
+  readonly run_tag: string
+  readonly thread_id: string
+  readonly model: string
+  /** The task prompt; it reaches Codex on stdin through the SDK, never on a command line. */
+  readonly request: string
+  readonly timeout_seconds: number
+  readonly workspace: WorkspacePlan
+  /** Claude's historical side of the comparison. */
+  readonly claude: CandidateSide
+}
+
+interface Implemented {
+  readonly workspace: MaterialisedWorkspace
+  readonly result: WorkerResult
+}
+
+const CODEX_COST: CandidateSide["cost"] = { usd: null, reason: "Codex usage has no published per-token price here." }
+
+const evaluationSummary = (evaluation: Evaluation) => ({
+  winner: evaluation.winner,
+  flips: evaluation.flips,
+  comparable_dimensions: evaluation.comparable_dimensions,
+  dimensions: Object.fromEntries(Object.entries(evaluation.dimensions).map(([id, result]) => [id, result.winner])),
+  reviews: evaluation.reviews.map((review) => ({ order: review.order, status: review.status, error: review.error }))
+})
+
+const workerDiagnostic = (error: WorkerError, attempt: number) => ({
+  ...error.diagnostic,
+  worker_code: error.code,
+  retryable: error.retryable,
+  retry_count: attempt - 1,
+  controller_code: "none"
+})
+
+const failureDetails = (error: ControllerError | WorkerError) =>
+  error._tag === "WorkerError"
+    ? { error: error.message.slice(0, 2000) }
+    : {
+      error: error.message.slice(0, 2000),
+      failure_diagnostic: { controller_code: "controller_error", worker_code: "unknown", worker_stage: "outside_worker" }
+    }
+
+/**
+ * The pipeline of one run (SPEC §7.3–7.5), run as its fiber: wait for one of 4 slots, create the
+ * workspace, implement with retries in fresh workspaces, collect, review, report. Every failure is
+ * recorded in the state; an interruption leaves nothing running and nothing `running`.
+ */
+export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-replay/RunCoordinator", {
+  effect: Effect.gen(function*() {
+    const runs = yield* RunStore
+    const runLog = yield* RunLog
+    const files = yield* FileStore
+    const processes = yield* ProcessRunner
+    const workspaces = yield* Workspace
+    const worker = yield* CodexWorker
+    const review = yield* Review
+    const report = yield* Report
+    const slots = yield* Effect.makeSemaphore(MAX_PARALLEL_RUNS)
+
+    const advance = (directory: string, phase: PhaseId, summary: string, details?: Record<string, unknown>) =>
+      runs.update(directory, { phase, summary, expectedStatus: "running", ...(details === undefined ? {} : { details }) })
+
+    const log = (directory: string, message: string) => Effect.ignore(runLog.append(directory, "controller", message))
+
+    const onRetryableFailure = (directory: string, error: WorkerError, attempt: number) =>
+      Effect.gen(function*() {
+        yield* runs.update(directory, { details: { failure_diagnostic: workerDiagnostic(error, attempt) } })
+        if (!error.retryable || attempt > IMPLEMENTATION_RETRY_LIMIT) return
+        yield* log(
+          directory,
+          `implementation attempt ${attempt} failed with retryable ${error.code}; starting retry ${attempt} of ${IMPLEMENTATION_RETRY_LIMIT}`
+        )
+        yield* workspaces.archiveFailed(directory, attempt)
+      })
+
+    /** One implementation attempt in a fresh workspace. */
+    const implementOnce = (directory: string, request: CoordinatorRequest, attempt: number) =>
+      Effect.gen(function*() {
+        const workspace = yield* workspaces.materialise(directory, request.workspace)
+        yield* advance(
+          directory,
+          "implementing",
+          attempt === 1
+            ? "The approved Codex implementation is running."
+            : `Retrying the Codex implementation in a fresh isolated workspace (${attempt - 1} of ${IMPLEMENTATION_RETRY_LIMIT}).`,
+          { workspace: workspace.directory, implementation_attempt: attempt }
+        )
+        const result = yield* worker.run({
+          purpose: "implementation",
+          model: request.model,
+          prompt: request.request,
+          workingDirectory: workspace.directory,
+          runDirectory: directory,
+          label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
+          runTag: request.run_tag
+        }).pipe(Effect.tapError((error) => onRetryableFailure(directory, error, attempt)))
+        yield* runs.update(directory, { details: { failure_diagnostic: null } })
+        return { workspace, result } satisfies Implemented
+      })
+
+    const implement = (directory: string, request: CoordinatorRequest) =>
+      Effect.gen(function*() {
+        const attempts = yield* Ref.make(0)
+        const once = Effect.flatMap(Ref.updateAndGet(attempts, (count) => count + 1), (attempt) =>
+          implementOnce(directory, request, attempt))
+        return yield* Effect.retry(once, {
+          schedule: implementationRetrySchedule,
+          while: (error) => error._tag === "WorkerError" && error.retryable
+        })
+      })
+
+    const collect = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
+      Effect.gen(function*() {
+        const patch = yield* workspaces.diff(implemented.workspace)
+        const codex: CandidateSide = {
+          model: request.model,
+          patch,
+          final_response: implemented.result.final_response,
+          files: changedFilesFromPatch(patch),
+          worktree: implemented.workspace.directory,
+          elapsed_ms: implemented.result.elapsed_ms,
+          tokens: tokensFromCodexUsage(implemented.result.usage),
+          cost: CODEX_COST
+        }
+        const recordPath = path.join(directory, RUN_RECORD_FILE)
+        yield* files.updateJson(recordPath, 16 * 1024 * 1024, (record) =>
+          Effect.succeed({ ...record, codex, implementation_thread_id: implemented.result.thread_id }))
+        return codex
+      })
+
+    const pipeline = (directory: string, request: CoordinatorRequest) =>
+      Effect.gen(function*() {
+        yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
+        const implemented = yield* implement(directory, request)
+        yield* advance(directory, "collecting", "The completed Codex result is being captured.", {
+          implementation_thread_id: implemented.result.thread_id
+        })
+        const codex = yield* collect(directory, request, implemented)
+        yield* advance(directory, "reviewing", "The blind review is running.")
+        const evaluation = yield* review.run({
+          runDirectory: directory,
+          request: request.request,
+          codex,
+          claude: request.claude,
+          model: request.model,
+          runTag: request.run_tag
+        })
+        yield* advance(directory, "reporting", "Finalizing the comparison report.")
+        const written = yield* report.write(directory, {
+          run_id: request.run_id,
+          thread_id: request.thread_id,
+          original_request: request.request,
+          codex,
+          claude: request.claude,
+          evaluation,
+          reviewer_model: request.model
+        })
+        yield* runs.update(directory, {
+          status: "completed",
+          expectedStatus: "running",
+          summary: "The replay report is ready.",
+          details: {
+            report_json: written.report_json,
+            report_html: written.report_html,
+            report_summary: { winner: written.report.winner, evaluation: evaluationSummary(evaluation) }
+          }
+        })
+      })
+
+    const withTimeout = (request: CoordinatorRequest) =>
+      Effect.timeoutFail({
+        duration: Duration.seconds(request.timeout_seconds),
+        onTimeout: () => controllerError(`The replay did not finish within ${request.timeout_seconds} seconds.`)
+      })
+
+    const recordFailure = (directory: string, error: ControllerError | WorkerError) =>
+      runs.update(directory, {
+        status: "failed",
+        expectedStatus: "running",
+        summary: `Replay stopped: ${error.message}`,
+        details: failureDetails(error)
+      }).pipe(Effect.asVoid)
+
+    /** A shutdown (not a user's cancel, which already marked the run) leaves the run failed and interrupted. */
+    const markStopped = (runId: string) =>
+      Effect.gen(function*() {
+        const { state } = yield* runs.readOwned(runId)
+        yield* markInterrupted(state, "The controller stopped before this replay finished.")
+      }).pipe(Effect.provideService(RunStore, runs), Effect.ignore)
+
+    /** The run's fiber body: never fails; its end leaves the run in a final state and no process behind. */
+    const run = (directory: string, request: CoordinatorRequest): Effect.Effect<void> =>
+      slots.withPermits(1)(pipeline(directory, request).pipe(withTimeout(request))).pipe(
+        Effect.catchTags({
+          ControllerError: (error) => recordFailure(directory, error),
+          WorkerError: (error) => recordFailure(directory, error)
+        }),
+        // A cancelled run or a lost race: the state already says how the run ended.
+        Effect.catchTags({ RunCancelled: () => Effect.void, StateTransitionConflict: () => Effect.void }),
+        Effect.catchTag("ControllerError", (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("Replay coordinator failed", cause).pipe(
+              Effect.zipRight(recordFailure(directory, controllerError("The replay coordinator failed unexpectedly."))),
+              Effect.ignore
+            )),
+        Effect.onInterrupt(() => markStopped(request.run_id)),
+        Effect.ensuring(processes.sweepTag(request.run_tag)),
+        Effect.withSpan("RunCoordinator.run", { attributes: { run_id: request.run_id } })
+      )
+
+    return { run, implement } as const
+  })
+}) {}

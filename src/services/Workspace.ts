@@ -1,0 +1,165 @@
+import { Effect } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { controllerError } from "../domain/errors.js"
+import { FileStore, isInside } from "./FileStore.js"
+import { Git } from "./Git.js"
+import { RunLog } from "./RunLog.js"
+
+export const WORKSPACES_DIRECTORY = "workspaces"
+export const IMPLEMENTATION_WORKSPACE = "codex"
+/** The snapshot repository of a non-git workspace; outside the workspace, so Codex never sees it. */
+const SNAPSHOT_GIT_DIR = "codex-snapshot.git"
+const COLLECT_INDEX = ".collect-index"
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+export const archivedWorkspaceName = (attempt: number) => `codex-attempt-${attempt}-failed`
+
+/** Where a workspace starts: a commit of a repository, or an empty directory; plus carried-forward files. */
+export interface WorkspacePlan {
+  readonly kind: "git" | "non_git"
+  /** The repository's top level (git), or the project directory carried files come from (non-git). */
+  readonly repository: string | null
+  readonly commit: string | null
+  readonly carriedForwardFiles: ReadonlyArray<string>
+}
+
+/** A materialised workspace and what its diff is taken against. */
+export interface MaterialisedWorkspace {
+  readonly directory: string
+  readonly gitDir: string
+  readonly base: string
+}
+
+const repositoryError = (repository: string, detail: string) =>
+  controllerError(`The historical Git repository ${repository} is unavailable: ${detail}`)
+
+/**
+ * Implementation workspaces (SPEC §7.5): a git workspace holds the starting commit and its history
+ * and **no object from after it** (fetched by commit id into a fresh repository; the user's
+ * repository is only read); a non-git workspace starts empty. Both get the carried-forward files.
+ */
+export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspace", {
+  effect: Effect.gen(function*() {
+    const git = yield* Git
+    const files = yield* FileStore
+    const runLog = yield* RunLog
+
+    /** The repository's top level and the full ids of both commits, as the repository is now. */
+    const inspectRepository = Effect.fn("Workspace.inspectRepository")(function*(
+      repo: string,
+      commits: ReadonlyArray<string>
+    ) {
+      const real = yield* Effect.tryPromise({
+        try: () => fs.realpath(repo),
+        catch: () => repositoryError(repo, "the directory does not exist.")
+      })
+      const topLevel = yield* git.run(["rev-parse", "--show-toplevel"], { cwd: real }).pipe(
+        Effect.mapError(() => repositoryError(repo, "it is not a Git repository."))
+      )
+      const resolved = yield* Effect.forEach(commits, (commit) =>
+        git.run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], { cwd: topLevel }).pipe(
+          Effect.mapError(() => controllerError(`The commit ${commit} does not exist in ${repo}.`))
+        ))
+      return { repository: topLevel.trim(), commits: resolved.map((line) => line.trim()) }
+    })
+
+    /** Claude's patch between two commits of the user's repository (read only). */
+    const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
+      return yield* git.run(["diff", "--binary", "--no-color", "--no-ext-diff", from, to], { cwd: repository }).pipe(
+        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+      )
+    })
+
+    const fetchCommit = (directory: string, repository: string, commit: string) =>
+      Effect.gen(function*() {
+        yield* git.run(["init", "--quiet", directory], { cwd: path.dirname(directory) })
+        yield* git.run(["config", "gc.auto", "0"], { cwd: directory })
+        yield* git.run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", repository, commit], { cwd: directory }).pipe(
+          Effect.orElse(() => git.run(["fetch", "--quiet", "--no-tags", repository, commit], { cwd: directory }))
+        )
+        yield* git.run(["checkout", "--quiet", "--detach", commit], { cwd: directory })
+      }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
+
+    const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
+      Effect.forEach(plan.carriedForwardFiles, (relative) =>
+        Effect.gen(function*() {
+          if (plan.repository === null) return yield* controllerError("Carried-forward files need a project directory (repo).")
+          const source = path.resolve(plan.repository, relative)
+          const target = path.resolve(directory, relative)
+          if (!isInside(plan.repository, source) || !isInside(directory, target)) {
+            return yield* controllerError(`The carried-forward file ${relative} is outside its root.`)
+          }
+          yield* Effect.tryPromise({
+            try: async () => {
+              await fs.mkdir(path.dirname(target), { recursive: true })
+              await fs.copyFile(source, target)
+            },
+            catch: () => controllerError(`The carried-forward file ${relative} could not be copied.`)
+          })
+        }), { discard: true })
+
+    /** The tree of the workspace as it is now, in `gitDir`, through a private index. */
+    const snapshotTree = (workspace: { directory: string; gitDir: string }, startFrom: string) =>
+      Effect.gen(function*() {
+        const options = {
+          cwd: workspace.directory,
+          env: { GIT_INDEX_FILE: path.join(path.dirname(workspace.directory), COLLECT_INDEX) }
+        }
+        const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
+        yield* git.run([...base, "read-tree", startFrom], options)
+        yield* git.run([...base, "add", "--all", "--force", "."], options)
+        const tree = (yield* git.run([...base, "write-tree"], options)).trim()
+        yield* Effect.promise(() => fs.rm(options.env.GIT_INDEX_FILE, { force: true }))
+        return tree
+      }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
+
+    /** Creates `workspaces/codex` in the run directory, which must not exist yet. */
+    const materialise = Effect.fn("Workspace.materialise")(function*(runDirectory: string, plan: WorkspacePlan) {
+      const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
+      const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
+      yield* files.ensurePrivateDirectory(parent)
+      if (yield* files.exists(directory)) return yield* controllerError("The implementation workspace already exists.")
+      if (plan.kind === "git") {
+        if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
+        yield* fetchCommit(directory, plan.repository, plan.commit)
+        yield* copyCarriedFiles(plan, directory)
+        return { directory, gitDir: path.join(directory, ".git"), base: plan.commit } satisfies MaterialisedWorkspace
+      }
+      yield* Effect.promise(() => fs.mkdir(directory, { mode: 0o700 }))
+      yield* copyCarriedFiles(plan, directory)
+      const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
+      yield* Effect.promise(() => fs.rm(gitDir, { recursive: true, force: true }))
+      yield* git.run(["init", "--quiet", "--bare", gitDir], { cwd: parent }).pipe(
+        Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
+      )
+      const base = yield* snapshotTree({ directory, gitDir }, EMPTY_TREE)
+      return { directory, gitDir, base } satisfies MaterialisedWorkspace
+    })
+
+    /** Renames the failed attempt's workspace to `codex-attempt-N-failed`. */
+    const archiveFailed = Effect.fn("Workspace.archiveFailed")(function*(runDirectory: string, attempt: number) {
+      const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
+      const archived = path.join(parent, archivedWorkspaceName(attempt))
+      if (yield* files.exists(archived)) return yield* controllerError("The failed implementation workspace was already archived.")
+      yield* Effect.tryPromise({
+        try: () => fs.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived),
+        catch: () => controllerError("The failed implementation workspace is unavailable.")
+      })
+      yield* Effect.ignore(runLog.append(runDirectory, "controller", `archived failed implementation attempt ${attempt} workspace at ${archived}`))
+      return archived
+    })
+
+    /** The workspace's changes against its start, new files included (the workspace itself is not changed). */
+    const diff = Effect.fn("Workspace.diff")(function*(workspace: MaterialisedWorkspace) {
+      const tree = yield* snapshotTree(workspace, workspace.base)
+      return yield* git.run(
+        ["--git-dir", workspace.gitDir, "diff", "--binary", "--no-color", "--no-ext-diff", workspace.base, tree],
+        { cwd: workspace.directory }
+      ).pipe(Effect.mapError((error) => controllerError(`The workspace diff could not be taken: ${error.message}`)))
+    })
+
+    return { inspectRepository, historicalPatch, materialise, archiveFailed, diff } as const
+  }),
+  dependencies: [FileStore.Default, RunLog.Default]
+}) {}
