@@ -1,5 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Chunk, Deferred, Effect, Stream } from "effect"
+import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import { createReadStream } from "node:fs"
+import { Deferred, Effect } from "effect"
 import { ControllerError, controllerError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, MAX_HTTP_BODY_BYTES, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
@@ -32,25 +34,30 @@ class BadRequest {
   constructor(readonly status: number, readonly message: string) {}
 }
 
+/** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024
+
+/** Reads at most 1 MiB of body; a larger one is read to its end and discarded, so the client gets a clean 400. */
+const readBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<Buffer | "too_large", BadRequest>((resume) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Buffer[] = []
+    let size = 0
+    incoming.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
+      else if (size > MAX_DRAINED_BYTES) incoming.destroy()
+    })
+    incoming.once("end", () => resume(Effect.succeed(size > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks))))
+    incoming.once("error", () => resume(Effect.fail(new BadRequest(400, "The controller request body could not be read."))))
+  })
+
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const declared = request.headers["content-length"]
-    if (declared !== undefined && !(Number(declared) <= MAX_HTTP_BODY_BYTES)) {
-      return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
-    }
-    const chunks = yield* request.stream.pipe(
-      Stream.mapAccum(0, (size, chunk) => [size + chunk.length, [size + chunk.length, chunk] as const]),
-      Stream.takeUntil(([size]) => size > MAX_HTTP_BODY_BYTES),
-      Stream.runCollect,
-      Effect.mapError(() => new BadRequest(400, "The controller request body could not be read."))
-    )
-    const parts = Chunk.toReadonlyArray(chunks)
-    if ((parts.at(-1)?.[0] ?? 0) > MAX_HTTP_BODY_BYTES) {
-      return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
-    }
-    const text = Buffer.concat(parts.map(([, chunk]) => chunk)).toString("utf8")
+    const body = yield* readBody(request)
+    if (body === "too_large") return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
     const value = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
+      try: () => JSON.parse(body.toString("utf8")) as unknown,
       catch: () => new BadRequest(400, "The controller request must contain JSON.")
     })
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -124,16 +131,21 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       }
       if (url.pathname === "/api/download") {
         const download = yield* options.download(body.run_id, body.format)
-        return yield* HttpServerResponse.file(download.path, {
-          contentType: download.contentType,
-          headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }
-        }).pipe(Effect.mapError(() => controllerError("The replay report is not ready.")))
+        return HttpServerResponse.stream(
+          NodeStream.fromReadable(() => createReadStream(download.path), () => controllerError("The replay report is not ready.")),
+          {
+            contentType: download.contentType,
+            headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }
+          }
+        )
       }
       if (typeof body.name !== "string") return yield* controllerError("name is required.")
       if (body.arguments !== undefined && (typeof body.arguments !== "object" || body.arguments === null || Array.isArray(body.arguments))) {
         return yield* controllerError("Controller action arguments must be an object.")
       }
-      return jsonResponse(200, yield* callTool(options.tools, body.name, body.arguments ?? {}))
+      // The HTTP server runs handlers uninterruptibly; tools fork fibers and use timeouts, which need
+      // the ordinary interruptible region to work.
+      return jsonResponse(200, yield* Effect.interruptible(callTool(options.tools, body.name, body.arguments ?? {})))
     }).pipe(
       Effect.catchIf((error): error is BadRequest => error instanceof BadRequest, (error) =>
         Effect.succeed(errorResponse(error.status, error.message))),

@@ -1,0 +1,209 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
+export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
+export const SHARED = path.resolve(REPO_ROOT, "..", "shared")
+export const FAKE_CODEX = path.join(REPO_ROOT, "test", "fake-codex", "codex")
+
+export const scratch = (prefix = "codex-replay-test-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+export const sessionId = () => randomBytes(16).toString("hex")
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A port that was free a moment ago. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+export interface Answer {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly text: string
+  readonly json: any
+}
+
+export interface RequestOptions {
+  readonly method?: string
+  readonly headers?: Record<string, string>
+  readonly body?: string | Buffer
+  /** Overrides the Host header (node:http lets us send any). */
+  readonly host?: string
+}
+
+/** One raw HTTP request to 127.0.0.1, with full control of the headers. */
+export const request = (port: number, pathname: string, options: RequestOptions = {}) =>
+  new Promise<Answer>((resolve, reject) => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.host !== undefined) headers.Host = options.host
+    const req = http.request(
+      { host: "127.0.0.1", port, path: pathname, method: options.method ?? "GET", headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          let json: unknown = undefined
+          try {
+            json = JSON.parse(text)
+          } catch {
+            json = undefined
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+        })
+        res.on("error", reject)
+      }
+    )
+    req.setTimeout(10_000, () => req.destroy(new Error(`request to ${pathname} timed out`)))
+    req.on("error", reject)
+    if (options.body !== undefined) req.write(options.body)
+    req.end()
+  })
+
+export const browserHeaders = (port: number) => ({
+  "Content-Type": "application/json",
+  Origin: `http://127.0.0.1:${port}`
+})
+
+export const callTool = (port: number, name: string, args: unknown = {}) =>
+  request(port, "/api/call", {
+    method: "POST",
+    headers: browserHeaders(port),
+    body: JSON.stringify({ name, arguments: args })
+  })
+
+export interface Daemon {
+  readonly port: number
+  readonly root: string
+  readonly runRoot: string
+  readonly sessionId: string
+  readonly instanceDirectory: string
+  readonly runtimePath: string
+  readonly process: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+  readonly runtime: () => { control_token: string; port: number; pid: number }
+  readonly stop: () => Promise<void>
+}
+
+const running = new Set<ChildProcess>()
+
+/** Kills every daemon a test file started and did not stop (afterAll). */
+export const killAllDaemons = async () => {
+  for (const child of running) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  }
+  running.clear()
+}
+
+export interface DaemonOptions {
+  readonly root?: string
+  readonly port?: number
+  readonly sessionId?: string
+  readonly env?: Record<string, string>
+  readonly waitReady?: boolean
+}
+
+/** Starts the real `codex-replay --http` on a free port with a private run root, and waits for `/health`. */
+export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> => {
+  const root = options.root ?? scratch()
+  const port = options.port ?? (await freePort())
+  const session = options.sessionId ?? sessionId()
+  const runRoot = path.join(root, "runs")
+  const child = spawn(process.execPath, [BIN, "--http"], {
+    env: {
+      ...process.env,
+      CODEX_REPLAY_RUN_ROOT: runRoot,
+      CODEX_REPLAY_CONTROLLER_PORT: String(port),
+      CODEX_REPLAY_CONTROLLER_SESSION_ID: session,
+      CODEX_CLI_PATH: FAKE_CODEX,
+      CLAUDE_CONFIG_DIR: path.join(root, "claude"),
+      ...options.env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  running.add(child)
+  let output = ""
+  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const instanceDirectory = path.join(root, "controllers", session)
+  const runtimePath = path.join(instanceDirectory, "controller-server.json")
+  const daemon: Daemon = {
+    port,
+    root,
+    runRoot,
+    sessionId: session,
+    instanceDirectory,
+    runtimePath,
+    process: child,
+    output: () => output,
+    exited,
+    runtime: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+      await exited
+      running.delete(child)
+    }
+  }
+  if (options.waitReady === false) return daemon
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}): ${output}`)
+    const answer = await request(port, "/health", { host: `127.0.0.1:${port}` }).catch(() => undefined)
+    if (answer?.status === 200 && fs.existsSync(runtimePath)) return daemon
+    if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output}`)
+    await sleep(25)
+  }
+}
+
+/** Writes a run directory with a state as the controller would. */
+export const writeRun = (runRoot: string, runId: string, state: Record<string, unknown>) => {
+  const directory = path.join(runRoot, runId)
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+  const now = new Date().toISOString()
+  const full = {
+    schema_version: 1,
+    run_id: runId,
+    status: "running",
+    phase: "implementing",
+    phases: [],
+    events: [],
+    coordinator_pid: null,
+    started_at: now,
+    updated_at: now,
+    error: null,
+    ...state
+  }
+  fs.writeFileSync(path.join(directory, "controller-state.json"), JSON.stringify(full, null, 2))
+  return directory
+}
+
+export const readState = (runRoot: string, runId: string) =>
+  JSON.parse(fs.readFileSync(path.join(runRoot, runId, "controller-state.json"), "utf8"))
+
+/** Every file below `directory`, relative, sorted. */
+export const listTree = (directory: string): string[] => {
+  if (!fs.existsSync(directory)) return []
+  const out: string[] = []
+  const walk = (current: string) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name)
+      out.push(path.relative(directory, full))
+      if (entry.isDirectory()) walk(full)
+    }
+  }
+  walk(directory)
+  return out.sort()
+}
