@@ -16,21 +16,23 @@ export interface IdleRule {
  */
 export const awaitIdle = (rule: IdleRule) =>
   Effect.gen(function*() {
-    let wasBusy = false
+    let lastSeenBusy: number | undefined
     for (;;) {
       const now = yield* Clock.currentTimeMillis
-      const remaining = (yield* rule.lastActivity) + rule.timeoutMillis - now
+      const lastActivity = yield* rule.lastActivity
+      const remaining = lastActivity + rule.timeoutMillis - now
       if (remaining > 0) {
         yield* Effect.sleep(Duration.millis(remaining))
         continue
       }
       if (yield* rule.isBusy) {
-        wasBusy = true
+        lastSeenBusy = now
         yield* Effect.sleep(Duration.millis(Math.min(rule.busyPollMillis, rule.timeoutMillis)))
         continue
       }
-      if (wasBusy) {
-        wasBusy = false
+      // Work that ended without announcing it (a run of another process): the timeout starts now.
+      if (lastSeenBusy !== undefined && lastActivity < lastSeenBusy) {
+        lastSeenBusy = undefined
         yield* rule.touch
         continue
       }
