@@ -1,6 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Either, Option, Schema, type Scope } from "effect"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Either, Schema, type Scope } from "effect"
 import { ControllerError, controllerError } from "../domain/errors.js"
 import { MAX_HTTP_BODY_BYTES } from "../domain/product.js"
 import { describeParseError } from "../domain/toolResult.js"
@@ -26,6 +27,38 @@ const mediaType = (value: string | undefined): MediaType | undefined => {
 }
 
 const badRequest = (message: string) => jsonResponse(400, { error: message })
+
+/** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024
+
+/**
+ * The body as text, at most 1 MiB; a larger one (declared or chunked) is read to its end and discarded
+ * so that the client gets a clean 400 rather than a reset connection.
+ */
+const readBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<string | "too_large" | "unreadable">((resume) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const declared = Number(request.headers["content-length"] ?? 0)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    const finish = (answer: string | "too_large" | "unreadable") => {
+      if (done) return
+      done = true
+      resume(Effect.succeed(answer))
+    }
+    incoming.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_HTTP_BODY_BYTES && declared <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
+      else if (size > MAX_DRAINED_BYTES) {
+        incoming.destroy()
+        finish("too_large")
+      }
+    })
+    incoming.once("end", () =>
+      finish(size > MAX_HTTP_BODY_BYTES || declared > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks).toString("utf8")))
+    incoming.once("error", () => finish("unreadable"))
+  })
 
 interface RequestMessage {
   readonly id: string
@@ -62,6 +95,11 @@ const parseRequestMessage = (type: MediaType, text: string): Either.Either<Reque
   }
   return Either.right({ id: fields.id, tag: fields.tag, payload: fields.payload })
 }
+
+/** Framing headers describe the original transfer, not the text handed on. */
+const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "expect"])
+const forwardedHeaders = (headers: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase())))
 
 const encodeControllerError = Schema.encodeSync(ControllerError)
 
@@ -112,17 +150,10 @@ export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<
       if (type === undefined) {
         return jsonResponse(415, { error: "Expected application/json or application/ndjson." })
       }
-      const declared = request.headers["content-length"]
-      if (declared !== undefined && !(Number(declared) <= MAX_HTTP_BODY_BYTES)) {
-        return badRequest("The RPC request body is too large.")
-      }
-      // The platform caches the body, so the RPC server reads the same text again below.
-      const text = yield* request.text.pipe(
-        HttpServerRequest.withMaxBodySize(Option.some(MAX_HTTP_BODY_BYTES)),
-        Effect.either
-      )
-      if (Either.isLeft(text)) return badRequest("The RPC request body could not be read.")
-      const message = parseRequestMessage(type, text.right)
+      const body = yield* readBody(request)
+      if (body === "too_large") return badRequest("The RPC request body is too large.")
+      if (body === "unreadable") return badRequest("The RPC request body could not be read.")
+      const message = parseRequestMessage(type, body)
       if (Either.isLeft(message)) return badRequest(message.left)
       const { id, tag, payload } = message.right
       const rpc = group.requests.get(tag)
@@ -133,7 +164,11 @@ export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<
       }
       const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema)(payload))
       if (Either.isLeft(decoded)) return typedFailure(type, id, controllerError(describeParseError(decoded.left)))
-      return yield* apps[type]
+      // The body has been read here; the RPC server reads the same text from an equivalent request.
+      const forwarded = HttpServerRequest.fromWeb(
+        new Request(new URL(request.url, "http://127.0.0.1"), { method: "POST", headers: forwardedHeaders(request.headers), body })
+      )
+      return yield* Effect.provideService(apps[type], HttpServerRequest.HttpServerRequest, forwarded)
     })
     return app
   })

@@ -16,7 +16,20 @@ afterAll(async () => {
   await daemon?.stop()
 })
 
-const NAMES = ["get_state", "get_run", "cancel_run", "list_threads", "inspect_thread", "get_report", "open_controller", "no_such_tool"]
+const NAMES = [
+  "get_state",
+  "get_run",
+  "cancel_run",
+  "list_threads",
+  "inspect_thread",
+  "synthesize_request",
+  "infer_working_directory",
+  "get_report",
+  "prepare_run",
+  "start_run",
+  "open_controller",
+  "no_such_tool"
+]
 
 /** Calls a tool through the real RPC client, with the daemon's token (or another one). */
 const call = (name: string, payload: unknown, token = daemon.token) =>
@@ -79,6 +92,26 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(failure(await call("list_threads", { source: "elsewhere" }))).toBe("source must be imported or sample.")
     expect(failure(await call("inspect_thread", {}))).toBe("thread_id is required.")
     expect(failure(await call("get_report", { format: "json" }))).toBe("run_id is required.")
+  })
+
+  it("refuses malformed inputs of every other tool with typed errors", async () => {
+    expect(failure(await call("synthesize_request", {}))).toBe("thread_id is required.")
+    expect(failure(await call("infer_working_directory", { thread_id: 1 }))).toBe("thread_id: Expected string, actual 1")
+    expect(failure(await call("prepare_run", "not an object"))).toBe("The replay configuration must be an object.")
+    expect(failure(await call("prepare_run", {}))).toBe("The thread (thread_id) is required and must be a non-empty string.")
+    expect(failure(await call("prepare_run", {
+      thread_id: "sample-hello-cli",
+      request: "Do it.",
+      beginning_kind: "non_git",
+      ending_kind: "non_git",
+      models: []
+    }))).toBe("Choose a Codex model (model or models).")
+    expect(failure(await call("start_run", { thread_id: "sample-hello-cli" }))).toBe(
+      "Explicit approval (approved: true) is required before starting a replay."
+    )
+    expect(failure(await call("start_run", { approved: true, prepare_token: "short" }))).toBe(
+      "Prepare and approve this exact configuration before starting (prepare_token)."
+    )
   })
 
   it("answers a user error of a valid payload as a typed ControllerError", async () => {
@@ -166,8 +199,45 @@ describe("POST /api/rpc at the HTTP edge", () => {
   })
 
   it("refuses a body over 1 MiB before reading it", async () => {
-    const big = request("list_threads", { query: "x".repeat(1024 * 1024 + 10) })
+    const big = request("list_threads", { query: "x".repeat(8 * 1024 * 1024) })
     const response = await post(big)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
+  })
+
+  it("accepts a small chunked body", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`${request("get_state", {}, "9")}\n`))
+        controller.close()
+      }
+    })
+    const response = await fetch(`${daemon.origin}/api/rpc`, {
+      method: "POST",
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(response.status).toBe(200)
+    const message = JSON.parse((await response.text()).trim()) as { requestId: string; exit: { _tag: string } }
+    expect(message).toMatchObject({ requestId: "9", exit: { _tag: "Success" } })
+  })
+
+  it("refuses a chunked body that grows past 1 MiB", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(256 * 1024))
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk)
+        else controller.close()
+      }
+    })
+    const response = await fetch(`${daemon.origin}/api/rpc`, {
+      method: "POST",
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      body,
+      duplex: "half"
+    } as RequestInit)
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
   })
