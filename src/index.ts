@@ -1,0 +1,91 @@
+/**
+ * Codex Replay as a library (SPEC §12): the services, their live layers, the programs, the controller's
+ * RPC group, and the domain Schemas and errors. An Effect program can run
+ * `prepareRun → startRun → awaitRun` with its own layers; see docs/cli-and-embedding.md.
+ */
+
+// Layers ------------------------------------------------------------------------------------------
+export { CoreLive, DaemonLive, EngineLive, HttpServerLive, LauncherLive } from "./layers.js"
+export { replayLayer, settingsLayer, type SettingsOverrides } from "./embedding.js"
+
+// Services ----------------------------------------------------------------------------------------
+export { Activity } from "./services/Activity.js"
+export { Baseline, type BaselineProposal, type BaselineRecord, type FileSelection, type StateKind } from "./services/Baseline.js"
+export { ClaudeHistory, type ThreadInspection } from "./services/ClaudeHistory.js"
+export { CodexModels, type ModelList } from "./services/CodexModels.js"
+export { CodexWorker, type CodexWorkerOptions, type WorkerRequest, type WorkerResult } from "./services/CodexWorker.js"
+export { ControllerClient, type KnownController } from "./services/ControllerClient.js"
+export { ControllerRuntime, type RuntimeFile } from "./services/ControllerRuntime.js"
+export { FileStore } from "./services/FileStore.js"
+export { Git, GitError } from "./services/Git.js"
+export { PrepareTokens } from "./services/PrepareTokens.js"
+export { ProcessRunner, type ProcessExit, type ProcessSpec } from "./services/ProcessRunner.js"
+export { Report, type WrittenReport } from "./services/Report.js"
+export { Review, type ReviewInput } from "./services/Review.js"
+export { RunCoordinator } from "./services/RunCoordinator.js"
+export { RunLog } from "./services/RunLog.js"
+export { RunStore } from "./services/RunStore.js"
+export { RunSupervisor } from "./services/RunSupervisor.js"
+export { SampleManifest, Samples, type SampleThread } from "./services/Samples.js"
+export { Settings } from "./services/Settings.js"
+export { Workspace } from "./services/Workspace.js"
+
+// Programs ----------------------------------------------------------------------------------------
+export {
+  awaitRun,
+  type AwaitRunOptions,
+  cancelRun,
+  type CancelRunResult,
+  prepareRun,
+  type PrepareRunResult,
+  prepareRunTool,
+  startRun,
+  type StartRunResult,
+  startRunTool
+} from "./programs/runs.js"
+export {
+  inspectThread,
+  type InspectThreadResult,
+  InspectThreadArguments,
+  listThreads,
+  ListThreadsArguments,
+  type ListThreadsResult,
+  threadRecordById
+} from "./programs/threads.js"
+export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
+export {
+  InferredWorkingDirectory,
+  inferWorkingDirectory,
+  SynthesizedRequest,
+  synthesizeRequest
+} from "./programs/requestSynthesis.js"
+export {
+  baseTools,
+  callTool,
+  cancelRun as cancelRunTool,
+  type ControllerTool,
+  defineTool,
+  getRun as getRunTool,
+  getState as getStateTool
+} from "./programs/controllerTools.js"
+export { controllerTools } from "./programs/registry.js"
+export { runDaemon } from "./programs/daemon.js"
+export { ensureController } from "./programs/ensureController.js"
+export { openController } from "./programs/openController.js"
+
+// RPC ---------------------------------------------------------------------------------------------
+export { type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema, type ToolRpc } from "./rpc/group.js"
+export { ControllerRpcs } from "./rpc/controllerRpcs.js"
+export { type CallTool, connectController, findController, makeRpcCaller } from "./rpc/client.js"
+export { makeRpcHttpApp } from "./rpc/http.js"
+
+// Domain ------------------------------------------------------------------------------------------
+export { ControllerError, RunCancelled, StateTransitionConflict, WorkerDiagnostic, WorkerError } from "./domain/errors.js"
+export { ControllerSessionId, isControllerSessionId, isRunId, RunId } from "./domain/ids.js"
+export { type Environment, type ResolvedSettings, resolveSettings } from "./domain/settings.js"
+export { type ToolResult, toolFailure, toolSuccess } from "./domain/toolResult.js"
+export { PHASES, type RunState, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
+export { normalizeConfiguration, type RunConfiguration } from "./domain/runConfig.js"
+export { Ballot } from "./domain/review/ballot.js"
+export { WorkerItem, WorkerPurpose, WorkerResultData, WorkerUsage } from "./domain/worker.js"
+export { VERSION } from "./domain/product.js"
