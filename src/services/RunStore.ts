@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Either, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import { ControllerError, controllerError, RunCancelled, StateTransitionConflict } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -15,6 +15,8 @@ import { FileStore, type JsonObject } from "./FileStore.js"
 import { isAlive } from "./internal/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
+
+const ACTIVE_COUNT_TTL = Duration.millis(250)
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
 
@@ -109,7 +111,14 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const isActive = (state: RunState) =>
       state.status === "running" && typeof state.coordinator_pid === "number" && isAlive(state.coordinator_pid)
 
-    const countActive = Effect.map(listOwned(), (states) => states.filter(isActive).length)
+    /**
+     * How many owned runs are active. It reads every state file, so answers are reused for a moment:
+     * `/health` and the idle rule ask often, and a run's start or end shows up within that moment.
+     */
+    const countActive = yield* Effect.cachedWithTTL(
+      Effect.map(listOwned(), (states) => states.filter(isActive).length),
+      ACTIVE_COUNT_TTL
+    )
 
     return {
       runRoot: settings.runRoot,
