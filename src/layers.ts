@@ -40,7 +40,7 @@ const DiscoveryLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
 
 /** The run pipeline (SPEC §7): prepare tokens, workspaces, review, report and the coordinator. */
-const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default).pipe(
+export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,
     Review.DefaultWithoutDependencies,

@@ -1,4 +1,4 @@
-import { Clock, type Duration, Effect, Either, Option, Schedule, Schema } from "effect"
+import { Clock, type Duration, Effect, Either, Option, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
@@ -493,13 +493,11 @@ export interface AwaitRunOptions {
 export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
-    const read = Effect.map(runs.readOwned(runId), ({ state }) => state)
-    return yield* read.pipe(
-      Effect.repeat({
-        schedule: Schedule.spaced(options.pollInterval ?? "250 millis"),
-        until: (state) => TERMINAL_STATUSES.has(state.status)
-      })
-    )
+    for (;;) {
+      const { state } = yield* runs.readOwned(runId)
+      if (TERMINAL_STATUSES.has(state.status)) return state
+      yield* Effect.sleep(options.pollInterval ?? "250 millis")
+    }
   }).pipe(Effect.withSpan("runs.awaitRun"))
 
 export interface CancelRunResult {
