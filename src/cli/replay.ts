@@ -103,7 +103,7 @@ const describeConfiguration = (out: Output, inspection: Json, configuration: Ret
     }
     yield* out.say(`Models:     ${configuration.models.join(", ")}`)
     const gaps = (Array.isArray(inspection.capabilities?.items) ? inspection.capabilities.items : []) as Array<Json>
-    for (const gap of gaps.filter((item) => item.status !== "ok" && item.status !== "supported")) {
+    for (const gap of gaps.filter((item) => item.status !== "available")) {
       yield* out.say(`Capability gap (may affect comparison fairness): ${orDash(gap.title)} — ${orDash(gap.guidance)}`)
     }
     const diagnostics = (Array.isArray(inspection.diagnostics) ? inspection.diagnostics : []) as Array<Json>
