@@ -1,10 +1,15 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { type Dirent, readdirSync, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
+import { createRequire } from "node:module"
+import { availableParallelism } from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { type ResourceLimits, Worker } from "node:worker_threads"
 import { controllerError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
-import { type DecodedFile, makeFileDecoder } from "../domain/history/lines.js"
+import { isMissing, readTranscript, type SessionFiles, summarizeSession } from "../domain/history/reader.js"
+import type { SummaryReply, SummaryTask } from "../domain/history/summaryWorker.js"
 import {
   type AgentFile,
   analyzeSession,
@@ -12,10 +17,11 @@ import {
   isThread,
   threadRecord,
   type ThreadRecord,
-  type ThreadSummary,
-  threadSummary
+  type ThreadSummary
 } from "../domain/history/session.js"
 import { Settings } from "./Settings.js"
+
+export { readTranscript }
 
 export const THREAD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
@@ -42,32 +48,22 @@ interface CachedSummary {
   readonly summary: ThreadSummary | undefined
 }
 
-const READ_CHUNK_BYTES = 1024 * 1024
 const PARSE_CONCURRENCY = 4
+/** Below this much stale transcript data a cold listing parses on the main thread (starting workers costs more). */
+const WORKER_MIN_BYTES = 64 * 1024 * 1024
+const WORKER_MIN_FILES = 16
+const MAX_WORKERS = 2
+/**
+ * Each worker is its own V8 heap; a small young generation keeps the listing's peak RSS in budget (lines die
+ * young). A worker that runs out of memory (a giant line) stops, and its sessions are summarised here.
+ */
+const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 }
+/** Sessions queued on each worker at once, so that none waits for the main thread between two files. */
+const TASKS_PER_WORKER = 2
 const RECORD_CACHE_SIZE = 16
 
 const fingerprintOf = (location: SessionLocation) =>
   [location.main, ...location.agents].map((stamp) => `${stamp.path}\u0000${stamp.size}\u0000${stamp.mtimeMs}`).join("\n")
-
-const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT"
-
-/** Streams a transcript through the lenient line decoder; memory is bounded by the longest line. */
-export const readTranscript = async (file: string): Promise<DecodedFile> => {
-  const decoder = makeFileDecoder()
-  const handle = await fs.open(file, "r")
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
-      decoder.push(buffer.subarray(0, bytesRead))
-    }
-  } finally {
-    await handle.close()
-  }
-  return decoder.finish()
-}
 
 /** The `sessionId` of a sibling `agent-*.jsonl`, read from its first line only. */
 const readAgentSessionId = async (file: string): Promise<string | undefined> => {
@@ -103,6 +99,110 @@ const readDirectory = async (directory: string): Promise<Array<Dirent>> => {
   }
 }
 
+/** A worker thread that stopped (or never started); its sessions are summarised on the main thread instead. */
+class WorkerLost extends Error {}
+
+interface SummaryPool {
+  readonly size: number
+  readonly run: (files: SessionFiles) => Promise<ThreadSummary | undefined>
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The worker entry beside the pure summariser. From dist it is plain JavaScript. From src (tsx, vitest) it is
+ * TypeScript: a small bootstrap registers tsx's loader in the worker first (`--import tsx` in a worker's
+ * execArgv does not reach its module loader on Node 20).
+ */
+const workerEntry = (): { readonly script: string | URL; readonly eval: boolean } => {
+  if (!import.meta.url.endsWith(".ts")) {
+    return { script: new URL("../domain/history/summaryWorker.js", import.meta.url), eval: false }
+  }
+  const source = new URL("../domain/history/summaryWorker.ts", import.meta.url).href
+  // tsx's ESM API sits beside the CommonJS build that require.resolve finds.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href
+  return {
+    script: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}) })`,
+    eval: true
+  }
+}
+
+const failureOf = (reply: Extract<SummaryReply, { ok: false }>) => {
+  const error = new Error(reply.message) as Error & { code?: string }
+  error.name = reply.name
+  if (reply.code !== undefined) error.code = reply.code
+  return error
+}
+
+/** A small pool of summary workers; each takes the next session as soon as it has room. */
+const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
+  const entry = workerEntry()
+  let nextId = 0
+  const workers = Array.from({ length: size }, () => {
+    const pending = new Map<number, { resolve: (summary: ThreadSummary | undefined) => void; reject: (error: unknown) => void }>()
+    let worker: Worker | undefined
+    try {
+      worker = new Worker(entry.script, { eval: entry.eval, resourceLimits: limits })
+    } catch {
+      worker = undefined
+    }
+    const state = { worker, pending, alive: worker !== undefined }
+    const lose = (reason: string) => {
+      state.alive = false
+      for (const task of pending.values()) task.reject(new WorkerLost(reason))
+      pending.clear()
+    }
+    worker?.on("message", (reply: SummaryReply) => {
+      const task = pending.get(reply.id)
+      if (task === undefined) return
+      pending.delete(reply.id)
+      if (reply.ok) task.resolve(reply.summary)
+      else task.reject(failureOf(reply))
+    })
+    worker?.on("error", (error) => lose(String(error)))
+    worker?.on("exit", (code) => lose(`exited with code ${code}`))
+    return state
+  })
+  return {
+    size,
+    run: (files) => {
+      const live = workers.filter((state) => state.alive)
+      if (live.length === 0) return Promise.reject(new WorkerLost("no worker is running"))
+      const state = live.reduce((best, candidate) => (candidate.pending.size < best.pending.size ? candidate : best))
+      const id = nextId++
+      return new Promise((resolve, reject) => {
+        state.pending.set(id, { resolve, reject })
+        state.worker!.postMessage({ id, files } satisfies SummaryTask)
+      })
+    },
+    close: async () => {
+      await Promise.all(workers.map((state) => state.worker?.terminate()))
+    }
+  }
+}
+
+export interface ClaudeHistoryOptions {
+  /** Worker threads for a large cold listing: "auto" (up to 2 when the machine has the cores) or an exact count. */
+  readonly workers?: "auto" | number
+  /** Each worker's V8 heap limits (tests use tiny ones to make a worker run out of memory). */
+  readonly workerLimits?: ResourceLimits
+}
+
+/** How the last listing got its summaries (the benchmark reports it). */
+export interface ListingStats {
+  readonly parsed: number
+  readonly parsedBytes: number
+  readonly workers: number
+  /** Sessions summarised on the main thread because their worker stopped (or never started). */
+  readonly fallbacks: number
+}
+
+const workerCountFor = (option: "auto" | number, files: number, bytes: number) => {
+  if (option !== "auto") return Math.max(0, Math.min(files, Math.floor(option)))
+  if (files < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES) return 0
+  const cores = availableParallelism()
+  return cores < 2 ? 0 : Math.min(MAX_WORKERS, cores)
+}
+
 const isTranscriptName = (name: string) => name.endsWith(".jsonl")
 const isAgentName = (name: string) => name.startsWith("agent-") && isTranscriptName(name)
 
@@ -110,8 +210,8 @@ const isAgentName = (name: string) => name.startsWith("agent-") && isTranscriptN
  * Reads `$CLAUDE_CONFIG_DIR/projects`: discovery of sessions and their sub-agents, a per-file cache keyed
  * by path + size + mtime (a second listing re-parses nothing unchanged), and full thread records on demand.
  */
-export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {
-  effect: Effect.gen(function*() {
+const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
+  Effect.gen(function*() {
     const settings = yield* Settings
     const projectsRoot = path.join(settings.claudeConfigDir, "projects")
     const summaries = new Map<string, CachedSummary>()
@@ -178,6 +278,14 @@ export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay
       })
     })
 
+    const readFailure = (location: SessionLocation) => (error: unknown) =>
+      controllerError(
+        isMissing(error)
+          ? `The Claude thread file ${path.basename(location.main.path)} vanished while it was being read.`
+          : `Cannot read the Claude thread file ${path.basename(location.main.path)}: ${String(error)}`
+      )
+
+    /** Every line of the session kept and analysed: what a full thread record needs. */
     const loadSession = (location: SessionLocation) =>
       Effect.tryPromise({
         try: async () => {
@@ -192,20 +300,37 @@ export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay
           }
           return analyzeSession({ threadId: location.threadId, mainPath: location.main.path, main, agents })
         },
-        catch: (error) =>
-          controllerError(
-            isMissing(error)
-              ? `The Claude thread file ${path.basename(location.main.path)} vanished while it was being read.`
-              : `Cannot read the Claude thread file ${path.basename(location.main.path)}: ${String(error)}`
-          )
+        catch: readFailure(location)
       })
 
-    const summaryOf = (location: SessionLocation, diagnostics: Array<string>) => {
+    const filesOf = (location: SessionLocation): SessionFiles => ({
+      threadId: location.threadId,
+      mainPath: location.main.path,
+      agentPaths: location.agents.map((stamp) => stamp.path)
+    })
+
+    /**
+     * The listing's fast path: one streaming pass that keeps only what a summary needs, on a worker thread
+     * when a pool is given (a session whose worker stopped is summarised here instead).
+     */
+    const summarize = (location: SessionLocation, pool: SummaryPool | undefined) =>
+      Effect.tryPromise({
+        try: () =>
+          pool === undefined
+            ? summarizeSession(filesOf(location))
+            : pool.run(filesOf(location)).catch((error: unknown) => {
+              if (!(error instanceof WorkerLost)) return Promise.reject(error)
+              lastListing = { ...lastListing, fallbacks: lastListing.fallbacks + 1 }
+              return summarizeSession(filesOf(location))
+            }),
+        catch: readFailure(location)
+      })
+
+    const summaryOf = (location: SessionLocation, diagnostics: Array<string>, pool: SummaryPool | undefined) => {
       const fingerprint = fingerprintOf(location)
       const cached = summaries.get(location.main.path)
       if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.summary)
-      return loadSession(location).pipe(
-        Effect.map((analysis) => (isThread(analysis) ? threadSummary(analysis) : undefined)),
+      return summarize(location, pool).pipe(
         Effect.tap((summary) => Effect.sync(() => summaries.set(location.main.path, { fingerprint, summary }))),
         Effect.catchAll((error) =>
           Effect.sync(() => {
@@ -217,6 +342,36 @@ export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay
       )
     }
 
+    let lastListing: ListingStats = { parsed: 0, parsedBytes: 0, workers: 0, fallbacks: 0 }
+
+    /** Summarises the stale sessions: on a few worker threads when there is a lot to parse, else here. */
+    const summarizeStale = Effect.fn("ClaudeHistory.summarizeStale")(function*(
+      stale: ReadonlyArray<SessionLocation>,
+      diagnostics: Array<string>
+    ) {
+      const bytes = stale.reduce(
+        (sum, location) => sum + location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0),
+        0
+      )
+      const workers = workerCountFor(options.workers ?? "auto", stale.length, bytes)
+      lastListing = { parsed: stale.length, parsedBytes: bytes, workers, fallbacks: 0 }
+      if (workers === 0) {
+        return yield* Effect.forEach(stale, (location) => summaryOf(location, diagnostics, undefined), {
+          concurrency: PARSE_CONCURRENCY,
+          discard: true
+        })
+      }
+      yield* Effect.acquireUseRelease(
+        Effect.sync(() => startPool(workers, options.workerLimits ?? WORKER_LIMITS)),
+        (pool) =>
+          Effect.forEach(stale, (location) => summaryOf(location, diagnostics, pool), {
+            concurrency: pool.size * TASKS_PER_WORKER,
+            discard: true
+          }),
+        (pool) => Effect.promise(() => pool.close())
+      )
+    })
+
     /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
     const list = Effect.fn("ClaudeHistory.list")(function*() {
       const locations = yield* discover()
@@ -225,10 +380,7 @@ export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay
       const diagnostics: Array<string> = []
       // Unchanged files are answered from the cache without scheduling any work.
       const stale = locations.filter((location) => summaries.get(location.main.path)?.fingerprint !== fingerprintOf(location))
-      yield* Effect.forEach(stale, (location) => summaryOf(location, diagnostics), {
-        concurrency: PARSE_CONCURRENCY,
-        discard: true
-      })
+      yield* summarizeStale(stale, diagnostics)
       const threads: Array<ThreadSummary> = []
       for (const location of locations) {
         const summary = summaries.get(location.main.path)?.summary
@@ -273,9 +425,18 @@ export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay
 
     const thread = (threadId: string) => Effect.map(inspect(threadId), (inspection) => inspection.record)
 
-    return { projectsRoot, discover, list, locate, inspect, thread } as const
+    const listingStats = Effect.sync(() => lastListing)
+
+    return { projectsRoot, discover, list, listingStats, locate, inspect, thread } as const
   })
-}) {}
+
+export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {
+  effect: makeClaudeHistory({ workers: "auto" })
+}) {
+  /** The service with explicit options (tests and the benchmark pin the worker count). */
+  static readonly layerWith = (options: ClaudeHistoryOptions) =>
+    Layer.effect(ClaudeHistory, Effect.map(makeClaudeHistory(options), (service) => ClaudeHistory.make(service)))
+}
 
 interface ThreadRecordEntry {
   readonly fingerprint: string

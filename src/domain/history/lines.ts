@@ -1,4 +1,3 @@
-import { StringDecoder } from "node:string_decoder"
 import { isRecord, type JsonObject } from "./json.js"
 
 /** One decoded transcript line with its 1-based line number in its file. */
@@ -12,7 +11,7 @@ export interface LineProblem {
   readonly message: string
 }
 
-/** Lines above this size are skipped: no real transcript line comes close, and it bounds memory. */
+/** Lines above this many UTF-8 bytes are skipped: no real transcript line comes close, and it bounds memory. */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024
 
 /** Entry types seen in Claude Code transcripts up to 2.1.x; anything else is kept out with a diagnostic. */
@@ -66,13 +65,34 @@ export const decodeLine = (text: string, line: number): DecodedLine => {
 }
 
 /**
- * Splits a byte stream into lines across chunk boundaries. Each chunk is decoded to text once (a
- * StringDecoder keeps multi-byte characters split by a chunk boundary intact) and split on newlines.
- * A line longer than `maxLineBytes` (counted in UTF-16 units, a close proxy) is reported and dropped.
+ * The listing's decoder: the entry of a line, or undefined for a line `decodeLine` would report or skip (the
+ * listing reports no line problems). Same outcome as `decodeLine`, without its result objects.
+ */
+export const parseEntry = (text: string): JsonObject | undefined => {
+  if (text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim() === "")) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!isRecord(value)) return undefined
+  const type = value.type
+  return typeof type === "string" && KNOWN_ENTRY_TYPES.has(type) ? value : undefined
+}
+
+const NEWLINE = 0x0a
+const SEGMENT_BYTES = 64 * 1024
+
+/**
+ * Splits a byte stream into lines across chunk boundaries. A newline byte never occurs inside a multi-byte
+ * UTF-8 character, so each chunk's run of complete lines is decoded to text once, without a StringDecoder,
+ * and split there; only the bytes of a line that straddles chunks are kept (copied: the caller may reuse
+ * its buffer). A line longer than `maxLineBytes` UTF-8 bytes is reported and dropped without being kept.
  */
 export class LineSplitter {
-  private readonly decoder = new StringDecoder("utf8")
-  private pending = ""
+  private pending: Array<Buffer> = []
+  private pendingBytes = 0
   private oversized = false
   private lineNumber = 0
 
@@ -83,47 +103,79 @@ export class LineSplitter {
   ) {}
 
   push(chunk: Buffer): void {
-    this.pushText(this.decoder.write(chunk))
+    let start = 0
+    if (this.pendingBytes > 0 || this.oversized) {
+      const first = chunk.indexOf(NEWLINE)
+      if (first === -1) {
+        this.keep(chunk)
+        return
+      }
+      this.keep(chunk.subarray(0, first))
+      this.finishPending()
+      start = first + 1
+    }
+    const last = chunk.lastIndexOf(NEWLINE)
+    // Decoded in runs of whole lines of about SEGMENT_BYTES: strings that size stay in V8's young
+    // generation, where a megabyte string would go to large-object space (page faults, slower GC).
+    while (start <= last) {
+      let cut = start + SEGMENT_BYTES >= last ? last : chunk.lastIndexOf(NEWLINE, start + SEGMENT_BYTES)
+      if (cut < start) cut = chunk.indexOf(NEWLINE, start + SEGMENT_BYTES)
+      this.lines(chunk.toString("utf8", start, cut))
+      start = cut + 1
+    }
+    if (start < chunk.length) this.keep(chunk.subarray(start))
   }
 
   /** Emits the last line when the stream did not end with a newline (a torn last line stays torn). */
   end(): void {
-    this.pushText(this.decoder.end())
-    if (this.pending !== "" || this.oversized) this.finishLine("")
+    if (this.pendingBytes > 0 || this.oversized) this.finishPending()
   }
 
-  private pushText(text: string) {
-    let start = 0
+  private lines(text: string) {
+    let from = 0
     for (;;) {
-      const newline = text.indexOf("\n", start)
-      if (newline === -1) break
-      this.finishLine(text.slice(start, newline))
-      start = newline + 1
+      const newline = text.indexOf("\n", from)
+      this.line(newline === -1 ? (from === 0 ? text : text.slice(from)) : text.slice(from, newline))
+      if (newline === -1) return
+      from = newline + 1
     }
-    if (start < text.length) this.keep(start === 0 ? text : text.slice(start))
   }
 
-  private keep(part: string) {
-    if (this.oversized) return
-    if (this.pending.length + part.length > this.maxLineBytes) {
-      this.oversized = true
-      this.pending = ""
-      return
-    }
-    this.pending = this.pending === "" ? part : this.pending + part
-  }
-
-  private finishLine(tail: string) {
+  /** A whole line: UTF-16 length bounds its UTF-8 size between 1× and 3×, so most lines need no count. */
+  private line(text: string) {
     this.lineNumber += 1
-    if (this.oversized || this.pending.length + tail.length > this.maxLineBytes) {
-      this.oversized = false
-      this.pending = ""
+    const units = text.length
+    if (units * 3 > this.maxLineBytes && (units > this.maxLineBytes || Buffer.byteLength(text, "utf8") > this.maxLineBytes)) {
       this.onOversized(this.lineNumber)
       return
     }
-    const text = this.pending === "" ? tail : this.pending + tail
-    this.pending = ""
     this.onLine(text, this.lineNumber)
+  }
+
+  private keep(part: Buffer) {
+    if (this.oversized || part.length === 0) return
+    if (this.pendingBytes + part.length > this.maxLineBytes) {
+      this.oversized = true
+      this.pending = []
+      this.pendingBytes = 0
+      return
+    }
+    this.pending.push(Buffer.from(part))
+    this.pendingBytes += part.length
+  }
+
+  private finishPending() {
+    this.lineNumber += 1
+    const oversized = this.oversized
+    const parts = this.pending
+    this.oversized = false
+    this.pending = []
+    this.pendingBytes = 0
+    if (oversized) {
+      this.onOversized(this.lineNumber)
+      return
+    }
+    this.onLine(parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8"), this.lineNumber)
   }
 }
 

@@ -136,7 +136,8 @@ const firstHumanTurnEntry = (analysis: SessionAnalysis) => {
 
 const TITLE_LENGTH = 120
 
-const shorten = (text: string) => {
+/** A title's first line, at most 120 characters. */
+export const shortenTitle = (text: string) => {
   const line = text.trim().split("\n")[0]!.trim()
   return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line
 }
@@ -145,19 +146,19 @@ const shorten = (text: string) => {
 const titleOf = (analysis: SessionAnalysis) => {
   const lines = analysis.input.main.entries.map((entry) => entry.raw)
   const custom = findLast(lines, (raw) => raw.type === "custom-title" && typeof raw.customTitle === "string")
-  if (custom !== undefined) return shorten(custom.customTitle as string)
+  if (custom !== undefined) return shortenTitle(custom.customTitle as string)
   const ai = findLast(lines, (raw) => raw.type === "ai-title" && typeof raw.aiTitle === "string")
-  if (ai !== undefined) return shorten(ai.aiTitle as string)
+  if (ai !== undefined) return shortenTitle(ai.aiTitle as string)
   const uuids = new Set(lines.flatMap((raw) => (typeof raw.uuid === "string" ? [raw.uuid] : [])))
   const summaries = lines.filter((raw) =>
     raw.type === "summary" && typeof raw.summary === "string" && uuids.has(stringField(raw, "leafUuid") ?? "")
   )
   const leaf = analysis.conversation.leaf === undefined ? undefined : uuidOf(analysis.conversation.leaf)
   const summary = summaries.find((raw) => raw.leafUuid === leaf) ?? summaries[summaries.length - 1]
-  if (summary !== undefined) return shorten(summary.summary as string)
+  if (summary !== undefined) return shortenTitle(summary.summary as string)
   const first = analysis.request.turns.find((turn) => turn.kind !== "local_command" && HUMAN_KINDS.has(turn.kind))
   if (first === undefined) return analysis.input.threadId
-  return shorten(first.kind === "slash_command" ? `/${first.command} ${first.args}`.trim() : first.text)
+  return shortenTitle(first.kind === "slash_command" ? `/${first.command} ${first.args}`.trim() : first.text)
 }
 
 const distinct = (values: ReadonlyArray<string | undefined>) =>

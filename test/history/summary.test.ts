@@ -1,0 +1,223 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
+import { readTranscript, type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
+import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
+import { ClaudeHistory, type SessionLocation } from "../../src/services/ClaudeHistory.js"
+import { Settings } from "../../src/services/Settings.js"
+import { CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
+
+/** The reference: every line kept, the whole session analysed, then summarised. */
+const fullSummary = (threadId: string, mainPath: string, main: ReturnType<typeof decodeText>, agents: Array<AgentFile>) => {
+  const analysis = analyzeSession({ threadId, mainPath, main, agents })
+  return isThread(analysis) ? threadSummary(analysis) : undefined
+}
+
+/** Serves in-memory files to `summarizeSession` in chunks of a random size (exercises every chunk boundary). */
+const chunkedReader = (texts: ReadonlyMap<string, Buffer>, random: () => number, maxChunk: number) =>
+(file: string, sink: (chunk: Buffer) => void) => {
+  const bytes = texts.get(file)
+  if (bytes === undefined) throw Object.assign(new Error(`ENOENT: ${file}`), { code: "ENOENT" })
+  for (let offset = 0; offset < bytes.length;) {
+    const size = 1 + Math.floor(random() * maxChunk)
+    // A copy in a reused scratch buffer, as the real reader does: the splitter must not keep a view of it.
+    const scratch = Buffer.alloc(size, 0x20)
+    const length = bytes.copy(scratch, 0, offset, offset + size)
+    sink(scratch.subarray(0, length))
+    scratch.fill(0x20)
+    offset += length
+  }
+}
+
+const prng = (seed: number) => () => {
+  seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff
+  return seed / 0x7fffffff
+}
+
+const mainFiles = () => [
+  SCHEMA_DRIFT,
+  ...fs.readdirSync(PROJECTS).flatMap((folder) =>
+    fs.readdirSync(path.join(PROJECTS, folder))
+      .filter((name) => name.endsWith(".jsonl") && !name.startsWith("agent-"))
+      .map((name) => path.join(PROJECTS, folder, name))
+  )
+]
+
+const discover = (): Promise<ReadonlyArray<SessionLocation>> =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      return yield* (yield* ClaudeHistory).discover()
+    }).pipe(Effect.provide(ClaudeHistory.Default.pipe(Layer.provide(Settings.layer(settingsFor(CLAUDE_HOME))))))
+  )
+
+const filesOf = (location: SessionLocation): SessionFiles => ({
+  threadId: location.threadId,
+  mainPath: location.main.path,
+  agentPaths: location.agents.map((stamp) => stamp.path)
+})
+
+describe("the listing's streaming summary equals the full parse's summary", () => {
+  it("on every fixture session with its sub-agents (every thread field, the non-threads too)", async () => {
+    const locations = await discover()
+    expect(locations.length).toBeGreaterThanOrEqual(8)
+    let threads = 0
+    for (const location of locations) {
+      const main = await readTranscript(location.main.path)
+      const agents = await Promise.all(location.agents.map(async (stamp) => ({ path: stamp.path, decoded: await readTranscript(stamp.path) })))
+      const expected = fullSummary(location.threadId, location.main.path, main, agents)
+      const actual = await summarizeSession(filesOf(location))
+      expect(actual).toEqual(expected)
+      if (expected !== undefined) threads++
+    }
+    expect(threads).toBe(5)
+  })
+
+  it("on the schema-drift catalogue and on every session file alone, read in chunks of random size", async () => {
+    const random = prng(7)
+    for (const file of mainFiles()) {
+      const bytes = fs.readFileSync(file)
+      const expected = fullSummary("t", file, decodeText(bytes.toString("utf8")), [])
+      for (const maxChunk of [1, 7, 300, 70_000]) {
+        const read = chunkedReader(new Map([[file, bytes]]), random, maxChunk)
+        expect(await summarizeSession({ threadId: "t", mainPath: file, agentPaths: [] }, read)).toEqual(expected)
+      }
+    }
+  })
+
+  it("on every session file truncated at random byte offsets (torn last lines, split characters)", async () => {
+    const random = prng(20_260_102)
+    let compared = 0
+    for (const file of mainFiles()) {
+      const bytes = fs.readFileSync(file)
+      for (let attempt = 0; attempt < 25; attempt++) {
+        const cut = bytes.subarray(0, Math.floor(random() * (bytes.length + 1)))
+        const expected = fullSummary("cut", file, decodeText(cut.toString("utf8")), [])
+        const read = chunkedReader(new Map([[file, cut]]), random, 4_096)
+        expect(await summarizeSession({ threadId: "cut", mainPath: file, agentPaths: [] }, read)).toEqual(expected)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThan(200)
+  })
+
+  it("with a sub-agent file truncated, or gone (it is left out as in the full parse)", async () => {
+    const locations = await discover()
+    const withAgents = locations.filter((location) => location.agents.length > 0)
+    expect(withAgents.length).toBeGreaterThan(0)
+    const random = prng(99)
+    for (const location of withAgents) {
+      const mainBytes = fs.readFileSync(location.main.path)
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const texts = new Map([[location.main.path, mainBytes]])
+        const agents: Array<AgentFile> = []
+        location.agents.forEach((stamp, index) => {
+          if (index === attempt % location.agents.length && attempt % 3 === 0) return // this one vanished
+          const bytes = fs.readFileSync(stamp.path)
+          const cut = bytes.subarray(0, Math.floor(random() * (bytes.length + 1)))
+          texts.set(stamp.path, cut)
+          agents.push({ path: stamp.path, decoded: decodeText(cut.toString("utf8")) })
+        })
+        const expected = fullSummary(location.threadId, location.main.path, decodeText(mainBytes.toString("utf8")), agents)
+        const actual = await summarizeSession(filesOf(location), chunkedReader(texts, random, 2_000))
+        expect(actual).toEqual(expected)
+      }
+    }
+  })
+})
+
+describe("line splitting across chunks", () => {
+  const collect = (chunks: ReadonlyArray<Buffer>, maxLineBytes?: number) => {
+    const seen: Array<string> = []
+    const splitter = new LineSplitter(
+      (text, line) => seen.push(`${line}:${text}`),
+      (line) => seen.push(`${line}:<oversized>`),
+      maxLineBytes
+    )
+    for (const chunk of chunks) splitter.push(chunk)
+    splitter.end()
+    return seen
+  }
+
+  it("keeps multi-byte characters, blank lines and a torn last line intact at any chunk size", () => {
+    const text = "{\"a\":\"日本語テキスト\"}\n\n  \r\n{\"emoji\":\"😀😀\"}\r\n" + "é".repeat(40_000) + "\n{\"torn\":\"é"
+    const bytes = Buffer.from(text, "utf8")
+    const expected = text.split("\n").map((line, index) => `${index + 1}:${line}`)
+    for (const size of [1, 2, 3, 5, 64, 65_537, bytes.length]) {
+      const chunks: Array<Buffer> = []
+      for (let offset = 0; offset < bytes.length; offset += size) chunks.push(bytes.subarray(offset, offset + size))
+      expect(collect(chunks)).toEqual(expected)
+    }
+  })
+
+  it("drops lines above the byte limit (counted in UTF-8 bytes) whether they arrive whole or in pieces", () => {
+    const lines = ["short", "x".repeat(101), "é".repeat(50), "é".repeat(51), "ok"]
+    const bytes = Buffer.from(lines.join("\n"), "utf8")
+    const expected = ["1:short", "2:<oversized>", `3:${"é".repeat(50)}`, "4:<oversized>", "5:ok"]
+    expect(collect([bytes], 100)).toEqual(expected)
+    const pieces: Array<Buffer> = []
+    for (let offset = 0; offset < bytes.length; offset += 7) pieces.push(bytes.subarray(offset, offset + 7))
+    expect(collect(pieces, 100)).toEqual(expected)
+  })
+})
+
+describe("listing on worker threads", () => {
+  const listWith = (home: string, workers: number) =>
+    Effect.gen(function*() {
+      const history = yield* ClaudeHistory
+      const listing = yield* history.list()
+      return { ...listing, stats: yield* history.listingStats }
+    }).pipe(
+      Effect.provide(ClaudeHistory.layerWith({ workers }).pipe(Layer.provide(Settings.layer(settingsFor(home))))),
+      Effect.runPromise
+    )
+
+  it("gives the same threads and diagnostics as the main thread, and says it used the workers", async () => {
+    const home = copyOfClaudeHome()
+    const inThread = await listWith(home, 0)
+    const onWorkers = await listWith(home, 2)
+    expect(inThread.stats.workers).toBe(0)
+    expect(onWorkers.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
+    expect(onWorkers.threads).toEqual(inThread.threads)
+    expect(onWorkers.diagnostics).toEqual(inThread.diagnostics)
+    expect(inThread.diagnostics).toEqual([])
+    expect(inThread.threads.map((thread: ThreadSummary) => thread.imported_thread_id)).toHaveLength(5)
+    // A second listing re-parses nothing, so it starts no worker.
+    const again = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        yield* history.list()
+        yield* history.list()
+        return yield* history.listingStats
+      }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
+    )
+    expect(again).toMatchObject({ parsed: 0, workers: 0 })
+  }, 60_000)
+
+  it("summarises on the main thread the sessions of a worker that ran out of memory", async () => {
+    const home = copyOfClaudeHome()
+    const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
+    const lines = fs.readFileSync(c45, "utf8").split("\n")
+    // A 24 MB tool output: more than a worker with a 16 MB heap can parse.
+    const giant = JSON.stringify({ type: "progress", uuid: "giant", data: { output: "x".repeat(24 * 1024 * 1024) } })
+    fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
+    const inThread = await listWith(home, 0)
+    const starved = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        const listing = yield* history.list()
+        return { ...listing, stats: yield* history.listingStats }
+      }).pipe(Effect.provide(
+        ClaudeHistory.layerWith({ workers: 2, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
+          .pipe(Layer.provide(Settings.layer(settingsFor(home))))
+      ))
+    )
+    expect(starved.stats.workers).toBe(2)
+    expect(starved.stats.fallbacks).toBeGreaterThan(0)
+    // Only the starved worker's sessions: the other worker went on.
+    expect(starved.stats.fallbacks).toBeLessThan(starved.stats.parsed)
+    expect(starved.threads).toEqual(inThread.threads)
+    expect(starved.diagnostics).toEqual(inThread.diagnostics)
+  }, 60_000)
+})
