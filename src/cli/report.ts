@@ -1,4 +1,5 @@
 import { Effect, Either, Layer } from "effect"
+import * as fs from "node:fs"
 import { controllerError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { CoreLive } from "../layers.js"
@@ -20,6 +21,8 @@ export const reportPaths = (runId: string) =>
   Effect.gen(function*() {
     if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
     const runs = yield* RunStore
+    // Without a run root there is no run (resolving inside a missing root would blame containment).
+    if (!fs.existsSync(runs.runRoot)) return yield* controllerError("The replay run is unavailable.")
     const directory = yield* runs.existingDirectory(runId)
     const html = yield* Effect.either(locateReport(directory, "html"))
     const json = yield* Effect.either(locateReport(directory, "json"))

@@ -21,7 +21,7 @@ const IMPORTED_THREADS = 5
 /** Whatever a refused command line may have written under the install (nothing is expected). */
 const written = () => listTree(root).filter((entry) => !entry.startsWith("bin"))
 
-describe("codex-replay threads", () => {
+describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
   it("prints every imported thread of the fixtures as JSON only on stdout", async () => {
     const result = await runCli(["threads", "--json", "--limit", "100"], env)
     expect(result.code).toBe(0)
@@ -78,7 +78,7 @@ describe("codex-replay threads", () => {
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
     [["threads", "--bogus"], "Received unknown argument: '--bogus'"],
     [["nonsense"], "Invalid command line"]
-  ])("refuses %j with a clear message and writes nothing", { concurrent: true }, async (args, message) => {
+  ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain(message)
@@ -144,20 +144,25 @@ describe("codex-replay report", () => {
     expect(result.stderr).toMatch(/Cannot open the report: (xdg-)?open is not available\./)
   })
 
-  it.each([
+  it.concurrent.each([
     [["report", "../escape"], "The run ID is invalid."],
     [["report", ".hidden"], "The run ID is invalid."],
     [["report", "no-such-run"], "The replay run is unavailable."],
     [["report"], "Missing argument <run-id>"],
     [["report", "a", "b"], "Received unknown argument: 'b'"],
     [["report", "run-x", "--format", "pdf"], "Received unknown argument"]
-  ])("refuses %j with a clear message", async (args, message) => {
-    const before = listTree(root)
-    const result = await runCli(args, env)
-    expect(result.code).not.toBe(0)
-    expect(result.stderr).toContain(message)
-    expect(result.stdout).toBe("")
-    expect(listTree(root)).toEqual(before)
+  ])("refuses %j with a clear message and writes nothing", async (args, message) => {
+    // An install of its own, empty before and after.
+    const own = scratch("codex-replay-cli-refusal-")
+    try {
+      const result = await runCli(args, installEnv(own))
+      expect(result.code).not.toBe(0)
+      expect(result.stderr).toContain(message)
+      expect(result.stdout).toBe("")
+      expect(listTree(own)).toEqual([])
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true })
+    }
   })
 
   it("refuses a run without a report, and a report that leads out of its run", async () => {
