@@ -13,6 +13,9 @@ const SNAPSHOT_GIT_DIR = "codex-snapshot.git"
 const COLLECT_INDEX = ".collect-index"
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
+/** Git's output arrives as lines; a patch ends with a newline. */
+const withFinalNewline = (patch: string) => (patch === "" || patch.endsWith("\n") ? patch : `${patch}\n`)
+
 export const archivedWorkspaceName = (attempt: number) => `codex-attempt-${attempt}-failed`
 
 /** Where a workspace starts: a commit of a repository, or an empty directory; plus carried-forward files. */
@@ -67,16 +70,18 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     /** Claude's patch between two commits of the user's repository (read only). */
     const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
       return yield* git.run(["diff", "--binary", "--no-color", "--no-ext-diff", from, to], { cwd: repository }).pipe(
+        Effect.map(withFinalNewline),
         Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
       )
     })
 
     const fetchCommit = (directory: string, repository: string, commit: string) =>
       Effect.gen(function*() {
-        yield* git.run(["init", "--quiet", directory], { cwd: path.dirname(directory) })
-        yield* git.run(["config", "gc.auto", "0"], { cwd: directory })
-        yield* git.run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", repository, commit], { cwd: directory }).pipe(
-          Effect.orElse(() => git.run(["fetch", "--quiet", "--no-tags", repository, commit], { cwd: directory }))
+        // No template (no sample hooks to copy) and no automatic maintenance: only what the fetch needs.
+        yield* git.run(["init", "--quiet", "--template=", directory], { cwd: path.dirname(directory) })
+        const fetch = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules"]
+        yield* git.run([...fetch, "--no-write-fetch-head", "--no-auto-maintenance", repository, commit], { cwd: directory }).pipe(
+          Effect.orElse(() => git.run([...fetch, repository, commit], { cwd: directory }))
         )
         yield* git.run(["checkout", "--quiet", "--detach", commit], { cwd: directory })
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
@@ -99,19 +104,24 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           })
         }), { discard: true })
 
-    /** The tree of the workspace as it is now, in `gitDir`, through a private index. */
-    const snapshotTree = (workspace: { directory: string; gitDir: string }, startFrom: string) =>
+    /**
+     * Runs `last` against a private index that holds the workspace as it is now (starting from
+     * `startFrom`, so unchanged files cost nothing); the workspace's own index is never touched.
+     */
+    const withWorkspaceIndex = (
+      workspace: { directory: string; gitDir: string },
+      startFrom: string,
+      last: ReadonlyArray<string>
+    ) =>
       Effect.gen(function*() {
-        const options = {
-          cwd: workspace.directory,
-          env: { GIT_INDEX_FILE: path.join(path.dirname(workspace.directory), COLLECT_INDEX) }
-        }
+        const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
+        const options = { cwd: workspace.directory, env: { GIT_INDEX_FILE: index } }
         const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
         yield* git.run([...base, "read-tree", startFrom], options)
-        yield* git.run([...base, "add", "--all", "--force", "."], options)
-        const tree = (yield* git.run([...base, "write-tree"], options)).trim()
-        yield* Effect.promise(() => fs.rm(options.env.GIT_INDEX_FILE, { force: true }))
-        return tree
+        yield* git.run([...base, "add", "--all", "."], options)
+        const output = yield* git.run([...base, ...last], options)
+        yield* Effect.promise(() => fs.rm(index, { force: true }))
+        return output
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
 
     /** Creates `workspaces/codex` in the run directory, which must not exist yet. */
@@ -133,7 +143,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       yield* git.run(["init", "--quiet", "--bare", gitDir], { cwd: parent }).pipe(
         Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
       )
-      const base = yield* snapshotTree({ directory, gitDir }, EMPTY_TREE)
+      const base = (yield* withWorkspaceIndex({ directory, gitDir }, EMPTY_TREE, ["write-tree"])).trim()
       return { directory, gitDir, base } satisfies MaterialisedWorkspace
     })
 
@@ -152,11 +162,8 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
 
     /** The workspace's changes against its start, new files included (the workspace itself is not changed). */
     const diff = Effect.fn("Workspace.diff")(function*(workspace: MaterialisedWorkspace) {
-      const tree = yield* snapshotTree(workspace, workspace.base)
-      return yield* git.run(
-        ["--git-dir", workspace.gitDir, "diff", "--binary", "--no-color", "--no-ext-diff", workspace.base, tree],
-        { cwd: workspace.directory }
-      ).pipe(Effect.mapError((error) => controllerError(`The workspace diff could not be taken: ${error.message}`)))
+      const patch = yield* withWorkspaceIndex(workspace, workspace.base, ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", workspace.base])
+      return withFinalNewline(patch)
     })
 
     return { inspectRepository, historicalPatch, materialise, archiveFailed, diff } as const
