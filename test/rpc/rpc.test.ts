@@ -1,10 +1,21 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber } from "effect"
+import * as fs from "node:fs"
 import * as http from "node:http"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ControllerError } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
-import { type Daemon, listTree, startDaemon } from "./support.js"
+import { type Daemon, listTree, scratch, startDaemon } from "./support.js"
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 
 let daemon: Daemon
 
@@ -255,5 +266,33 @@ describe("POST /api/rpc at the HTTP edge", () => {
 
   it("wrote nothing for any malformed request", () => {
     expect(listTree(daemon.runRoot)).toEqual([])
+  })
+})
+
+describe("POST /api/rpc interruption", () => {
+  it("reaches the server: interrupting a call ends the Codex process it started", async () => {
+    const root = scratch("codex-replay-rpc-interrupt-")
+    const pidfile = path.join(root, "fake.pids")
+    const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
+    try {
+      // A fixture thread of several prompts, whose request is reconstructed by the Codex worker.
+      const threadId = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+      const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
+        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token }, NAMES)
+        return yield* caller("synthesize_request", { thread_id: threadId })
+      })))
+      const deadline = Date.now() + 15_000
+      while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+      expect(pids.length).toBeGreaterThan(0)
+      expect(pids.every(isAlive)).toBe(true)
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      const gone = Date.now() + 10_000
+      while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(pids.filter(isAlive)).toEqual([])
+    } finally {
+      await hanging.stop()
+      fs.rmSync(root, { recursive: true, force: true })
+    }
   })
 })
