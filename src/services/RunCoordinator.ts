@@ -107,7 +107,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     /** One implementation attempt in a fresh workspace. */
     const implementOnce = (directory: string, request: CoordinatorRequest, attempt: number) =>
       Effect.gen(function*() {
-        const workspace = yield* workspaces.materialise(directory, request.workspace)
+        const workspace = yield* workspaces.materialise(directory, request.workspace, request.run_tag)
         yield* advance(
           directory,
           "implementing",

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
+import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { FileStore, isInside } from "./FileStore.js"
 import { Git } from "./Git.js"
 import { RunLog } from "./RunLog.js"
@@ -32,7 +33,12 @@ export interface MaterialisedWorkspace {
   readonly directory: string
   readonly gitDir: string
   readonly base: string
+  /** The run's tag, in the environment of every git process working on this workspace. */
+  readonly runTag: string | undefined
 }
+
+const taggedEnvironment = (runTag: string | undefined): Record<string, string> =>
+  runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
 
 const repositoryError = (repository: string, detail: string) =>
   controllerError(`The historical Git repository ${repository} is unavailable: ${detail}`)
@@ -75,15 +81,16 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
     })
 
-    const fetchCommit = (directory: string, repository: string, commit: string) =>
+    const fetchCommit = (directory: string, repository: string, commit: string, runTag: string | undefined) =>
       Effect.gen(function*() {
+        const env = taggedEnvironment(runTag)
         // No template (no sample hooks to copy) and no automatic maintenance: only what the fetch needs.
-        yield* git.run(["init", "--quiet", "--template=", directory], { cwd: path.dirname(directory) })
+        yield* git.run(["init", "--quiet", "--template=", directory], { cwd: path.dirname(directory), env })
         const fetch = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules"]
-        yield* git.run([...fetch, "--no-write-fetch-head", "--no-auto-maintenance", repository, commit], { cwd: directory }).pipe(
-          Effect.orElse(() => git.run([...fetch, repository, commit], { cwd: directory }))
+        yield* git.run([...fetch, "--no-write-fetch-head", "--no-auto-maintenance", repository, commit], { cwd: directory, env }).pipe(
+          Effect.orElse(() => git.run([...fetch, repository, commit], { cwd: directory, env }))
         )
-        yield* git.run(["checkout", "--quiet", "--detach", commit], { cwd: directory })
+        yield* git.run(["checkout", "--quiet", "--detach", commit], { cwd: directory, env })
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
 
     const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
@@ -109,13 +116,13 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
      * `startFrom`, so unchanged files cost nothing); the workspace's own index is never touched.
      */
     const withWorkspaceIndex = (
-      workspace: { directory: string; gitDir: string },
+      workspace: { directory: string; gitDir: string; runTag: string | undefined },
       startFrom: string,
       last: ReadonlyArray<string>
     ) =>
       Effect.gen(function*() {
         const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
-        const options = { cwd: workspace.directory, env: { GIT_INDEX_FILE: index } }
+        const options = { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index } }
         const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
         yield* git.run([...base, "read-tree", startFrom], options)
         yield* git.run([...base, "add", "--all", "."], options)
@@ -125,26 +132,30 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
 
     /** Creates `workspaces/codex` in the run directory, which must not exist yet. */
-    const materialise = Effect.fn("Workspace.materialise")(function*(runDirectory: string, plan: WorkspacePlan) {
+    const materialise = Effect.fn("Workspace.materialise")(function*(
+      runDirectory: string,
+      plan: WorkspacePlan,
+      runTag?: string
+    ) {
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
       yield* files.ensurePrivateDirectory(parent)
       if (yield* files.exists(directory)) return yield* controllerError("The implementation workspace already exists.")
       if (plan.kind === "git") {
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
-        yield* fetchCommit(directory, plan.repository, plan.commit)
+        yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
         yield* copyCarriedFiles(plan, directory)
-        return { directory, gitDir: path.join(directory, ".git"), base: plan.commit } satisfies MaterialisedWorkspace
+        return { directory, gitDir: path.join(directory, ".git"), base: plan.commit, runTag } satisfies MaterialisedWorkspace
       }
       yield* Effect.promise(() => fs.mkdir(directory, { mode: 0o700 }))
       yield* copyCarriedFiles(plan, directory)
       const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
       yield* Effect.promise(() => fs.rm(gitDir, { recursive: true, force: true }))
-      yield* git.run(["init", "--quiet", "--bare", gitDir], { cwd: parent }).pipe(
+      yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
         Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
       )
-      const base = (yield* withWorkspaceIndex({ directory, gitDir }, EMPTY_TREE, ["write-tree"])).trim()
-      return { directory, gitDir, base } satisfies MaterialisedWorkspace
+      const base = (yield* withWorkspaceIndex({ directory, gitDir, runTag }, EMPTY_TREE, ["write-tree"])).trim()
+      return { directory, gitDir, base, runTag } satisfies MaterialisedWorkspace
     })
 
     /** Renames the failed attempt's workspace to `codex-attempt-N-failed`. */

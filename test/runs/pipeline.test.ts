@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { controllerError, WorkerError } from "../../src/domain/errors.js"
 import { awaitIdle } from "../../src/programs/idle.js"
-import { awaitRun, prepareRun, startRun } from "../../src/programs/runs.js"
+import { awaitRun, cancelRun, prepareRun, startRun } from "../../src/programs/runs.js"
 import { Activity } from "../../src/services/Activity.js"
 import type { WorkerRequest } from "../../src/services/CodexWorker.js"
 import { FileStore } from "../../src/services/FileStore.js"
@@ -159,11 +159,22 @@ describe("run pipeline timing (TestClock, fake worker)", () => {
         expect((yield* phases).filter((phase) => phase === "queued")).toHaveLength(1)
         expect((yield* Ref.get(order))).toHaveLength(4)
         expect(yield* (yield* RunSupervisor).activeCount).toBe(5)
+
+        // A queued run that is cancelled never starts.
+        const queuedDirectory = yield* launch("run-6")
+        const cancelled = yield* cancelRun("run-6")
+        expect(cancelled).toMatchObject({ run_id: "run-6", idempotent: false })
+        expect((yield* stateOf("run-6")).status).toBe("cancelled")
+        expect(yield* (yield* RunSupervisor).isRunning("run-6")).toBe(false)
+
         yield* Deferred.succeed(gate, undefined)
         yield* until(
           Effect.map(Effect.forEach(ids, stateOf), (states) => states.every((state) => state.status === "completed")),
           "all five completed"
         )
+        expect((yield* stateOf("run-6")).status).toBe("cancelled")
+        expect(fs.readFileSync(path.join(queuedDirectory, "run.log"), "utf8")).not.toContain("creating_workspace")
+        expect(fs.existsSync(path.join(queuedDirectory, "workspaces"))).toBe(false)
         const events = yield* Ref.get(order)
         const fifthStart = events.findIndex((event, index) => index >= 4 && event.startsWith("start"))
         expect(events.slice(0, fifthStart).some((event) => event.startsWith("end"))).toBe(true)
@@ -215,6 +226,35 @@ describe("run pipeline timing (TestClock, fake worker)", () => {
         yield* TestClock.adjust(Duration.seconds(10))
         yield* until(Effect.map(Fiber.poll(idle), Option.isSome), "idle")
       }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker((request) => Effect.zipRight(Deferred.await(gate), succeed(request))))))
+    }))
+})
+
+describe("workspaces", () => {
+  it.scoped("copies carried-forward files into a non-git workspace and leaves them out of the Codex patch", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      const project = path.join(settings.cacheRoot, "project")
+      fs.mkdirSync(path.join(project, "lib"), { recursive: true })
+      fs.writeFileSync(path.join(project, "lib", "util.py"), "def helper():\n    return 1\n")
+      fs.writeFileSync(path.join(project, "not-carried.txt"), "stays out\n")
+      const seen = yield* Ref.make<Array<string>>([])
+      const implement: Respond = (request) =>
+        Effect.zipRight(
+          Ref.set(seen, fs.readdirSync(request.workingDirectory, { recursive: true }).map(String).sort()),
+          succeed(request)
+        )
+      yield* Effect.gen(function*() {
+        const directory = yield* launch("run-carried", {
+          workspace: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: ["lib/util.py"] }
+        })
+        yield* until(Effect.map(stateOf("run-carried"), (state) => state.status !== "running"), "the end")
+        expect((yield* stateOf("run-carried")).status).toBe("completed")
+        expect(yield* Ref.get(seen)).toEqual(["lib", "lib/util.py"])
+        const record = JSON.parse(fs.readFileSync(path.join(directory, "run.json"), "utf8"))
+        expect(record.codex.patch).toContain("+++ b/greet.py")
+        expect(record.codex.patch).not.toContain("util.py")
+        expect(record.codex.files.map((file: { path: string }) => file.path)).toEqual(["greet.py"])
+      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
     }))
 })
 

@@ -29,8 +29,11 @@ const start = async (daemon: Daemon, config: Record<string, unknown>) => {
 
 describe("a non-git replay through the real daemon", () => {
   let daemon: Daemon
+  let codexLog: string
   beforeAll(async () => {
-    daemon = await startDaemon()
+    const root = scratch()
+    codexLog = path.join(root, "codex-calls.jsonl")
+    daemon = await startDaemon({ root, env: { FAKE_CODEX_LOG: codexLog } })
   })
   afterAll(() => daemon.stop())
 
@@ -73,6 +76,16 @@ describe("a non-git replay through the real daemon", () => {
     expect(log).toMatch(/\[implementation\] finished with exit code 0/)
     expect(log).toMatch(/\[controller\] reporting \[completed\]: The replay report is ready\./)
     expect(log).not.toContain("Create greet.py that prints a greeting.\n[review")
+
+    // The task reaches Codex as data on stdin, never on a command line; every process carries the run's tag.
+    const calls = fs.readFileSync(codexLog, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+    const implementation = calls.filter((call) => call.prompt === config.request)
+    expect(implementation).toHaveLength(1)
+    for (const call of calls) {
+      expect(call.argv.join(" ")).not.toContain("greet.py")
+      expect(call.env.CODEX_REPLAY_RUN_TAG).toBe(started.run_id)
+    }
+    expect(implementation[0].argv).toContain("workspace-write")
 
     expect(readAttempt(daemon).models).toEqual([{ model: MODELS[0], launch_status: "started", run_id: started.run_id }])
     expect(await taggedPids(started.run_id)).toEqual([])
