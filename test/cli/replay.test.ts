@@ -179,6 +179,21 @@ describe("codex-replay replay: malformed command lines", () => {
   })
 })
 
+describe("codex-replay replay: invalid environment", () => {
+  it("says which variable is wrong and launches nothing", async () => {
+    const root = scratch("codex-replay-replay-env-")
+    try {
+      const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--yes"], installEnv(root, { CODEX_REPLAY_CONTROLLER_PORT: "99999" }))
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain("codex-replay: CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535.")
+      expect(result.stdout).toBe("")
+      expect(listTree(root)).toEqual([])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("codex-replay open", () => {
   it("prints the URL of the install's running controller", async () => {
     const result = await runCli(["open"], daemon.env)

@@ -77,7 +77,8 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["threads", "--source", "elsewhere"], "Expected one of the following cases: imported, sample"],
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
     [["threads", "--bogus"], "Received unknown argument: '--bogus'"],
-    [["nonsense"], "Invalid command line"]
+    [["nonsense"], "Invalid command line"],
+    [["open", "--bogus"], "Received unknown argument: '--bogus'"]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)
