@@ -53,9 +53,12 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
     if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
 
     const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
-    const busy = Effect.gen(function*() {
-      return (yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0 || (yield* activeRuns) > 0
-    })
+    const busyWith = (countRuns: Effect.Effect<number, unknown>) =>
+      Effect.gen(function*() {
+        if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
+        return (yield* countRuns.pipe(Effect.orElseSucceed(() => 0))) > 0
+      })
+    const busy = busyWith(runs.countActive)
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
@@ -71,7 +74,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
       assets: loadStaticAssets(),
       download: options.download,
       activeRuns,
-      busy,
+      busy: busyWith(runs.countActiveNow),
       shutdown,
       rpc: yield* makeRpcHttpApp(options.tools)
     })

@@ -115,10 +115,8 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
      * How many owned runs are active. It reads every state file, so answers are reused for a moment:
      * `/health` and the idle rule ask often, and a run's start or end shows up within that moment.
      */
-    const countActive = yield* Effect.cachedWithTTL(
-      Effect.map(listOwned(), (states) => states.filter(isActive).length),
-      ACTIVE_COUNT_TTL
-    )
+    const countActiveNow = Effect.map(listOwned(), (states) => states.filter(isActive).length)
+    const countActive = yield* Effect.cachedWithTTL(countActiveNow, ACTIVE_COUNT_TTL)
 
     return {
       runRoot: settings.runRoot,
@@ -130,6 +128,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       listOwned,
       isActive,
       countActive,
+      countActiveNow,
       statePath
     } as const
   }),

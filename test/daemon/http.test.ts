@@ -305,10 +305,12 @@ describe("controller daemon lifecycle", () => {
     try {
       writeRun(daemon.runRoot, "run-active", { controller_session_id: daemon.sessionId, coordinator_pid: sleeper.pid })
       const token = daemon.runtime().control_token
-      expect((await request(daemon.port, "/health")).json.active_runs).toBe(1)
+      // /health may answer from a count up to 250 ms old; shutdown always looks afresh.
       const busy = await request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token }, body: "{}" })
       expect(busy.status).toBe(409)
       expect(busy.json.active_run).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect((await request(daemon.port, "/health")).json.active_runs).toBe(1)
       sleeper.kill("SIGKILL")
       await new Promise((resolve) => sleeper.once("exit", resolve))
       const stopping = await request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token }, body: "{}" })
