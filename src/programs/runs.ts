@@ -307,6 +307,13 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     const launched = started.filter((state) => state.launch_failed !== true)
     const ordered = models.flatMap((model) => launched.filter((state) => state.model === model))
     const errors = (launched.find((state) => Array.isArray(state.run_group_errors))?.run_group_errors ?? []) as Array<LaunchError>
+    const accounted = new Set([...started.map((state) => state.model), ...errors.map((error) => error.model)])
+    if (models.some((model) => !accounted.has(model))) {
+      // The controller stopped in the middle of this start: some models never launched.
+      return yield* controllerError(
+        "The approved replay did not finish starting every selected model. Open a new Codex task and invoke Codex Replay to run another comparison."
+      )
+    }
     return Option.some(yield* startedResponse(ordered, models, errors, true))
   })
 

@@ -93,7 +93,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
 
     const log = (directory: string, message: string) => Effect.ignore(runLog.append(directory, "controller", message))
 
-    const onRetryableFailure = (directory: string, error: WorkerError, attempt: number) =>
+    /** Records the diagnostic of a failed attempt; a retryable one (with retries left) is archived and retried. */
+    const recordWorkerFailure = (directory: string, error: WorkerError, attempt: number) =>
       Effect.gen(function*() {
         yield* runs.update(directory, { details: { failure_diagnostic: workerDiagnostic(error, attempt) } })
         if (!error.retryable || attempt > IMPLEMENTATION_RETRY_LIMIT) return
@@ -124,7 +125,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           runDirectory: directory,
           label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
           runTag: request.run_tag
-        }).pipe(Effect.tapError((error) => onRetryableFailure(directory, error, attempt)))
+        }).pipe(Effect.tapError((error) => recordWorkerFailure(directory, error, attempt)))
         yield* runs.update(directory, { details: { failure_diagnostic: null } })
         return { workspace, result } satisfies Implemented
       })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { Deferred, Duration, Effect, Either, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { controllerError, WorkerError } from "../../src/domain/errors.js"
+import { configurationFingerprint, normalizeConfiguration, tokenHash } from "../../src/domain/runConfig.js"
 import { awaitIdle } from "../../src/programs/idle.js"
 import { awaitRun, cancelRun, prepareRun, startRun } from "../../src/programs/runs.js"
 import { Activity } from "../../src/services/Activity.js"
@@ -307,5 +308,30 @@ describe("embedding: the programs with their own layers", () => {
         expect(again).toMatchObject({ idempotent: true, run_id: started.run_id, errors: started.errors })
       }).pipe(Effect.provide(FailingSecondLaunch), Effect.provide(pipelineLayer(settings, fakeWorker(succeed))))
     }))
-})
 
+  it.live("after a restart, a token whose start stopped half way is refused rather than half answered", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      const token = "t".repeat(43)
+      const configuration = Either.getOrThrow(normalizeConfiguration(config))
+      yield* Effect.gen(function*() {
+        const runs = yield* RunStore
+        // As the previous daemon left it: the first model's run exists, the second never launched.
+        yield* runs.create({
+          runId: "run-half",
+          coordinatorPid: 1,
+          details: {
+            model: "gpt-5.6-sol",
+            thread_id: config.thread_id,
+            prepare_token_hash: tokenHash(token),
+            configuration_fingerprint: configurationFingerprint(configuration)
+          }
+        })
+        const refused = yield* Effect.flip(startRun({ ...config, approved: true, prepare_token: token }))
+        expect(refused.message).toMatch(/did not finish starting every selected model/)
+        const single = { ...config, models: ["gpt-5.6-sol"] }
+        const changed = yield* Effect.flip(startRun({ ...single, approved: true, prepare_token: token }))
+        expect(changed.message).toMatch(/approved configuration changed/)
+      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(succeed))))
+    }))
+})
