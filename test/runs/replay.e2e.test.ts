@@ -143,6 +143,36 @@ describe("a git replay", () => {
   })
 })
 
+describe("the packaged git sample", () => {
+  let daemon: Daemon
+  beforeAll(async () => {
+    daemon = await startDaemon()
+  })
+  afterAll(() => daemon.stop())
+
+  it("replays sample-word-count from its inspected baseline to a report", async () => {
+    const inspected = await daemon.call("inspect_thread", { thread_id: "sample-word-count" })
+    const { repository, commit, ending_commit } = inspected.baseline
+    expect(commit).toMatch(/^[0-9a-f]{40}$/)
+    const started = await start(daemon, {
+      thread_id: "sample-word-count",
+      request: inspected.thread.request,
+      repo: repository,
+      beginning_kind: "git",
+      ending_kind: "git",
+      baseline_commit: commit,
+      ending_commit,
+      model: MODELS[1]
+    })
+    const run = await awaitTerminal(daemon, started.run_id)
+    expect(run.status).toBe("completed")
+    const report = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
+    expect(report.candidates.claude.patch).toContain("wc.py")
+    expect(report.candidates.codex.model).toBe(MODELS[1])
+    expect(() => execFileSync("git", ["cat-file", "-e", ending_commit], { cwd: run.workspace, stdio: "ignore" })).toThrow()
+  })
+})
+
 describe("bad input", () => {
   let daemon: Daemon
   let repository: TestRepository
