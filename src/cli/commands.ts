@@ -61,9 +61,19 @@ const cli = Command.make("codex-replay").pipe(
   Command.withSubcommands([open, threads, replay, report])
 )
 
+/** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
+const SWITCHES = ["--yes", "--json", "--open"] as const
+const switchWithValue = (argv: ReadonlyArray<string>) =>
+  argv.slice(2).find((argument) => SWITCHES.some((name) => argument.startsWith(`${name}=`)))
+
 /** The terminal commands (SPEC §12). A command-line mistake has already been printed by `@effect/cli`. */
 export const commandLineMain = (argv: ReadonlyArray<string>) =>
-  Command.run(cli, { name: "codex-replay", version: VERSION })(argv).pipe(
+  Effect.suspend(() => {
+    const misused = switchWithValue(argv)
+    return misused === undefined
+      ? Command.run(cli, { name: "codex-replay", version: VERSION })(argv)
+      : Effect.fail(controllerError(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
+  }).pipe(
     Effect.catchIf(ValidationError.isValidationError, () =>
       Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
     Effect.provide(Layer.merge(LauncherLive, NodeContext.layer))

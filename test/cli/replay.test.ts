@@ -169,7 +169,10 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", "", "--model", MODEL], "The thread ID is invalid"],
     [["replay", "--model", MODEL], "Missing argument <thread-id>"],
     [["replay", SAMPLE, "--model"], "Choose at least one Codex model with --model."],
-    [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"]
+    [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"],
+    [["replay", SAMPLE, "--model", MODEL, "--yes=perhaps"], "--yes takes no value (got \"--yes=perhaps\")."],
+    [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
+    [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"]
   ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)

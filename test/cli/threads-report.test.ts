@@ -78,7 +78,10 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
     [["threads", "--bogus"], "Received unknown argument: '--bogus'"],
     [["nonsense"], "Invalid command line"],
-    [["open", "--bogus"], "Received unknown argument: '--bogus'"]
+    [["open", "--bogus"], "Received unknown argument: '--bogus'"],
+    [["threads", "--json=maybe"], "--json takes no value (got \"--json=maybe\")."],
+    [["report", "run-x", "--open=yes"], "--open takes no value"],
+    [["threads", "--offset", "1.5"], "is not a integer"]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).not.toBe(0)
