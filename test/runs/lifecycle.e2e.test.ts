@@ -16,7 +16,8 @@ import {
   taggedPids
 } from "./support.js"
 
-afterAll(killAllDaemons)
+// Every daemon was stopped by its test; none is left behind.
+afterAll(async () => expect(await killAllDaemons()).toBe(0))
 
 /** A process that still runs: it exists and is not a zombie waiting for a parent to reap it. */
 const isAlive = (pid: number) => {

@@ -15,7 +15,8 @@ import {
   taggedPids
 } from "./support.js"
 
-afterAll(killAllDaemons)
+// Every daemon was stopped by its test; none is left behind.
+afterAll(async () => expect(await killAllDaemons()).toBe(0))
 
 const start = async (daemon: Daemon, config: Record<string, unknown>) => {
   const prepared = await daemon.call("prepare_run", config)

@@ -158,9 +158,12 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   }
 }
 
+/** Kills the daemons a test file left running and answers how many there were (tests assert none). */
 export const killAllDaemons = async () => {
-  for (const child of daemons) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  const left = [...daemons].filter((child) => child.exitCode === null && child.signalCode === null)
+  for (const child of left) child.kill("SIGKILL")
   daemons.clear()
+  return left.length
 }
 
 /** Polls until `check` answers a value, failing after `withinMs`. */
