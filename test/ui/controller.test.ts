@@ -1,0 +1,250 @@
+/**
+ * The browser controller (SPEC §11) end to end: the real daemon (fake Codex CLI, a copy of the
+ * shared Claude fixtures) driven by Debian's Chromium through playwright-core.
+ */
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Daemon, killAllDaemons, SHARED, startDaemon } from "../support/daemon.js"
+
+const CHROMIUM = "/usr/bin/chromium"
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
+const SAMPLE = "sample-hello-cli"
+
+let root: string
+let daemon: Daemon
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let origin: string
+const requests: Array<string> = []
+const consoleErrors: Array<string> = []
+
+const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true })
+
+beforeAll(async () => {
+  const installed = await fs.access(CHROMIUM).then(() => true, () => false)
+  if (!installed) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run the controller UI test.`)
+  }
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-")))
+  const claudeHome = path.join(root, "claude")
+  await fs.cp(path.join(SHARED, "fixtures", "claude-home"), claudeHome, { recursive: true })
+  daemon = await startDaemon({
+    root,
+    // `fake-scenario: slow` in a request makes that implementation take a few seconds.
+    env: { CLAUDE_CONFIG_DIR: claudeHome, FAKE_CODEX_DELAY_MS: "350" }
+  })
+  origin = `http://127.0.0.1:${daemon.port}`
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+  context.on("request", (request) => void requests.push(request.url()))
+  context.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  page = await context.newPage()
+  await fs.mkdir(ARTIFACTS, { recursive: true })
+}, 30_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await daemon?.stop()
+  await killAllDaemons()
+  if (root !== undefined) await fs.rm(root, { recursive: true, force: true })
+})
+
+const threadTitles = () => page.locator(".thread-item").allInnerTexts()
+
+describe("browser controller", () => {
+  it("loads with no console error and no foreign request; lists #N threads; search filters them", async () => {
+    await page.goto(`${origin}/`, { waitUntil: "load" })
+    await page.locator(".thread-item").first().waitFor()
+    expect(await page.locator("#controller-status").textContent()).toMatch(/^Ready/)
+    const items = await threadTitles()
+    expect(items.length).toBe(5)
+    expect(items[0]).toMatch(/^#1\s/)
+    expect(items[4]).toMatch(/^#5\s/)
+    expect(await page.locator("#thread-summary").textContent()).toContain("Showing 5 of 5 imported threads")
+    expect(await page.locator("#count-sample").textContent()).toBe("(2)")
+
+    await page.fill("#thread-search", "spotter")
+    await expect.poll(async () => (await threadTitles()).length).toBe(1)
+    expect((await threadTitles())[0]).toContain("mix phx.server doesnt seem to start")
+    expect((await threadTitles())[0]).toMatch(/^#1\s/)
+    await page.fill("#thread-search", "no-such-thread-anywhere")
+    await expect.poll(() => page.locator("#thread-summary").textContent()).toContain("No imported threads match")
+    await page.fill("#thread-search", "")
+    await expect.poll(async () => (await threadTitles()).length).toBe(5)
+    await shot("controller-threads.png")
+
+    expect(consoleErrors).toEqual([])
+    expect(requests.length).toBeGreaterThan(3)
+    expect(requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([])
+  }, 20_000)
+
+  it("shows the sample's configuration; the start button is disabled with a reason until a model is chosen; the draft survives a reload", async () => {
+    await page.check("#source-sample")
+    await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
+    await page.locator("#cfg-request").waitFor()
+    expect(await page.locator("#step-configure").isVisible()).toBe(true)
+    expect(await page.locator("#cfg-request").inputValue()).toContain("Create greet.py")
+    expect(await page.locator("#request-method").textContent()).toBe("Packaged sample")
+    expect(await page.locator("#historical-response").textContent()).toContain("Created `greet.py`")
+    expect(await page.locator("#cfg-beginning").inputValue()).toBe("non_git")
+    expect(await page.locator("#configure-body").innerText()).toContain("greet.py")
+
+    // The default model is preselected; with none chosen the button says why it is disabled.
+    const models = page.locator('input[name="model"]')
+    expect(await models.count()).toBe(4)
+    expect(await models.first().isChecked()).toBe(true)
+    await models.first().uncheck()
+    await page.check("#cfg-confirm-empty")
+    await page.check("#cfg-confirm-files")
+    expect(await page.locator("#prepare").isDisabled()).toBe(true)
+    expect(await page.locator("#start-reason").textContent()).toBe("Cannot start yet: Choose at least one Codex model.")
+    await page.uncheck("#cfg-confirm-empty")
+    expect(await page.locator("#start-reason").textContent()).toContain("Confirm that the replay starts from an empty directory.")
+    await page.check("#cfg-confirm-empty")
+    await models.first().check()
+    expect(await page.locator("#prepare").isEnabled()).toBe(true)
+    expect(await page.locator("#config-summary").innerText()).toContain("gpt-5.6-sol")
+
+    // The run will take a few seconds with the fake Codex, so it can be resumed after a reload.
+    await page.locator("#cfg-request").fill("Create greet.py that prints a greeting.\nfake-scenario: slow")
+    await shot("controller-configure.png")
+
+    await page.reload({ waitUntil: "load" })
+    await page.locator("#cfg-request").waitFor()
+    expect(await page.locator("#step-configure").isVisible()).toBe(true)
+    expect(await page.locator("#cfg-request").inputValue()).toBe("Create greet.py that prints a greeting.\nfake-scenario: slow")
+    expect(await page.locator("#cfg-confirm-empty").isChecked()).toBe(true)
+    expect(await page.locator("#cfg-confirm-files").isChecked()).toBe(true)
+    expect(await page.locator('input[name="model"]').first().isChecked()).toBe(true)
+    expect(await page.locator("#source-sample").isChecked()).toBe(true)
+    const keys = await page.evaluate(() => Object.keys(localStorage))
+    expect(keys).toEqual([`codex-replay.controller-draft.v1:${daemon.sessionId}`])
+    expect(consoleErrors).toEqual([])
+  }, 20_000)
+
+  it("prepare → approve → start: the run shows phases and log, is resumed after a reload, completes, and the results show the evaluation and tokens", async () => {
+    await page.click("#prepare")
+    await page.locator("#approval-prompt").waitFor()
+    expect(await page.locator("#approval-prompt").textContent()).toBe(`Approve a Codex replay of ${SAMPLE} with gpt-5.6-sol?`)
+    await page.click("#approve-start")
+    const run = page.locator("article.run")
+    await run.waitFor()
+    expect(await page.locator("#step-run").isVisible()).toBe(true)
+    const runId = await run.getAttribute("data-run-id")
+    expect(runId).toMatch(/^run-/)
+    await expect.poll(() => run.locator(".phase").count()).toBe(7)
+    await expect.poll(() => run.locator(".run-log").textContent()).toContain("[controller] run approved")
+    expect(await run.locator(".status").textContent()).toBe("running")
+    expect(await run.locator("button[data-cancel]").isVisible()).toBe(true)
+    await shot("controller-run.png")
+
+    // No prepare token (or any other transient state) is ever stored.
+    const stored = await page.evaluate(() => JSON.stringify(Object.values(localStorage)))
+    expect(stored).not.toContain("prepare_token")
+    expect(stored).not.toMatch(/[A-Za-z0-9_-]{43}/)
+
+    // Reload while the run is active: the page comes back on the Run step, following the same run.
+    await page.reload({ waitUntil: "load" })
+    await page.locator(`article.run[data-run-id="${runId}"]`).waitFor()
+    expect(await page.locator("#step-run").isVisible()).toBe(true)
+    expect(await page.locator(`article.run[data-run-id="${runId}"] .status`).textContent()).toBe("running")
+
+    // It completes and the page moves on to the results.
+    await page.locator("#verdict").waitFor({ timeout: 30_000 })
+    expect(await page.locator("#step-results").isVisible()).toBe(true)
+    expect(await page.locator("#verdict").textContent()).toMatch(/^(Codex replay wins|Historical Claude wins|Tie|Inconclusive)$/)
+    const table = page.locator(".evaluation-table").first()
+    expect(await table.locator("thead th").allTextContents()).toEqual(["Check", "Codex replay", "Historical Claude"])
+    expect(await table.locator("tr.dimension strong").first().textContent()).toBe("Reliability")
+    expect(await table.locator("tr.check-row td").nth(1).textContent()).toMatch(/^(Pass|Fail|N\/A)$/)
+    expect(await table.locator("tr.score td").nth(1).textContent()).toMatch(/^\d+%$/)
+    expect(await page.locator(".legend").first().textContent()).toContain("Pass: satisfied. Fail: failed.")
+    // Reviewer narratives (the fake writes "fake" as evidence and comparison) are never shown.
+    const narrative = await page.locator("#results-body *").evaluateAll((nodes) => nodes.some((node) => node.textContent?.trim() === "fake"))
+    expect(narrative).toBe(false)
+    const labels = await page.locator(".token-label").evaluateAll((nodes) => nodes.map((node) => node.firstChild?.textContent))
+    expect(labels).toEqual(["Total input processed", "Ordinary input tokens", "Cache-read tokens", "Cache-write tokens", "Output tokens"])
+    const tooltip = page.locator(".token-label .token-tooltip").first()
+    expect(await tooltip.isVisible()).toBe(false)
+    await page.locator(".token-label").first().hover()
+    expect(await tooltip.isVisible()).toBe(true)
+    expect(await tooltip.textContent()).toBe("All input tokens processed: ordinary input, cache reads, and cache writes.")
+    // The fake Codex is faster than the historical 9 s: better elapsed time for Codex, worse for Claude.
+    expect(await page.locator("tr.elapsed-row td").first().innerText()).toContain("better")
+    expect(await page.locator("tr.elapsed-row td").nth(1).innerText()).toContain("worse")
+    await page.mouse.move(0, 0)
+    await shot("controller-results.png")
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")])
+    expect(download.suggestedFilename()).toBe(`codex-replay-${runId}-report.json`)
+    const file = await download.path()
+    const report = JSON.parse(await fs.readFile(file, "utf8"))
+    expect(report.run_id).toBe(runId)
+    const [html] = await Promise.all([page.waitForEvent("download"), page.click("#download-html")])
+    expect(html.suggestedFilename()).toBe(`codex-replay-${runId}-report.html`)
+
+    expect(consoleErrors).toEqual([])
+    expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`blob:${origin}/`))).toEqual([])
+  }, 45_000)
+
+  it("keyboard: the steps, the source switch, the search, a thread and a model are reachable with Tab and operable with Enter/Space", async () => {
+    await page.goto(`${origin}/`, { waitUntil: "load" })
+    await page.locator("#tab-results[aria-current]").waitFor()
+
+    const describeFocus = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null
+        if (element === null) return ""
+        return element.id || element.getAttribute("data-thread-id") || `${element.tagName}:${element.getAttribute("name") ?? ""}`
+      })
+    const tabTo = async (wanted: (focus: string) => boolean, limit = 60) => {
+      for (let index = 0; index < limit; index++) {
+        await page.keyboard.press("Tab")
+        const focus = await describeFocus()
+        if (wanted(focus)) return focus
+      }
+      throw new Error("the control was not reached with Tab")
+    }
+
+    await page.locator("body").focus()
+    await tabTo((focus) => focus === "tab-thread")
+    await page.keyboard.press("Enter")
+    expect(await page.locator("#step-thread").isVisible()).toBe(true)
+    await tabTo((focus) => focus === "source-imported" || focus === "source-sample")
+    await tabTo((focus) => focus === "thread-search")
+    await tabTo((focus) => focus === SAMPLE)
+    await page.keyboard.press("Enter")
+    await page.locator("#cfg-request").waitFor()
+    expect(await page.locator("#step-configure").isVisible()).toBe(true)
+
+    const model = await tabTo((focus) => focus === "INPUT:model")
+    expect(model).toBe("INPUT:model")
+    const before = await page.evaluate(() => (document.activeElement as HTMLInputElement).checked)
+    await page.keyboard.press("Space")
+    await expect.poll(() => page.locator('input[name="model"]').first().isChecked()).toBe(!before)
+    await tabTo((focus) => focus === "cfg-timeout")
+    await page.locator("#tab-run").focus()
+    await page.keyboard.press(" ")
+    expect(await page.locator("#step-run").isVisible()).toBe(true)
+    await shot("controller-keyboard.png")
+    expect(consoleErrors).toEqual([])
+  }, 30_000)
+})
