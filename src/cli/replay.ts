@@ -191,22 +191,9 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       return yield* controllerError("The replay was not approved; nothing was started.")
     }
 
-    // Once asked, the start must come back with its run ids, so that Ctrl-C can cancel them.
-    const started = structured(yield* Effect.uninterruptible(
-      call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token })
-    ))
-    const watched: Array<Watched> = ((Array.isArray(started.runs) ? started.runs : []) as Array<Json>).map((run) => ({
-      runId: String(run.run_id),
-      model: String(run.model),
-      last: "",
-      state: undefined
-    }))
-    for (const error of (Array.isArray(started.errors) ? started.errors : []) as Array<Json>) {
-      yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.message ?? error.error)}`)
-    }
-    if (watched.length === 0) return yield* controllerError("No replay could be started.")
-    for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
-
+    // Once asked, the start must come back with its run ids, and from then on Ctrl-C cancels them: the
+    // start is uninterruptible, and an interruption that arrived meanwhile is taken right after it.
+    const watched: Array<Watched> = []
     const cancelAll = Effect.gen(function*() {
       yield* out.say("Cancelling…")
       yield* Effect.forEach(watched, (run) =>
@@ -215,11 +202,27 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
           Effect.catchAll((error) => out.say(`[${run.model}] could not cancel ${run.runId}: ${error.message}`))
         ), { concurrency: "unbounded", discard: true })
     })
-    const exit = yield* Effect.exit(Effect.onInterrupt(watchRuns(call, out, watched), () => cancelAll))
-    if (Exit.isFailure(exit)) {
-      yield* cancelAll
-      return yield* exit
-    }
+    const follow = Effect.gen(function*() {
+      for (const error of (Array.isArray(started.errors) ? started.errors : []) as Array<Json>) {
+        yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.message ?? error.error)}`)
+      }
+      if (watched.length === 0) return yield* controllerError("No replay could be started.")
+      for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
+      yield* watchRuns(call, out, watched)
+    })
+    let started: Json = {}
+    yield* Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        started = structured(yield* call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token }))
+        for (const run of (Array.isArray(started.runs) ? started.runs : []) as Array<Json>) {
+          watched.push({ runId: String(run.run_id), model: String(run.model), last: "", state: undefined })
+        }
+        const exit = yield* Effect.exit(restore(follow))
+        // Interrupted (Ctrl-C) or failed while following: the runs must not outlive the command.
+        if (Exit.isFailure(exit) && watched.length > 0) yield* cancelAll
+        return yield* exit
+      })
+    )
 
     const runs = watched.map((run) => ({
       run_id: run.runId,

@@ -56,8 +56,14 @@ describe("codex-replay replay", () => {
     // A person's view (configuration, approval, phases) went to stderr under --json.
     expect(result.stderr).toContain(`Thread:     ${SAMPLE}`)
     expect(result.stderr).toContain("Approve 2 parallel Codex implementations using this configuration? yes (--yes)")
-    expect(result.stderr).toContain(`[${MODEL}] Implementing with Codex`)
-    expect(result.stderr).toContain(`[${OTHER_MODEL}] completed`)
+    // Phases are sampled every 500 ms, so which ones show depends on speed; the first sample is never the end.
+    for (const model of [MODEL, OTHER_MODEL]) {
+      expect(result.stderr).toMatch(
+        new RegExp(`\\[${model}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report)\n`)
+      )
+      expect(result.stderr).toContain(`[${model}] completed\n`)
+      expect(result.stderr.indexOf(`[${model}] started`)).toBeLessThan(result.stderr.indexOf(`[${model}] completed`))
+    }
     expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
 
     // The same report through `codex-replay report`.
