@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installEnv, listTree, scratch } from "../rpc/support.js"
-import { runCli } from "./support.js"
+import { runCli, waitUntil } from "./support.js"
 
 let root: string
 let env: Record<string, string>
@@ -136,7 +136,8 @@ describe("codex-replay report", () => {
     expect(result.code).toBe(0)
     const expected = path.join(fs.realpathSync(directory), "report.html")
     expect(result.stdout).toBe(`${expected}\n`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The opener is detached: it may write after the command has ended.
+    await waitUntil("the opener to run", () => fs.existsSync(log) && fs.readFileSync(log, "utf8") !== "", 10_000)
     expect(fs.readFileSync(log, "utf8")).toBe(expected)
     fs.rmSync(log)
   })
