@@ -440,7 +440,7 @@
     const baseline = result.baseline || {}
     const stateFields = [
       h("div", { className: "row" },
-        field("Working directory (repo)", repo, "Where the thread worked. Leave empty for a non-Git replay from an empty directory."),
+        field("Working directory (repo)", repo, baseline.repository && !c.repo && (baseline.evidence || []).some((line) => /does not exist/i.test(line)) ? `Recorded: ${baseline.repository} (not found on this machine). Leave empty for a non-Git replay from an empty directory.` : "Where the thread worked. Leave empty for a non-Git replay from an empty directory."),
         h("button", { type: "button", className: "secondary", id: "infer", text: app.inferring ? "Inferring…" : "Infer", disabled: app.inferring, onClick: infer })),
       app.inferNote ? h("p", { className: "hint", role: "status", id: "infer-note", text: app.inferNote }) : null,
       h("div", { className: "grid2" },
@@ -597,6 +597,7 @@
       showStep("run", true)
       renderRuns()
       pollRuns()
+      refreshState()
     } catch (error) {
       notice(`Start failed: ${error.message}`)
     } finally {

@@ -23,6 +23,17 @@ const ARGS = [
 ]
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 const SAMPLE = "sample-hello-cli"
+const SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
+
+/** The shared fixtures are read-only; the copy must be writable to add files and to be removed. */
+const makeWritable = async (directory: string): Promise<void> => {
+  await fs.chmod(directory, 0o755)
+  for (const entry of await fs.readdir(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name)
+    if (entry.isDirectory()) await makeWritable(full)
+    else await fs.chmod(full, 0o644)
+  }
+}
 
 let root: string
 let daemon: Daemon
@@ -43,6 +54,20 @@ beforeAll(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-")))
   const claudeHome = path.join(root, "claude")
   await fs.cp(path.join(SHARED, "fixtures", "claude-home"), claudeHome, { recursive: true })
+  await makeWritable(claudeHome)
+  // 20 more threads (copies of a real session under new ids) so the list needs a second page.
+  const spotter = path.join(claudeHome, "projects", "-home-marco-projects-spotter", `${SPOTTER}.jsonl`)
+  const original = await fs.readFile(spotter, "utf8")
+  const paging = path.join(claudeHome, "projects", "-tmp-paging-project")
+  await fs.mkdir(paging, { recursive: true })
+  for (let index = 1; index <= 20; index++) {
+    const id = `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`
+    const text = original
+      .replaceAll(SPOTTER, id)
+      .replaceAll("mix phx.server doesnt seem to start", `Generated paging thread ${index}`)
+      .replaceAll("/home/marco/projects/spotter", "/tmp/paging-project")
+    await fs.writeFile(path.join(paging, `${id}.jsonl`), text)
+  }
   daemon = await startDaemon({
     root,
     // `fake-scenario: slow` in a request makes that implementation take a few seconds.
@@ -70,16 +95,21 @@ afterAll(async () => {
 const threadTitles = () => page.locator(".thread-item").allInnerTexts()
 
 describe("browser controller", () => {
-  it("loads with no console error and no foreign request; lists #N threads; search filters them", async () => {
+  it("loads with no console error and no foreign request; lists #N threads in pages of 20 with Load more; search filters them", async () => {
     await page.goto(`${origin}/`, { waitUntil: "load" })
     await page.locator(".thread-item").first().waitFor()
     expect(await page.locator("#controller-status").textContent()).toMatch(/^Ready/)
     const items = await threadTitles()
-    expect(items.length).toBe(5)
+    expect(items.length).toBe(20)
     expect(items[0]).toMatch(/^#1\s/)
-    expect(items[4]).toMatch(/^#5\s/)
-    expect(await page.locator("#thread-summary").textContent()).toContain("Showing 5 of 5 imported threads")
+    expect(items[19]).toMatch(/^#20\s/)
+    expect(await page.locator("#thread-summary").textContent()).toContain("Showing 20 of 25 imported threads")
+    expect(await page.locator("#count-imported").textContent()).toBe("(25)")
     expect(await page.locator("#count-sample").textContent()).toBe("(2)")
+    await page.click("#load-more")
+    await expect.poll(async () => (await threadTitles()).length).toBe(25)
+    expect((await threadTitles())[20]).toMatch(/^#21\s/)
+    expect(await page.locator("#load-more").isHidden()).toBe(true)
 
     await page.fill("#thread-search", "spotter")
     await expect.poll(async () => (await threadTitles()).length).toBe(1)
@@ -88,7 +118,7 @@ describe("browser controller", () => {
     await page.fill("#thread-search", "no-such-thread-anywhere")
     await expect.poll(() => page.locator("#thread-summary").textContent()).toContain("No imported threads match")
     await page.fill("#thread-search", "")
-    await expect.poll(async () => (await threadTitles()).length).toBe(5)
+    await expect.poll(async () => (await threadTitles()).length).toBe(20)
     await shot("controller-threads.png")
 
     expect(consoleErrors).toEqual([])
