@@ -106,6 +106,17 @@ describe("POST /api/rpc through the RPC client", () => {
   })
 
   it("refuses malformed inputs of every other tool with typed errors", async () => {
+    expect(failure(await call("get_state", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
+    expect(failure(await call("list_threads", { offset: -1 }))).toMatch(/offset/)
+    expect(failure(await call("list_threads", { query: 7 }))).toBe("query must be a string.")
+    expect(failure(await call("list_threads", [1, 2]))).toMatch(/object/)
+    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", beginning_kind: "svn" }))).toBe(
+      'beginning_kind must be Git or Non-Git ("git" or "non_git").'
+    )
+    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", excluded_files: "a.txt" }))).toBe(
+      "excluded_files must be a list of file paths."
+    )
+    expect(failure(await call("get_report", { run_id: 3 }))).toBe("run_id is required.")
     expect(failure(await call("synthesize_request", {}))).toBe("thread_id is required.")
     expect(failure(await call("infer_working_directory", { thread_id: 1 }))).toBe("thread_id: Expected string, actual 1")
     expect(failure(await call("prepare_run", "not an object"))).toBe("The replay configuration must be an object.")
