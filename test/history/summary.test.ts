@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
 import { readTranscript, type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
-import { ClaudeHistory, type SessionLocation } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory, type SessionLocation, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
 
@@ -163,6 +164,20 @@ describe("line splitting across chunks", () => {
 })
 
 describe("listing on worker threads", () => {
+  it("starts workers only for a large listing, on two cores, when the RSS budget leaves room for them", () => {
+    const MB = 1024 * 1024
+    expect(workerPlan("auto", 5, 900 * MB, 100 * MB)).toEqual({ workers: 0, mainThreadReason: "little to parse" })
+    expect(workerPlan("auto", 2000, 10 * MB, 100 * MB)).toEqual({ workers: 0, mainThreadReason: "little to parse" })
+    expect(workerPlan("auto", 2000, 900 * MB, 180 * MB)).toEqual({
+      workers: 0,
+      mainThreadReason: "RSS is 180 MB, no room for 2 workers in the 300 MB budget"
+    })
+    if (os.availableParallelism() >= 2) expect(workerPlan("auto", 2000, 900 * MB, 120 * MB)).toEqual({ workers: 2 })
+    expect(workerPlan(2, 1, 0, 999 * MB)).toEqual({ workers: 1 })
+    expect(workerPlan(0, 10, 0, 0)).toEqual({ workers: 0, mainThreadReason: "workers disabled" })
+    expect(workerPlan(2, 0, 0, 0)).toEqual({ workers: 0, mainThreadReason: "nothing to parse" })
+  })
+
   const listWith = (home: string, workers: number) =>
     Effect.gen(function*() {
       const history = yield* ClaudeHistory
