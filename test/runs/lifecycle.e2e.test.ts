@@ -39,9 +39,9 @@ const start = async (daemon: Daemon, config: Record<string, unknown>) => {
 const awaitHangingTool = (daemon: Daemon, runId: string) =>
   eventually(() => (readLog(daemon.runRoot, runId).includes("\"command_execution\"") ? true : undefined), 20_000, "the tool command")
 
-const hangEnvironment = (root: string) => ({
+const hangEnvironment = (root: string, markerDelayMs = 1500) => ({
   FAKE_CODEX_MARKER: path.join(root, "marker"),
-  FAKE_CODEX_MARKER_DELAY_MS: "1500",
+  FAKE_CODEX_MARKER_DELAY_MS: String(markerDelayMs),
   FAKE_CODEX_PIDFILE: path.join(root, "pids")
 })
 
@@ -144,7 +144,8 @@ describe("cancellation", () => {
 describe("recovery after kill -9", () => {
   it("marks the orphaned run interrupted, ends its processes, changes nothing else, and stays idempotent", async () => {
     const root = scratch()
-    const first = await startDaemon({ root, env: hangEnvironment(root) })
+    // Until a daemon is back, what the run left behind keeps running: the grandchild must not write before the sweep.
+    const first = await startDaemon({ root, env: hangEnvironment(root, 60_000) })
     const finishedConfig = nonGitConfig()
     const finished = await start(first, finishedConfig)
     expect((await awaitTerminal(first, finished.run_id)).status).toBe("completed")
@@ -158,7 +159,7 @@ describe("recovery after kill -9", () => {
     const leftBehind = await taggedPids(hanging.run_id)
     expect(leftBehind.length).toBeGreaterThan(0)
 
-    const second = await startDaemon({ root, sessionId: first.sessionId, env: hangEnvironment(root) })
+    const second = await startDaemon({ root, sessionId: first.sessionId, env: hangEnvironment(root, 60_000) })
     try {
       const run = (await second.call("get_run", { run_id: hanging.run_id })).run
       expect(run).toMatchObject({
