@@ -18,9 +18,13 @@ const exitWith = (exit: Exit.Exit<unknown, unknown>) => {
   process.exit(0)
 }
 
-/** Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short. */
+/**
+ * Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short.
+ * Spans are off: nothing exports them here, and making them costs more than answering a request.
+ * An embedding program keeps them for its own tracer.
+ */
 const run = <E>(program: Effect.Effect<void, E>) =>
-  NodeRuntime.runMain(program.pipe(Effect.provide(StderrLogger)), {
+  NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
     teardown: (exit) => exitWith(exit)
