@@ -203,7 +203,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     })
   }
   const prompt = ready ? approvalPrompt(configuration) : null
-  return {
+  const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
     ready,
     can_run: ready,
@@ -221,7 +221,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
     prepared_configuration_sha256_by_model: digests,
     run_config: configuration
-  } satisfies PrepareRunResult
+  }
+  return result
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -288,7 +289,8 @@ const startedResponse = (
       Effect.map(snapshotOf(state), (run): StartedRun => ({ run_id: state.run_id, model: String(state.model), run })))
     const first = started[0]
     if (first === undefined) return yield* controllerError("None of the selected Codex model variants could start.")
-    return { run_id: first.run_id, run: first.run, model: first.model, models, runs: started, errors, idempotent } satisfies StartRunResult
+    const result: StartRunResult = { run_id: first.run_id, run: first.run, model: first.model, models, runs: started, errors, idempotent }
+    return result
   })
 
 const readStates = (runIds: ReadonlyArray<string>) =>
