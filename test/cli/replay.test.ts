@@ -121,6 +121,7 @@ describe("codex-replay replay", () => {
       expect(fs.existsSync(marker)).toBe(false)
     } finally {
       await hanging.stop()
+      fs.rmSync(root, { recursive: true, force: true })
     }
   })
 
@@ -162,6 +163,7 @@ describe("codex-replay replay: malformed command lines", () => {
 
   afterAll(async () => {
     await stopControllers(env)
+    fs.rmSync(root, { recursive: true, force: true })
   })
 
   it.each([

@@ -139,6 +139,7 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
       clearTimeout(timer)
     }
     await stopControllers(env)
+    fs.rmSync(root, { recursive: true, force: true })
   }
   return {
     root,
