@@ -423,13 +423,18 @@
     if ((result.questions || []).length) body.append(h("div", { className: "callout" }, h("strong", { text: "Questions" }), list(result.questions)))
 
     // Prompt
+    const turns = thread.request_turns || []
     const method = c.request_method
     const methodText = app.synthesizing ? "Synthesizing the prompt with Codex…" : (METHOD_LABELS[method] || method) + (c.request_model ? ` (${c.request_model})` : "")
     const prompt = h("textarea", { id: "cfg-request", rows: 8, spellcheck: "false", value: c.request, disabled: app.synthesizing, onInput: (event) => { c.request = event.target.value; changed(false) } })
     body.append(section("Task prompt",
       h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
-        h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : "Synthesize prompt", disabled: app.synthesizing, onClick: synthesize })),
-      field("Reconstructed request (sent to Codex)", prompt, `${(thread.request_turns || []).length} prompt turn(s) in the thread. Edit freely; the edited text is what Codex receives.`)
+        turns.length > 1 || method === "pending" ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
+      field("Reconstructed request (sent to Codex)", prompt, `${turns.length} prompt turn(s) in the thread. Edit freely; the edited text is what Codex receives.`),
+      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} prompts of the thread` }),
+        h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
+          h("span", { className: "badge", text: turn.kind || "prompt" }), turn.abandoned ? h("span", { className: "badge", text: "abandoned" }) : null,
+          h("pre", { className: "response", text: turn.text || "" }))))) : null
     ))
 
     // Working directory and states
@@ -705,6 +710,14 @@
   // ------------------------------------------------------------------------------------------
   // Results step
 
+  /** The newest completed run this page knows of: its own runs first, then the controller's. */
+  function latestCompleted() {
+    const own = (draft.run_ids || []).find((id) => app.runs[id] && app.runs[id].status === "completed")
+    if (own) return own
+    const recent = ((app.state && app.state.recent_runs) || []).find((run) => run.status === "completed")
+    return recent ? recent.run_id : null
+  }
+
   async function openResults(id, focus) {
     draft.results_run = id
     showStep("results", focus !== false)
@@ -940,7 +953,8 @@
 
   function wire() {
     for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
-      if (name === "results" && draft.results_run) openResults(draft.results_run, true)
+      const latest = name === "results" ? draft.results_run || latestCompleted() : null
+      if (latest) openResults(latest, true)
       else showStep(name, true)
     })
     for (const radio of document.querySelectorAll('input[name="source"]')) {

@@ -24,6 +24,8 @@ const ARGS = [
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 const SAMPLE = "sample-hello-cli"
 const SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
+/** A thread title that would be markup if the page ever used innerHTML. */
+const HOSTILE = "<img src=x onerror=window.__pwned=1> Hostile <b>title</b>"
 
 /** The shared fixtures are read-only; the copy must be writable to add files and to be removed. */
 const makeWritable = async (directory: string): Promise<void> => {
@@ -64,7 +66,7 @@ beforeAll(async () => {
     const id = `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`
     const text = original
       .replaceAll(SPOTTER, id)
-      .replaceAll("mix phx.server doesnt seem to start", `Generated paging thread ${index}`)
+      .replaceAll("mix phx.server doesnt seem to start", index === 20 ? HOSTILE : `Generated paging thread ${index}`)
       .replaceAll("/home/marco/projects/spotter", "/tmp/paging-project")
     await fs.writeFile(path.join(paging, `${id}.jsonl`), text)
   }
@@ -110,6 +112,10 @@ describe("browser controller", () => {
     await expect.poll(async () => (await threadTitles()).length).toBe(25)
     expect((await threadTitles())[20]).toMatch(/^#21\s/)
     expect(await page.locator("#load-more").isHidden()).toBe(true)
+    // History text is shown as text, never as markup.
+    expect((await threadTitles()).join("\n")).toContain(HOSTILE)
+    expect(await page.locator("#thread-list img, #thread-list b").count()).toBe(0)
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
 
     await page.fill("#thread-search", "spotter")
     await expect.poll(async () => (await threadTitles()).length).toBe(1)
@@ -122,6 +128,7 @@ describe("browser controller", () => {
     await shot("controller-threads.png")
 
     expect(consoleErrors).toEqual([])
+    expect(requests).toContain(`${origin}/api/heartbeat`)
     expect(requests.length).toBeGreaterThan(3)
     expect(requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([])
   }, 20_000)
@@ -325,6 +332,17 @@ describe("browser controller", () => {
     await page.keyboard.press(" ")
     expect(await page.locator("#step-run").isVisible()).toBe(true)
     await shot("controller-keyboard.png")
+
+    // Narrow screen: the results fit without a horizontal scrollbar.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.locator("#tab-results").click()
+    await page.locator("#verdict").waitFor({ timeout: 5_000 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await shot("controller-results-narrow.png")
+    await page.locator("#tab-configure").click()
+    await page.locator("#cfg-request").waitFor({ timeout: 5_000 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await shot("controller-configure-narrow.png")
     expect(consoleErrors).toEqual([])
   }, 30_000)
 })
