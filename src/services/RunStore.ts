@@ -1,4 +1,5 @@
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ControllerError, controllerError, RunCancelled, StateTransitionConflict } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -95,11 +96,26 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       }).pipe(Effect.withSpan("RunStore.update"))
 
     /** Every readable run state of this controller, newest first. Unreadable directories are skipped. */
+    /** Parsed states by path, reused while the file's size and mtime are unchanged (atomic writes replace it). */
+    const parsed = new Map<string, { readonly stamp: string; readonly state: Option.Option<RunState> }>()
+    const readStateCached = (directory: string) =>
+      Effect.gen(function*() {
+        const file = statePath(directory)
+        const stat = yield* Effect.promise(() => fs.stat(file).catch(() => undefined))
+        if (stat === undefined) return Option.none<RunState>()
+        const stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`
+        const known = parsed.get(file)
+        if (known?.stamp === stamp) return known.state
+        const state = yield* Effect.option(readStateAt(directory))
+        parsed.set(file, { stamp, state })
+        return state
+      })
+
     const listOwned = Effect.fn("RunStore.listOwned")(function*() {
       const names = yield* files.listDirectories(settings.runRoot)
       const states = yield* Effect.forEach(
         names.filter(isRunId),
-        (name) => readStateAt(path.join(settings.runRoot, name)).pipe(Effect.option),
+        (name) => readStateCached(path.join(settings.runRoot, name)),
         { concurrency: 16 }
       )
       return states
