@@ -46,7 +46,7 @@ let origin: string
 const requests: Array<string> = []
 const consoleErrors: Array<string> = []
 
-const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true })
+const shot = (name: string, fullPage = true) => page.screenshot({ path: path.join(ARTIFACTS, name), fullPage })
 
 beforeAll(async () => {
   const installed = await fs.access(CHROMIUM).then(() => true, () => false)
@@ -338,11 +338,11 @@ describe("browser controller", () => {
     await page.locator("#tab-results").click()
     await page.locator("#verdict").waitFor({ timeout: 5_000 })
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
-    await shot("controller-results-narrow.png")
+    await shot("controller-results-narrow.png", false)
     await page.locator("#tab-configure").click()
     await page.locator("#cfg-request").waitFor({ timeout: 5_000 })
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
-    await shot("controller-configure-narrow.png")
+    await shot("controller-configure-narrow.png", false)
     expect(consoleErrors).toEqual([])
   }, 30_000)
 })
