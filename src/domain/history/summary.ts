@@ -78,8 +78,10 @@ export interface SummaryBuilder {
 
 export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryBuilder => {
   // Main chain (conversation tree)
-  const byUuid = new Map<string, Node>()
-  const children = new Map<string, Array<Node>>()
+  // Main-chain lines in file order; the uuid maps are built at the end, and only when a rewind is possible.
+  const nodes: Array<Node> = []
+  /** Parents of typed prompts: a rewind needs one of them to have a second child. */
+  const typedParents = new Set<string>()
   let leaf: Node | undefined
   let firstCwd: string | undefined
   let gitBranch: unknown
@@ -170,12 +172,8 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
       if (queued !== undefined) turns.push({ kind: "queued_prompt", uuid, text: queued, warmup: queued.trim() === "Warmup" })
     }
     const node: Node = { uuid, parent, timestamp: raw.timestamp, typedPrompt, cwd }
-    if (uuid !== undefined && !byUuid.has(uuid)) byUuid.set(uuid, node)
-    if (parent !== undefined && uuid !== undefined) {
-      const list = children.get(parent)
-      if (list === undefined) children.set(parent, [node])
-      else list.push(node)
-    }
+    nodes.push(node)
+    if (typedPrompt && parent !== undefined && uuid !== undefined) typedParents.add(parent)
     if (conversational) leaf = node
     if (type === "assistant" && isBillableAssistant(entry)) mainModels.add(stringField(messageOf(entry), "model"))
   }
@@ -216,10 +214,37 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
     }
   }
 
+  /** uuid → first main-chain line with it, as `buildConversation` indexes them. */
+  const indexByUuid = () => {
+    const byUuid = new Map<string, Node>()
+    for (const node of nodes) if (node.uuid !== undefined && !byUuid.has(node.uuid)) byUuid.set(node.uuid, node)
+    return byUuid
+  }
+
+  /** Whether some typed prompt has a sibling: without one there is no rewind, and no need for the tree. */
+  const rewindPossible = () => {
+    if (typedParents.size === 0) return false
+    const seen = new Set<string>()
+    for (const node of nodes) {
+      if (node.uuid === undefined || node.parent === undefined || !typedParents.has(node.parent)) continue
+      if (seen.has(node.parent)) return true
+      seen.add(node.parent)
+    }
+    return false
+  }
+
   /** Rewinds, exactly as `buildConversation` finds them. */
   const abandonedUuids = () => {
     const abandoned = new Set<string>()
-    if (leaf === undefined) return abandoned
+    if (leaf === undefined || !rewindPossible()) return abandoned
+    const byUuid = indexByUuid()
+    const children = new Map<string, Array<Node>>()
+    for (const node of nodes) {
+      if (node.parent === undefined || node.uuid === undefined) continue
+      const list = children.get(node.parent)
+      if (list === undefined) children.set(node.parent, [node])
+      else list.push(node)
+    }
     const onPath = new Map<string, string | undefined>()
     let current: Node | undefined = leaf
     let child: string | undefined
@@ -259,22 +284,20 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
     const requested = live.some((turn) => turn.kind !== "local_command")
     if (!requested || live.every((turn) => turn.warmup)) return undefined
 
-    const leafUuid = leaf?.uuid
-    const known = summaries.filter((summary) =>
-      byUuid.has(summary.leafUuid ?? "") || sidechainUuids.has(summary.leafUuid ?? "")
-    )
-    const summary = known.find((candidate) => candidate.leafUuid === leafUuid) ?? known[known.length - 1]
+    const summaryTitle = () => {
+      if (summaries.length === 0) return undefined
+      const mainUuids = indexByUuid()
+      const known = summaries.filter((summary) =>
+        mainUuids.has(summary.leafUuid ?? "") || sidechainUuids.has(summary.leafUuid ?? "")
+      )
+      const leafUuid = leaf?.uuid
+      return (known.find((candidate) => candidate.leafUuid === leafUuid) ?? known[known.length - 1])?.text
+    }
     const firstRequest = live.find((turn) => turn.kind !== "local_command")!
-    const title = customTitle !== undefined
-      ? shortenTitle(customTitle)
-      : aiTitle !== undefined
-      ? shortenTitle(aiTitle)
-      : summary !== undefined
-      ? shortenTitle(summary.text)
-      : shortenTitle(firstRequest.text)
+    const title = shortenTitle(customTitle ?? aiTitle ?? summaryTitle() ?? firstRequest.text)
 
     const firstTurnUuid = live[0]!.uuid
-    const promptNode = firstTurnUuid === undefined ? undefined : byUuid.get(firstTurnUuid)
+    const promptNode = firstTurnUuid === undefined ? undefined : nodes.find((node) => node.uuid === firstTurnUuid)
     const projectDir = promptNode?.cwd ?? firstCwd
 
     const byModel: Record<string, { output: number }> = {}
