@@ -10,12 +10,12 @@ const failureMessage = (cause: Cause.Cause<unknown>) => {
   return typeof message === "string" && message !== "" ? message : Cause.pretty(cause)
 }
 
-const exitWith = (exit: Exit.Exit<unknown, unknown>) => {
-  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-    process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
-    process.exit(1)
-  }
-  process.exit(0)
+/** The daemon and MCP end cleanly (0) when signalled; a terminal command stopped by Ctrl-C answers 130. */
+const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) => {
+  if (Exit.isSuccess(exit)) process.exit(0)
+  if (Cause.isInterruptedOnly(exit.cause)) process.exit(interruptedCode)
+  process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
+  process.exit(1)
 }
 
 /**
@@ -23,11 +23,11 @@ const exitWith = (exit: Exit.Exit<unknown, unknown>) => {
  * Spans are off: nothing exports them here, and making them costs more than answering a request.
  * An embedding program keeps them for its own tracer.
  */
-const run = <E>(program: Effect.Effect<void, E>) =>
+const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) =>
   NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
-    teardown: (exit) => exitWith(exit)
+    teardown: (exit) => exitWith(exit, interruptedCode)
   })
 
 const argv = process.argv.slice(2)
@@ -39,5 +39,5 @@ if (argv.length === 0) {
   run(daemonMain)
 } else {
   const { commandLineMain } = await import("./commands.js")
-  run(commandLineMain(process.argv))
+  run(commandLineMain(process.argv), 130)
 }

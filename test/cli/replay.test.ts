@@ -108,6 +108,7 @@ describe("codex-replay replay", () => {
       const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
       cli.child.kill("SIGINT")
       const result = await cli.done
+      expect(result.code).toBe(130)
       expect(result.stdout).toContain("Cancelling…")
       expect(result.stdout).toContain(`[${MODEL}] cancelled ${runId}`)
       const state = JSON.parse(fs.readFileSync(path.join(hanging.runRoot, runId!, "controller-state.json"), "utf8")) as {
