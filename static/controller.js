@@ -329,8 +329,19 @@
   function changed(render) {
     app.prepared = null
     saveDraft()
-    if (render) renderConfigure()
+    if (render) rerenderKeepingFocus(renderConfigure)
     else refreshSummary()
+  }
+
+  /** Re-renders and puts the keyboard focus back on the control with the same id. */
+  function rerenderKeepingFocus(render) {
+    const active = document.activeElement
+    const id = active && active.id
+    render()
+    if (id) {
+      const again = document.getElementById(id)
+      if (again && again !== document.activeElement) again.focus()
+    }
   }
 
   async function synthesize() {
@@ -481,8 +492,8 @@
         h("p", { className: "hint", text: "A non-Git replay starts from an empty directory. Checked files count as Claude's work; unchecked files are excluded from the comparison." })
       ]
       if (c.files.length) {
-        attribution.push(h("ul", { className: "plain file-picks" }, c.files.map((file) => h("li", {}, h("label", { className: "check" },
-          h("input", { type: "checkbox", checked: file.selected, disabled: !file.selectable, "data-path": file.path, onChange: (event) => { file.selected = event.target.checked; c.confirm_file_selection = false; changed(true) } }),
+        attribution.push(h("ul", { className: "plain file-picks" }, c.files.map((file, index) => h("li", {}, h("label", { className: "check" },
+          h("input", { type: "checkbox", id: `cfg-file-${index}`, checked: file.selected, disabled: !file.selectable, "data-path": file.path, onChange: (event) => { file.selected = event.target.checked; c.confirm_file_selection = false; changed(true) } }),
           " ", h("span", { className: "mono", text: file.path }), " ", h("span", { className: "muted", text: `(${file.kind})` }))))))
         attribution.push(h("label", { className: "check" }, h("input", { type: "checkbox", id: "cfg-confirm-files", checked: c.confirm_file_selection, onChange: (event) => { c.confirm_file_selection = event.target.checked; changed(false) } }), " I confirm this file attribution"))
       }
@@ -505,8 +516,8 @@
 
     // Models
     const offered = result.models && result.models.length ? result.models : (app.state && app.state.models) || []
-    const modelBoxes = offered.map((model) => h("label", { className: "check model" },
-      h("input", { type: "checkbox", name: "model", value: model.id, checked: c.models.includes(model.id), onChange: (event) => {
+    const modelBoxes = offered.map((model, index) => h("label", { className: "check model" },
+      h("input", { type: "checkbox", name: "model", id: `cfg-model-${index}`, value: model.id, checked: c.models.includes(model.id), onChange: (event) => {
         if (event.target.checked) { if (!c.models.includes(model.id)) c.models.push(model.id) } else c.models = c.models.filter((m) => m !== model.id)
         c.models = offered.map((m) => m.id).filter((m) => c.models.includes(m))
         changed(true)
@@ -641,10 +652,31 @@
     return h("span", { className: `badge status status-${status || "unknown"}`, text: status || "unknown" })
   }
 
+  let runsSignature = ""
   function renderRuns() {
     const body = $("run-body")
-    body.replaceChildren()
     const ids = draft.run_ids || []
+    const signature = JSON.stringify(ids.map((id) => {
+      const run = app.runs[id] || {}
+      return [id, run.status, run.updated_at, (run.run_log || "").length, run.load_error || ""]
+    }))
+    if (signature === runsSignature && body.childElementCount > 0) return
+    runsSignature = signature
+    const active = document.activeElement
+    const focusKey = active && body.contains(active) ? active.getAttribute("data-focus-key") : null
+    const closed = new Set([...body.querySelectorAll("details[data-key]")].filter((d) => !d.open).map((d) => d.getAttribute("data-key")))
+    // Follow the end of a log unless the reader scrolled up in it.
+    const scrolled = new Map([...body.querySelectorAll("pre.run-log")]
+      .filter((log) => log.scrollTop + log.clientHeight < log.scrollHeight - 8)
+      .map((log) => [log.id, log.scrollTop]))
+    body.replaceChildren()
+    const restore = () => {
+      for (const details of body.querySelectorAll("details[data-key]")) if (closed.has(details.getAttribute("data-key"))) details.open = false
+      if (focusKey) {
+        const again = body.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`)
+        if (again) again.focus()
+      }
+    }
     if (!ids.length) {
       body.append(h("p", { className: "muted", text: "No run started from this page yet." }))
       return
@@ -652,27 +684,26 @@
     for (const id of ids) {
       const run = app.runs[id] || { run_id: id }
       const logId = `log-${id}`
-      const previous = document.getElementById(logId)
       const card = h("article", { className: "run", "data-run-id": id, "aria-label": `Run ${id}` },
         h("div", { className: "run-head" },
           h("div", {}, h("p", { className: "run-model", text: run.model || "…" }), h("p", { className: "muted mono", text: id })),
           h("div", { className: "run-head-right" }, statusBadge(run.status),
-            isActive(run) ? h("button", { type: "button", className: "danger", text: "Cancel", "data-cancel": id, onClick: () => cancel(id) }) : null,
-            run.status === "completed" ? h("button", { type: "button", className: "primary", text: "View results", "data-results": id, onClick: () => openResults(id, true) }) : null)),
+            isActive(run) ? h("button", { type: "button", className: "danger", text: "Cancel", "data-cancel": id, "data-focus-key": `cancel:${id}`, onClick: () => cancel(id) }) : null,
+            run.status === "completed" ? h("button", { type: "button", className: "primary", text: "View results", "data-results": id, "data-focus-key": `results:${id}`, onClick: () => openResults(id, true) }) : null)),
         run.load_error ? h("p", { className: "error", text: run.load_error }) : null,
         run.error ? h("p", { className: "error", text: run.error }) : null,
         h("ol", { className: "phases", "aria-label": "Phases" }, (run.phases || []).map((phase) => h("li", { className: `phase phase-${phase.status}` },
           h("span", { className: "phase-dot", "aria-hidden": "true" }), h("span", { className: "phase-label", text: phase.label || phase.id }), h("span", { className: "phase-status", text: phase.status })))),
-        h("details", { className: "events", open: true }, h("summary", { text: `Events (${(run.events || []).length})` }),
+        h("details", { className: "events", open: true, "data-key": `events:${id}` }, h("summary", { "data-focus-key": `events:${id}`, text: `Events (${(run.events || []).length})` }),
           h("ol", { className: "event-list" }, (run.events || []).slice(-30).map((event) => h("li", {},
             h("time", { className: "mono muted", datetime: event.at, text: formatTime(event.at) }), " ", h("span", { className: "badge", text: event.phase }), " ", event.summary || event.status || "")))),
-        h("details", { className: "log", open: true }, h("summary", { text: "Run log" }),
-          h("pre", { className: "run-log", id: logId, tabindex: "0", "aria-label": "Run log", text: run.run_log || "(empty)" })))
+        h("details", { className: "log", open: true, "data-key": `log:${id}` }, h("summary", { "data-focus-key": `log:${id}`, text: "Run log" }),
+          h("pre", { className: "run-log", id: logId, tabindex: "0", "data-focus-key": `logpre:${id}`, "aria-label": "Run log", text: run.run_log || "(empty)" })))
       body.append(card)
       const log = document.getElementById(logId)
-      if (log && (!previous || previous.scrollTop + previous.clientHeight >= previous.scrollHeight - 8)) log.scrollTop = log.scrollHeight
-      else if (log && previous) log.scrollTop = previous.scrollTop
+      if (log) log.scrollTop = scrolled.has(logId) ? scrolled.get(logId) : log.scrollHeight
     }
+    restore()
   }
 
   async function cancel(id) {
