@@ -193,6 +193,10 @@
     } else {
       $("thread-summary").textContent = `Showing ${app.threads.length} of ${total} ${what}${draft.query.trim() ? ` matching “${draft.query.trim()}”` : ""}.`
     }
+    const problems = (listing.diagnostics || []).map((d) => (typeof d === "string" ? d : d.message || JSON.stringify(d)))
+    if (problems.length) {
+      $("thread-summary").textContent += ` Some history could not be read: ${problems.slice(0, 3).join(" ")}`
+    }
     app.threads.forEach((thread, index) => {
       const id = thread.imported_thread_id
       const meta = [
@@ -692,6 +696,7 @@
             run.status === "completed" ? h("button", { type: "button", className: "primary", text: "View results", "data-results": id, "data-focus-key": `results:${id}`, onClick: () => openResults(id, true) }) : null)),
         run.load_error ? h("p", { className: "error", text: run.load_error }) : null,
         run.error ? h("p", { className: "error", text: run.error }) : null,
+        run.failure_diagnostic ? h("p", { className: "hint mono", text: Object.entries(run.failure_diagnostic).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) => `${k}: ${v}`).join(" · ") }) : null,
         h("ol", { className: "phases", "aria-label": "Phases" }, (run.phases || []).map((phase) => h("li", { className: `phase phase-${phase.status}` },
           h("span", { className: "phase-dot", "aria-hidden": "true" }), h("span", { className: "phase-label", text: phase.label || phase.id }), h("span", { className: "phase-status", text: phase.status })))),
         h("details", { className: "events", open: true, "data-key": `events:${id}` }, h("summary", { "data-focus-key": `events:${id}`, text: `Events (${(run.events || []).length})` }),
@@ -969,7 +974,8 @@
     try {
       const result = await callTool("get_state")
       app.state = result.state
-      $("controller-status").textContent = `Ready · version ${app.state.plugin_version}`
+      const diagnostics = (app.state.diagnostics || []).map((d) => (typeof d === "string" ? d : d.message || JSON.stringify(d)))
+      $("controller-status").textContent = `Ready · version ${app.state.plugin_version}${diagnostics.length ? ` · ${diagnostics.join(" ")}` : ""}`
       $("controller-session").textContent = app.state.controller_session_id
       $("controller-run-root").textContent = app.state.run_root
       renderRecent()
@@ -980,7 +986,20 @@
     }
   }
 
-  const heartbeat = () => post("/api/heartbeat", {}).catch(() => undefined)
+  let unreachable = false
+  const heartbeat = () =>
+    post("/api/heartbeat", {}).then(
+      () => {
+        if (unreachable) {
+          unreachable = false
+          refreshState()
+        }
+      },
+      (error) => {
+        unreachable = true
+        $("controller-status").textContent = `Controller unreachable: ${error.message}`
+      }
+    )
 
   function wire() {
     for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
