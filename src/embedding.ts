@@ -1,10 +1,9 @@
-import { Effect, Either, Layer } from "effect"
-import { randomBytes } from "node:crypto"
+import { Effect, Layer } from "effect"
 import { homedir } from "node:os"
-import { type Environment, resolveSettings } from "./domain/settings.js"
+import type { Environment } from "./domain/settings.js"
 import { CoreLive, EngineLive } from "./layers.js"
 import { FileStore } from "./services/FileStore.js"
-import { Settings } from "./services/Settings.js"
+import { Settings, settingsOf } from "./services/Settings.js"
 
 /** What an embedding program usually sets itself instead of the environment (SPEC §2 names). */
 export interface SettingsOverrides {
@@ -25,18 +24,13 @@ export interface SettingsOverrides {
 export const settingsLayer = (overrides: SettingsOverrides = {}, env: Environment = process.env, home = homedir()) =>
   Layer.effect(
     Settings,
-    Effect.suspend(() =>
-      Either.match(
-        resolveSettings({
-          ...env,
-          ...(overrides.runRoot === undefined ? {} : { CODEX_REPLAY_RUN_ROOT: overrides.runRoot }),
-          ...(overrides.claudeConfigDir === undefined ? {} : { CLAUDE_CONFIG_DIR: overrides.claudeConfigDir }),
-          ...(overrides.codexCliPath === undefined ? {} : { CODEX_CLI_PATH: overrides.codexCliPath }),
-          ...(overrides.controllerSessionId === undefined ? {} : { CODEX_REPLAY_CONTROLLER_SESSION_ID: overrides.controllerSessionId })
-        }, home, () => randomBytes(16).toString("hex")),
-        { onLeft: Effect.fail, onRight: Effect.succeed }
-      )
-    )
+    settingsOf({
+      ...env,
+      ...(overrides.runRoot === undefined ? {} : { CODEX_REPLAY_RUN_ROOT: overrides.runRoot }),
+      ...(overrides.claudeConfigDir === undefined ? {} : { CLAUDE_CONFIG_DIR: overrides.claudeConfigDir }),
+      ...(overrides.codexCliPath === undefined ? {} : { CODEX_CLI_PATH: overrides.codexCliPath }),
+      ...(overrides.controllerSessionId === undefined ? {} : { CODEX_REPLAY_CONTROLLER_SESSION_ID: overrides.controllerSessionId })
+    }, home)
   )
 
 /**

@@ -1,8 +1,8 @@
-import { Effect, Either, Option } from "effect"
+import { settingsOf } from "../services/Settings.js"
+import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { controllerOrigin, VERSION } from "../domain/product.js"
 import { isControllerSessionId } from "../domain/ids.js"
-import { resolveSettings } from "../domain/settings.js"
 import { controllerError } from "../domain/errors.js"
 import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
@@ -16,10 +16,7 @@ export const ensureController = (env: Readonly<Record<string, string | undefined
   Effect.gen(function*() {
     const files = yield* FileStore
     const client = yield* ControllerClient
-    const settings = yield* Either.match(resolveSettings(env, home, () => randomBytes(16).toString("hex")), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
+    const settings = yield* settingsOf(env, home)
     for (const sessionId of (yield* files.listDirectories(settings.controllersRoot)).filter(isControllerSessionId)) {
       const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)
       if (Option.isNone(runtime)) continue

@@ -1,6 +1,6 @@
+import { settingsOf } from "../services/Settings.js"
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import { spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -16,7 +16,7 @@ import {
   MAX_STATE_BYTES,
   VERSION
 } from "../domain/product.js"
-import { type ResolvedSettings, resolveSettings } from "../domain/settings.js"
+import type { ResolvedSettings } from "../domain/settings.js"
 import { type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
 import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
@@ -192,7 +192,7 @@ export const openController = (rawInput: unknown, env: Readonly<Record<string, s
   Effect.gen(function*() {
     const files = yield* FileStore
     const input = yield* validateLaunchInput(rawInput)
-    const settings = yield* resolveSettings(env, home, () => randomBytes(16).toString("hex"))
+    const settings = yield* settingsOf(env, home)
     const instance = path.join(settings.controllersRoot, input.controller_session_id)
     const attemptPath = path.join(instance, ATTEMPT_FILE)
     yield* files.ensurePrivateDirectory(instance)

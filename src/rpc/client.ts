@@ -1,11 +1,11 @@
+import { settingsOf } from "../services/Settings.js"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcClientError, RpcSerialization } from "@effect/rpc"
-import { Effect, Either, Layer, Option, Schema, type Scope } from "effect"
-import { randomBytes } from "node:crypto"
+import { Effect, Layer, Option, Schema, type Scope } from "effect"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
-import { type Environment, resolveSettings } from "../domain/settings.js"
+import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
 import { ensureController } from "../programs/ensureController.js"
 import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
@@ -64,10 +64,7 @@ export const findController = (env: Environment, home: string, url: string) =>
   Effect.gen(function*() {
     const files = yield* FileStore
     const client = yield* ControllerClient
-    const settings = yield* Either.match(resolveSettings(env, home, () => randomBytes(16).toString("hex")), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
+    const settings = yield* settingsOf(env, home)
     const port = Number(new URL(url).port)
     for (const sessionId of (yield* files.listDirectories(settings.controllersRoot)).filter(isControllerSessionId)) {
       const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)

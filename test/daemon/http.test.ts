@@ -36,12 +36,10 @@ const expectSecurityHeaders = (headers: Record<string, unknown>) => {
 
 describe("controller daemon over real HTTP", () => {
   let daemon: Daemon
-  let host: string
   const foreignSession = sessionId()
 
   beforeAll(async () => {
     daemon = await startDaemon()
-    host = `127.0.0.1:${daemon.port}`
     writeRun(daemon.runRoot, "run-own-finished", {
       controller_session_id: daemon.sessionId,
       status: "completed",
