@@ -242,7 +242,7 @@ describe("browser controller", () => {
     expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`blob:${origin}/`))).toEqual([])
   }, 45_000)
 
-  it("an imported thread: pending synthesis runs and shows its method; capability gaps say they may affect fairness; Infer answers", async () => {
+  it("an imported thread: pending synthesis runs and shows its method; capability gaps say they may affect fairness; Infer answers; two models run in parallel", async () => {
     await page.locator("#tab-thread").click()
     await page.check("#source-imported")
     await page.fill("#thread-search", "agent thread")
@@ -258,8 +258,23 @@ describe("browser controller", () => {
     await page.click("#infer")
     await expect.poll(() => page.locator("#infer-note").textContent(), { timeout: 15_000 }).toMatch(/^(Inferred from|No working directory could be inferred)/)
     await shot("controller-configure-imported.png")
+
+    // Two models replay the same configuration in parallel; the results switch between them.
+    await page.check("#cfg-confirm-files")
+    await page.check("#cfg-confirm-empty")
+    await page.locator('input[name="model"]').nth(1).check()
+    await page.click("#prepare")
+    await page.locator("#approval-prompt").waitFor()
+    expect(await page.locator("#approval-prompt").textContent()).toBe("Approve 2 parallel Codex implementations using this configuration?")
+    await page.click("#approve-start")
+    await expect.poll(() => page.locator("article.run").count()).toBe(2)
+    await page.locator("#verdict").waitFor({ timeout: 20_000 })
+    const switcher = page.locator(".run-switch button")
+    expect(await switcher.allTextContents()).toEqual(["gpt-5.6-sol", "gpt-5.6-terra"])
+    await switcher.nth(1).click()
+    await expect.poll(() => page.locator(".summary-table tbody tr").first().innerText()).toContain("gpt-5.6-terra")
     expect(consoleErrors).toEqual([])
-  }, 30_000)
+  }, 40_000)
 
   it("a Git sample: commits are prefilled; a running replay can be cancelled from the Run step", async () => {
     await page.locator("#tab-thread").click()
@@ -283,7 +298,7 @@ describe("browser controller", () => {
     await page.click("#prepare")
     await page.click("#approve-start")
     const run = page.locator("article.run")
-    await run.waitFor()
+    await expect.poll(() => run.count()).toBe(1)
     await run.locator("button[data-cancel]").click()
     await expect.poll(() => run.locator(".status").textContent(), { timeout: 15_000 }).toBe("cancelled")
     expect(await run.locator("button[data-cancel]").count()).toBe(0)
