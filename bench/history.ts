@@ -3,8 +3,8 @@
  * 2,000 sessions (about 1 GB) in a temporary CLAUDE_CONFIG_DIR and reports, in one run:
  * - floor: a bare pass that reads every line of every file and JSON.parses it (same reader, same concurrency);
  * - cold: the first `list_threads` (discovery + streaming summaries) as the daemon runs it: on two worker threads
- *   when the machine has the cores and the process the memory for them, else on the main thread (the output
- *   says which, and why);
+ *   when the machine has the cores and the process the memory for them, on one worker beside the main thread
+ *   when memory allows only one, else on the main thread (the output says which, and why);
  * - warm: a second `list_threads` first page (served from the per-file cache);
  * - for comparison, a fresh service (empty cache) in the other mode: single-threaded if the first listing used
  *   workers (the like-for-like comparison with the single-threaded floor), else on two workers;
@@ -196,9 +196,11 @@ const main = async () => {
       const searchStart = performance.now()
       const search = yield* listThreads({ query: "opus" })
       const searchTime = performance.now() - searchStart
-      const how = coldStats.workers > 0
-        ? `on ${coldStats.workers} worker threads`
-        : `on the main thread: ${coldStats.mainThreadReason ?? "no workers"}`
+      const how = coldStats.workers === 0
+        ? `on the main thread: ${coldStats.mainThreadReason ?? "no workers"}`
+        : coldStats.mainThreadToo
+        ? `on ${coldStats.workers} worker thread and the main thread (RSS left room for one worker)`
+        : `on ${coldStats.workers} worker threads`
       usedWorkers = coldStats.workers > 0
       console.log(`cold list_threads: ${ms(coldTime)} (${cold.imported_total} threads, ${coldStats.parsed} sessions parsed ${how})`)
       console.log(`warm list_threads first page: ${ms(warmTime)} (${warm.threads.length} threads)`)

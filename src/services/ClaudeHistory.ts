@@ -54,13 +54,15 @@ const WORKER_MIN_BYTES = 64 * 1024 * 1024
 const WORKER_MIN_FILES = 16
 const MAX_WORKERS = 2
 /**
- * The importer's peak-RSS budget. Measured on the 1 GB benchmark, a listing grows the main thread by about
- * 40 MB and each worker adds about 45 MB, so "auto" starts the two workers only when the process is small
- * enough now for both (about 150 MB); otherwise the listing stays on the main thread, within budget.
+ * The importer's peak-RSS budget. Measured on the 1 GB benchmark, a main-thread listing grows the process by
+ * 25–35 MB and each worker adds 40–50 MB. So "auto" runs two workers when the process is small enough for both
+ * (up to about 165 MB now), else one worker beside the main thread (up to about 210 MB), else the main thread.
  */
 const RSS_BUDGET_BYTES = 300 * 1024 * 1024
-const LISTING_GROWTH_BYTES = 50 * 1024 * 1024
-const WORKER_RSS_BYTES = 50 * 1024 * 1024
+const LISTING_GROWTH_BYTES = 45 * 1024 * 1024
+const WORKER_RSS_BYTES = 45 * 1024 * 1024
+/** Main-thread sessions in flight beside a worker (the rest of PARSE_CONCURRENCY's role). */
+const SHARED_MAIN_THREAD_TASKS = 2
 /**
  * Each worker is its own V8 heap; a small young generation keeps the listing's peak RSS in budget (lines die
  * young). A worker that runs out of memory (a giant line) stops, and its sessions are summarised here.
@@ -112,6 +114,8 @@ class WorkerLost extends Error {}
 
 interface SummaryPool {
   readonly size: number
+  /** Whether a running worker has fewer than TASKS_PER_WORKER sessions queued. */
+  readonly hasRoom: () => boolean
   readonly run: (files: SessionFiles) => Promise<ThreadSummary | undefined>
   readonly close: () => Promise<void>
 }
@@ -172,6 +176,7 @@ const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
   })
   return {
     size,
+    hasRoom: () => workers.some((state) => state.alive && state.pending.size < TASKS_PER_WORKER),
     run: (files) => {
       const live = workers.filter((state) => state.alive)
       if (live.length === 0) return Promise.reject(new WorkerLost("no worker is running"))
@@ -191,6 +196,8 @@ const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
 export interface ClaudeHistoryOptions {
   /** Worker threads for a large cold listing: "auto" (up to 2 when the machine has the cores) or an exact count. */
   readonly workers?: "auto" | number
+  /** With an exact worker count: the main thread summarises sessions too (what "auto" does with one worker). */
+  readonly mainThreadToo?: boolean
   /** Each worker's V8 heap limits (tests use tiny ones to make a worker run out of memory). */
   readonly workerLimits?: ResourceLimits
 }
@@ -202,6 +209,8 @@ export interface ListingStats {
   readonly workers: number
   /** Sessions summarised on the main thread because their worker stopped (or never started). */
   readonly fallbacks: number
+  /** Whether the main thread summarised sessions beside the worker (when memory allowed only one). */
+  readonly mainThreadToo?: true
   /** Why the listing did not use workers (when it did not). */
   readonly mainThreadReason?: string
 }
@@ -211,24 +220,26 @@ export const workerPlan = (
   option: "auto" | number,
   files: number,
   bytes: number,
-  rss: number
-): { readonly workers: number; readonly mainThreadReason?: string } => {
+  rss: number,
+  mainThreadToo = false
+): { readonly workers: number; readonly mainThreadToo?: true; readonly mainThreadReason?: string } => {
   if (files === 0) return { workers: 0, mainThreadReason: "nothing to parse" }
   if (option !== "auto") {
     const workers = Math.max(0, Math.min(files, Math.floor(option)))
-    return workers > 0 ? { workers } : { workers, mainThreadReason: "workers disabled" }
+    if (workers === 0) return { workers, mainThreadReason: "workers disabled" }
+    return mainThreadToo ? { workers, mainThreadToo } : { workers }
   }
   if (files < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES) return { workers: 0, mainThreadReason: "little to parse" }
   if (availableParallelism() < 2) return { workers: 0, mainThreadReason: "one core" }
-  if (rss + LISTING_GROWTH_BYTES + MAX_WORKERS * WORKER_RSS_BYTES > RSS_BUDGET_BYTES) {
-    return {
-      workers: 0,
-      mainThreadReason: `RSS is ${Math.round(rss / 1024 / 1024)} MB, no room for ${MAX_WORKERS} workers in the ${
-        RSS_BUDGET_BYTES / 1024 / 1024
-      } MB budget`
-    }
+  const room = Math.floor((RSS_BUDGET_BYTES - rss - LISTING_GROWTH_BYTES) / WORKER_RSS_BYTES)
+  if (room >= MAX_WORKERS) return { workers: MAX_WORKERS }
+  if (room === 1) return { workers: 1, mainThreadToo: true }
+  return {
+    workers: 0,
+    mainThreadReason: `RSS is ${Math.round(rss / 1024 / 1024)} MB, no room for a worker in the ${
+      RSS_BUDGET_BYTES / 1024 / 1024
+    } MB budget`
   }
-  return { workers: MAX_WORKERS }
 }
 
 const isTranscriptName = (name: string) => name.endsWith(".jsonl")
@@ -341,10 +352,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
      * The listing's fast path: one streaming pass that keeps only what a summary needs, on a worker thread
      * when a pool is given (a session whose worker stopped is summarised here instead).
      */
-    const summarize = (location: SessionLocation, pool: SummaryPool | undefined) =>
+    const summarize = (location: SessionLocation, pool: SummaryPool | undefined, sharesMainThread: boolean) =>
       Effect.tryPromise({
         try: () =>
-          pool === undefined
+          pool === undefined || (sharesMainThread && !pool.hasRoom())
             ? summarizeSession(filesOf(location))
             : pool.run(filesOf(location)).catch((error: unknown) => {
               if (!(error instanceof WorkerLost)) return Promise.reject(error)
@@ -354,11 +365,16 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         catch: readFailure(location)
       })
 
-    const summaryOf = (location: SessionLocation, diagnostics: Array<string>, pool: SummaryPool | undefined) => {
+    const summaryOf = (
+      location: SessionLocation,
+      diagnostics: Array<string>,
+      pool: SummaryPool | undefined,
+      sharesMainThread = false
+    ) => {
       const fingerprint = fingerprintOf(location)
       const cached = summaries.get(location.main.path)
       if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.summary)
-      return summarize(location, pool).pipe(
+      return summarize(location, pool, sharesMainThread).pipe(
         Effect.tap((summary) => Effect.sync(() => summaries.set(location.main.path, { fingerprint, summary }))),
         Effect.catchAll((error) =>
           Effect.sync(() => {
@@ -381,17 +397,19 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         (sum, location) => sum + location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0),
         0
       )
-      const { workers, mainThreadReason } = workerPlan(
+      const { workers, mainThreadToo, mainThreadReason } = workerPlan(
         options.workers ?? "auto",
         stale.length,
         bytes,
-        process.memoryUsage.rss()
+        process.memoryUsage.rss(),
+        options.mainThreadToo
       )
       lastListing = {
         parsed: stale.length,
         parsedBytes: bytes,
         workers,
         fallbacks: 0,
+        ...(mainThreadToo === undefined ? {} : { mainThreadToo }),
         ...(mainThreadReason === undefined ? {} : { mainThreadReason })
       }
       if (workers === 0) {
@@ -403,8 +421,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       yield* Effect.acquireUseRelease(
         Effect.sync(() => startPool(workers, options.workerLimits ?? WORKER_LIMITS)),
         (pool) =>
-          Effect.forEach(stale, (location) => summaryOf(location, diagnostics, pool), {
-            concurrency: pool.size * TASKS_PER_WORKER,
+          Effect.forEach(stale, (location) => summaryOf(location, diagnostics, pool, mainThreadToo === true), {
+            concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),
             discard: true
           }),
         (pool) => Effect.promise(() => pool.close())

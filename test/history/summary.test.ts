@@ -168,11 +168,14 @@ describe("listing on worker threads", () => {
     const MB = 1024 * 1024
     expect(workerPlan("auto", 5, 900 * MB, 100 * MB)).toEqual({ workers: 0, mainThreadReason: "little to parse" })
     expect(workerPlan("auto", 2000, 10 * MB, 100 * MB)).toEqual({ workers: 0, mainThreadReason: "little to parse" })
-    expect(workerPlan("auto", 2000, 900 * MB, 180 * MB)).toEqual({
+    expect(workerPlan("auto", 2000, 900 * MB, 230 * MB)).toEqual({
       workers: 0,
-      mainThreadReason: "RSS is 180 MB, no room for 2 workers in the 300 MB budget"
+      mainThreadReason: "RSS is 230 MB, no room for a worker in the 300 MB budget"
     })
-    if (os.availableParallelism() >= 2) expect(workerPlan("auto", 2000, 900 * MB, 120 * MB)).toEqual({ workers: 2 })
+    if (os.availableParallelism() >= 2) {
+      expect(workerPlan("auto", 2000, 900 * MB, 120 * MB)).toEqual({ workers: 2 })
+      expect(workerPlan("auto", 2000, 900 * MB, 190 * MB)).toEqual({ workers: 1, mainThreadToo: true })
+    }
     expect(workerPlan(2, 1, 0, 999 * MB)).toEqual({ workers: 1 })
     expect(workerPlan(0, 10, 0, 0)).toEqual({ workers: 0, mainThreadReason: "workers disabled" })
     expect(workerPlan(2, 0, 0, 0)).toEqual({ workers: 0, mainThreadReason: "nothing to parse" })
@@ -208,6 +211,23 @@ describe("listing on worker threads", () => {
       }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
     )
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
+  }, 60_000)
+
+  it("gives the same listing with one worker beside the main thread", async () => {
+    const home = copyOfClaudeHome()
+    const inThread = await listWith(home, 0)
+    const shared = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        const listing = yield* history.list()
+        return { ...listing, stats: yield* history.listingStats }
+      }).pipe(Effect.provide(
+        ClaudeHistory.layerWith({ workers: 1, mainThreadToo: true }).pipe(Layer.provide(Settings.layer(settingsFor(home))))
+      ))
+    )
+    expect(shared.stats).toMatchObject({ workers: 1, mainThreadToo: true, fallbacks: 0, parsed: inThread.stats.parsed })
+    expect(shared.threads).toEqual(inThread.threads)
+    expect(shared.diagnostics).toEqual(inThread.diagnostics)
   }, 60_000)
 
   it("summarises on the main thread the sessions of a worker that ran out of memory", async () => {
