@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../rpc/support.js"
 import { runCli, spawnCli, waitUntil } from "./support.js"
+import { isAlive } from "../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
 const MODEL = "gpt-5.6-terra"
@@ -20,15 +21,6 @@ afterAll(async () => {
 
 const runDirectories = (runRoot: string) =>
   fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("codex-replay replay", () => {
   it("prepares, starts and follows one run per model to its report (--yes --json)", async () => {

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { BIN, freePort, listTree, REPO_ROOT, request, scratch, sessionId } from "../support/daemon.js"
+import { BIN, freePort, isAlive, listTree, REPO_ROOT, request, scratch, sessionId } from "../support/daemon.js"
 
 interface Launch {
   readonly root: string
@@ -51,15 +51,6 @@ const stopControllers = async (root: string) => {
     await request(runtime.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": runtime.control_token }, body: "{}" }).catch(() => undefined)
     for (let i = 0; i < 100 && isAlive(runtime.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
     if (isAlive(runtime.pid)) process.kill(runtime.pid, "SIGKILL")
-  }
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
 

@@ -7,15 +7,7 @@ import { ControllerError } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
 import { type Daemon, listTree, scratch, startDaemon } from "./support.js"
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { isAlive } from "../support/daemon.js"
 
 let daemon: Daemon
 

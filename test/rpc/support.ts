@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { isAlive } from "../support/daemon.js"
 
 /** The repository root; the read-only fixtures live beside it (`../shared`), as in CI. */
 export const REPO = path.resolve(import.meta.dirname, "../..")
@@ -59,15 +60,6 @@ export const runtimeFiles = (env: Record<string, string>): ReadonlyArray<Runtime
       return []
     }
   })
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))

@@ -15,19 +15,10 @@ import {
   startDaemon,
   taggedPids
 } from "./support.js"
+import { isAlive } from "../support/daemon.js"
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
-
-/** A process that still runs: it exists and is not a zombie waiting for a parent to reap it. */
-const isAlive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 const start = async (daemon: Daemon, config: Record<string, unknown>) => {
   const prepared = await daemon.call("prepare_run", config)

@@ -2,12 +2,12 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { RUN_TAG_VARIABLE } from "../../src/domain/product.js"
 import { pidsWithEnvironment } from "../../src/services/internal/procfs.js"
+import { freePort } from "../support/daemon.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
@@ -16,16 +16,6 @@ export const MODELS = ["gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna", "gpt-5.5"
 
 export const scratch = (prefix = "codex-replay-runs-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 
 export interface Answer {
   readonly status: number

@@ -16,6 +16,16 @@ export const scratch = (prefix = "codex-replay-test-") => fs.realpathSync(fs.mkd
 export const sessionId = () => randomBytes(16).toString("hex")
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A process that still runs: it exists and is not a zombie waiting for a parent to reap it. */
+export const isAlive = (pid: number) => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
 /** A port that was free a moment ago. */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
