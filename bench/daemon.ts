@@ -17,6 +17,7 @@ const FAKE_CODEX = path.join(ROOT, "test", "fake-codex", "codex")
 const CLIENTS = 50
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000)
 const COLD_STARTS = 5
+const PACED_INTERVAL_MS = 25
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -54,17 +55,24 @@ const once = (port: number, method: string, pathname: string, body?: string) =>
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
 
-/** 50 clients, each sending its next request when the previous answer arrives, for the duration. */
-const load = async (port: number, method: string, pathname: string, body?: string) => {
+/**
+ * 50 clients for the duration. Closed loop (`intervalMs` 0): each sends its next request as soon as
+ * the previous answer arrives, which saturates the server and measures its cost per request.
+ * Paced: each client sends one request every `intervalMs`, a steady load below saturation.
+ */
+const load = async (port: number, method: string, pathname: string, body?: string, intervalMs = 0) => {
   const latencies: number[] = []
   let failures = 0
   const deadline = performance.now() + DURATION_MS
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+  await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+    if (intervalMs > 0) await sleep((intervalMs * client) / CLIENTS)
     while (performance.now() < deadline) {
       const started = performance.now()
       const status = await once(port, method, pathname, body).catch(() => 0)
       if (status !== 200) failures++
-      latencies.push(performance.now() - started)
+      const took = performance.now() - started
+      latencies.push(took)
+      if (intervalMs > took) await sleep(intervalMs - took)
     }
   }))
   latencies.sort((a, b) => a - b)
@@ -148,6 +156,12 @@ const main = async () => {
     bareState: await load(bare.port, "POST", "/api/call", getState),
     daemonState: await load(daemon.port, "POST", "/api/call", getState)
   }
+  const paced = {
+    bareHealth: await load(bare.port, "GET", "/health", undefined, PACED_INTERVAL_MS),
+    daemonHealth: await load(daemon.port, "GET", "/health", undefined, PACED_INTERVAL_MS),
+    bareState: await load(bare.port, "POST", "/api/call", getState, PACED_INTERVAL_MS),
+    daemonState: await load(daemon.port, "POST", "/api/call", getState, PACED_INTERVAL_MS)
+  }
   await stop(daemon.child)
   await stop(bare.child)
   agent.destroy()
@@ -156,13 +170,17 @@ const main = async () => {
   const row = (name: string, r: { requests: number; failures: number; p50: number; p99: number }) =>
     `${name.padEnd(30)} ${String(r.requests).padStart(8)} req  ${String(r.failures).padStart(4)} failed  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms`
   console.log(`cold start (median of ${COLD_STARTS}): ${cold[Math.floor(COLD_STARTS / 2)]!.toFixed(0)} ms  (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target < 1500 ms)`)
-  console.log(`load: ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`)
-  console.log(row("bare node:http GET /health", results.bareHealth))
-  console.log(row("daemon GET /health", results.daemonHealth))
-  console.log(row("bare node:http POST (same JSON)", results.bareState))
-  console.log(row("daemon POST /api/call get_state", results.daemonState))
   const ratio = (a: number, b: number) => (a / b).toFixed(2)
-  console.log(`ratios daemon/bare: /health p50 ${ratio(results.daemonHealth.p50, results.bareHealth.p50)}x, p99 ${ratio(results.daemonHealth.p99, results.bareHealth.p99)}x; get_state p50 ${ratio(results.daemonState.p50, results.bareState.p50)}x, p99 ${ratio(results.daemonState.p99, results.bareState.p99)}x (target p99 <= 3x)`)
+  const report = (title: string, r: typeof results) => {
+    console.log(title)
+    console.log(row("bare node:http GET /health", r.bareHealth))
+    console.log(row("daemon GET /health", r.daemonHealth))
+    console.log(row("bare node:http POST (same JSON)", r.bareState))
+    console.log(row("daemon POST /api/call get_state", r.daemonState))
+    console.log(`ratios daemon/bare: /health p50 ${ratio(r.daemonHealth.p50, r.bareHealth.p50)}x, p99 ${ratio(r.daemonHealth.p99, r.bareHealth.p99)}x; get_state p50 ${ratio(r.daemonState.p50, r.bareState.p50)}x, p99 ${ratio(r.daemonState.p99, r.bareState.p99)}x (target p99 <= 3x)`)
+  }
+  report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`, results)
+  report(`paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`, paced)
 }
 
 main().catch((error) => {

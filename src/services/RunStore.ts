@@ -19,6 +19,13 @@ import { Settings } from "./Settings.js"
 
 const ACTIVE_COUNT_TTL = Duration.millis(250)
 
+/**
+ * An identity for a file's content, or undefined while it changed too recently to tell: file
+ * timestamps advance in coarse ticks, so two changes within one tick can share an mtime.
+ */
+const settledStamp = (stat: { readonly mtimeMs: number; readonly size: number; readonly ino: number }) =>
+  Date.now() - stat.mtimeMs < 1000 ? undefined : `${stat.size}:${stat.mtimeMs}:${stat.ino}`
+
 export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
 
 const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
@@ -103,18 +110,31 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         const file = statePath(directory)
         const stat = yield* Effect.promise(() => fs.stat(file).catch(() => undefined))
         if (stat === undefined) return Option.none<RunState>()
-        const stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`
+        const stamp = settledStamp(stat)
         const known = parsed.get(file)
-        if (known?.stamp === stamp) return known.state
+        if (stamp !== undefined && known?.stamp === stamp) return known.state
         const state = yield* Effect.option(readStateAt(directory))
-        parsed.set(file, { stamp, state })
+        if (stamp === undefined) parsed.delete(file)
+        else parsed.set(file, { stamp, state })
         return state
       })
 
+    /** The run directory names, read again only when the run root's mtime says an entry came or went. */
+    let knownNames: { readonly stamp: string; readonly names: ReadonlyArray<string> } | undefined
+    const runDirectoryNames = Effect.gen(function*() {
+      const stat = yield* Effect.promise(() => fs.stat(settings.runRoot).catch(() => undefined))
+      if (stat === undefined) return []
+      const stamp = settledStamp(stat)
+      if (stamp !== undefined && knownNames?.stamp === stamp) return knownNames.names
+      const names = (yield* files.listDirectories(settings.runRoot)).filter(isRunId)
+      knownNames = stamp === undefined ? undefined : { stamp, names }
+      return names
+    })
+
     const listOwned = Effect.fn("RunStore.listOwned")(function*() {
-      const names = yield* files.listDirectories(settings.runRoot)
+      const names = yield* runDirectoryNames
       const states = yield* Effect.forEach(
-        names.filter(isRunId),
+        names,
         (name) => readStateCached(path.join(settings.runRoot, name)),
         { concurrency: 16 }
       )
