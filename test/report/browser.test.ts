@@ -1,24 +1,13 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { pathToFileURL } from "node:url"
 import { type BrowserContext, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../src/domain/report/html.js"
 import { HOSTILE, sampleReport } from "./fixtures.js"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../support/browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
-const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 
 let scratch: string
 let context: BrowserContext
@@ -27,10 +16,7 @@ const requests: Array<string> = []
 const consoleErrors: Array<string> = []
 
 beforeAll(async () => {
-  const installed = await fs.access(CHROMIUM).then(() => true, () => false)
-  if (!installed) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run the report browser test.`)
-  }
+  await requireChromium("the report browser test")
   scratch = await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-browser-"))
   const reportFile = path.join(scratch, "report.html")
   await fs.writeFile(reportFile, renderReportHtml(sampleReport()))
@@ -38,7 +24,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(path.join(scratch, "profile"), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     javaScriptEnabled: false,
     viewport: { width: 1280, height: 900 }
   })

@@ -5,23 +5,11 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, killAllDaemons, SHARED, startDaemon } from "../support/daemon.js"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../support/browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
-const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 const SAMPLE = "sample-hello-cli"
 const SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
 /** A thread title that would be markup if the page ever used innerHTML. */
@@ -49,10 +37,7 @@ const consoleErrors: Array<string> = []
 const shot = (name: string, fullPage = true) => page.screenshot({ path: path.join(ARTIFACTS, name), fullPage })
 
 beforeAll(async () => {
-  const installed = await fs.access(CHROMIUM).then(() => true, () => false)
-  if (!installed) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run the controller UI test.`)
-  }
+  await requireChromium("the controller UI test")
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-")))
   const claudeHome = path.join(root, "claude")
   await fs.cp(path.join(SHARED, "fixtures", "claude-home"), claudeHome, { recursive: true })
@@ -76,7 +61,7 @@ beforeAll(async () => {
     env: { CLAUDE_CONFIG_DIR: claudeHome, FAKE_CODEX_DELAY_MS: "350" }
   })
   origin = `http://127.0.0.1:${daemon.port}`
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
   context.on("request", (request) => void requests.push(request.url()))
   context.on("console", (message) => {
