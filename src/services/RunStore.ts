@@ -1,5 +1,5 @@
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
-import * as fs from "node:fs/promises"
+import { statSync } from "node:fs"
 import * as path from "node:path"
 import { ControllerError, controllerError, RunCancelled, StateTransitionConflict } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -18,6 +18,9 @@ import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 
 const ACTIVE_COUNT_TTL = Duration.millis(250)
+
+/** A local stat is cheaper done at once than through the thread pool; this runs on every `get_state`. */
+const statOrUndefined = (file: string) => statSync(file, { throwIfNoEntry: false })
 
 /**
  * An identity for a file's content, or undefined while it changed too recently to tell: file
@@ -108,7 +111,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const readStateCached = (directory: string) =>
       Effect.gen(function*() {
         const file = statePath(directory)
-        const stat = yield* Effect.promise(() => fs.stat(file).catch(() => undefined))
+        const stat = statOrUndefined(file)
         if (stat === undefined) return Option.none<RunState>()
         const stamp = settledStamp(stat)
         const known = parsed.get(file)
@@ -122,7 +125,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     /** The run directory names, read again only when the run root's mtime says an entry came or went. */
     let knownNames: { readonly stamp: string; readonly names: ReadonlyArray<string> } | undefined
     const runDirectoryNames = Effect.gen(function*() {
-      const stat = yield* Effect.promise(() => fs.stat(settings.runRoot).catch(() => undefined))
+      const stat = statOrUndefined(settings.runRoot)
       if (stat === undefined) return []
       const stamp = settledStamp(stat)
       if (stamp !== undefined && knownNames?.stamp === stamp) return knownNames.names
