@@ -43,13 +43,23 @@ const readBody = (request: HttpServerRequest.HttpServerRequest) =>
     const incoming = NodeHttpServerRequest.toIncomingMessage(request)
     const chunks: Buffer[] = []
     let size = 0
+    let settled = false
+    const settle = (outcome: Effect.Effect<Buffer | "too_large", BadRequest>) => {
+      if (settled) return
+      settled = true
+      resume(outcome)
+    }
+    const unreadable = () => settle(Effect.fail(new BadRequest(400, "The controller request body could not be read.")))
     incoming.on("data", (chunk: Buffer) => {
       size += chunk.length
       if (size <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
-      else if (size > MAX_DRAINED_BYTES) incoming.destroy()
+      else if (size > MAX_DRAINED_BYTES) incoming.destroy(new Error("The controller request body is too large."))
     })
-    incoming.once("end", () => resume(Effect.succeed(size > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks))))
-    incoming.once("error", () => resume(Effect.fail(new BadRequest(400, "The controller request body could not be read."))))
+    incoming.once("end", () => settle(Effect.succeed(size > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks))))
+    incoming.once("error", unreadable)
+    incoming.once("close", () => {
+      if (!incoming.readableEnded) unreadable()
+    })
   })
 
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest) =>

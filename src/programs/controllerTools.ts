@@ -83,19 +83,22 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
           idempotent
         }))
     if (TERMINAL_STATUSES.has(state.status)) return yield* answer(state, true)
-    const cancelled = yield* runs.update(directory, {
-      status: "cancelled",
-      expectedStatus: "running",
-      summary: "The run was cancelled by the user.",
-      details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
-    }).pipe(Effect.either)
-    if (Either.isLeft(cancelled)) {
-      if (cancelled.left._tag === "ControllerError") return yield* cancelled.left
-      return yield* answer((yield* runs.readOwned(run_id)).state, true)
-    }
-    yield* supervisor.interrupt(run_id)
-    yield* processes.sweepTag(typeof state.run_tag === "string" ? state.run_tag : run_id)
-    return yield* answer(cancelled.right, false)
+    // Marking, interrupting and sweeping go together: a dropped connection must not stop half way.
+    return yield* Effect.uninterruptible(Effect.gen(function*() {
+      const cancelled = yield* runs.update(directory, {
+        status: "cancelled",
+        expectedStatus: "running",
+        summary: "The run was cancelled by the user.",
+        details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
+      }).pipe(Effect.either)
+      if (Either.isLeft(cancelled)) {
+        if (cancelled.left._tag === "ControllerError") return yield* cancelled.left
+        return yield* answer((yield* runs.readOwned(run_id)).state, true)
+      }
+      yield* supervisor.interrupt(run_id)
+      yield* processes.sweepTag(typeof state.run_tag === "string" ? state.run_tag : run_id)
+      return yield* answer(cancelled.right, false)
+    }))
   }))
 
 export const baseTools = {

@@ -111,6 +111,14 @@ const spawnDaemon = (settings: ResolvedSettings, input: OpenControllerInput, res
     catch: (error) => controllerError(`The local controller process could not start: ${String(error)}`)
   })
 
+const signalGroup = (pid: number) => {
+  try {
+    process.kill(-pid, "SIGTERM")
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Waits until the daemon answers `/health` with a valid proof for its own runtime token. */
 const awaitReady = (controllersRoot: string, sessionId: string, port: number, exited: () => boolean, logPath: string) =>
   Effect.gen(function*() {
@@ -172,7 +180,10 @@ const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptP
     const { child, port } = yield* spawnDaemon(settings, input, reservation, logPath)
     let exited = false
     child.once("exit", () => void (exited = true))
-    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, port, () => exited, logPath)
+    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, port, () => exited, logPath).pipe(
+      // A daemon that never proved itself is not left running unowned.
+      Effect.tapError(() => Effect.sync(() => child.pid !== undefined && !exited && signalGroup(child.pid)))
+    )
     yield* files.writeJson(attemptPath, { ...attempt, controller_ready: true, controller_pid: health.pid ?? child.pid })
     return readyResult(input.controller_session_id, port)
   }).pipe(

@@ -480,12 +480,18 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
     const historical = yield* readHistorical(configuration)
     yield* ensureDigestsUnchanged(receipt.value, historical)
     yield* ensureCanStart(configuration)
-    const { errors, states } = yield* launchAll({ token, receipt: receipt.value, historical }, {
-      thread_id: configuration.thread_id,
-      models: configuration.models,
-      configuration_fingerprint: fingerprint
-    })
-    yield* tokens.markStarted(token, { run_ids: states.map((state) => state.run_id), errors })
+    // Created runs and the token's receipt go together: a dropped connection must not leave a run
+    // without its fiber, or a token that forgot what it started.
+    const { errors, states } = yield* Effect.uninterruptible(
+      Effect.tap(
+        launchAll({ token, receipt: receipt.value, historical }, {
+          thread_id: configuration.thread_id,
+          models: configuration.models,
+          configuration_fingerprint: fingerprint
+        }),
+        ({ errors, states }) => tokens.markStarted(token, { run_ids: states.map((state) => state.run_id), errors })
+      )
+    )
     return yield* startedResponse(yield* readStates(states.map((state) => state.run_id)), configuration.models, errors, false)
   }))
 })

@@ -161,8 +161,9 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return candidate
     })
 
+    /** Uninterruptible inside: an interrupted write must not land after the next holder has read. */
     const withLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
-      lockFor(file).withPermits(1)(effect)
+      lockFor(file).withPermits(1)(Effect.uninterruptible(effect))
 
     /** Serialised read-modify-write of a JSON object file. */
     const updateJson = <E, R>(

@@ -73,7 +73,11 @@ const makeProcessRunner = (graceMillis: number) => {
       if (tag !== undefined) yield* sweepTag(tag)
     })
 
-  const run = Effect.fn("ProcessRunner.run")(function*(spec: ProcessSpec) {
+  /**
+   * Everything from the spawn to the cleanup's installation is uninterruptible, so an interruption
+   * can never land in between and leave the child without its group kill; only the wait is restored.
+   */
+  const run = (spec: ProcessSpec) => Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
     const lines = yield* Queue.unbounded<readonly [OutputStream, string]>()
     const env = { ...(spec.env ?? process.env), ...(spec.tag === undefined ? {} : { [RUN_TAG_VARIABLE]: spec.tag }) }
     const child = yield* Effect.try({
@@ -127,7 +131,7 @@ const makeProcessRunner = (graceMillis: number) => {
       Effect.gen(function*() {
         // Interruptible even when the caller is not (HTTP handlers run uninterruptibly), or closing the scope would wait forever.
         yield* Effect.forkScoped(Effect.interruptible(deliver))
-        return yield* Effect.promise(() => exited)
+        return yield* restore(Effect.promise(() => exited))
       }).pipe(
         Effect.onExit(() =>
           terminateGroup(child, spec.tag).pipe(
@@ -138,7 +142,7 @@ const makeProcessRunner = (graceMillis: number) => {
       )
     )
     return exit
-  })
+  })).pipe(Effect.withSpan("ProcessRunner.run"))
 
   return { graceMillis, run, sweepTag, isAlive: procfs.isAlive } as const
 }
