@@ -1,5 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import type { Server } from "node:http"
 import { controllerError } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
 import { createHoldingServer } from "./http/heldRequests.js"
@@ -51,11 +52,26 @@ export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTok
 /** Discovery, the Codex worker and the run pipeline, over the core services. */
 export const EngineLive = RunPipelineLive.pipe(Layer.provideMerge(DiscoveryLive))
 
+/** How long shutdown waits for open requests (a slow download) before it cuts their connections. */
+const CLOSE_GRACE_MILLIS = 2000
+
+/** Stops accepting, lets open requests finish for a moment, then cuts what is left so shutdown never hangs. */
+const closeWithin = (server: Server, graceMillis: number) =>
+  Effect.async<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    const cut = setTimeout(() => server.closeAllConnections(), graceMillis)
+    server.close(() => {
+      clearTimeout(cut)
+      resume(Effect.void)
+    })
+  })
+
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(Settings, (settings) =>
-    NodeHttpServer.layer(
-      createHoldingServer,
+  Effect.map(Settings, (settings) => {
+    const server = createHoldingServer()
+    const listening = NodeHttpServer.layer(
+      () => server,
       settings.inheritedSocketFd === undefined
         ? { port: settings.preferredPort, host: CONTROLLER_HOST }
         : ({ fd: settings.inheritedSocketFd } as never)
@@ -67,9 +83,12 @@ export const HttpServerLive = Layer.unwrapEffect(
           }`
         )
       )
-    ))
+    )
+    // Built after the listener, so released before the platform's own close (which waits forever).
+    const boundedClose = Layer.scopedDiscard(Effect.addFinalizer(() => closeWithin(server, CLOSE_GRACE_MILLIS)))
+    return Layer.provideMerge(boundedClose, listening)
+  })
 )
-
 /** Everything the daemon needs, from the environment. */
 export const DaemonLive = ControllerRuntime.DefaultWithoutDependencies.pipe(
   Layer.provideMerge(HttpServerLive),

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -70,6 +71,35 @@ describe("idle shutdown", () => {
       sleeper.kill("SIGKILL")
       await daemon.stop()
     }
+  })
+})
+
+describe("shutdown with a stalled client", () => {
+  it("a download the client stopped reading does not keep the daemon from exiting", async () => {
+    const daemon = await startDaemon()
+    const directory = writeRun(daemon.runRoot, "run-big", { controller_session_id: daemon.sessionId, status: "completed" })
+    fs.writeFileSync(path.join(directory, "report.html"), Buffer.alloc(64 * 1024 * 1024, 0x61))
+    const stalled = new Promise<void>((resolve) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: daemon.port,
+        path: "/api/download",
+        method: "POST",
+        agent: false,
+        headers: browserHeaders(daemon.port)
+      }, (res) => {
+        res.pause()
+        resolve()
+      })
+      req.on("error", () => undefined)
+      req.end(JSON.stringify({ run_id: "run-big", format: "html" }))
+    })
+    await stalled
+    const stopping = Date.now()
+    daemon.process.kill("SIGTERM")
+    expect(await daemon.exited).toBe(0)
+    expect(Date.now() - stopping).toBeLessThan(6000)
+    expect(fs.existsSync(daemon.runtimePath)).toBe(false)
   })
 })
 
