@@ -26,6 +26,8 @@ export interface ProcessExit {
 }
 
 const POLL = Duration.millis(25)
+const MAX_FREEZE_ROUNDS = 50
+const SWEEP_KILL_WITHIN_MILLIS = 5000
 
 const waitUntil = (done: () => boolean, within: Duration.Duration) =>
   Effect.gen(function*() {
@@ -39,25 +41,34 @@ const makeProcessRunner = (graceMillis: number) => {
 
   const tagged = (tag: string) => Effect.promise(() => procfs.pidsWithEnvironment(RUN_TAG_VARIABLE, tag))
 
-  /** Ends every process carrying `tag`, escalating to SIGKILL after the grace period. Never signals our group. */
+  /**
+   * Ends every process carrying `tag`. It first stops them all (SIGSTOP, again until no new one
+   * appears), so that no shell can react to a child's death by starting the next command, then kills
+   * them. Never signals our own process group.
+   */
   const sweepTag = Effect.fn("ProcessRunner.sweepTag")(function*(tag: string) {
     const ownGroup = yield* Effect.promise(procfs.ownProcessGroup)
+    const stopped = new Set<number>()
+    for (let round = 0; round < MAX_FREEZE_ROUNDS; round++) {
+      const fresh = (yield* tagged(tag)).filter((pid) => !stopped.has(pid))
+      if (fresh.length === 0) break
+      for (const pid of fresh) {
+        procfs.signal(pid, "SIGSTOP")
+        stopped.add(pid)
+      }
+    }
+    const deadline = Date.now() + SWEEP_KILL_WITHIN_MILLIS
     let pids = yield* tagged(tag)
-    const total = pids.length
-    for (const signalName of ["SIGTERM", "SIGKILL"] as const) {
-      if (pids.length === 0) break
+    while (pids.length > 0 && Date.now() < deadline) {
       for (const pid of pids) {
         const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
-        if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, signalName)
-        procfs.signal(pid, signalName)
+        if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, "SIGKILL")
+        procfs.signal(pid, "SIGKILL")
       }
-      const deadline = Date.now() + (signalName === "SIGTERM" ? graceMillis : 2000)
-      do {
-        yield* Effect.sleep(POLL)
-        pids = yield* tagged(tag)
-      } while (pids.length > 0 && Date.now() < deadline)
+      yield* Effect.sleep(POLL)
+      pids = yield* tagged(tag)
     }
-    return total
+    return stopped.size
   })
 
   const terminateGroup = (child: ChildProcess, tag: string | undefined) =>
