@@ -40,4 +40,9 @@ export class StateTransitionConflict extends Schema.TaggedError<StateTransitionC
   }
 ) {}
 
+/** The disk refused a write the controller needed (permissions, space): an internal failure, not the user's. */
+export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
+  message: Schema.String
+}) {}
+
 export const controllerError = (message: string) => new ControllerError({ message })

@@ -159,7 +159,12 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     }).pipe(
       Effect.catchIf((error): error is BadRequest => error instanceof BadRequest, (error) =>
         Effect.succeed(errorResponse(error.status, error.message))),
-      Effect.catchTag("ControllerError", (error) => Effect.succeed(errorResponse(400, error.message)))
+      Effect.catchTag("ControllerError", (error) => Effect.succeed(errorResponse(400, error.message))),
+      // The disk refused a write: not the user's doing, so a generic 500 and the detail in the log.
+      Effect.catchTag("StorageError", (error) =>
+        Effect.logError(`Controller request failed: ${error.message}`).pipe(
+          Effect.as(errorResponse(500, "The local controller encountered an error."))
+        ))
     )
   }).pipe(
     Effect.catchAllDefect((defect) =>

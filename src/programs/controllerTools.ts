@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect"
-import { ControllerError, controllerError } from "../domain/errors.js"
+import { ControllerError, controllerError, type StorageError } from "../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
@@ -20,12 +20,12 @@ const RECENT_RUNS = 12
 /** A controller tool: its argument Schema and the program that answers it. */
 export interface ControllerTool<R> {
   readonly payload: Schema.Schema<any, any>
-  readonly run: (payload: any) => Effect.Effect<ToolResult, ControllerError, R>
+  readonly run: (payload: any) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
 }
 
 export const defineTool = <A, I, R>(
   payload: Schema.Schema<A, I>,
-  run: (payload: A) => Effect.Effect<ToolResult, ControllerError, R>
+  run: (payload: A) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
 ): ControllerTool<R> => ({ payload, run })
 
 const RunIdPayload = Schema.Struct({ run_id: Schema.String })
@@ -92,7 +92,9 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
         details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
       }).pipe(Effect.either)
       if (Either.isLeft(cancelled)) {
-        if (cancelled.left._tag === "ControllerError") return yield* cancelled.left
+        if (cancelled.left._tag === "ControllerError" || cancelled.left._tag === "StorageError") {
+          return yield* cancelled.left
+        }
         return yield* answer((yield* runs.readOwned(run_id)).state, true)
       }
       yield* supervisor.interrupt(run_id)
@@ -114,7 +116,7 @@ export const callTool = <Tools extends Record<string, ControllerTool<any>>>(
   tools: Tools,
   name: string,
   args: unknown
-): Effect.Effect<ToolResult, ControllerError, ToolRequirements<Tools>> => {
+): Effect.Effect<ToolResult, ControllerError | StorageError, ToolRequirements<Tools>> => {
   if (name === "open_controller") {
     return Effect.fail(controllerError("open_controller is only available through MCP."))
   }

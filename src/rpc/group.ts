@@ -1,5 +1,5 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { ControllerError } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
 
@@ -32,4 +32,8 @@ export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<Controlle
  * Schema. `/api/call` runs the same tools through `callTool` (same Schema, same messages).
  */
 export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) =>
-  Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, (payload: unknown) => tool.run(payload)]))
+  Object.fromEntries(Object.entries(tools).map(([name, tool]) => [
+    name,
+    // A storage failure is the controller's, not the caller's: a defect, answered as an internal error.
+    (payload: unknown) => Effect.catchTag(tool.run(payload), "StorageError", (error) => Effect.die(error))
+  ]))

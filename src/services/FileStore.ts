@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { ControllerError, controllerError } from "../domain/errors.js"
+import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
 
 export type JsonObject = Record<string, unknown>
 
@@ -34,21 +34,24 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return lock
     }
 
+    const write = <A>(what: string, run: () => Promise<A>) =>
+      Effect.tryPromise({ try: run, catch: (error) => new StorageError({ message: `${what}: ${describe(error)}` }) })
+
     const io = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({ try: run, catch: (error) => controllerError(`${what}: ${describe(error)}`) })
 
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
-      yield* io(`Cannot create ${directory}`, async () => {
+      yield* write(`Cannot create ${directory}`, async () => {
         await fs.mkdir(directory, { recursive: true, mode: 0o700 })
         await fs.chmod(directory, 0o700)
       })
     })
 
     const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string) {
-      yield* io(`Cannot create ${path.dirname(file)}`, () =>
+      yield* write(`Cannot create ${path.dirname(file)}`, () =>
         fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 }))
       const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
-      yield* io(`Cannot write ${path.basename(file)}`, async () => {
+      yield* write(`Cannot write ${path.basename(file)}`, async () => {
         try {
           await fs.writeFile(temporary, text, { flag: "wx", mode: 0o600 })
           await fs.rename(temporary, file)
@@ -64,7 +67,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     /** Creates `file` with `value` only if it does not exist yet; answers whether it did. Atomic. */
     const createJsonExclusive = Effect.fn("FileStore.createJsonExclusive")(function*(file: string, value: unknown) {
       const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
-      return yield* io(`Cannot write ${path.basename(file)}`, async () => {
+      return yield* write(`Cannot write ${path.basename(file)}`, async () => {
         try {
           await fs.writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx", mode: 0o600 })
           await fs.link(temporary, file)
@@ -192,7 +195,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     })
 
     const remove = (target: string) =>
-      io(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
+      write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
 
     return {
       ensurePrivateDirectory,

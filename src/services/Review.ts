@@ -1,7 +1,7 @@
 import { Effect, Random, Schedule } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type ControllerError, controllerError, type WorkerError } from "../domain/errors.js"
+import { type ControllerError, controllerError, type WorkerError, StorageError } from "../domain/errors.js"
 import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
 import { Ballot, canonicalBallot, rubricText } from "../domain/review/ballot.js"
 import { DIMENSION_IDS, type DimensionId } from "../domain/review/dimensions.js"
@@ -215,7 +215,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         })
       ).pipe(
         Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, normalized: false })),
-        Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt, ControllerError> =>
+        Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt, ControllerError | StorageError> =>
           isInvalidBallot(error)
             ? normalize(input, order, rawOutputOf(error), error.message)
             : Effect.succeed({ kind: "failed", error: error.message }))

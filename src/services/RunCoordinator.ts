@@ -1,6 +1,6 @@
 import { Cause, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
-import { type ControllerError, controllerError, type WorkerError } from "../domain/errors.js"
+import { type ControllerError, controllerError, StorageError, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
@@ -63,12 +63,16 @@ const workerDiagnostic = (error: WorkerError, attempt: number) => ({
   controller_code: "none"
 })
 
-const failureDetails = (error: ControllerError | WorkerError) =>
+const failureDetails = (error: ControllerError | WorkerError | StorageError) =>
   error._tag === "WorkerError"
     ? { error: error.message.slice(0, 2000) }
     : {
       error: error.message.slice(0, 2000),
-      failure_diagnostic: { controller_code: "controller_error", worker_code: "unknown", worker_stage: "outside_worker" }
+      failure_diagnostic: {
+        controller_code: error._tag === "StorageError" ? "storage_error" : "controller_error",
+        worker_code: "unknown",
+        worker_stage: "outside_worker"
+      }
     }
 
 /**
@@ -205,7 +209,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         onTimeout: () => controllerError(`The replay did not finish within ${request.timeout_seconds} seconds.`)
       })
 
-    const recordFailure = (directory: string, error: ControllerError | WorkerError) =>
+    const recordFailure = (directory: string, error: ControllerError | WorkerError | StorageError) =>
       runs.update(directory, {
         status: "failed",
         expectedStatus: "running",
@@ -225,11 +229,15 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
       slots.withPermits(1)(pipeline(directory, request).pipe(withTimeout(request))).pipe(
         Effect.catchTags({
           ControllerError: (error) => recordFailure(directory, error),
-          WorkerError: (error) => recordFailure(directory, error)
+          WorkerError: (error) => recordFailure(directory, error),
+          StorageError: (error) => recordFailure(directory, error)
         }),
         // A cancelled run or a lost race: the state already says how the run ended.
         Effect.catchTags({ RunCancelled: () => Effect.void, StateTransitionConflict: () => Effect.void }),
-        Effect.catchTag("ControllerError", (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)),
+        Effect.catchTags({
+          ControllerError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
+          StorageError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)
+        }),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)

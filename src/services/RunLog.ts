@@ -1,7 +1,7 @@
 import { Clock, DateTime, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { StorageError } from "../domain/errors.js"
 import { MAX_RUN_LOG_TAIL_BYTES, RUN_LOG_FILE } from "../domain/product.js"
 import { FileStore } from "./FileStore.js"
 
@@ -24,7 +24,7 @@ export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
         file,
         Effect.tryPromise({
           try: () => fs.appendFile(file, line, { mode: 0o600 }),
-          catch: (error) => controllerError(`Cannot write ${RUN_LOG_FILE}: ${String(error)}`)
+          catch: (error) => new StorageError({ message: `Cannot write ${RUN_LOG_FILE}: ${String(error)}` })
         })
       )
     })

@@ -1,7 +1,7 @@
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import { statSync } from "node:fs"
 import * as path from "node:path"
-import { ControllerError, controllerError, RunCancelled, StateTransitionConflict } from "../domain/errors.js"
+import { ControllerError, controllerError, RunCancelled, StateTransitionConflict, StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -87,7 +87,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const update = (
       directory: string,
       change: StateUpdate
-    ): Effect.Effect<RunState, ControllerError | StateTransitionConflict | RunCancelled> =>
+    ): Effect.Effect<RunState, ControllerError | StorageError | StateTransitionConflict | RunCancelled> =>
       Effect.gen(function*() {
         const next = yield* files.withLock(
           statePath(directory),

@@ -241,6 +241,19 @@ describe("controller daemon over real HTTP", () => {
     expect(readState(daemon.runRoot, "run-own-finished").status).toBe("completed")
   })
 
+  it("answers a storage failure with a generic 500 and keeps the detail in its log", async () => {
+    const directory = writeRun(daemon.runRoot, "run-broken-log", { controller_session_id: daemon.sessionId, status: "running" })
+    // Even root cannot append to /proc/version: the log write fails while the log still reads.
+    fs.symlinkSync("/proc/version", path.join(directory, "run.log"))
+    const answer = await callTool(daemon.port, "cancel_run", { run_id: "run-broken-log" })
+    expect(answer.status).toBe(500)
+    expect(answer.json).toMatchObject({ isError: true, content: [{ type: "text", text: "The local controller encountered an error." }] })
+    expect(answer.text).not.toContain(directory)
+    expectSecurityHeaders(answer.headers)
+    for (let i = 0; i < 40 && !daemon.output().includes("Cannot write run.log"); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    expect(daemon.output()).toContain("Cannot write run.log")
+  })
+
   it("downloads report files of any size as attachments and refuses what it must", async () => {
     const directory = path.join(daemon.runRoot, "run-own-finished")
     const big = `{"original_request":"${"x".repeat(19 * 1024 * 1024 + 5)}"}\n`
