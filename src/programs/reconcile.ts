@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { RunState } from "../domain/runState.js"
-import { isAlive } from "../services/internal/procfs.js"
+import { isSameProcess } from "../services/internal/procfs.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 import { RunStore } from "../services/RunStore.js"
 
@@ -35,7 +35,7 @@ export const reconcileInterruptedRuns = Effect.gen(function*() {
   const processes = yield* ProcessRunner
   const orphaned = (yield* runs.listOwned()).filter((state) =>
     state.status === "running" &&
-    (state.coordinator_pid === process.pid || !isAlive(Number(state.coordinator_pid)))
+    (state.coordinator_pid === process.pid || !isSameProcess(state.coordinator_pid, state.coordinator_start_time))
   )
   yield* Effect.forEach(orphaned, (state) =>
     Effect.zipRight(

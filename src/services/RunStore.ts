@@ -13,7 +13,7 @@ import {
   type StateUpdate
 } from "../domain/runState.js"
 import { FileStore, type JsonObject } from "./FileStore.js"
-import { isAlive } from "./internal/procfs.js"
+import { isSameProcess, startTimeOf } from "./internal/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 
@@ -77,7 +77,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       const directory = yield* resolveDirectory(run.runId)
       if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
       yield* files.ensurePrivateDirectory(directory)
-      const state = initialRunState({ ...run, controllerSessionId: owner, now: yield* nowIso })
+      const state = initialRunState({
+        ...run,
+        details: { ...run.details, coordinator_start_time: startTimeOf(run.coordinatorPid) ?? null },
+        controllerSessionId: owner,
+        now: yield* nowIso
+      })
       yield* files.writeJson(statePath(directory), state)
       yield* runLog.append(directory, "controller", "run approved")
       return { directory, state }
@@ -148,7 +153,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     /** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
     const isActive = (state: RunState) =>
-      state.status === "running" && typeof state.coordinator_pid === "number" && isAlive(state.coordinator_pid)
+      state.status === "running" && isSameProcess(state.coordinator_pid, state.coordinator_start_time)
 
     /**
      * How many owned runs are active. It reads every state file, so answers are reused for a moment:

@@ -74,6 +74,27 @@ describe("idle shutdown", () => {
   })
 })
 
+describe("recovery with a reused pid", () => {
+  it("a running run whose coordinator pid now belongs to another process is marked interrupted at start", async () => {
+    const stranger = spawn("sleep", ["30"], { stdio: "ignore" })
+    const root = scratch()
+    const session = sessionId()
+    writeRun(path.join(root, "runs"), "run-reused-pid", {
+      controller_session_id: session,
+      coordinator_pid: stranger.pid,
+      coordinator_start_time: 1
+    })
+    const daemon = await startDaemon({ root, sessionId: session })
+    try {
+      expect(readState(daemon.runRoot, "run-reused-pid")).toMatchObject({ status: "failed", interrupted: true })
+      expect(stranger.exitCode).toBeNull()
+    } finally {
+      stranger.kill("SIGKILL")
+      await daemon.stop()
+    }
+  })
+})
+
 describe("shutdown with a stalled client", () => {
   it("a download the client stopped reading does not keep the daemon from exiting", async () => {
     const daemon = await startDaemon()

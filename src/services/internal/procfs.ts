@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 
 /** Reads Linux's process table. Every function tolerates processes that vanish while being read. */
@@ -41,6 +42,24 @@ export const pidsWithEnvironment = async (name: string, value: string): Promise<
   )
   return found
 }
+
+/** When the process started, in clock ticks since boot (field 22 of /proc/<pid>/stat). */
+export const startTimeOf = (pid: number): number | undefined => {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const value = Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[19])
+    return Number.isFinite(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The process recorded as `pid` (and, when known, started at `startTime`) still runs. The start time
+ * tells a reused pid from the original process after a crash.
+ */
+export const isSameProcess = (pid: unknown, startTime: unknown) =>
+  typeof pid === "number" && isAlive(pid) && (typeof startTime !== "number" || startTimeOf(pid) === startTime)
 
 export const isAlive = (pid: number) => {
   if (!Number.isInteger(pid) || pid <= 0) return false
