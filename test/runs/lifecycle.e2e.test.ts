@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import {
+  approveAndStart as start,
   awaitTerminal,
   type Daemon,
   eventually,
@@ -19,12 +20,6 @@ import { isAlive } from "../support/daemon.js"
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
-
-const start = async (daemon: Daemon, config: Record<string, unknown>) => {
-  const prepared = await daemon.call("prepare_run", config)
-  const started = await daemon.call("start_run", { ...config, approved: true, prepare_token: prepared.prepare_token })
-  return { ...started, token: prepared.prepare_token as string }
-}
 
 /** Waits until the hanging fake has started its tool command (in its own session, like real Codex). */
 const awaitHangingTool = (daemon: Daemon, runId: string) =>

@@ -1,6 +1,7 @@
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import {
+  approveAndStart as start,
   awaitTerminal,
   type Daemon,
   eventually,
@@ -17,11 +18,6 @@ import {
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
-
-const start = async (daemon: Daemon, config: Record<string, unknown>) => {
-  const prepared = await daemon.call("prepare_run", config)
-  return daemon.call("start_run", { ...config, approved: true, prepare_token: prepared.prepare_token })
-}
 
 const implementationWindow = (daemon: Daemon, runId: string) => {
   const log = readLog(daemon.runRoot, runId)

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  approveAndStart as start,
   awaitTerminal,
   type Daemon,
   gitConfig,
@@ -21,12 +22,6 @@ import {
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
-
-const start = async (daemon: Daemon, config: Record<string, unknown>) => {
-  const prepared = await daemon.call("prepare_run", config)
-  expect(prepared.status).toBe("ready_for_approval")
-  return daemon.call("start_run", { ...config, approved: true, prepare_token: prepared.prepare_token })
-}
 
 describe("a non-git replay through the real daemon", () => {
   let daemon: Daemon

@@ -253,3 +253,13 @@ export const gitConfig = (repository: TestRepository, overrides: Record<string, 
 })
 
 export const readLog = (runRoot: string, runId: string) => fs.readFileSync(path.join(runRoot, runId, "run.log"), "utf8")
+
+/** Prepares, approves and starts a configuration; answers the start result with its prepare token. */
+export const approveAndStart = async (daemon: Daemon, config: Record<string, unknown>) => {
+  const prepared = await daemon.call("prepare_run", config)
+  if (prepared.status !== "ready_for_approval") {
+    throw new Error(`The configuration is not ready: ${JSON.stringify(prepared.blockers ?? prepared)}`)
+  }
+  const started = await daemon.call("start_run", { ...config, approved: true, prepare_token: prepared.prepare_token })
+  return { ...started, token: prepared.prepare_token as string }
+}
