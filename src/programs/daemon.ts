@@ -1,4 +1,4 @@
-import { HttpServer } from "@effect/platform"
+import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { Clock, DateTime, Deferred, Effect } from "effect"
 import * as path from "node:path"
 import type { ControllerError } from "../domain/errors.js"
@@ -78,7 +78,8 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
       shutdown,
       rpc: yield* makeRpcHttpApp(options.tools)
     })
-    yield* HttpServer.serveEffect(app)
+    // No tracer is exported; the platform's per-request span would cost about a third of the throughput.
+    yield* HttpServer.serveEffect(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
 
     const idle = awaitIdle({
