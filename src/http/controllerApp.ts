@@ -7,7 +7,7 @@ import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, MAX_HTTP_BODY_BYTES, SERVER
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
-import { errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
+import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "./staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
 
@@ -105,7 +105,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       }
       const asset = options.assets.get(url.pathname)
       if (asset === undefined) return textResponse(404, "Not found.")
-      return HttpServerResponse.uint8Array(asset.body, { status: 200, contentType: asset.contentType })
+      return bytesResponse(asset.body, asset.contentType)
     }
     if (request.method !== "POST") return textResponse(405, "Method not allowed.")
 
@@ -121,7 +121,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       if (!runtime.isControlToken(request.headers[CONTROL_HEADER.toLowerCase()] ?? "")) {
         return jsonResponse(401, { error: "Unauthorized." })
       }
-      return yield* options.rpc
+      return withSecurityHeaders(yield* options.rpc)
     }
     if (!["/api/call", "/api/download", "/api/heartbeat"].includes(url.pathname)) {
       return jsonResponse(404, { error: "Not found." })
@@ -141,13 +141,13 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       }
       if (url.pathname === "/api/download") {
         const download = yield* options.download(body.run_id, body.format)
-        return HttpServerResponse.stream(
+        return withSecurityHeaders(HttpServerResponse.stream(
           NodeStream.fromReadable(() => createReadStream(download.path), () => controllerError("The replay report is not ready.")),
           {
             contentType: download.contentType,
             headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }
           }
-        )
+        ))
       }
       if (typeof body.name !== "string") return yield* controllerError("name is required.")
       if (body.arguments !== undefined && (typeof body.arguments !== "object" || body.arguments === null || Array.isArray(body.arguments))) {
@@ -171,8 +171,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       Effect.logError("Controller request failed", defect).pipe(
         Effect.as(errorResponse(500, "The local controller encountered an error."))
       )
-    ),
-    Effect.map(withSecurityHeaders)
+    )
   )
 
 export const noDownloads = (): Effect.Effect<Download, ControllerError> =>

@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import { Headers, HttpServerResponse } from "@effect/platform"
 
 export const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
@@ -17,14 +17,27 @@ export const SECURITY_HEADERS = {
   ].join("; ")
 } as const
 
+const securityHeaders = Headers.fromInput(SECURITY_HEADERS)
+
+/** For responses made elsewhere (RPC, streams); the constructors below include the headers already. */
 export const withSecurityHeaders = (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeaders(response, SECURITY_HEADERS)
+  HttpServerResponse.setHeaders(response, securityHeaders)
+
+/**
+ * A string body handed to Node as it is: one write with the headers, where an encoded byte body
+ * would cost an encoding pass and a second buffer (this is the daemon's hottest path).
+ */
+const stringResponse = (status: number, body: string, contentType: string) =>
+  HttpServerResponse.raw(body, { status, headers: securityHeaders, contentType, contentLength: Buffer.byteLength(body) })
+
+export const bytesResponse = (body: Uint8Array, contentType: string) =>
+  HttpServerResponse.uint8Array(body, { status: 200, headers: securityHeaders, contentType })
 
 export const jsonResponse = (status: number, body: unknown) =>
-  HttpServerResponse.unsafeJson(body, { status, contentType: "application/json; charset=utf-8" })
+  stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
 
 export const textResponse = (status: number, body: string) =>
-  HttpServerResponse.text(body, { status, contentType: "text/plain; charset=utf-8" })
+  stringResponse(status, body, "text/plain; charset=utf-8")
 
 export const errorResponse = (status: number, message: string) =>
   jsonResponse(status, { content: [{ type: "text", text: message }], isError: true, error: message })

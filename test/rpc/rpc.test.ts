@@ -154,6 +154,8 @@ describe("POST /api/rpc at the HTTP edge", () => {
     const response = await post(request("get_state", {}), { "Content-Type": "application/json" })
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+    expect(response.headers.get("x-frame-options")).toBe("DENY")
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
     const [message] = (await response.json()) as Array<{ _tag: string; requestId: string; exit: { _tag: string } }>
     expect(message).toMatchObject({ _tag: "Exit", requestId: "7", exit: { _tag: "Success" } })
   })
