@@ -1,5 +1,6 @@
 import { Duration, Effect } from "effect"
 import { BUILT_IN_MODELS, type ModelOption, parseModelCatalogue } from "../domain/history/models.js"
+import { cachedFor } from "./internal/cachedFor.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { Settings } from "./Settings.js"
 
@@ -52,7 +53,7 @@ export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/Cod
     })
 
     /** Asked once and kept for a while: `get_state` and `inspect_thread` should not spawn Codex each time. */
-    const cached = yield* Effect.cachedWithTTL(ask(), CACHE_FOR)
+    const cached = yield* cachedFor(ask(), CACHE_FOR)
     const list = () => cached
 
     return { list } as const

@@ -13,6 +13,7 @@ import {
   type StateUpdate
 } from "../domain/runState.js"
 import { FileStore, type JsonObject } from "./FileStore.js"
+import { cachedFor } from "./internal/cachedFor.js"
 import { isSameProcess, startTimeOf } from "./internal/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
@@ -139,7 +140,8 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return names
     })
 
-    const listOwned = Effect.fn("RunStore.listOwned")(function*() {
+    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
+    const listOwned = () => Effect.gen(function*() {
       const names = yield* runDirectoryNames
       const states = yield* Effect.forEach(
         names,
@@ -160,7 +162,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
      * `/health` and the idle rule ask often, and a run's start or end shows up within that moment.
      */
     const countActiveNow = Effect.map(listOwned(), (states) => states.filter(isActive).length)
-    const countActive = yield* Effect.cachedWithTTL(countActiveNow, ACTIVE_COUNT_TTL)
+    const countActive = yield* cachedFor(countActiveNow, ACTIVE_COUNT_TTL)
 
     return {
       runRoot: settings.runRoot,
