@@ -1,12 +1,13 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import { NodeStream } from "@effect/platform-node"
 import { createReadStream } from "node:fs"
 import { Deferred, Effect } from "effect"
 import { ControllerError, controllerError } from "../domain/errors.js"
-import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, MAX_HTTP_BODY_BYTES, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
+import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
+import { readRequestBody } from "./requestBody.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "./staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
@@ -34,46 +35,23 @@ class BadRequest {
   constructor(readonly status: number, readonly message: string) {}
 }
 
-/** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
-const MAX_DRAINED_BYTES = 64 * 1024 * 1024
+const badRequest = (message: string) => Effect.fail(new BadRequest(400, message))
 
-/** Reads at most 1 MiB of body; a larger one is read to its end and discarded, so the client gets a clean 400. */
-const readBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.async<Buffer | "too_large", BadRequest>((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Buffer[] = []
-    let size = 0
-    let settled = false
-    const settle = (outcome: Effect.Effect<Buffer | "too_large", BadRequest>) => {
-      if (settled) return
-      settled = true
-      resume(outcome)
-    }
-    const unreadable = () => settle(Effect.fail(new BadRequest(400, "The controller request body could not be read.")))
-    incoming.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
-      else if (size > MAX_DRAINED_BYTES) incoming.destroy(new Error("The controller request body is too large."))
-    })
-    incoming.once("end", () => settle(Effect.succeed(size > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks))))
-    incoming.once("error", unreadable)
-    incoming.once("close", () => {
-      if (!incoming.readableEnded) unreadable()
-    })
-  })
-
+/** The body must be one JSON object of at most 1 MiB. */
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const body = yield* readBody(request)
-    if (body === "too_large") return yield* Effect.fail(new BadRequest(400, "The controller request body is too large."))
-    const value = yield* Effect.try({
-      try: () => JSON.parse(body.toString("utf8")) as unknown,
-      catch: () => new BadRequest(400, "The controller request must contain JSON.")
-    })
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      return yield* Effect.fail(new BadRequest(400, "The controller request must be an object."))
+  Effect.flatMap(readRequestBody(request), (body): Effect.Effect<Record<string, unknown>, BadRequest> => {
+    if (body === "too_large") return badRequest("The controller request body is too large.")
+    if (body === "unreadable") return badRequest("The controller request body could not be read.")
+    let value: unknown
+    try {
+      value = JSON.parse(body.toString("utf8"))
+    } catch {
+      return badRequest("The controller request must contain JSON.")
     }
-    return value as Record<string, unknown>
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return badRequest("The controller request must be an object.")
+    }
+    return Effect.succeed(value as Record<string, unknown>)
   })
 
 const isJsonContentType = (value: string | undefined) =>

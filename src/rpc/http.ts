@@ -1,11 +1,10 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, Schema, type Scope } from "effect"
 import { ControllerError, controllerError } from "../domain/errors.js"
-import { MAX_HTTP_BODY_BYTES } from "../domain/product.js"
 import { describeParseError } from "../domain/toolResult.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
+import { readRequestBody } from "../http/requestBody.js"
 import { jsonResponse } from "../http/responses.js"
 import { Activity } from "../services/Activity.js"
 import { makeControllerRpcs, toolHandlers } from "./group.js"
@@ -27,38 +26,6 @@ const mediaType = (value: string | undefined): MediaType | undefined => {
 }
 
 const badRequest = (message: string) => jsonResponse(400, { error: message })
-
-/** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
-const MAX_DRAINED_BYTES = 64 * 1024 * 1024
-
-/**
- * The body as text, at most 1 MiB; a larger one (declared or chunked) is read to its end and discarded
- * so that the client gets a clean 400 rather than a reset connection.
- */
-const readBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.async<string | "too_large" | "unreadable">((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const declared = Number(request.headers["content-length"] ?? 0)
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let done = false
-    const finish = (answer: string | "too_large" | "unreadable") => {
-      if (done) return
-      done = true
-      resume(Effect.succeed(answer))
-    }
-    incoming.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_HTTP_BODY_BYTES && declared <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
-      else if (size > MAX_DRAINED_BYTES) {
-        incoming.destroy()
-        finish("too_large")
-      }
-    })
-    incoming.once("end", () =>
-      finish(size > MAX_HTTP_BODY_BYTES || declared > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks).toString("utf8")))
-    incoming.once("error", () => finish("unreadable"))
-  })
 
 interface RequestMessage {
   readonly id: string
@@ -150,9 +117,10 @@ export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<
       if (type === undefined) {
         return jsonResponse(415, { error: "Expected application/json or application/ndjson." })
       }
-      const body = yield* readBody(request)
-      if (body === "too_large") return badRequest("The RPC request body is too large.")
-      if (body === "unreadable") return badRequest("The RPC request body could not be read.")
+      const bytes = yield* readRequestBody(request)
+      if (bytes === "too_large") return badRequest("The RPC request body is too large.")
+      if (bytes === "unreadable") return badRequest("The RPC request body could not be read.")
+      const body = bytes.toString("utf8")
       const message = parseRequestMessage(type, body)
       if (Either.isLeft(message)) return badRequest(message.left)
       const { id, tag, payload } = message.right
