@@ -114,18 +114,18 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     /** Every readable run state of this controller, newest first. Unreadable directories are skipped. */
     /** Parsed states by path, reused while the file's size and mtime are unchanged (atomic writes replace it). */
     const parsed = new Map<string, { readonly stamp: string; readonly state: Option.Option<RunState> }>()
-    const readStateCached = (directory: string) =>
-      Effect.gen(function*() {
+    const readStateCached = (directory: string): Effect.Effect<Option.Option<RunState>> =>
+      Effect.suspend(() => {
         const file = statePath(directory)
         const stat = statOrUndefined(file)
-        if (stat === undefined) return Option.none<RunState>()
+        if (stat === undefined) return Effect.succeed(Option.none())
         const stamp = settledStamp(stat)
         const known = parsed.get(file)
-        if (stamp !== undefined && known?.stamp === stamp) return known.state
-        const state = yield* Effect.option(readStateAt(directory))
-        if (stamp === undefined) parsed.delete(file)
-        else parsed.set(file, { stamp, state })
-        return state
+        if (stamp !== undefined && known?.stamp === stamp) return Effect.succeed(known.state)
+        return Effect.tap(Effect.option(readStateAt(directory)), (state) => {
+          if (stamp === undefined) parsed.delete(file)
+          else parsed.set(file, { stamp, state })
+        })
       })
 
     /** The run directory names, read again only when the run root's mtime says an entry came or went. */
@@ -143,11 +143,8 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
     const listOwned = () => Effect.gen(function*() {
       const names = yield* runDirectoryNames
-      const states = yield* Effect.forEach(
-        names,
-        (name) => readStateCached(path.join(settings.runRoot, name)),
-        { concurrency: 16 }
-      )
+      // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
+      const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
       return states
         .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
         .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
