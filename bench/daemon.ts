@@ -1,7 +1,9 @@
 /**
  * Daemon benchmark: cold start, and p50/p99 latency of `GET /health` and `POST /api/call get_state`
  * under 50 concurrent keep-alive clients for 10 s each, against a bare node:http server answering
- * the same JSON bodies, measured in the same run. Not a test: it prints figures and ratios.
+ * the same responses (status, headers, body), measured in the same run. A third server, the smallest
+ * @effect/platform app giving those answers, shows how much of the gap is the HTTP stack itself.
+ * Not a test: it prints figures and ratios.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -14,6 +16,7 @@ import { fileURLToPath } from "node:url"
 const ROOT = fileURLToPath(new URL("../", import.meta.url))
 const BIN = path.join(ROOT, "bin", "codex-replay.js")
 const FAKE_CODEX = path.join(ROOT, "test", "fake-codex", "codex")
+const PLATFORM_FLOOR = path.join(ROOT, "bench", "support", "platformFloor.ts")
 const CLIENTS = 50
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000)
 const COLD_STARTS = 5
@@ -106,33 +109,52 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
-/** The bare baseline: node:http answering fixed JSON bodies, in its own process like the daemon. */
-const startBare = async (healthBody: string, stateBody: string) => {
-  const port = await freePort()
-  const script = `
-    const http = require("node:http")
-    const health = ${JSON.stringify(healthBody)}
-    const state = ${JSON.stringify(stateBody)}
-    http.createServer((req, res) => {
-      const send = (body) => { res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" }); res.end(body) }
-      if (req.method === "POST") { req.resume(); req.on("end", () => send(state)) } else send(health)
-    }).listen(${port}, "127.0.0.1")
-  `
-  const child = spawn(process.execPath, ["-e", script], { stdio: "ignore" })
-  await waitHealthy(port, child)
-  return { child, port }
+interface Canned {
+  readonly headers: Record<string, string>
+  readonly body: string
 }
 
-const fetchBody = (port: number, method: string, pathname: string, body?: string) =>
-  new Promise<string>((resolve, reject) => {
-    const request = http.request({ host: "127.0.0.1", port, method, path: pathname, headers: body === undefined ? {} : { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` } }, (response) => {
+/** Headers Node adds to every answer by itself; the baselines get them from their own Node. */
+const PER_CONNECTION_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding"])
+
+/** The daemon's answer to one request, as the baselines will repeat it. */
+const capture = (port: number, method: string, pathname: string, body?: string) =>
+  new Promise<Canned>((resolve, reject) => {
+    const headers = body === undefined ? {} : { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` }
+    const request = http.request({ host: "127.0.0.1", port, method, path: pathname, headers }, (response) => {
       let text = ""
       response.on("data", (chunk) => (text += chunk))
-      response.on("end", () => resolve(text))
+      response.on("end", () => {
+        const kept = Object.entries(response.headers).filter(([name]) => !PER_CONNECTION_HEADERS.has(name))
+        resolve({ headers: Object.fromEntries(kept.map(([name, value]) => [name, String(value)])), body: text })
+      })
     })
     request.on("error", reject)
     request.end(body)
   })
+
+const startServer = async (args: ReadonlyArray<string>) => {
+  const port = await freePort()
+  const child = spawn(process.execPath, args.map((arg) => arg.replace("{port}", String(port))), { stdio: "ignore", cwd: ROOT })
+  await waitHealthy(port, child)
+  return { child, port }
+}
+
+/** The bare baseline: node:http repeating the daemon's answers, in its own process like the daemon. */
+const startBare = (responsesFile: string) =>
+  startServer(["-e", `
+    const http = require("node:http")
+    const { get, post } = JSON.parse(require("node:fs").readFileSync(${JSON.stringify(responsesFile)}, "utf8"))
+    http.createServer((req, res) => {
+      const send = ({ headers, body }) => { res.writeHead(200, headers); res.end(body) }
+      if (req.method !== "POST") return send(get)
+      const chunks = []
+      req.on("data", (chunk) => chunks.push(chunk))
+      req.on("end", () => { JSON.parse(Buffer.concat(chunks).toString("utf8")); send(post) })
+    }).listen({port}, "127.0.0.1")
+  `])
+
+const startPlatformFloor = (responsesFile: string) => startServer(["--import", "tsx", PLATFORM_FLOOR, "{port}", responsesFile])
 
 const main = async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-bench-"))
@@ -146,40 +168,49 @@ const main = async () => {
 
   const getState = JSON.stringify({ name: "get_state", arguments: {} })
   const daemon = await startDaemon(path.join(root, "load", "runs"))
-  const healthBody = await fetchBody(daemon.port, "GET", "/health")
-  const stateBody = await fetchBody(daemon.port, "POST", "/api/call", getState)
-  const bare = await startBare(healthBody, stateBody)
+  const responsesFile = path.join(root, "responses.json")
+  fs.writeFileSync(responsesFile, JSON.stringify({
+    get: await capture(daemon.port, "GET", "/health"),
+    post: await capture(daemon.port, "POST", "/api/call", getState)
+  }))
+  const bare = await startBare(responsesFile)
+  const floor = await startPlatformFloor(responsesFile)
 
-  const results = {
-    bareHealth: await load(bare.port, "GET", "/health"),
-    daemonHealth: await load(daemon.port, "GET", "/health"),
-    bareState: await load(bare.port, "POST", "/api/call", getState),
-    daemonState: await load(daemon.port, "POST", "/api/call", getState)
-  }
-  const paced = {
-    bareHealth: await load(bare.port, "GET", "/health", undefined, PACED_INTERVAL_MS),
-    daemonHealth: await load(daemon.port, "GET", "/health", undefined, PACED_INTERVAL_MS),
-    bareState: await load(bare.port, "POST", "/api/call", getState, PACED_INTERVAL_MS),
-    daemonState: await load(daemon.port, "POST", "/api/call", getState, PACED_INTERVAL_MS)
-  }
-  await stop(daemon.child)
-  await stop(bare.child)
+  const measure = async (intervalMs: number) => ({
+    bareHealth: await load(bare.port, "GET", "/health", undefined, intervalMs),
+    floorHealth: await load(floor.port, "GET", "/health", undefined, intervalMs),
+    daemonHealth: await load(daemon.port, "GET", "/health", undefined, intervalMs),
+    bareState: await load(bare.port, "POST", "/api/call", getState, intervalMs),
+    floorState: await load(floor.port, "POST", "/api/call", getState, intervalMs),
+    daemonState: await load(daemon.port, "POST", "/api/call", getState, intervalMs)
+  })
+  const closed = await measure(0)
+  const paced = await measure(PACED_INTERVAL_MS)
+  await Promise.all([stop(daemon.child), stop(bare.child), stop(floor.child)])
   agent.destroy()
   fs.rmSync(root, { recursive: true, force: true })
 
-  const row = (name: string, r: { requests: number; failures: number; p50: number; p99: number }) =>
-    `${name.padEnd(30)} ${String(r.requests).padStart(8)} req  ${String(r.failures).padStart(4)} failed  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms`
+  type Result = Awaited<ReturnType<typeof load>>
+  const row = (name: string, r: Result) =>
+    `${name.padEnd(38)} ${String(r.requests).padStart(8)} req  ${String(r.failures).padStart(4)} failed  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms`
   console.log(`cold start (median of ${COLD_STARTS}): ${cold[Math.floor(COLD_STARTS / 2)]!.toFixed(0)} ms  (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target < 1500 ms)`)
-  const ratio = (a: number, b: number) => (a / b).toFixed(2)
-  const report = (title: string, r: typeof results) => {
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`
+  const ratios = (what: string, server: Result, bareResult: Result, floorResult: Result) =>
+    `${what}: daemon/bare p50 ${ratio(server.p50, bareResult.p50)}, p99 ${ratio(server.p99, bareResult.p99)} (target p99 <= 3x)` +
+    ` | platform floor/bare p99 ${ratio(floorResult.p99, bareResult.p99)} | daemon/floor p99 ${ratio(server.p99, floorResult.p99)}`
+  const report = (title: string, r: typeof closed) => {
     console.log(title)
     console.log(row("bare node:http GET /health", r.bareHealth))
+    console.log(row("@effect/platform floor GET /health", r.floorHealth))
     console.log(row("daemon GET /health", r.daemonHealth))
-    console.log(row("bare node:http POST (same JSON)", r.bareState))
+    console.log(row("bare node:http POST (same answer)", r.bareState))
+    console.log(row("@effect/platform floor POST", r.floorState))
     console.log(row("daemon POST /api/call get_state", r.daemonState))
-    console.log(`ratios daemon/bare: /health p50 ${ratio(r.daemonHealth.p50, r.bareHealth.p50)}x, p99 ${ratio(r.daemonHealth.p99, r.bareHealth.p99)}x; get_state p50 ${ratio(r.daemonState.p50, r.bareState.p50)}x, p99 ${ratio(r.daemonState.p99, r.bareState.p99)}x (target p99 <= 3x)`)
+    console.log(ratios("/health", r.daemonHealth, r.bareHealth, r.floorHealth))
+    console.log(ratios("get_state", r.daemonState, r.bareState, r.floorState))
   }
-  report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`, results)
+  console.log("bare and platform floor repeat the daemon's answers byte for byte (status, headers, body).")
+  report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`, closed)
   report(`paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`, paced)
 }
 
