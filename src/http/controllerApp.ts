@@ -2,7 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { createReadStream } from "node:fs"
 import { Deferred, Effect } from "effect"
-import { ControllerError, controllerError } from "../domain/errors.js"
+import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
@@ -22,7 +22,7 @@ export interface Download {
 export interface ControllerAppOptions<RT, RD> {
   readonly tools: Record<string, ControllerTool<RT>>
   readonly assets: ReadonlyMap<string, StaticAsset>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError, RD>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>
   readonly activeRuns: Effect.Effect<number>
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>

@@ -1,7 +1,7 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { Clock, DateTime, Deferred, Effect } from "effect"
 import * as path from "node:path"
-import type { ControllerError } from "../domain/errors.js"
+import type { ControllerError, StorageError } from "../domain/errors.js"
 import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
 import { loadStaticAssets } from "../http/staticAssets.js"
@@ -21,7 +21,7 @@ const BUSY_POLL_MILLIS = 250
 
 export interface DaemonOptions<RT, RD> {
   readonly tools: Record<string, ControllerTool<RT>>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError, RD>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>
 }
 
 const recordStopInAttempt = Effect.gen(function*() {

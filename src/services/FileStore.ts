@@ -37,8 +37,15 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const write = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({ try: run, catch: (error) => new StorageError({ message: `${what}: ${describe(error)}` }) })
 
-    const io = <A>(what: string, run: () => Promise<A>) =>
-      Effect.tryPromise({ try: run, catch: (error) => controllerError(`${what}: ${describe(error)}`) })
+    /** A file that is not there is the caller's to explain; any other failure to read is the machine's. */
+    const read = <A>(what: string, run: () => Promise<A>) =>
+      Effect.tryPromise({
+        try: run,
+        catch: (error): ControllerError | StorageError =>
+          isMissing(error)
+            ? controllerError(`${what}: ${describe(error)}`)
+            : new StorageError({ message: `${what}: ${describe(error)}` })
+      })
 
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
       yield* write(`Cannot create ${directory}`, async () => {
@@ -83,9 +90,9 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
-      const stat = yield* io(`Cannot read ${name}`, () => fs.stat(file))
+      const stat = yield* read(`Cannot read ${name}`, () => fs.stat(file))
       if (stat.size > maxBytes) return yield* controllerError(`${name} is too large to read.`)
-      return yield* io(`Cannot read ${name}`, () => fs.readFile(file, "utf8"))
+      return yield* read(`Cannot read ${name}`, () => fs.readFile(file, "utf8"))
     })
 
     const parseObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
@@ -109,14 +116,14 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
           onFailure: (error) =>
             isMissing(error.error)
               ? Effect.succeed(Option.none<JsonObject>())
-              : Effect.fail(controllerError(`Cannot read ${path.basename(file)}: ${describe(error.error)}`)),
+              : Effect.fail(new StorageError({ message: `Cannot read ${path.basename(file)}: ${describe(error.error)}` })),
           onSuccess: () => Effect.map(readJson(file, maxBytes), Option.some)
         })
       )
 
     /** The last `maxBytes` bytes of a text file (empty when it does not exist), cut at a line start. */
     const readTail = Effect.fn("FileStore.readTail")(function*(file: string, maxBytes: number) {
-      return yield* io(`Cannot read ${path.basename(file)}`, async () => {
+      return yield* read(`Cannot read ${path.basename(file)}`, async () => {
         let handle: fs.FileHandle
         try {
           handle = await fs.open(file, "r")

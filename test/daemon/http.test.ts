@@ -254,6 +254,24 @@ describe("controller daemon over real HTTP", () => {
     expect(daemon.output()).toContain("Cannot write run.log")
   })
 
+  it("answers a failed read of its own files with a generic 500 too, not as the user's mistake", async () => {
+    const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
+    // A directory where the log should be: opening it works, reading it fails with EISDIR, even for root.
+    fs.mkdirSync(path.join(directory, "run.log"))
+    const before = fs.readFileSync(path.join(directory, "controller-state.json"), "utf8")
+    const answer = await callTool(daemon.port, "get_run", { run_id: "run-unreadable-log" })
+    expect(answer.status).toBe(500)
+    expect(answer.json).toMatchObject({ isError: true, content: [{ type: "text", text: "The local controller encountered an error." }] })
+    expect(answer.text).not.toContain("EISDIR")
+    for (let i = 0; i < 40 && !daemon.output().includes("Cannot read run.log"); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    expect(daemon.output()).toContain("Cannot read run.log")
+    expect(fs.readFileSync(path.join(directory, "controller-state.json"), "utf8")).toBe(before)
+    // A run that is simply not there is still the user's to hear about.
+    const missing = await callTool(daemon.port, "get_run", { run_id: "run-that-never-was" })
+    expect(missing.status).toBe(400)
+    expect(missing.json.content[0].text).toBe("The replay run is unavailable.")
+  })
+
   it("downloads report files of any size as attachments and refuses what it must", async () => {
     const directory = path.join(daemon.runRoot, "run-own-finished")
     const big = `{"original_request":"${"x".repeat(19 * 1024 * 1024 + 5)}"}\n`
