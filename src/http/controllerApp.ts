@@ -54,6 +54,26 @@ const readJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
     return Effect.succeed(value as Record<string, unknown>)
   })
 
+/** Bad requests and user errors answer 4xx with their message; the disk refusing is not the user's doing. */
+const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
+  if (error instanceof BadRequest) return Effect.succeed(errorResponse(error.status, error.message))
+  if (error._tag === "ControllerError") return Effect.succeed(errorResponse(400, error.message))
+  return Effect.logError(`Controller request failed: ${error.message}`).pipe(
+    Effect.as(errorResponse(500, "The local controller encountered an error."))
+  )
+}
+
+/**
+ * The request target's path and query, taken literally: no dot-segment or percent normalisation, so
+ * only exact paths match (and parsing a whole URL per request is a measurable share of `/health`).
+ */
+const requestTarget = (target: string) => {
+  const query = target.indexOf("?")
+  return query === -1
+    ? { pathname: target, query: "" }
+    : { pathname: target.slice(0, query), query: target.slice(query + 1) }
+}
+
 const isJsonContentType = (value: string | undefined) =>
   value !== undefined && value.split(";")[0]?.trim().toLowerCase() === "application/json"
 
@@ -67,7 +87,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     const activity = yield* Activity
     const request = yield* HttpServerRequest.HttpServerRequest
     if (request.headers.host !== runtime.expectedHost) return textResponse(421, "Invalid host.")
-    const url = new URL(request.url, runtime.origin)
+    const url = requestTarget(request.url)
 
     if (request.method === "GET" || request.method === "HEAD") {
       if (url.pathname === "/health") {
@@ -78,7 +98,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
           pid: process.pid,
           controller_session_id: runtime.sessionId,
           active_runs: yield* options.activeRuns,
-          proof: runtime.proof(url.searchParams.get("challenge") ?? "")
+          proof: runtime.proof(new URLSearchParams(url.query).get("challenge") ?? "")
         })
       }
       const asset = options.assets.get(url.pathname)
@@ -134,16 +154,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       // The HTTP server runs handlers uninterruptibly; tools fork fibers and use timeouts, which need
       // the ordinary interruptible region to work.
       return jsonResponse(200, yield* Effect.interruptible(callTool(options.tools, body.name, body.arguments ?? {})))
-    }).pipe(
-      Effect.catchIf((error): error is BadRequest => error instanceof BadRequest, (error) =>
-        Effect.succeed(errorResponse(error.status, error.message))),
-      Effect.catchTag("ControllerError", (error) => Effect.succeed(errorResponse(400, error.message))),
-      // The disk refused a write: not the user's doing, so a generic 500 and the detail in the log.
-      Effect.catchTag("StorageError", (error) =>
-        Effect.logError(`Controller request failed: ${error.message}`).pipe(
-          Effect.as(errorResponse(500, "The local controller encountered an error."))
-        ))
-    )
+    }).pipe(Effect.catchAll(answerFailure))
   }).pipe(
     Effect.catchAllDefect((defect) =>
       Effect.logError("Controller request failed", defect).pipe(

@@ -103,7 +103,9 @@ describe("controller daemon over real HTTP", () => {
     expect(css.text).toContain(":root")
     const js = await request(daemon.port, "/controller.js")
     expect(js.headers["content-type"]).toBe("text/javascript; charset=utf-8")
-    for (const pathname of ["/nope", "/../package.json", "/%2e%2e/package.json", "/static/controller.js", "/api/call"]) {
+    expect((await request(daemon.port, "/?from=bookmark")).status).toBe(200)
+    const literalOnly = ["/./controller.js", "/x/../controller.js", "//controller.js", "/controller.js/", "/%63ontroller.js", "http://127.0.0.1/controller.js"]
+    for (const pathname of ["/nope", "/../package.json", "/%2e%2e/package.json", "/static/controller.js", "/api/call", ...literalOnly]) {
       const answer = await request(daemon.port, pathname)
       expect(answer.status, pathname).toBe(404)
       expectSecurityHeaders(answer.headers)
