@@ -46,3 +46,6 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
 }) {}
 
 export const controllerError = (message: string) => new ControllerError({ message })
+
+/** What a caller hears of an internal error (SPEC §3); the detail goes to the log. */
+export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."

@@ -2,7 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { createReadStream } from "node:fs"
 import { Deferred, Effect } from "effect"
-import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
+import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
@@ -59,7 +59,7 @@ const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
   if (error instanceof BadRequest) return Effect.succeed(errorResponse(error.status, error.message))
   if (error._tag === "ControllerError") return Effect.succeed(errorResponse(400, error.message))
   return Effect.logError(`Controller request failed: ${error.message}`).pipe(
-    Effect.as(errorResponse(500, "The local controller encountered an error."))
+    Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
   )
 }
 
@@ -158,7 +158,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
   }).pipe(
     Effect.catchAllDefect((defect) =>
       Effect.logError("Controller request failed", defect).pipe(
-        Effect.as(errorResponse(500, "The local controller encountered an error."))
+        Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
       )
     )
   )

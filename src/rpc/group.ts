@@ -1,6 +1,6 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Effect, Schema } from "effect"
-import { ControllerError } from "../domain/errors.js"
+import { ControllerError, controllerError, INTERNAL_ERROR_MESSAGE } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
 
 /** What every controller tool answers (SPEC §6): text blocks and the structured result. */
@@ -34,6 +34,12 @@ export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<Controlle
 export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) =>
   Object.fromEntries(Object.entries(tools).map(([name, tool]) => [
     name,
-    // A storage failure is the controller's, not the caller's: a defect, answered as an internal error.
-    (payload: unknown) => Effect.catchTag(tool.run(payload), "StorageError", (error) => Effect.die(error))
+    // A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500,
+    // as this request's typed failure (a defect would end every call of the client's connection).
+    (payload: unknown) =>
+      Effect.catchTag(tool.run(payload), "StorageError", (error) =>
+        Effect.zipRight(
+          Effect.logError(`Controller request failed: ${error.message}`),
+          Effect.fail(controllerError(INTERNAL_ERROR_MESSAGE))
+        ))
   ]))

@@ -6,8 +6,11 @@ import { ControllerError, controllerError, StorageError } from "../domain/errors
 
 export type JsonObject = Record<string, unknown>
 
-const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT"
+/** Nothing there, or a file where a directory of the path should be (`runs/notes.txt/…`). */
+const isMissing = (error: unknown) => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return code === "ENOENT" || code === "ENOTDIR"
+}
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -192,6 +195,9 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const exists = (file: string) =>
       Effect.promise(() => fs.lstat(file).then(() => true, () => false))
 
+    const isDirectory = (target: string) =>
+      Effect.promise(() => fs.stat(target).then((stat) => stat.isDirectory(), () => false))
+
     const listDirectories = Effect.fn("FileStore.listDirectories")(function*(directory: string) {
       return yield* Effect.promise(() =>
         fs.readdir(directory, { withFileTypes: true }).then(
@@ -217,6 +223,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       withLock,
       updateJson,
       exists,
+      isDirectory,
       listDirectories,
       remove
     } as const

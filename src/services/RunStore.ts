@@ -53,7 +53,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const existingDirectory = Effect.fn("RunStore.existingDirectory")(function*(runId: string) {
       const directory = yield* resolveDirectory(runId)
-      if (!(yield* files.exists(directory))) return yield* controllerError("The replay run is unavailable.")
+      if (!(yield* files.isDirectory(directory))) return yield* controllerError("The replay run is unavailable.")
       return directory
     })
 

@@ -272,6 +272,16 @@ describe("controller daemon over real HTTP", () => {
     const missing = await callTool(daemon.port, "get_run", { run_id: "run-that-never-was" })
     expect(missing.status).toBe(400)
     expect(missing.json.content[0].text).toBe("The replay run is unavailable.")
+    // Nor is a plain file in the run root a run, for any tool or the download.
+    fs.writeFileSync(path.join(daemon.runRoot, "notes.txt"), "not a run\n")
+    for (const tool of ["get_run", "cancel_run", "get_report"]) {
+      const answer = await callTool(daemon.port, tool, { run_id: "notes.txt" })
+      expect(answer.status, tool).toBe(400)
+      expect(answer.json.content[0].text, tool).toBe("The replay run is unavailable.")
+    }
+    const download = await request(daemon.port, "/api/download", { method: "POST", headers: browserHeaders(daemon.port), body: JSON.stringify({ run_id: "notes.txt", format: "json" }) })
+    expect(download.status).toBe(400)
+    expect(daemon.output()).not.toContain("notes.txt")
   })
 
   it("downloads report files of any size as attachments and refuses what it must", async () => {

@@ -7,7 +7,7 @@ import { ControllerError } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
 import { type Daemon, listTree, scratch, startDaemon } from "./support.js"
-import { isAlive } from "../support/daemon.js"
+import { isAlive, writeRun } from "../support/daemon.js"
 
 let daemon: Daemon
 
@@ -299,5 +299,30 @@ describe("POST /api/rpc interruption", () => {
       await hanging.stop()
       fs.rmSync(root, { recursive: true, force: true })
     }
+  })
+})
+
+describe("POST /api/rpc when the controller's own storage fails", () => {
+  it("answers that call with a typed internal error, logs the detail, and the client keeps working", async () => {
+    const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
+    fs.mkdirSync(path.join(directory, "run.log"))
+    const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token }, NAMES)
+      const broken = yield* Effect.either(caller("get_run", { run_id: "run-unreadable-log" }))
+      const after = yield* Effect.either(caller("get_state", {}))
+      return { broken, after }
+    })))
+    expect(failure(answers.broken)).toBe("The local controller encountered an error.")
+    expect(success(answers.after).structuredContent).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
+    const deadline = Date.now() + 2_000
+    while (!daemon.output().includes("Cannot read run.log") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+    expect(daemon.output()).toContain("Cannot read run.log")
+  })
+
+  it("a plain file in the run root is no run: the user hears so, nothing is logged as an error", async () => {
+    fs.writeFileSync(path.join(daemon.runRoot, "notes.txt"), "not a run\n")
+    expect(failure(await call("get_run", { run_id: "notes.txt" }))).toBe("The replay run is unavailable.")
+    expect(failure(await call("cancel_run", { run_id: "notes.txt" }))).toBe("The replay run is unavailable.")
+    expect(daemon.output()).not.toContain("notes.txt")
   })
 })

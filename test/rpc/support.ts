@@ -97,6 +97,8 @@ export interface Daemon {
   readonly sessionId: string
   readonly runRoot: string
   readonly child: ChildProcess
+  /** What the daemon has written to stderr so far (its log). */
+  readonly output: () => string
   readonly stop: () => Promise<void>
 }
 
@@ -142,6 +144,7 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     sessionId,
     runRoot: env.CODEX_REPLAY_RUN_ROOT!,
     child,
+    output: () => stderr,
     stop
   }
 }

@@ -3,8 +3,8 @@ import { Clock, Duration, Effect } from "effect"
 /**
  * `Effect.cachedWithTTL` with a lock-free fast path. While the last value is younger than `ttl` it is
  * returned at once; after that one caller computes it again under the cache's lock while the others
- * wait for that result. The lock costs several microseconds, and `/health` and `get_state` read these
- * caches on every request.
+ * wait for that result. A failure is kept for `ttl` too, as `cachedWithTTL` keeps it. The lock costs
+ * several microseconds, and `/health` and `get_state` read these caches on every request.
  */
 export const cachedFor = <A, E, R>(self: Effect.Effect<A, E, R>, ttl: Duration.DurationInput) =>
   Effect.gen(function*() {
