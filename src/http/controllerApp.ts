@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { createReadStream } from "node:fs"
-import { Deferred, Effect } from "effect"
+import { type Context, Deferred, Effect } from "effect"
 import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
@@ -74,17 +74,36 @@ const requestTarget = (target: string) => {
     : { pathname: target.slice(0, query), query: target.slice(query + 1) }
 }
 
+/** Runs `effect` in exactly these services (replacing the request's context, which it does not need). */
+const inServices = <A, E, R>(effect: Effect.Effect<A, E, R>, services: Context.Context<R>) =>
+  Effect.mapInputContext(effect, (_: Context.Context<never>) => services)
+
 const isJsonContentType = (value: string | undefined) =>
   value !== undefined && value.split(";")[0]?.trim().toLowerCase() === "application/json"
 
 /**
  * The daemon's HTTP surface (SPEC §5): the Host check for every request, same-origin, JSON and size
  * rules for the browser endpoints, the control token for shutdown, and security headers everywhere.
+ *
+ * The services are taken once, here: the app itself needs only what the server gives each request,
+ * so the server can run it in a small context (it copies that context for every request).
  */
 export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>) =>
   Effect.gen(function*() {
     const runtime = yield* ControllerRuntime
     const activity = yield* Activity
+    // No tool needs a Scope (asserted in programs/registry.ts): it would get the daemon's, not the request's.
+    const services = yield* Effect.context<RT | RD>()
+    return serveRequests(options, runtime, activity, services)
+  })
+
+const serveRequests = <RT, RD>(
+  options: ControllerAppOptions<RT, RD>,
+  runtime: ControllerRuntime,
+  activity: Activity,
+  services: Context.Context<RT | RD>
+) =>
+  Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (request.headers.host !== runtime.expectedHost) return textResponse(421, "Invalid host.")
     const url = requestTarget(request.url)
@@ -138,7 +157,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         })
       }
       if (url.pathname === "/api/download") {
-        const download = yield* options.download(body.run_id, body.format)
+        const download = yield* inServices(options.download(body.run_id, body.format), services)
         return withSecurityHeaders(HttpServerResponse.stream(
           NodeStream.fromReadable(() => createReadStream(download.path), () => controllerError("The replay report is not ready.")),
           {
@@ -153,7 +172,8 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       }
       // The HTTP server runs handlers uninterruptibly; tools fork fibers and use timeouts, which need
       // the ordinary interruptible region to work.
-      return jsonResponse(200, yield* Effect.interruptible(callTool(options.tools, body.name, body.arguments ?? {})))
+      const called = inServices(callTool(options.tools, body.name, body.arguments ?? {}), services)
+      return jsonResponse(200, yield* Effect.interruptible(called))
     }).pipe(Effect.catchAll(answerFailure))
   }).pipe(
     Effect.catchAllDefect((defect) =>

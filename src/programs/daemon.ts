@@ -1,5 +1,5 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { Clock, DateTime, Deferred, Effect } from "effect"
+import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
 import * as path from "node:path"
 import type { ControllerError, StorageError } from "../domain/errors.js"
 import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
@@ -69,7 +69,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
       })
     )
 
-    const app = makeControllerApp({
+    const app = yield* makeControllerApp({
       tools: options.tools,
       assets: loadStaticAssets(),
       download: options.download,
@@ -79,7 +79,14 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD>) =>
       rpc: yield* makeRpcHttpApp(options.tools)
     })
     // No tracer is exported; the platform's per-request span would cost about a third of the throughput.
-    yield* HttpServer.serveEffect(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
+    // The server copies its context for every request, so it gets only what serving needs.
+    const serving = Context.make(HttpServer.HttpServer, yield* HttpServer.HttpServer).pipe(
+      Context.add(Scope.Scope, yield* Scope.Scope)
+    )
+    yield* HttpServer.serveEffect(app).pipe(
+      HttpMiddleware.withTracerDisabledWhenEffect(() => true),
+      Effect.mapInputContext((_: Context.Context<never>) => serving)
+    )
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
 
     const idle = awaitIdle({
