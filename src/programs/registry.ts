@@ -1,4 +1,3 @@
-import type { Scope } from "effect"
 import { prepareRunTool, startRunTool } from "./runs.js"
 import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
 import {
@@ -21,12 +20,6 @@ const tools = {
 }
 
 export type ControllerToolRequirements = ToolRequirements<typeof tools>
-
-/**
- * The daemon runs tools in its own services, not in a request's context (src/http/controllerApp.ts),
- * so none may need a Scope: it would get the daemon's. This line stops compiling if one does.
- */
-export const toolsNeedNoScope: Scope.Scope extends ControllerToolRequirements ? never : true = true
 
 /** Every controller tool of `/api/call`, by name. */
 export const controllerTools: Record<string, ControllerTool<ControllerToolRequirements>> = tools

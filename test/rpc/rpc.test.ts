@@ -302,6 +302,37 @@ describe("POST /api/rpc interruption", () => {
   })
 })
 
+describe("POST /api/call interruption", () => {
+  it("a request the browser drops ends the Codex process its tool started", async () => {
+    const root = scratch("codex-replay-call-interrupt-")
+    const pidfile = path.join(root, "fake.pids")
+    const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
+    try {
+      const aborter = new AbortController()
+      const call = fetch(`${hanging.origin}/api/call`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: hanging.origin },
+        body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: "c45af7b1-cb7c-4e51-93db-8cbb250a877a" } }),
+        signal: aborter.signal
+      }).catch((error: unknown) => error)
+      const deadline = Date.now() + 15_000
+      while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+      expect(pids.length).toBeGreaterThan(0)
+      expect(pids.every(isAlive)).toBe(true)
+      aborter.abort()
+      expect(await call).toBeInstanceOf(Error)
+      const gone = Date.now() + 10_000
+      while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(pids.filter(isAlive)).toEqual([])
+      expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
+    } finally {
+      await hanging.stop()
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("POST /api/rpc when the controller's own storage fails", () => {
   it("answers that call with a typed internal error, logs the detail, and the client keeps working", async () => {
     const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
