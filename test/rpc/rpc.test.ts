@@ -274,63 +274,59 @@ describe("POST /api/rpc at the HTTP edge", () => {
   })
 })
 
-describe("POST /api/rpc interruption", () => {
-  it("reaches the server: interrupting a call ends the Codex process it started", async () => {
-    const root = scratch("codex-replay-rpc-interrupt-")
-    const pidfile = path.join(root, "fake.pids")
-    const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
-    try {
-      // A fixture thread of several prompts, whose request is reconstructed by the Codex worker.
-      const threadId = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+/** A fixture thread of several prompts, whose request is reconstructed by the Codex worker. */
+const MULTI_PROMPT_THREAD = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+
+/**
+ * Against a daemon whose Codex hangs: `begin` starts a `synthesize_request` call and returns how to
+ * drop it; once Codex is running the call is dropped, and every Codex process must be gone soon after.
+ */
+const expectDroppedCallEndsCodex = async (begin: (hanging: Daemon) => () => Promise<void>) => {
+  const root = scratch("codex-replay-interrupt-")
+  const pidfile = path.join(root, "fake.pids")
+  const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
+  try {
+    const drop = begin(hanging)
+    const deadline = Date.now() + 15_000
+    while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+    expect(pids.length).toBeGreaterThan(0)
+    expect(pids.every(isAlive)).toBe(true)
+    await drop()
+    const gone = Date.now() + 10_000
+    while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pids.filter(isAlive)).toEqual([])
+    expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
+  } finally {
+    await hanging.stop()
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+describe("interrupting a call", () => {
+  it("over /api/rpc reaches the server: interrupting the client's call ends the Codex process it started", () =>
+    expectDroppedCallEndsCodex((hanging) => {
       const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
         const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token }, NAMES)
-        return yield* caller("synthesize_request", { thread_id: threadId })
+        return yield* caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD })
       })))
-      const deadline = Date.now() + 15_000
-      while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
-      expect(pids.length).toBeGreaterThan(0)
-      expect(pids.every(isAlive)).toBe(true)
-      await Effect.runPromise(Fiber.interrupt(fiber))
-      const gone = Date.now() + 10_000
-      while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(pids.filter(isAlive)).toEqual([])
-    } finally {
-      await hanging.stop()
-      fs.rmSync(root, { recursive: true, force: true })
-    }
-  })
-})
+      return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+    }))
 
-describe("POST /api/call interruption", () => {
-  it("a request the browser drops ends the Codex process its tool started", async () => {
-    const root = scratch("codex-replay-call-interrupt-")
-    const pidfile = path.join(root, "fake.pids")
-    const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
-    try {
+  it("over /api/call: a request the browser drops ends the Codex process its tool started", () =>
+    expectDroppedCallEndsCodex((hanging) => {
       const aborter = new AbortController()
       const call = fetch(`${hanging.origin}/api/call`, {
         method: "POST",
         headers: { "Content-Type": "application/json", Origin: hanging.origin },
-        body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: "c45af7b1-cb7c-4e51-93db-8cbb250a877a" } }),
+        body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: MULTI_PROMPT_THREAD } }),
         signal: aborter.signal
       }).catch((error: unknown) => error)
-      const deadline = Date.now() + 15_000
-      while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
-      expect(pids.length).toBeGreaterThan(0)
-      expect(pids.every(isAlive)).toBe(true)
-      aborter.abort()
-      expect(await call).toBeInstanceOf(Error)
-      const gone = Date.now() + 10_000
-      while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(pids.filter(isAlive)).toEqual([])
-      expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
-    } finally {
-      await hanging.stop()
-      fs.rmSync(root, { recursive: true, force: true })
-    }
-  })
+      return async () => {
+        aborter.abort()
+        expect(await call).toBeInstanceOf(Error)
+      }
+    }))
 })
 
 describe("POST /api/rpc when the controller's own storage fails", () => {
