@@ -92,7 +92,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
   Effect.gen(function*() {
     const runtime = yield* ControllerRuntime
     const activity = yield* Activity
-    // No tool needs a Scope (asserted in programs/registry.ts): it would get the daemon's, not the request's.
+    // No tool or download needs a Scope (`runDaemon`'s signature refuses one): it would get the daemon's.
     const services = yield* Effect.context<RT | RD>()
     return serveRequests(options, runtime, activity, services)
   })

@@ -35,15 +35,15 @@ const recordStopInAttempt = Effect.gen(function*() {
 }).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot record the controller stop: ${error.message}`)))
 
 /**
- * The controller daemon (`codex-replay --http`): serves SPEC §5 until `/api/shutdown`, the idle
- * rule, or an interruption (SIGTERM) ends it; every path out interrupts the runs and marks them.
- */
-/**
  * Tools and downloads run in the daemon's services, not in a request's context (src/http/controllerApp.ts),
  * so none may need a Scope: it would be the daemon's, and their finalizers would wait for shutdown.
  */
 type WithoutScope<R> = Scope.Scope extends R ? { readonly "tools and downloads must not need a Scope": never } : unknown
 
+/**
+ * The controller daemon (`codex-replay --http`): serves SPEC §5 until `/api/shutdown`, the idle
+ * rule, or an interruption (SIGTERM) ends it; every path out interrupts the runs and marks them.
+ */
 export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<RT | RD>) =>
   Effect.gen(function*() {
     const settings = yield* Settings
