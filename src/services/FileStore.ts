@@ -14,6 +14,8 @@ const isMissing = (error: unknown) => {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describe(error)}` })
+
 /** Lexical containment: `candidate` equals `root` or lies below it. */
 export const isInside = (root: string, candidate: string) => {
   const relative = path.relative(root, candidate)
@@ -38,16 +40,14 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     }
 
     const write = <A>(what: string, run: () => Promise<A>) =>
-      Effect.tryPromise({ try: run, catch: (error) => new StorageError({ message: `${what}: ${describe(error)}` }) })
+      Effect.tryPromise({ try: run, catch: (error) => storageError(what, error) })
 
     /** A file that is not there is the caller's to explain; any other failure to read is the machine's. */
     const read = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({
         try: run,
         catch: (error): ControllerError | StorageError =>
-          isMissing(error)
-            ? controllerError(`${what}: ${describe(error)}`)
-            : new StorageError({ message: `${what}: ${describe(error)}` })
+          isMissing(error) ? controllerError(`${what}: ${describe(error)}`) : storageError(what, error)
       })
 
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
@@ -119,7 +119,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
           onFailure: (error) =>
             isMissing(error.error)
               ? Effect.succeed(Option.none<JsonObject>())
-              : Effect.fail(new StorageError({ message: `Cannot read ${path.basename(file)}: ${describe(error.error)}` })),
+              : Effect.fail(storageError(`Cannot read ${path.basename(file)}`, error.error)),
           onSuccess: () => Effect.map(readJson(file, maxBytes), Option.some)
         })
       )
