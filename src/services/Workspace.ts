@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
-import { FileStore, isInside } from "./FileStore.js"
+import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { RunLog } from "./RunLog.js"
@@ -123,11 +123,11 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       Effect.forEach(plan.carriedForwardFiles, (relative) =>
         Effect.gen(function*() {
           if (plan.repository === null) return yield* controllerError("Carried-forward files need a project directory (repo).")
-          const source = path.resolve(plan.repository, relative)
-          const target = path.resolve(directory, relative)
-          if (!isInside(plan.repository, source) || !isInside(directory, target)) {
-            return yield* controllerError(`The carried-forward file ${relative} is outside its root.`)
-          }
+          // Resolved through symlinks on both sides: a link must neither bring in a file from elsewhere
+          // nor send the copy out of the workspace (a checked-out commit can contain links).
+          const outside = () => controllerError(`The carried-forward file ${relative} is outside its root.`)
+          const source = yield* files.resolveInside(plan.repository, relative).pipe(Effect.mapError(outside))
+          const target = yield* files.resolveInside(directory, relative).pipe(Effect.mapError(outside))
           yield* Effect.tryPromise({
             try: async () => {
               await fs.mkdir(path.dirname(target), { recursive: true })

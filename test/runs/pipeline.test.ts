@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Either, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { controllerError, WorkerError } from "../../src/domain/errors.js"
@@ -256,6 +257,60 @@ describe("workspaces", () => {
         expect(record.codex.patch).not.toContain("util.py")
         expect(record.codex.files.map((file: { path: string }) => file.path)).toEqual(["greet.py"])
       }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
+    }))
+})
+
+describe("carried-forward files and symlinks", () => {
+  const git = (cwd: string, ...args: Array<string>) =>
+    execFileSync("git", args, {
+      cwd,
+      env: { ...process.env, GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "t@example.com" }
+    }).toString().trim()
+
+  /** Runs one replay with `carried` and answers its failure message and whether Codex was reached. */
+  const replayFailure = (runId: string, workspace: CoordinatorRequest["workspace"], settings: ReturnType<typeof testSettings>) =>
+    Effect.gen(function*() {
+      const reached = yield* Ref.make(false)
+      return yield* Effect.gen(function*() {
+        yield* launch(runId, { workspace })
+        yield* until(Effect.map(stateOf(runId), (state) => state.status !== "running"), "the end")
+        const state = yield* stateOf(runId)
+        return { status: state.status, error: String(state.error), reached: yield* Ref.get(reached) }
+      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker((request) => Effect.zipRight(Ref.set(reached, true), succeed(request))))))
+    })
+
+  it.scoped("a link in the project cannot bring in a file from outside it", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      const outside = path.join(settings.cacheRoot, "outside")
+      const project = path.join(settings.cacheRoot, "project")
+      fs.mkdirSync(outside, { recursive: true })
+      fs.mkdirSync(project, { recursive: true })
+      fs.writeFileSync(path.join(outside, "secret.txt"), "not for Codex\n")
+      fs.symlinkSync(outside, path.join(project, "lib"))
+      const result = yield* replayFailure("run-link-in", { kind: "non_git", repository: project, commit: null, carriedForwardFiles: ["lib/secret.txt"] }, settings)
+      expect(result).toEqual({ status: "failed", error: "The carried-forward file lib/secret.txt is outside its root.", reached: false })
+    }))
+
+  it.scoped("a link in the checked-out commit cannot send the copy out of the workspace", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      const outside = path.join(settings.cacheRoot, "outside")
+      const project = path.join(settings.cacheRoot, "project")
+      fs.mkdirSync(outside, { recursive: true })
+      fs.mkdirSync(project, { recursive: true })
+      git(project, "init", "--quiet")
+      fs.symlinkSync(outside, path.join(project, "lib"))
+      git(project, "add", "lib")
+      git(project, "commit", "--quiet", "-m", "lib is a link")
+      const commit = git(project, "rev-parse", "HEAD")
+      // The working tree now has a real lib/ with the file to carry; the commit still has the link.
+      fs.rmSync(path.join(project, "lib"))
+      fs.mkdirSync(path.join(project, "lib"))
+      fs.writeFileSync(path.join(project, "lib", "x.txt"), "carried\n")
+      const result = yield* replayFailure("run-link-out", { kind: "git", repository: project, commit, carriedForwardFiles: ["lib/x.txt"] }, settings)
+      expect(result).toEqual({ status: "failed", error: "The carried-forward file lib/x.txt is outside its root.", reached: false })
+      expect(fs.readdirSync(outside)).toEqual([])
     }))
 })
 
