@@ -33,7 +33,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 3600
 export const MAX_TIMEOUT_SECONDS = 24 * 3600
 export const MAX_REQUEST_CHARS = 200_000
 export const COMMIT_PATTERN = /^[0-9a-f]{7,64}$/i
-export const DIGEST_PATTERN = /^[a-f0-9]{64}$/
 
 type Raw = Readonly<Record<string, unknown>>
 type Check<A> = Either.Either<A, ControllerError>

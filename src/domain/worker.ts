@@ -1,5 +1,5 @@
 import type { ThreadOptions } from "@openai/codex-sdk"
-import { Either, JSONSchema, ParseResult, Schedule, Schema } from "effect"
+import { Either, JSONSchema, ParseResult, Schema } from "effect"
 import { WorkerError } from "./errors.js"
 
 /** Why the worker runs; the purpose decides sandbox, network and reasoning effort (SPEC §8.4). */
@@ -479,12 +479,3 @@ export const decodeOutput = <A, I>(
     )
   )
 }
-
-// ---------------------------------------------------------------------------------------------
-// Retries
-
-/**
- * A sensible implementation retry policy (SPEC §7.5: up to 3 retries); the caller owns the
- * schedule and may pass any other.
- */
-export const suggestedRetrySchedule = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(3)))

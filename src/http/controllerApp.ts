@@ -182,6 +182,3 @@ const serveRequests = <RT, RD>(
       )
     )
   )
-
-export const noDownloads = (): Effect.Effect<Download, ControllerError> =>
-  Effect.fail(controllerError("The replay report is not ready."))

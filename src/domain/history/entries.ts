@@ -55,9 +55,6 @@ export const messageText = (entry: SessionEntry): string =>
 export const toolResultBlocks = (entry: SessionEntry) =>
   contentBlocks(entry).filter((block) => block.type === "tool_result")
 
-export const toolUseBlocks = (entry: SessionEntry) =>
-  contentBlocks(entry).filter((block) => block.type === "tool_use" || block.type === "server_tool_use")
-
 export const toolResultText = (block: JsonObject): string => {
   const content = block.content
   if (typeof content === "string") return content

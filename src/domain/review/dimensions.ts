@@ -62,15 +62,9 @@ export type ChecksOf<D extends DimensionId> = Extract<Dimension, { id: D }>["che
 
 export const DIMENSION_IDS: ReadonlyArray<DimensionId> = DIMENSIONS.map((dimension) => dimension.id)
 
-export const isDimensionId = (value: unknown): value is DimensionId =>
-  typeof value === "string" && (DIMENSION_IDS as ReadonlyArray<string>).includes(value)
-
 /** The checks of one dimension, in rubric order. */
 export const checksOf = <D extends DimensionId>(id: D): ReadonlyArray<{ readonly id: ChecksOf<D>; readonly label: string }> => {
   const checks: ReadonlyArray<{ readonly id: CheckId; readonly label: string }> =
     DIMENSIONS.find((dimension) => dimension.id === id)?.checks ?? []
   return checks as ReadonlyArray<{ readonly id: ChecksOf<D>; readonly label: string }>
 }
-
-export const dimensionLabel = (id: DimensionId): string =>
-  DIMENSIONS.find((dimension) => dimension.id === id)?.label ?? id

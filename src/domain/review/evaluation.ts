@@ -54,8 +54,6 @@ export interface Evaluation {
   readonly winner: OverallWinner
 }
 
-export const otherAuthor = (author: Author): Author => (author === "codex" ? "claude" : "codex")
-
 export const mappingWithCodexAs = (position: Position): CandidateMapping =>
   position === "A" ? { A: "codex", B: "claude" } : { A: "claude", B: "codex" }
 
