@@ -14,6 +14,9 @@ export const PHASES = [
 export type PhaseId = (typeof PHASES)[number][0]
 export type RunStatus = "running" | "completed" | "failed" | "cancelled"
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
+
+/** The tag on every process of a run (the run id when the state predates tags). */
+export const runTagOf = (state: RunState) => (typeof state.run_tag === "string" ? state.run_tag : state.run_id)
 export const MAX_EVENTS = 200
 export const MAX_SUMMARY_CHARS = 1000
 export const STATE_SCHEMA_VERSION = 1

@@ -6,7 +6,7 @@ import {
   MAX_RUN_LOG_TAIL_BYTES,
   VERSION
 } from "../domain/product.js"
-import { TERMINAL_STATUSES } from "../domain/runState.js"
+import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
@@ -98,7 +98,7 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
         return yield* answer((yield* runs.readOwned(run_id)).state, true)
       }
       yield* supervisor.interrupt(run_id)
-      yield* processes.sweepTag(typeof state.run_tag === "string" ? state.run_tag : run_id)
+      yield* processes.sweepTag(runTagOf(state))
       return yield* answer(cancelled.right, false)
     }))
   }))
@@ -111,17 +111,18 @@ export const baseTools = {
 
 export type ToolRequirements<Tools> = Tools[keyof Tools] extends ControllerTool<infer R> ? R : never
 
+/** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
+export const unknownToolError = (name: string) =>
+  controllerError(name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${name}`)
+
 /** Decodes the arguments with the tool's Schema and runs it; unknown tools are user errors. */
 export const callTool = <Tools extends Record<string, ControllerTool<any>>>(
   tools: Tools,
   name: string,
   args: unknown
 ): Effect.Effect<ToolResult, ControllerError | StorageError, ToolRequirements<Tools>> => {
-  if (name === "open_controller") {
-    return Effect.fail(controllerError("open_controller is only available through MCP."))
-  }
-  const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
-  if (tool === undefined) return Effect.fail(controllerError(`Unknown Codex Replay tool: ${name}`))
+  const tool = name !== "open_controller" && Object.hasOwn(tools, name) ? tools[name] : undefined
+  if (tool === undefined) return Effect.fail(unknownToolError(name))
   return Schema.decodeUnknown(tool.payload)(args ?? {}).pipe(
     Effect.mapError((error) => controllerError(describeParseError(error))),
     Effect.flatMap(tool.run)

@@ -1,10 +1,8 @@
 import { Effect } from "effect"
-import type { RunState } from "../domain/runState.js"
+import { type RunState, runTagOf } from "../domain/runState.js"
 import { isSameProcess } from "../services/internal/procfs.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 import { RunStore } from "../services/RunStore.js"
-
-export const runTagOf = (state: RunState) => (typeof state.run_tag === "string" ? state.run_tag : state.run_id)
 
 const interruptedDetails = (summary: string) => ({
   error: summary,

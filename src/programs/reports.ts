@@ -77,9 +77,8 @@ export interface ReportDownload {
 export const openReportDownload = Effect.fn("reports.openReportDownload")(function*(
   runDirectory: string,
   runId: string,
-  format: unknown
+  format: ReportFormat
 ) {
-  if (format !== "json" && format !== "html") return yield* controllerError("format must be json or html.")
   const found = yield* locateReport(runDirectory, format)
   return {
     path: found.path,

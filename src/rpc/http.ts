@@ -3,7 +3,7 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Either, Schema, type Scope } from "effect"
 import { ControllerError, controllerError } from "../domain/errors.js"
 import { describeParseError } from "../domain/toolResult.js"
-import type { ControllerTool } from "../programs/controllerTools.js"
+import { type ControllerTool, unknownToolError } from "../programs/controllerTools.js"
 import { readRequestBody } from "../http/requestBody.js"
 import { jsonResponse } from "../http/responses.js"
 import { Activity } from "../services/Activity.js"
@@ -126,9 +126,7 @@ export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<
       const { id, tag, payload } = message.right
       const rpc = group.requests.get(tag)
       if (rpc === undefined) {
-        return typedFailure(type, id, controllerError(
-          tag === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${tag}`
-        ))
+        return typedFailure(type, id, unknownToolError(tag))
       }
       const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema)(payload))
       if (Either.isLeft(decoded)) return typedFailure(type, id, controllerError(describeParseError(decoded.left)))

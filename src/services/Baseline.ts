@@ -3,9 +3,10 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { ProjectInstructions } from "../domain/history/capabilities.js"
 import type { ChangedFile } from "../domain/history/changes.js"
+import type { StateKind } from "../domain/runConfig.js"
 import { Git } from "./Git.js"
 
-export type StateKind = "git" | "non_git"
+export type { StateKind }
 
 export interface BaselineRequest {
   readonly projectDir: string | null
