@@ -176,7 +176,7 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"]
   ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
     const result = await runCli(args, env)
-    expect(result.code).not.toBe(0)
+    expect(result.code).toBe(1)
     expect(result.stderr).toContain(message)
     expect(result.stdout).toBe("")
     expect(listTree(root)).toEqual([])

@@ -84,7 +84,7 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["threads", "--offset", "1.5"], "is not a integer"]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
-    expect(result.code).not.toBe(0)
+    expect(result.code).toBe(1)
     expect(result.stderr).toContain(message)
     expect(result.stderr).not.toMatch(/\bat .+\.js:\d+/)
     expect(result.stdout).toBe("")
@@ -96,6 +96,7 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535.")
     expect(result.stdout).toBe("")
+    expect(written()).toEqual([])
   })
 })
 
@@ -161,7 +162,7 @@ describe("codex-replay report", () => {
     const own = scratch("codex-replay-cli-refusal-")
     try {
       const result = await runCli(args, installEnv(own))
-      expect(result.code).not.toBe(0)
+      expect(result.code).toBe(1)
       expect(result.stderr).toContain(message)
       expect(result.stdout).toBe("")
       expect(listTree(own)).toEqual([])

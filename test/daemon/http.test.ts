@@ -116,6 +116,7 @@ describe("controller daemon over real HTTP", () => {
   it("requires the same Origin, JSON and a small JSON object on the browser endpoints", async () => {
     const origin = `http://127.0.0.1:${daemon.port}`
     const body = JSON.stringify({ name: "get_state", arguments: {} })
+    const before = listTree(daemon.root)
     for (const pathname of ["/api/call", "/api/download", "/api/heartbeat"]) {
       const noOrigin = await request(daemon.port, pathname, { method: "POST", headers: { "Content-Type": "application/json" }, body })
       expect(noOrigin.status, `${pathname} without Origin`).toBe(403)
@@ -140,6 +141,7 @@ describe("controller daemon over real HTTP", () => {
       expect(answer.status).toBe(400)
       expect(answer.json.content[0].text).toBe("The controller request must be an object.")
     }
+    expect(listTree(daemon.root)).toEqual(before)
     const charset = await request(daemon.port, "/api/heartbeat", { method: "POST", headers: { ...headers, "Content-Type": "application/json; charset=utf-8" }, body: "{}" })
     expect(charset.status).toBe(200)
   })
@@ -151,6 +153,7 @@ describe("controller daemon over real HTTP", () => {
       body: Buffer.alloc(1024 * 1024 + 10, 0x20)
     })
     expect(answer.status).toBe(400)
+    expect(answer.json.content[0].text).toBe("The controller request body is too large.")
   })
 
   it("dispatches get_state with this controller's runs only", async () => {
@@ -180,6 +183,7 @@ describe("controller daemon over real HTTP", () => {
       [{ name: "get_run", arguments: {} }, "run_id is required."],
       [{ name: "get_run", arguments: { run_id: 7 } }, "run_id: Expected string, actual 7"]
     ]
+    const before = listTree(daemon.root)
     for (const [body, message] of cases) {
       const answer = await request(daemon.port, "/api/call", { method: "POST", headers: browserHeaders(daemon.port), body: JSON.stringify(body) })
       expect(answer.status, JSON.stringify(body)).toBe(400)
@@ -187,6 +191,7 @@ describe("controller daemon over real HTTP", () => {
       expect(answer.json.content[0].text).toBe(message)
       expectSecurityHeaders(answer.headers)
     }
+    expect(listTree(daemon.root)).toEqual(before)
   })
 
   it("get_run answers an owned run with its log tail and refuses bad, escaping, missing and foreign ids", async () => {
@@ -313,12 +318,14 @@ describe("controller daemon over real HTTP", () => {
       [{ format: "json" }, "run_id is required."],
       [{ run_id: "../x", format: "json" }, "The run ID is invalid."]
     ]
+    const before = listTree(daemon.root)
     for (const [body, message] of refusals) {
       const answer = await request(daemon.port, "/api/download", { method: "POST", headers, body: JSON.stringify(body) })
       expect(answer.status, JSON.stringify(body)).toBe(400)
       expect(answer.json.content[0].text).toBe(message)
       expect(answer.text).not.toContain("secret")
     }
+    expect(listTree(daemon.root)).toEqual(before)
   })
 
   it("answers a heartbeat with the session and its interval", async () => {

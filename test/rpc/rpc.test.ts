@@ -130,7 +130,7 @@ describe("POST /api/rpc through the RPC client", () => {
 
   it("answers a user error of a valid payload as a typed ControllerError", async () => {
     expect(failure(await call("get_run", { run_id: "no-such-run" }))).toBe("The replay run is unavailable.")
-    expect(failure(await call("get_run", { run_id: "../escape" }))).toMatch(/run ID is invalid|invalid/i)
+    expect(failure(await call("get_run", { run_id: "../escape" }))).toBe("The run ID is invalid.")
   })
 
   it("refuses unknown tools and open_controller with typed errors", async () => {
