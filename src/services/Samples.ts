@@ -7,6 +7,7 @@ import { decodeText } from "../domain/history/lines.js"
 import {
   analyzeSession,
   capabilityEvidenceOf,
+  type SessionAnalysis,
   threadRecord,
   type ThreadSummary,
   threadSummary
@@ -38,6 +39,11 @@ export interface SampleThread {
   readonly summary: ThreadSummary
 }
 
+/** A sample as loaded: with the analysis of its transcript, for `inspect`. */
+interface LoadedSample extends SampleThread {
+  readonly analysis: SessionAnalysis
+}
+
 /** The package's `samples/` directory, two levels above this module in both `src/` and `dist/`. */
 export const PACKAGED_SAMPLES_ROOT = fileURLToPath(new URL("../../samples", import.meta.url))
 
@@ -63,7 +69,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
           () => [] as Array<string>
         )
       )
-      const samples: Array<SampleThread> = []
+      const samples: Array<LoadedSample> = []
       for (const name of names) {
         const directory = path.join(root, name)
         const text = yield* Effect.promise(() => fs.readFile(path.join(directory, "sample.json"), "utf8").catch(() => ""))
@@ -75,6 +81,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
           manifest: manifest.right,
           directory,
           transcriptPath,
+          analysis,
           summary: { ...threadSummary(analysis), imported_thread_id: manifest.right.id, title: manifest.right.title, source: "sample" }
         })
       }
@@ -91,12 +98,15 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
         )
       )
 
+    // The packaged samples never change while the process runs: read and analysed once.
+    const loaded = yield* Effect.cached(loadAll())
+
     const list = Effect.fn("Samples.list")(function*() {
-      return (yield* loadAll()).map((sample) => sample.summary)
+      return (yield* loaded).map((sample) => sample.summary)
     })
 
     const find = Effect.fn("Samples.find")(function*(threadId: string) {
-      const sample = (yield* loadAll()).find((candidate) => candidate.manifest.id === threadId)
+      const sample = (yield* loaded).find((candidate) => candidate.manifest.id === threadId)
       if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${threadId}.`)
       return sample
     })
@@ -124,7 +134,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
     /** The sample's thread record; a git sample's project directory is its materialised repository. */
     const inspect = Effect.fn("Samples.inspect")(function*(threadId: string) {
       const sample = yield* find(threadId)
-      const analysis = yield* load(sample.manifest, sample.transcriptPath)
+      const analysis = sample.analysis
       const repository = yield* materialise(sample)
       const record = threadRecord(analysis)
       const inspection: ThreadInspection = {
