@@ -279,13 +279,19 @@ describe("carried-forward files and symlinks", () => {
       }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker((request) => Effect.zipRight(Ref.set(reached, true), succeed(request))))))
     })
 
+  /** Fresh settings, an empty project directory and, beside it, a directory a link may point to. */
+  const projectBesideOutside = () => {
+    const settings = testSettings()
+    const outside = path.join(settings.cacheRoot, "outside")
+    const project = path.join(settings.cacheRoot, "project")
+    fs.mkdirSync(outside, { recursive: true })
+    fs.mkdirSync(project, { recursive: true })
+    return { settings, outside, project }
+  }
+
   it.scoped("a link in the project cannot bring in a file from outside it", () =>
     Effect.gen(function*() {
-      const settings = testSettings()
-      const outside = path.join(settings.cacheRoot, "outside")
-      const project = path.join(settings.cacheRoot, "project")
-      fs.mkdirSync(outside, { recursive: true })
-      fs.mkdirSync(project, { recursive: true })
+      const { settings, outside, project } = projectBesideOutside()
       fs.writeFileSync(path.join(outside, "secret.txt"), "not for Codex\n")
       fs.symlinkSync(outside, path.join(project, "lib"))
       const result = yield* replayFailure("run-link-in", { kind: "non_git", repository: project, commit: null, carriedForwardFiles: ["lib/secret.txt"] }, settings)
@@ -294,11 +300,7 @@ describe("carried-forward files and symlinks", () => {
 
   it.scoped("a link in the checked-out commit cannot send the copy out of the workspace", () =>
     Effect.gen(function*() {
-      const settings = testSettings()
-      const outside = path.join(settings.cacheRoot, "outside")
-      const project = path.join(settings.cacheRoot, "project")
-      fs.mkdirSync(outside, { recursive: true })
-      fs.mkdirSync(project, { recursive: true })
+      const { settings, outside, project } = projectBesideOutside()
       git(project, "init", "--quiet")
       fs.symlinkSync(outside, path.join(project, "lib"))
       git(project, "add", "lib")
