@@ -142,6 +142,15 @@ describe("controller daemon over real HTTP", () => {
       expect(answer.json.content[0].text).toBe("The controller request must be an object.")
     }
     expect(listTree(daemon.root)).toEqual(before)
+    const heartbeatArray = await request(daemon.port, "/api/heartbeat", { method: "POST", headers, body: "[]" })
+    expect(heartbeatArray.status).toBe(400)
+    expect(heartbeatArray.json.content[0].text).toBe("The controller request must be an object.")
+    for (const method of ["PUT", "DELETE", "PATCH"]) {
+      const answer = await request(daemon.port, "/api/call", { method, headers, body })
+      expect(answer.status, method).toBe(405)
+      expect(answer.text).toBe("Method not allowed.")
+      expectSecurityHeaders(answer.headers)
+    }
     const charset = await request(daemon.port, "/api/heartbeat", { method: "POST", headers: { ...headers, "Content-Type": "application/json; charset=utf-8" }, body: "{}" })
     expect(charset.status).toBe(200)
   })
