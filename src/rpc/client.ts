@@ -3,11 +3,10 @@ import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from 
 import { RpcClient, RpcClientError, RpcSerialization } from "@effect/rpc"
 import { Effect, Layer, Option, Schema, type Scope } from "effect"
 import { type ControllerError, controllerError } from "../domain/errors.js"
-import { isControllerSessionId } from "../domain/ids.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
-import { ensureController } from "../programs/ensureController.js"
+import { ensureKnownController } from "../programs/ensureController.js"
 import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 import { makeControllerRpcs } from "./group.js"
@@ -62,16 +61,12 @@ export const makeRpcCaller = (controller: KnownController, names: ReadonlyArray<
 /** The runtime file of the controller that serves `url`, proven by its `/health` answer. */
 export const findController = (env: Environment, home: string, url: string) =>
   Effect.gen(function*() {
-    const files = yield* FileStore
     const client = yield* ControllerClient
     const settings = yield* settingsOf(env, home)
     const port = Number(new URL(url).port)
-    for (const sessionId of (yield* files.listDirectories(settings.controllersRoot)).filter(isControllerSessionId)) {
-      const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)
-      if (Option.isNone(runtime) || runtime.value.port !== port) continue
-      const { status } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
-      if (status === "compatible") return runtime.value
-    }
+    const found = yield* client.findLive(settings.controllersRoot, (controller, status) =>
+      controller.port === port && status === "compatible")
+    if (Option.isSome(found)) return found.value
     return yield* controllerError(`The controller at ${url} could not be proven with a control token of this install.`)
   })
 
@@ -85,7 +80,6 @@ export const connectController = (
   names: ReadonlyArray<string>
 ): Effect.Effect<{ readonly url: string; readonly call: CallTool }, ControllerError, FileStore | ControllerClient | Scope.Scope> =>
   Effect.gen(function*() {
-    const url = yield* ensureController(env, home)
-    const controller = yield* findController(env, home, url)
+    const { url, controller } = yield* ensureKnownController(env, home)
     return { url, call: yield* makeRpcCaller(controller, names) }
   })

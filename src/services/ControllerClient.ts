@@ -9,6 +9,7 @@ import {
   RUNTIME_FILE,
   SERVER_NAME
 } from "../domain/product.js"
+import { isControllerSessionId } from "../domain/ids.js"
 import { healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
 
@@ -85,7 +86,21 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return Option.isSome(answer) && answer.value.status === 200
     })
 
-    return { readRuntime, probe, shutdown } as const
+    /** The first controller of `controllersRoot` whose runtime file reads and whose `/health` answer `accept`s. */
+    const findLive = Effect.fn("ControllerClient.findLive")(function*(
+      controllersRoot: string,
+      accept: (controller: KnownController, status: ProbeStatus, health: Health) => boolean
+    ) {
+      for (const sessionId of (yield* files.listDirectories(controllersRoot)).filter(isControllerSessionId)) {
+        const runtime = yield* readRuntime(controllersRoot, sessionId)
+        if (Option.isNone(runtime)) continue
+        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)
+        if (accept(runtime.value, status, health)) return runtime
+      }
+      return Option.none<KnownController>()
+    })
+
+    return { readRuntime, probe, shutdown, findLive } as const
   }),
   dependencies: [FileStore.Default]
 }) {}
