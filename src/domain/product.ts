@@ -20,6 +20,8 @@ export const STATE_FILE = "controller-state.json"
 export const RUN_LOG_FILE = "run.log"
 export const RUNTIME_FILE = "controller-server.json"
 export const ATTEMPT_FILE = "attempt.json"
+/** `attempt.json` grows by one entry per model launch, so it may exceed a run state. */
+export const ATTEMPT_MAX_BYTES = 4 * MAX_STATE_BYTES
 export const CONTROLLER_LOG_FILE = "controller-server.log"
 /** Every process a run starts carries this variable, so a sweep can find it after a crash. */
 export const RUN_TAG_VARIABLE = "CODEX_REPLAY_RUN_TAG"

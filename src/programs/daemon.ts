@@ -2,7 +2,7 @@ import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
 import * as path from "node:path"
 import type { ControllerError, StorageError } from "../domain/errors.js"
-import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
+import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
 import { loadStaticAssets } from "../http/staticAssets.js"
 import { makeRpcHttpApp } from "../rpc/http.js"
@@ -30,7 +30,7 @@ const recordStopInAttempt = Effect.gen(function*() {
   const attemptPath = path.join(runtime.instanceDirectory, ATTEMPT_FILE)
   if (!(yield* files.exists(attemptPath))) return
   const at = DateTime.formatIso(DateTime.unsafeMake(yield* Clock.currentTimeMillis))
-  yield* files.updateJson(attemptPath, 4 * MAX_STATE_BYTES, (attempt) =>
+  yield* files.updateJson(attemptPath, ATTEMPT_MAX_BYTES, (attempt) =>
     Effect.succeed({ ...attempt, controller_stopped: true, controller_stopped_at: at }))
 }).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot record the controller stop: ${error.message}`)))
 

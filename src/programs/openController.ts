@@ -9,11 +9,11 @@ import { controllerError, type ControllerError } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import {
   ATTEMPT_FILE,
+  ATTEMPT_MAX_BYTES,
   CONTROLLER_HOST,
   CONTROLLER_LOG_FILE,
   compareVersions,
   controllerOrigin,
-  MAX_STATE_BYTES,
   VERSION
 } from "../domain/product.js"
 import type { ResolvedSettings } from "../domain/settings.js"
@@ -22,7 +22,6 @@ import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 
 const READY_WITHIN = Duration.seconds(8)
-const ATTEMPT_MAX_BYTES = 4 * MAX_STATE_BYTES
 const BIN = fileURLToPath(new URL("../../bin/codex-replay.js", import.meta.url))
 
 export interface OpenControllerInput {

@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import type { ThreadRecord } from "../domain/history/session.js"
-import { ATTEMPT_FILE, MAX_STATE_BYTES } from "../domain/product.js"
+import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { changedFilesFromPatch } from "../domain/review/anonymize.js"
 import {
@@ -255,7 +255,7 @@ const updateAttempt = (change: (attempt: JsonObject) => JsonObject) =>
     yield* files.withLock(
       attemptPath,
       Effect.gen(function*() {
-        const current = yield* files.readJsonOption(attemptPath, 4 * MAX_STATE_BYTES)
+        const current = yield* files.readJsonOption(attemptPath, ATTEMPT_MAX_BYTES)
         yield* files.writeJson(attemptPath, change(Option.getOrElse(current, () => ({}))))
       })
     )
