@@ -9,6 +9,10 @@ export class GitError extends Schema.TaggedError<GitError>()("GitError", {
   stderr: Schema.String
 }) {}
 
+const GIT_ENVIRONMENT = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } as const
+
+const shellQuote = (argument: string) => `'${argument.replaceAll("'", "'\\''")}'`
+
 export interface GitOptions {
   readonly cwd: string
   /** Extra environment, e.g. `GIT_AUTHOR_DATE` when a caller creates commits in its own workspace. */
@@ -24,38 +28,54 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
   effect: Effect.gen(function*() {
     const runner = yield* ProcessRunner
 
-    const run = Effect.fn("Git.run")(function*(args: ReadonlyArray<string>, options: GitOptions) {
+    /** Runs `command` (git, or a shell running several gits) with git's environment; a failure is `what` failed. */
+    const execute = Effect.fn("Git.execute")(function*(
+      command: string,
+      args: ReadonlyArray<string>,
+      what: string,
+      gitArgs: ReadonlyArray<string>,
+      options: GitOptions
+    ) {
       const stdout: Array<string> = []
       const stderr: Array<string> = []
       const exit = yield* runner.run({
-        command: "git",
+        command,
         args,
         cwd: options.cwd,
-        env: {
-          ...process.env,
-          GIT_OPTIONAL_LOCKS: "0",
-          GIT_TERMINAL_PROMPT: "0",
-          LC_ALL: "C",
-          ...options.env
-        },
+        env: { ...process.env, ...GIT_ENVIRONMENT, ...options.env },
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         onLine: (stream, line) => Effect.sync(() => (stream === "stdout" ? stdout : stderr).push(line))
       }).pipe(
         Effect.mapError((error) =>
-          new GitError({ message: `git could not start: ${error.message}`, args: [...args], exitCode: null, stderr: "" })
+          new GitError({ message: `git could not start: ${error.message}`, args: [...gitArgs], exitCode: null, stderr: "" })
         )
       )
       if (exit.exitCode !== 0) {
         const detail = stderr.join("\n").trim()
         return yield* new GitError({
-          message: `git ${args[0] ?? ""} failed${detail === "" ? "" : `: ${detail.slice(0, 500)}`}`,
-          args: [...args],
+          message: `${what} failed${detail === "" ? ` with exit code ${exit.exitCode}` : `: ${detail.slice(0, 500)}`}`,
+          args: [...gitArgs],
           exitCode: exit.exitCode,
           stderr: detail
         })
       }
       return stdout.join("\n")
     })
+
+    const run = (args: ReadonlyArray<string>, options: GitOptions) => execute("git", args, `git ${args[0] ?? ""}`, args, options)
+
+    /**
+     * Several git commands as one process (`sh -c` with `set -e`), stopping at the first that fails: one
+     * process to start, tag and stop. Answers the last command's output.
+     */
+    const sequence = (commands: ReadonlyArray<ReadonlyArray<string>>, options: GitOptions) =>
+      execute(
+        "sh",
+        ["-c", ["set -e", ...commands.map((command) => ["git", ...command].map(shellQuote).join(" "))].join("\n")],
+        "git",
+        commands.flat(),
+        options
+      )
 
     /** Like `run`, but a failure is `undefined` (for probes such as "is this a repository?"). */
     const probe = (args: ReadonlyArray<string>, options: GitOptions) =>
@@ -64,7 +84,7 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
     const lines = (args: ReadonlyArray<string>, options: GitOptions) =>
       run(args, options).pipe(Effect.map((out) => out.split("\n").filter((line) => line !== "")))
 
-    return { run, probe, lines } as const
+    return { run, sequence, probe, lines } as const
   }),
   dependencies: [ProcessRunner.Default]
 }) {}

@@ -5,7 +5,6 @@ import { controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
-import { ProcessRunner } from "./ProcessRunner.js"
 import { RunLog } from "./RunLog.js"
 
 export const WORKSPACES_DIRECTORY = "workspaces"
@@ -38,7 +37,6 @@ export interface MaterialisedWorkspace {
   readonly runTag: string | undefined
 }
 
-const shellQuote = (argument: string) => `'${argument.replaceAll("'", "'\\''")}'`
 
 const taggedEnvironment = (runTag: string | undefined): Record<string, string> =>
   runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
@@ -56,7 +54,6 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const git = yield* Git
     const files = yield* FileStore
     const runLog = yield* RunLog
-    const processes = yield* ProcessRunner
 
     /** The repository's top level and the full ids of both commits, as the repository is now. */
     const inspectRepository = Effect.fn("Workspace.inspectRepository")(function*(
@@ -89,34 +86,15 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
      * Runs several git commands in one shell, stopping at the first failure: one process to start
      * and to supervise instead of one per command (each argument is single-quoted, never parsed).
      */
-    const gitSequence = (commands: ReadonlyArray<ReadonlyArray<string>>, cwd: string, env: Record<string, string>) =>
-      Effect.gen(function*() {
-        const stdout: Array<string> = []
-        const stderr: Array<string> = []
-        const script = ["set -e", ...commands.map((command) => ["git", ...command].map(shellQuote).join(" "))].join("\n")
-        const exit = yield* processes.run({
-          command: "sh",
-          args: ["-c", script],
-          cwd,
-          env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...env },
-          onLine: (stream, line) => Effect.sync(() => void (stream === "stdout" ? stdout : stderr).push(line))
-        })
-        if (exit.exitCode !== 0) {
-          return yield* controllerError(`git failed: ${stderr.join("\n").trim().slice(0, 500) || `exit code ${exit.exitCode}`}`)
-        }
-        return stdout.join("\n")
-      })
-
     /** init (no template, so no sample hooks), fetch of the one commit (no tags, no maintenance), checkout. */
     const fetchCommit = (directory: string, repository: string, commit: string, runTag: string | undefined) =>
-      gitSequence(
+      git.sequence(
         [
           ["init", "--quiet", "--template=", directory],
           ["-C", directory, "-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", repository, commit],
           ["-C", directory, "checkout", "--quiet", "--detach", commit]
         ],
-        path.dirname(directory),
-        taggedEnvironment(runTag)
+        { cwd: path.dirname(directory), env: taggedEnvironment(runTag) }
       ).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
 
     const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
@@ -149,10 +127,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       Effect.gen(function*() {
         const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
         const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
-        const output = yield* gitSequence(
+        const output = yield* git.sequence(
           [[...base, "read-tree", startFrom], [...base, "add", "--all", "."], [...base, ...last]],
-          workspace.directory,
-          { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index }
+          { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index } }
         )
         yield* Effect.promise(() => fs.rm(index, { force: true }))
         return output
