@@ -67,17 +67,25 @@
   // ------------------------------------------------------------------------------------------
   // API
 
-  async function post(path, body) {
+  /** A JSON POST to the controller; a refused one throws with the controller's own sentence. */
+  async function postRaw(path, body) {
     const response = await fetch(path, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body)
     })
+    if (!response.ok) throw new Error(failureText(await response.json().catch(() => ({})), response))
+    return response
+  }
+
+  function failureText(payload, response) {
+    return payload && payload.content && payload.content[0] ? payload.content[0].text : `${response.status} ${response.statusText}`
+  }
+
+  async function post(path, body) {
+    const response = await postRaw(path, body)
     const payload = await response.json().catch(() => ({}))
-    if (!response.ok || payload.isError) {
-      const text = payload && payload.content && payload.content[0] ? payload.content[0].text : `${response.status} ${response.statusText}`
-      throw new Error(text)
-    }
+    if (payload.isError) throw new Error(failureText(payload, response))
     return payload
   }
   const callTool = async (name, args) => (await post("/api/call", { name, arguments: args || {} })).structuredContent || {}
@@ -906,11 +914,7 @@
 
   async function download(id, format) {
     try {
-      const response = await fetch("/api/download", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ run_id: id, format }) })
-      if (!response.ok) {
-        const payloadJson = await response.json().catch(() => ({}))
-        throw new Error(payloadJson.content && payloadJson.content[0] ? payloadJson.content[0].text : `${response.status} ${response.statusText}`)
-      }
+      const response = await postRaw("/api/download", { run_id: id, format })
       const blob = await response.blob()
       const disposition = response.headers.get("Content-Disposition") || ""
       const match = /filename="([^"]+)"/.exec(disposition)
