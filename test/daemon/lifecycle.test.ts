@@ -184,6 +184,18 @@ describe("bad environment", () => {
     })
   }
 
+  it("fails clearly when its run root is a file, and leaves no runtime file behind", async () => {
+    const root = scratch()
+    const runRoot = path.join(root, "runs")
+    fs.writeFileSync(runRoot, "not a directory\n")
+    const outcome = await runWithEnv({ CODEX_REPLAY_RUN_ROOT: runRoot, CODEX_REPLAY_CONTROLLER_PORT: String(await freePort()) })
+    expect(outcome.code).toBe(1)
+    expect(outcome.stderr).toContain(`codex-replay: Cannot create ${runRoot}: EEXIST`)
+    expect(outcome.stdout).toBe("")
+    expect(fs.readFileSync(runRoot, "utf8")).toBe("not a directory\n")
+    expect(listTree(root).filter((entry) => entry.endsWith(".json"))).toEqual([])
+  })
+
   it("fails clearly when its port is taken by another socket", async () => {
     const blocker = net.createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()))
