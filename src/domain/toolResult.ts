@@ -9,6 +9,8 @@ export interface ToolResult {
 
 /** Cuts a text to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export const boundText = (text: string, maxBytes = MAX_TEXT_BYTES) => {
+  // A UTF-16 code unit never takes more than 3 UTF-8 bytes, so short texts need no encoding.
+  if (text.length * 3 <= maxBytes) return text
   const bytes = Buffer.from(text, "utf8")
   if (bytes.length <= maxBytes) return text
   return new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "")

@@ -8,7 +8,7 @@ import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"
-import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
+import { bytesResponse, errorResponse, jsonResponse, textResponse, toolAnswerResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "./staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
 
@@ -176,7 +176,7 @@ const serveRequests = <RT, RD>(
       // The HTTP server runs handlers uninterruptibly; tools fork fibers and use timeouts, which need
       // the ordinary interruptible region to work.
       const called = inServices(callTool(options.tools, body.name, body.arguments ?? {}), services)
-      return jsonResponse(200, yield* Effect.interruptible(called))
+      return toolAnswerResponse(yield* Effect.interruptible(called))
     }).pipe(Effect.catchAll(answerFailure))
   }).pipe(
     Effect.catchAllDefect((defect) =>

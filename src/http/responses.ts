@@ -36,6 +36,15 @@ export const bytesResponse = (body: Uint8Array, contentType: string) =>
 export const jsonResponse = (status: number, body: unknown) =>
   stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
 
+/** The last tool answer and its JSON: `get_state` answers with the same object while nothing changed. */
+let lastAnswer: { readonly body: object; readonly json: string } | undefined
+
+/** A tool's answer (never changed once made), serialised once however often it is sent. */
+export const toolAnswerResponse = (body: object) => {
+  if (lastAnswer?.body !== body) lastAnswer = { body, json: JSON.stringify(body) }
+  return stringResponse(200, lastAnswer.json, "application/json; charset=utf-8")
+}
+
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")
 

@@ -6,9 +6,9 @@ import {
   MAX_RUN_LOG_TAIL_BYTES,
   VERSION
 } from "../domain/product.js"
-import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
+import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
-import { CodexModels } from "../services/CodexModels.js"
+import { CodexModels, type ModelList } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
@@ -37,25 +37,46 @@ export const runSnapshot = (directory: string, state: object) =>
     run_log: runLog
   }))
 
+interface StateInputs {
+  readonly settings: object
+  readonly models: ModelList
+  readonly recent: ReadonlyArray<RunState>
+}
+
+/** The same answer object while nothing in it changed, so the HTTP edge can reuse its JSON. */
+const sameAnswer = () => {
+  let last: { readonly inputs: StateInputs; readonly answer: ToolResult } | undefined
+  const unchanged = (before: StateInputs, now: StateInputs) =>
+    before.settings === now.settings && before.models === now.models && before.recent.length === now.recent.length &&
+    before.recent.every((state, index) => state === now.recent[index])
+  return (inputs: StateInputs, answer: () => ToolResult) => {
+    if (last === undefined || !unchanged(last.inputs, inputs)) last = { inputs, answer: answer() }
+    return last.answer
+  }
+}
+
+const stateAnswers = sameAnswer()
+
 export const getState = defineTool(StatePayload, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const runs = yield* RunStore
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
     const models = yield* (yield* CodexModels).list()
-    return toolSuccess("Codex Replay is ready.", {
-      state: {
-        plugin_version: VERSION,
-        controller_session_id: settings.controllerSessionId,
-        max_parallel_runs: MAX_PARALLEL_RUNS,
-        max_replay_threads: MAX_REPLAY_THREADS,
-        batch: null,
-        models: models.options,
-        diagnostics: models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }],
-        recent_runs: recent,
-        run_root: settings.runRoot
-      }
-    })
+    return stateAnswers({ settings, models, recent }, () =>
+      toolSuccess("Codex Replay is ready.", {
+        state: {
+          plugin_version: VERSION,
+          controller_session_id: settings.controllerSessionId,
+          max_parallel_runs: MAX_PARALLEL_RUNS,
+          max_replay_threads: MAX_REPLAY_THREADS,
+          batch: null,
+          models: models.options,
+          diagnostics: models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }],
+          recent_runs: recent,
+          run_root: settings.runRoot
+        }
+      }))
   }))
 
 export const getRun = defineTool(RunIdPayload, ({ run_id }) =>

@@ -182,6 +182,26 @@ describe("controller daemon over real HTTP", () => {
     expect(answer.json.content[0]).toEqual({ type: "text", text: "Codex Replay is ready." })
   })
 
+  it("get_state follows runs that appear, change and go between two calls", async () => {
+    const own = await startDaemon()
+    try {
+      const recent = async () =>
+        (await callTool(own.port, "get_state")).json.structuredContent.state.recent_runs.map(
+          (run: { run_id: string; status: string }) => `${run.run_id}:${run.status}`
+        )
+      expect(await recent()).toEqual([])
+      expect(await recent()).toEqual([])
+      writeRun(own.runRoot, "run-appearing", { controller_session_id: own.sessionId, status: "running" })
+      expect(await recent()).toEqual(["run-appearing:running"])
+      writeRun(own.runRoot, "run-appearing", { controller_session_id: own.sessionId, status: "completed" })
+      expect(await recent()).toEqual(["run-appearing:completed"])
+      fs.rmSync(path.join(own.runRoot, "run-appearing"), { recursive: true })
+      expect(await recent()).toEqual([])
+    } finally {
+      await own.stop()
+    }
+  })
+
   it("rejects unknown tools, open_controller and malformed arguments with a clear 400", async () => {
     const cases: Array<[unknown, string]> = [
       [{ name: "drop_tables", arguments: {} }, "Unknown Codex Replay tool: drop_tables"],

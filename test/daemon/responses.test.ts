@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { bytesResponse, errorResponse, jsonResponse, SECURITY_HEADERS, textResponse, withSecurityHeaders } from "../../src/http/responses.js"
+import {
+  bytesResponse,
+  errorResponse,
+  jsonResponse,
+  SECURITY_HEADERS,
+  textResponse,
+  toolAnswerResponse,
+  withSecurityHeaders
+} from "../../src/http/responses.js"
 import { HttpServerResponse } from "@effect/platform"
 
 const lowerCased = Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([name, value]) => [name.toLowerCase(), value]))
@@ -23,5 +31,18 @@ describe("controller responses", () => {
     ]
     for (const response of responses) expect(response.headers).toMatchObject(lowerCased)
     expect(responses[2]!.headers["content-length"]).toBe("3")
+  })
+
+  it("a tool answer sent again keeps its JSON, and a different answer gets its own", () => {
+    const bodyOf = (response: HttpServerResponse.HttpServerResponse) => (response.body as { body: string }).body
+    const first = { content: [{ type: "text", text: "first" }] }
+    const second = { content: [{ type: "text", text: "second ✓" }] }
+    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
+    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
+    const other = toolAnswerResponse(second)
+    expect(bodyOf(other)).toBe(JSON.stringify(second))
+    expect(other.headers["content-length"]).toBe(String(Buffer.byteLength(JSON.stringify(second))))
+    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
+    expect(toolAnswerResponse(first).headers).toMatchObject(lowerCased)
   })
 })
