@@ -84,7 +84,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         controllerSessionId: owner,
         now: yield* nowIso
       })
-      yield* files.writeJson(statePath(directory), state)
+      yield* files.writeJson(statePath(directory), state).pipe(Effect.ensuring(Effect.sync(forgetListing)))
       yield* runLog.append(directory, "controller", "run approved")
       return { directory, state }
     })
@@ -101,7 +101,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
             const current = yield* readStateAt(directory)
             const applied = applyStateUpdate(current, change, yield* nowIso)
             if (Either.isLeft(applied)) return yield* applied.left
-            yield* files.writeJson(statePath(directory), applied.right)
+            yield* files.writeJson(statePath(directory), applied.right).pipe(Effect.ensuring(Effect.sync(forgetListing)))
             return applied.right
           })
         )
@@ -141,7 +141,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     })
 
     // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwned = () => Effect.gen(function*() {
+    const listOwnedNow = Effect.gen(function*() {
       const names = yield* runDirectoryNames
       // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
       const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
@@ -149,6 +149,28 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
         .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
     })
+
+    /**
+     * Requests handled in one turn of the event loop share one look at the disk (each look costs a
+     * stat per run); the next turn looks again, and this process's own writes are seen at once.
+     */
+    let listedThisTurn: ReadonlyArray<RunState> | undefined
+    let listingGeneration = 0
+    const forgetListing = () => {
+      listedThisTurn = undefined
+      listingGeneration++
+    }
+    const listOwned = (): Effect.Effect<ReadonlyArray<RunState>> =>
+      Effect.suspend(() => {
+        if (listedThisTurn !== undefined) return Effect.succeed(listedThisTurn)
+        const generation = listingGeneration
+        return Effect.tap(listOwnedNow, (states) => {
+          // A listing that raced one of our own writes (or the turn's end) may predate it: used once, not kept.
+          if (listingGeneration !== generation) return
+          listedThisTurn = states
+          setImmediate(forgetListing)
+        })
+      })
 
     /** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
     const isActive = (state: RunState) =>
