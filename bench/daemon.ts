@@ -12,6 +12,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { initialRunState } from "../src/domain/runState.js"
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url))
 const BIN = path.join(ROOT, "bin", "codex-replay.js")
@@ -91,11 +92,12 @@ const waitHealthy = async (port: number, child: ChildProcess) => {
   }
 }
 
-const startDaemon = async (runRoot: string) => {
+const startDaemon = async (runRoot: string, sessionId?: string) => {
   const port = await freePort()
   const started = performance.now()
+  const session = sessionId === undefined ? {} : { CODEX_REPLAY_CONTROLLER_SESSION_ID: sessionId }
   const child = spawn(process.execPath, [BIN, "--http"], {
-    env: { ...process.env, CODEX_REPLAY_RUN_ROOT: runRoot, CODEX_REPLAY_CONTROLLER_PORT: String(port), CODEX_CLI_PATH: FAKE_CODEX },
+    env: { ...process.env, ...session, CODEX_REPLAY_RUN_ROOT: runRoot, CODEX_REPLAY_CONTROLLER_PORT: String(port), CODEX_CLI_PATH: FAKE_CODEX },
     stdio: "ignore"
   })
   await waitHealthy(port, child)
@@ -156,6 +158,40 @@ const startBare = (responsesFile: string) =>
 
 const startPlatformFloor = (responsesFile: string) => startServer(["--import", "tsx", PLATFORM_FLOOR, "{port}", responsesFile])
 
+const OWNED_RUNS = 20
+
+/** A run root holding finished runs of one controller session, as months of use leave it. */
+const populatedRunRoot = (runRoot: string, sessionId: string) => {
+  for (let index = 0; index < OWNED_RUNS; index++) {
+    const runId = `run-20261101-${String(index).padStart(4, "0")}-bench`
+    const directory = path.join(runRoot, runId)
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+    const state = initialRunState({
+      runId,
+      controllerSessionId: sessionId,
+      coordinatorPid: 1,
+      now: new Date(Date.UTC(2026, 10, 1, 0, index)).toISOString(),
+      details: { model: "gpt-6.2-sol", models: ["gpt-6.2-sol"], thread_id: `thread-${index}`, run_tag: runId, workspace: null }
+    })
+    const finished = { ...state, status: "completed", phase: "reporting", report_summary: "Codex matched the original change." }
+    fs.writeFileSync(path.join(directory, "controller-state.json"), JSON.stringify(finished, null, 2), { mode: 0o600 })
+  }
+}
+
+/** The daemon, the bare server and the platform floor answering the same get_state, and /health. */
+const startTrio = async (root: string, name: string, sessionId?: string) => {
+  const getState = JSON.stringify({ name: "get_state", arguments: {} })
+  const daemon = await startDaemon(path.join(root, name, "runs"), sessionId)
+  const responsesFile = path.join(root, `${name}-responses.json`)
+  fs.writeFileSync(responsesFile, JSON.stringify({
+    get: await capture(daemon.port, "GET", "/health"),
+    post: await capture(daemon.port, "POST", "/api/call", getState)
+  }))
+  const bare = await startBare(responsesFile)
+  const floor = await startPlatformFloor(responsesFile)
+  return { daemon, bare, floor, getState, stop: () => Promise.all([stop(daemon.child), stop(bare.child), stop(floor.child)]) }
+}
+
 const main = async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-bench-"))
   const cold: number[] = []
@@ -166,16 +202,7 @@ const main = async () => {
   }
   cold.sort((a, b) => a - b)
 
-  const getState = JSON.stringify({ name: "get_state", arguments: {} })
-  const daemon = await startDaemon(path.join(root, "load", "runs"))
-  const responsesFile = path.join(root, "responses.json")
-  fs.writeFileSync(responsesFile, JSON.stringify({
-    get: await capture(daemon.port, "GET", "/health"),
-    post: await capture(daemon.port, "POST", "/api/call", getState)
-  }))
-  const bare = await startBare(responsesFile)
-  const floor = await startPlatformFloor(responsesFile)
-
+  const { daemon, bare, floor, getState, stop: stopEmpty } = await startTrio(root, "empty")
   const measure = async (intervalMs: number) => ({
     bareHealth: await load(bare.port, "GET", "/health", undefined, intervalMs),
     floorHealth: await load(floor.port, "GET", "/health", undefined, intervalMs),
@@ -186,7 +213,18 @@ const main = async () => {
   })
   const closed = await measure(0)
   const paced = await measure(PACED_INTERVAL_MS)
-  await Promise.all([stop(daemon.child), stop(bare.child), stop(floor.child)])
+  await stopEmpty()
+
+  const sessionId = "b".repeat(32)
+  populatedRunRoot(path.join(root, "populated", "runs"), sessionId)
+  const populated = await startTrio(root, "populated", sessionId)
+  const populatedBody = (await capture(populated.daemon.port, "POST", "/api/call", getState)).body
+  const withRuns = {
+    bareState: await load(populated.bare.port, "POST", "/api/call", getState),
+    floorState: await load(populated.floor.port, "POST", "/api/call", getState),
+    daemonState: await load(populated.daemon.port, "POST", "/api/call", getState)
+  }
+  await populated.stop()
   agent.destroy()
   fs.rmSync(root, { recursive: true, force: true })
 
@@ -212,6 +250,12 @@ const main = async () => {
   console.log("bare and platform floor repeat the daemon's answers byte for byte (status, headers, body).")
   report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`, closed)
   report(`paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`, paced)
+  const recent = JSON.parse(populatedBody).structuredContent.state.recent_runs.length
+  console.log(`closed loop, ${OWNED_RUNS} finished runs in the run root (get_state lists ${recent}, answer ${Buffer.byteLength(populatedBody)} bytes)`)
+  console.log(row("bare node:http POST (same answer)", withRuns.bareState))
+  console.log(row("@effect/platform floor POST", withRuns.floorState))
+  console.log(row("daemon POST /api/call get_state", withRuns.daemonState))
+  console.log(ratios("get_state", withRuns.daemonState, withRuns.bareState, withRuns.floorState))
 }
 
 main().catch((error) => {
