@@ -12,6 +12,15 @@ import { threadsCommand } from "./threads.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON only on stdout."))
 
+/** A whole-number option; anything else becomes NaN so the command answers with its own range message. */
+const wholeNumber = (name: string, description: string, fallback: number) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("integer"),
+    Options.withDescription(description),
+    Options.map((raw) => (/^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.withDefault(fallback)
+  )
+
 const open = Command.make("open", {}, () =>
   Effect.flatMap(ensureController(process.env, homedir()), (url) => Console.log(url))
 ).pipe(Command.withDescription("Start (or reuse) the local controller and print its URL."))
@@ -25,8 +34,8 @@ const threads = Command.make("threads", {
     Options.withDescription("Imported Claude Code threads or the packaged samples."),
     Options.optional
   ),
-  limit: Options.integer("limit").pipe(Options.withDescription("Threads per page, 1 through 100."), Options.withDefault(20)),
-  offset: Options.integer("offset").pipe(Options.withDescription("Threads to skip."), Options.withDefault(0)),
+  limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
+  offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
   json
 }, (options) =>
   threadsCommand({

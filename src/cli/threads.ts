@@ -18,10 +18,10 @@ const HistoryLive = EngineLive.pipe(Layer.provideMerge(CoreLive), Layer.provideM
 
 const validate = (options: ThreadsOptions) =>
   Effect.gen(function*() {
-    if (!(options.limit >= 1 && options.limit <= 100)) {
+    if (!(Number.isInteger(options.limit) && options.limit >= 1 && options.limit <= 100)) {
       return yield* controllerError("--limit must be a whole number from 1 through 100.")
     }
-    if (!(options.offset >= 0 && options.offset <= 100_000)) {
+    if (!(Number.isInteger(options.offset) && options.offset >= 0 && options.offset <= 100_000)) {
       return yield* controllerError("--offset must be a whole number from 0 through 100000.")
     }
     if (options.query !== undefined && options.query.length > 1000) {

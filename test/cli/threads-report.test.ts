@@ -72,7 +72,8 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
   it.each([
     [["threads", "--limit", "0"], "--limit must be a whole number from 1 through 100."],
     [["threads", "--limit", "101"], "--limit must be a whole number from 1 through 100."],
-    [["threads", "--limit", "many"], "is not a integer"],
+    [["threads", "--limit", "many"], "--limit must be a whole number from 1 through 100."],
+    [["threads", "--limit", ""], "--limit must be a whole number from 1 through 100."],
     [["threads", "--offset", "-1"], "--offset must be a whole number from 0 through 100000."],
     [["threads", "--source", "elsewhere"], "Expected one of the following cases: imported, sample"],
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
@@ -81,7 +82,8 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["open", "--bogus"], "Received unknown argument: '--bogus'"],
     [["threads", "--json=maybe"], "--json takes no value (got \"--json=maybe\")."],
     [["report", "run-x", "--open=yes"], "--open takes no value"],
-    [["threads", "--offset", "1.5"], "is not a integer"]
+    [["threads", "--offset", "1.5"], "--offset must be a whole number from 0 through 100000."],
+    [["threads", "--offset", "1e3"], "--offset must be a whole number from 0 through 100000."]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).toBe(1)
