@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ControllerError } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
-import { type Daemon, listTree, scratch, startDaemon } from "./support.js"
+import { type Daemon, scratch, startDaemon, treeSnapshot } from "./support.js"
 import { isAlive, writeRun } from "../support/daemon.js"
 
 let daemon: Daemon
@@ -52,6 +52,13 @@ const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
   return answer.left.message
 }
 
+/** Runs a test's requests and proves they left every file of the daemon's installation as it was. */
+const writesNothing = (run: () => Promise<void>) => async () => {
+  const before = treeSnapshot(daemon.root)
+  await run()
+  expect(treeSnapshot(daemon.root)).toEqual(before)
+}
+
 /** A raw POST to /api/rpc. */
 const post = (body: string, headers: Record<string, string> = {}) =>
   fetch(`${daemon.origin}/api/rpc`, {
@@ -87,7 +94,7 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(found.threads[0]?.imported_thread_id).toBe(first.imported_thread_id)
   })
 
-  it("turns an invalid payload into a typed ControllerError with the tool's message", async () => {
+  it("turns an invalid payload into a typed ControllerError with the tool's message", writesNothing(async () => {
     expect(failure(await call("get_run", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
     expect(failure(await call("get_run", {}))).toBe("run_id is required.")
     expect(failure(await call("cancel_run", { run_id: ["x"] }))).toMatch(/^run_id: Expected string/)
@@ -95,9 +102,9 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(failure(await call("list_threads", { source: "elsewhere" }))).toBe("source must be imported or sample.")
     expect(failure(await call("inspect_thread", {}))).toBe("thread_id is required.")
     expect(failure(await call("get_report", { format: "json" }))).toBe("run_id is required.")
-  })
+  }))
 
-  it("refuses malformed inputs of every other tool with typed errors", async () => {
+  it("refuses malformed inputs of every other tool with typed errors", writesNothing(async () => {
     expect(failure(await call("get_state", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
     expect(failure(await call("list_threads", { offset: -1 }))).toMatch(/offset/)
     expect(failure(await call("list_threads", { query: 7 }))).toBe("query must be a string.")
@@ -126,27 +133,23 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(failure(await call("start_run", { approved: true, prepare_token: "short" }))).toBe(
       "Prepare and approve this exact configuration before starting (prepare_token)."
     )
-  })
+  }))
 
-  it("answers a user error of a valid payload as a typed ControllerError", async () => {
+  it("answers a user error of a valid payload as a typed ControllerError", writesNothing(async () => {
     expect(failure(await call("get_run", { run_id: "no-such-run" }))).toBe("The replay run is unavailable.")
     expect(failure(await call("get_run", { run_id: "../escape" }))).toBe("The run ID is invalid.")
-  })
+  }))
 
-  it("refuses unknown tools and open_controller with typed errors", async () => {
+  it("refuses unknown tools and open_controller with typed errors", writesNothing(async () => {
     expect(failure(await call("no_such_tool", {}))).toBe("Unknown Codex Replay tool: no_such_tool")
     expect(failure(await call("open_controller", {}))).toBe("open_controller is only available through MCP.")
-  })
+  }))
 
-  it("refuses a wrong control token (401) as a clear client error", async () => {
+  it("refuses a wrong control token (401) as a clear client error", writesNothing(async () => {
     expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
       "The controller refused the control token (HTTP 401)."
     )
-  })
-
-  it("wrote nothing for any of the refused calls", () => {
-    expect(listTree(daemon.runRoot)).toEqual([])
-  })
+  }))
 })
 
 describe("POST /api/rpc at the HTTP edge", () => {
@@ -160,7 +163,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(message).toMatchObject({ _tag: "Exit", requestId: "7", exit: { _tag: "Success" } })
   })
 
-  it("answers a typed failure in the request's own serialization", async () => {
+  it("answers a typed failure in the request's own serialization", writesNothing(async () => {
     const response = await post(`${request("get_run", { run_id: 1 }, "41")}\n`)
     expect(response.status).toBe(200)
     expect(await response.text()).toBe(`${JSON.stringify({
@@ -168,18 +171,18 @@ describe("POST /api/rpc at the HTTP edge", () => {
       requestId: "41",
       exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "ControllerError" } } }
     })}\n`)
-  })
+  }))
 
-  it("requires the control token (401) and keeps the security headers", async () => {
+  it("requires the control token (401) and keeps the security headers", writesNothing(async () => {
     const missing = await post(request("get_state", {}), { "X-Codex-Replay-Control": "" })
     expect(missing.status).toBe(401)
     expect(await missing.json()).toEqual({ error: "Unauthorized." })
     expect(missing.headers.get("x-frame-options")).toBe("DENY")
     const wrong = await post(request("get_state", {}), { "X-Codex-Replay-Control": `${daemon.token}x` })
     expect(wrong.status).toBe(401)
-  })
+  }))
 
-  it("applies the Host check (421)", async () => {
+  it("applies the Host check (421)", writesNothing(async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({
         host: "127.0.0.1",
@@ -195,7 +198,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
       req.end(request("get_state", {}))
     })
     expect(status).toBe(421)
-  })
+  }))
 
   it.each([
     ["an unsupported content type", "text/plain", request("get_state", {}), 415, "Expected application/json or application/ndjson."],
@@ -208,18 +211,18 @@ describe("POST /api/rpc at the HTTP edge", () => {
     ["a non-numeric id", "application/json", request("get_state", {}, "abc"), 400, "The RPC request id must be a decimal string."],
     ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), 400, "The RPC request must name a tool (tag)."],
     ["missing headers", "application/json", JSON.stringify({ _tag: "Request", id: "1", tag: "get_state", payload: {} }), 400, "The RPC request headers must be a list of [name, value] pairs."]
-  ])("refuses %s with a clear message", async (_name, contentType, body, status, message) => {
+  ])("refuses %s with a clear message", (_name, contentType, body, status, message) => writesNothing(async () => {
     const response = await post(body, { "Content-Type": contentType })
     expect(response.status).toBe(status)
     expect(await response.json()).toEqual({ error: message })
-  })
+  })())
 
-  it("refuses a body over 1 MiB before reading it", async () => {
+  it("refuses a body over 1 MiB before reading it", writesNothing(async () => {
     const big = request("list_threads", { query: "x".repeat(8 * 1024 * 1024) })
     const response = await post(big)
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
-  })
+  }))
 
   it("accepts a small chunked body", async () => {
     const body = new ReadableStream<Uint8Array>({
@@ -239,7 +242,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(message).toMatchObject({ requestId: "9", exit: { _tag: "Success" } })
   })
 
-  it("refuses a chunked body that grows past 1 MiB", async () => {
+  it("refuses a chunked body that grows past 1 MiB", writesNothing(async () => {
     const chunk = new TextEncoder().encode("x".repeat(256 * 1024))
     let sent = 0
     const body = new ReadableStream<Uint8Array>({
@@ -256,9 +259,9 @@ describe("POST /api/rpc at the HTTP edge", () => {
     } as RequestInit)
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
-  })
+  }))
 
-  it("gives /api/call and /api/rpc the same message for the same bad payload", async () => {
+  it("gives /api/call and /api/rpc the same message for the same bad payload", writesNothing(async () => {
     const browser = await fetch(`${daemon.origin}/api/call`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: daemon.origin },
@@ -267,11 +270,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(browser.status).toBe(400)
     const rpc = failure(await call("get_run", { run_id: 5 }))
     expect(((await browser.json()) as { error: string }).error).toBe(rpc)
-  })
-
-  it("wrote nothing for any malformed request", () => {
-    expect(listTree(daemon.runRoot)).toEqual([])
-  })
+  }))
 })
 
 /** A fixture thread of several prompts, whose request is reconstructed by the Codex worker. */

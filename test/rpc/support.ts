@@ -6,6 +6,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { isAlive } from "../support/daemon.js"
 
+export { listTree, treeSnapshot } from "../support/daemon.js"
+
 /** The repository root; the read-only fixtures live beside it (`../shared`), as in CI. */
 export const REPO = path.resolve(import.meta.dirname, "../..")
 export const BIN = path.join(REPO, "bin", "codex-replay.js")
@@ -149,8 +151,3 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
   }
 }
 
-/** Every file under a directory (relative paths), to prove that a refused request wrote nothing. */
-export const listTree = (directory: string): ReadonlyArray<string> => {
-  if (!fs.existsSync(directory)) return []
-  return (fs.readdirSync(directory, { recursive: true }) as Array<string>).sort()
-}

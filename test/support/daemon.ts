@@ -203,6 +203,13 @@ export const writeRun = (runRoot: string, runId: string, state: Record<string, u
 export const readState = (runRoot: string, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(runRoot, runId, "controller-state.json"), "utf8"))
 
+/** Every file below `directory` with its size and modification time: any write changes it. */
+export const treeSnapshot = (directory: string): string[] =>
+  listTree(directory).map((entry) => {
+    const stat = fs.statSync(path.join(directory, entry))
+    return stat.isDirectory() ? `${entry}/` : `${entry} ${stat.size} ${stat.mtimeMs}`
+  })
+
 /** Every file below `directory`, relative, sorted. */
 export const listTree = (directory: string): string[] => {
   if (!fs.existsSync(directory)) return []
