@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { treeSnapshot } from "../support/daemon.js"
 import {
   approveAndStart as start,
   awaitTerminal,
@@ -196,7 +197,9 @@ describe("bad input", () => {
   ]
 
   it.each(rejections)("rejects %s with a clear message and writes nothing", async (_name, change, message) => {
+    const before = treeSnapshot(daemon.runRoot)
     expect(await daemon.refused("prepare_run", { ...gitConfig(repository), ...change })).toMatch(message)
+    expect(treeSnapshot(daemon.runRoot)).toEqual(before)
     expect(runDirectories(daemon.runRoot)).toEqual([])
   })
 
@@ -204,6 +207,7 @@ describe("bad input", () => {
     const config = gitConfig(repository, { thread_id: "sample-word-count" })
     const prepared = await daemon.call("prepare_run", config)
     const token = prepared.prepare_token as string
+    const before = treeSnapshot(daemon.runRoot)
     expect(await daemon.refused("start_run", { ...config, prepare_token: token })).toMatch(/Explicit approval/)
     expect(await daemon.refused("start_run", { ...config, approved: true })).toMatch(/prepare_token/)
     expect(await daemon.refused("start_run", { ...config, approved: true, prepare_token: "x".repeat(43) })).toMatch(
@@ -223,6 +227,7 @@ describe("bad input", () => {
     } finally {
       await other.stop()
     }
+    expect(treeSnapshot(daemon.runRoot)).toEqual(before)
     expect(runDirectories(daemon.runRoot)).toEqual([])
   })
 
