@@ -56,6 +56,26 @@ describe("retries", () => {
     }
   })
 
+  it("a Codex CLI that is not there: the built-in models are offered, and the run fails once, saying why", async () => {
+    const missing = "/nonexistent/bin/codex"
+    const daemon = await startDaemon({ env: { CODEX_CLI_PATH: missing } })
+    try {
+      const state = (await daemon.call("get_state", {})).state
+      expect(state.models.length).toBeGreaterThan(0)
+      expect(state.diagnostics[0].message).toContain(missing)
+      const { run_id } = await start(daemon, nonGitConfig())
+      const run = await awaitTerminal(daemon, run_id)
+      expect(run.status).toBe("failed")
+      expect(run.implementation_attempt).toBe(1)
+      expect(run.failure_diagnostic).toMatchObject({ worker_code: "cli_unavailable", retryable: false, retry_count: 0 })
+      expect(run.error).toContain(missing)
+      expect(readLog(daemon.runRoot, run_id)).not.toContain("starting retry")
+      expect(await taggedPids(run_id)).toEqual([])
+    } finally {
+      await daemon.stop()
+    }
+  })
+
   it("does not retry a non-retryable failure", async () => {
     const daemon = await startDaemon()
     try {
