@@ -76,13 +76,14 @@ export const HttpServerLive = Layer.unwrapEffect(
         ? { port: settings.preferredPort, host: CONTROLLER_HOST }
         : ({ fd: settings.inheritedSocketFd } as never)
     ).pipe(
-      Layer.mapError((error) =>
-        controllerError(
-          `Cannot bind the controller to ${controllerOrigin(settings.preferredPort)}: ${
-            error.cause instanceof Error ? error.cause.message : String(error.cause)
-          }`
+      Layer.mapError((error) => {
+        const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
+        return controllerError(
+          settings.inheritedSocketFd === undefined
+            ? `Cannot bind the controller to ${controllerOrigin(settings.preferredPort)}: ${reason}`
+            : `Cannot listen on the socket handed over as file descriptor ${settings.inheritedSocketFd}: ${reason}`
         )
-      )
+      })
     )
     // Built after the listener, so released before the platform's own close (which waits forever).
     const boundedClose = Layer.scopedDiscard(Effect.addFinalizer(() => closeWithin(server, CLOSE_GRACE_MILLIS)))

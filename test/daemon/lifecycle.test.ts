@@ -171,7 +171,9 @@ describe("bad environment", () => {
     [{ CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "Infinity" }, "CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."],
     [{ CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "soon" }, "CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."],
     [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "../../etc" }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."],
-    [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "A".repeat(32) }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."]
+    [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "A".repeat(32) }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."],
+    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "three" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."],
+    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "-1" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."]
   ]
   for (const [env, message] of cases) {
     it(`refuses ${JSON.stringify(env)} with a clear message and writes nothing`, async () => {
@@ -183,6 +185,19 @@ describe("bad environment", () => {
       expect(listTree(root)).toEqual([])
     })
   }
+
+  it("fails clearly when the socket it was handed is not open, and writes nothing", async () => {
+    const root = scratch()
+    const outcome = await runWithEnv({
+      CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"),
+      CODEX_REPLAY_CONTROLLER_PORT: String(await freePort()),
+      CODEX_REPLAY_CONTROLLER_SOCKET_FD: "9"
+    })
+    expect(outcome.code).toBe(1)
+    expect(outcome.stderr).toMatch(/^codex-replay: Cannot listen on the socket handed over as file descriptor 9: \S/)
+    expect(outcome.stdout).toBe("")
+    expect(listTree(root)).toEqual([])
+  })
 
   it("fails clearly when its run root is a file, and leaves no runtime file behind", async () => {
     const root = scratch()
