@@ -107,10 +107,11 @@ const readHistorical = (configuration: RunConfiguration) =>
     } satisfies Historical
   })
 
-const digestsByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
-  Object.fromEntries(configuration.models.map((model) =>
-    [model, preparedConfigurationDigest(preparedConfiguration(configuration, model, snapshot))]
-  ))
+const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+  configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
+
+const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
+  Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
 
 // ---------------------------------------------------------------------------------------------
 // Rules across runs of this controller
@@ -184,11 +185,11 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
-  const prepared = configuration.models.map((model) => preparedConfiguration(configuration, model, historical.snapshot))
-  if (new Set(prepared.map(modelIndependent)).size > 1) {
+  const prepared = preparedByModel(configuration, historical.snapshot)
+  if (new Set(prepared.map(([, byModel]) => modelIndependent(byModel))).size > 1) {
     return yield* controllerError("The prepared replay baseline changed between selected models. Prepare the replay again.")
   }
-  const digests = digestsByModel(configuration, historical.snapshot)
+  const digests = digestsOf(prepared)
   const blockers = configurationBlockers(configuration)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
@@ -434,7 +435,7 @@ const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical)
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
       return yield* controllerError("The historical Claude result changed since preparation. Prepare the replay again.")
     }
-    const now = digestsByModel(receipt.configuration, historical.snapshot)
+    const now = digestsOf(preparedByModel(receipt.configuration, historical.snapshot))
     const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
     if (changed) return yield* controllerError("The repository changed since preparation. Prepare the replay again.")
   })
