@@ -3,7 +3,9 @@
  * under 50 concurrent keep-alive clients for 10 s each, against a bare node:http server answering
  * the same responses (status, headers, body), measured in the same run. A third server, the smallest
  * @effect/platform app giving those answers, shows how much of the gap is the HTTP stack itself.
- * Not a test: it prints figures and ratios.
+ * The 3x target is the issue's: 50 clients each sending as soon as answered (the closed loop). The
+ * paced case adds a light load, where every server's p99 is under 2 ms and is set by pauses of a
+ * fraction of a millisecond. Not a test: it prints figures and ratios.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -238,10 +240,10 @@ const main = async () => {
     `${name.padEnd(38)} ${String(r.requests).padStart(8)} req  ${String(r.failures).padStart(4)} failed  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms`
   console.log(`cold start (median of ${COLD_STARTS}): ${cold[Math.floor(COLD_STARTS / 2)]!.toFixed(0)} ms  (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target < 1500 ms)`)
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`
-  const ratios = (what: string, server: Result, bareResult: Result, floorResult: Result) =>
-    `${what}: daemon/bare p50 ${ratio(server.p50, bareResult.p50)}, p99 ${ratio(server.p99, bareResult.p99)} (target p99 <= 3x)` +
+  const ratios = (what: string, server: Result, bareResult: Result, floorResult: Result, target = " (target p99 <= 3x)") =>
+    `${what}: daemon/bare p50 ${ratio(server.p50, bareResult.p50)}, p99 ${ratio(server.p99, bareResult.p99)}${target}` +
     ` | platform floor/bare p99 ${ratio(floorResult.p99, bareResult.p99)} | daemon/floor p99 ${ratio(server.p99, floorResult.p99)}`
-  const report = (title: string, r: typeof closed) => {
+  const report = (title: string, r: typeof closed, target?: string) => {
     console.log(title)
     console.log(row("bare node:http GET /health", r.bareHealth))
     console.log(row("@effect/platform floor GET /health", r.floorHealth))
@@ -249,12 +251,16 @@ const main = async () => {
     console.log(row("bare node:http POST (same answer)", r.bareState))
     console.log(row("@effect/platform floor POST", r.floorState))
     console.log(row("daemon POST /api/call get_state", r.daemonState))
-    console.log(ratios("/health", r.daemonHealth, r.bareHealth, r.floorHealth))
-    console.log(ratios("get_state", r.daemonState, r.bareState, r.floorState))
+    console.log(ratios("/health", r.daemonHealth, r.bareHealth, r.floorHealth, target))
+    console.log(ratios("get_state", r.daemonState, r.bareState, r.floorState, target))
   }
   console.log("bare and platform floor repeat the daemon's answers byte for byte (status, headers, body).")
   report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per case, ${os.cpus().length} cores`, closed)
-  report(`paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`, paced)
+  report(
+    `paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`,
+    paced,
+    " (light load: sub-millisecond tails, no target)"
+  )
   const recent = JSON.parse(populatedBody).structuredContent.state.recent_runs.length
   console.log(`closed loop, ${OWNED_RUNS} finished runs in the run root (get_state lists ${recent}, answer ${Buffer.byteLength(populatedBody)} bytes)`)
   console.log(row("bare node:http POST (same answer)", withRuns.bareState))
