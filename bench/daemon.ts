@@ -66,7 +66,8 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  * the previous answer arrives, which saturates the server and measures its cost per request.
  * Paced: each client keeps its own fixed schedule, one request every `intervalMs` at its own phase,
  * a steady load below saturation. (Sleeping the interval minus the last latency instead lets the
- * clients drift into bursts after any pause, and the burst's length then dominates p99.)
+ * clients drift into bursts after any pause, and the burst's length then dominates p99.) A client
+ * that fell behind sends at once to catch up; latency counts from the moment a request is sent.
  */
 const load = async (port: number, method: string, pathname: string, body?: string, intervalMs = 0) => {
   const latencies: number[] = []

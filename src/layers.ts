@@ -1,5 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { fstatSync } from "node:fs"
 import type { Server } from "node:http"
 import { controllerError } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
@@ -66,9 +67,22 @@ const closeWithin = (server: Server, graceMillis: number) =>
     })
   })
 
+const isSocket = (fd: number) => {
+  try {
+    return fstatSync(fd).isSocket()
+  } catch {
+    return false
+  }
+}
+
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(Settings, (settings) => {
+  Effect.flatMap(Settings, (settings) => {
+    const fd = settings.inheritedSocketFd
+    // Node aborts the whole process when asked to listen on a descriptor that is one of its own pipes.
+    if (fd !== undefined && !isSocket(fd)) {
+      return Effect.fail(controllerError(`CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`))
+    }
     const server = createHoldingServer()
     const listening = NodeHttpServer.layer(
       () => server,
@@ -87,7 +101,7 @@ export const HttpServerLive = Layer.unwrapEffect(
     )
     // Built after the listener, so released before the platform's own close (which waits forever).
     const boundedClose = Layer.scopedDiscard(Effect.addFinalizer(() => closeWithin(server, CLOSE_GRACE_MILLIS)))
-    return Layer.provideMerge(boundedClose, listening)
+    return Effect.succeed(Layer.provideMerge(boundedClose, listening))
   })
 )
 /** Everything the daemon needs, from the environment. */

@@ -17,7 +17,7 @@ const wholeNumber = (name: string, description: string, fallback: number) =>
   Options.text(name).pipe(
     Options.withPseudoName("integer"),
     Options.withDescription(description),
-    Options.map((raw) => (/^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.map((raw) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
     Options.withDefault(fallback)
   )
 

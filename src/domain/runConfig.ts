@@ -221,12 +221,6 @@ export type PreparedConfiguration = ReturnType<typeof preparedConfiguration>
 
 export const preparedConfigurationDigest = (prepared: PreparedConfiguration) => sha256(canonicalJson(prepared))
 
-/** The model-independent part, which every selected model must agree on. */
-export const modelIndependent = (prepared: PreparedConfiguration) => {
-  const { model: _model, ...rest } = prepared
-  return canonicalJson(rest)
-}
-
 export const newPrepareToken = () => randomBytes(32).toString("base64url")
 
 export const tokenHash = (token: string) => sha256(token)

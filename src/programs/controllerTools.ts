@@ -57,6 +57,18 @@ const sameAnswer = () => {
 
 const stateAnswers = sameAnswer()
 
+/** An answer handed to every caller until something changes: frozen, down to its list of runs. */
+const frozen = (answer: ToolResult): ToolResult => {
+  const freeze = (value: unknown, depth: number) => {
+    if (depth === 0 || typeof value !== "object" || value === null || Object.isFrozen(value)) return
+    for (const child of Object.values(value)) freeze(child, depth - 1)
+    Object.freeze(value)
+  }
+  // Deep enough for `structuredContent.state.recent_runs`, not into the run states (shared with the store's cache).
+  freeze(answer, 4)
+  return answer
+}
+
 export const getState = defineTool(StatePayload, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
@@ -64,7 +76,7 @@ export const getState = defineTool(StatePayload, () =>
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
     const models = yield* (yield* CodexModels).list()
     return stateAnswers({ settings, models, recent }, () =>
-      toolSuccess("Codex Replay is ready.", {
+      frozen(toolSuccess("Codex Replay is ready.", {
         state: {
           plugin_version: VERSION,
           controller_session_id: settings.controllerSessionId,
@@ -76,7 +88,7 @@ export const getState = defineTool(StatePayload, () =>
           recent_runs: recent,
           run_root: settings.runRoot
         }
-      }))
+      })))
   }))
 
 export const getRun = defineTool(RunIdPayload, ({ run_id }) =>

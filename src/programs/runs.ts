@@ -12,7 +12,6 @@ import {
   type HistoricalResult,
   historicalResultDigest,
   isChunk,
-  modelIndependent,
   newPrepareToken,
   newRunId,
   normalizeConfiguration,
@@ -185,11 +184,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
-  const prepared = preparedByModel(configuration, historical.snapshot)
-  if (new Set(prepared.map(([, byModel]) => modelIndependent(byModel))).size > 1) {
-    return yield* controllerError("The prepared replay baseline changed between selected models. Prepare the replay again.")
-  }
-  const digests = digestsOf(prepared)
+  // One snapshot serves every model, so the models cannot disagree on the baseline.
+  const digests = digestsOf(preparedByModel(configuration, historical.snapshot))
   const blockers = configurationBlockers(configuration)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)

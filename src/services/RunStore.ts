@@ -62,6 +62,10 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const readStateAt = (directory: string) =>
       files.readJson(statePath(directory), MAX_STATE_BYTES).pipe(Effect.flatMap((value) => asRunState(STATE_FILE, value)))
 
+    /** Every state write goes through here, so the shared listing (below) never hides one of ours. */
+    const writeState = (directory: string, state: RunState) =>
+      files.writeJson(statePath(directory), state).pipe(Effect.ensuring(Effect.sync(() => forgetListing())))
+
     /** The state of a run this controller owns; a foreign or missing run is a user error. */
     const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
       const directory = yield* existingDirectory(runId)
@@ -84,7 +88,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         controllerSessionId: owner,
         now: yield* nowIso
       })
-      yield* files.writeJson(statePath(directory), state).pipe(Effect.ensuring(Effect.sync(forgetListing)))
+      yield* writeState(directory, state)
       yield* runLog.append(directory, "controller", "run approved")
       return { directory, state }
     })
@@ -101,7 +105,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
             const current = yield* readStateAt(directory)
             const applied = applyStateUpdate(current, change, yield* nowIso)
             if (Either.isLeft(applied)) return yield* applied.left
-            yield* files.writeJson(statePath(directory), applied.right).pipe(Effect.ensuring(Effect.sync(forgetListing)))
+            yield* writeState(directory, applied.right)
             return applied.right
           })
         )
@@ -111,7 +115,6 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         return next
       }).pipe(Effect.withSpan("RunStore.update"))
 
-    /** Every readable run state of this controller, newest first. Unreadable directories are skipped. */
     /** Parsed states by path, reused while the file's size and mtime are unchanged (atomic writes replace it). */
     const parsed = new Map<string, { readonly stamp: string; readonly state: Option.Option<RunState> }>()
     const readStateCached = (directory: string): Effect.Effect<Option.Option<RunState>> =>
@@ -151,24 +154,32 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     })
 
     /**
-     * Requests handled in one turn of the event loop share one look at the disk (each look costs a
-     * stat per run); the next turn looks again, and this process's own writes are seen at once.
+     * Every readable run state of this controller, newest first; unreadable directories are skipped.
+     * Requests handled in one turn of the event loop share one look at the disk (a look costs a stat
+     * per run): a listing is kept only if it finished in the turn it began, and only until that turn
+     * ends. This process's own state writes drop it at once.
      */
     let listedThisTurn: ReadonlyArray<RunState> | undefined
     let listingGeneration = 0
+    let turnEndPending = false
     const forgetListing = () => {
       listedThisTurn = undefined
       listingGeneration++
     }
+    const endTurn = () => {
+      turnEndPending = false
+      forgetListing()
+    }
     const listOwned = (): Effect.Effect<ReadonlyArray<RunState>> =>
       Effect.suspend(() => {
         if (listedThisTurn !== undefined) return Effect.succeed(listedThisTurn)
+        if (!turnEndPending) {
+          turnEndPending = true
+          setImmediate(endTurn)
+        }
         const generation = listingGeneration
         return Effect.tap(listOwnedNow, (states) => {
-          // A listing that raced one of our own writes (or the turn's end) may predate it: used once, not kept.
-          if (listingGeneration !== generation) return
-          listedThisTurn = states
-          setImmediate(forgetListing)
+          if (listingGeneration === generation) listedThisTurn = states
         })
       })
 

@@ -186,15 +186,18 @@ describe("bad environment", () => {
     })
   }
 
-  it("fails clearly when the socket it was handed is not open, and writes nothing", async () => {
+  it.each([
+    ["9", "one of Node's own descriptors (not a socket)"],
+    ["250", "a closed descriptor"]
+  ])("fails clearly when the socket it was handed (fd %s, %s) is none, and writes nothing", async (fd) => {
     const root = scratch()
     const outcome = await runWithEnv({
       CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"),
       CODEX_REPLAY_CONTROLLER_PORT: String(await freePort()),
-      CODEX_REPLAY_CONTROLLER_SOCKET_FD: "9"
+      CODEX_REPLAY_CONTROLLER_SOCKET_FD: fd
     })
     expect(outcome.code).toBe(1)
-    expect(outcome.stderr).toMatch(/^codex-replay: Cannot listen on the socket handed over as file descriptor 9: \S/)
+    expect(outcome.stderr.trim()).toBe(`codex-replay: CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`)
     expect(outcome.stdout).toBe("")
     expect(listTree(root)).toEqual([])
   })

@@ -38,7 +38,7 @@ describe("controller responses", () => {
     const first = { content: [{ type: "text", text: "first" }] }
     const second = { content: [{ type: "text", text: "second ✓" }] }
     expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
-    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
+    expect(toolAnswerResponse(first)).toBe(toolAnswerResponse(first))
     const other = toolAnswerResponse(second)
     expect(bodyOf(other)).toBe(JSON.stringify(second))
     expect(other.headers["content-length"]).toBe(String(Buffer.byteLength(JSON.stringify(second))))

@@ -203,11 +203,11 @@ export const writeRun = (runRoot: string, runId: string, state: Record<string, u
 export const readState = (runRoot: string, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(runRoot, runId, "controller-state.json"), "utf8"))
 
-/** Every file below `directory` with its size and modification time: any write changes it. */
+/** Every entry below `directory` (and itself) with size and modification time: writing a file, or adding or removing one, changes it. */
 export const treeSnapshot = (directory: string): string[] =>
-  listTree(directory).map((entry) => {
+  ["", ...listTree(directory)].map((entry) => {
     const stat = fs.statSync(path.join(directory, entry))
-    return stat.isDirectory() ? `${entry}/` : `${entry} ${stat.size} ${stat.mtimeMs}`
+    return `${entry}${stat.isDirectory() ? "/" : ""} ${stat.size} ${stat.mtimeMs}`
   })
 
 /** Every file below `directory`, relative, sorted. */
