@@ -101,23 +101,33 @@ const serveRequests = <RT, RD>(
   runtime: ControllerRuntime,
   activity: Activity,
   services: Context.Context<RT | RD>
-) =>
-  Effect.gen(function*() {
+) => {
+  /** Without a challenge the answer changes only with the active-run count: one response per count. */
+  let unchallenged: { readonly activeRuns: number; readonly response: HttpServerResponse.HttpServerResponse } | undefined
+  const health = (activeRuns: number, challenge: string) => {
+    if (challenge === "" && unchallenged?.activeRuns === activeRuns) return unchallenged.response
+    const response = jsonResponse(200, {
+      server: SERVER_NAME,
+      protocol_version: CONTROLLER_PROTOCOL_VERSION,
+      version: VERSION,
+      pid: process.pid,
+      controller_session_id: runtime.sessionId,
+      active_runs: activeRuns,
+      proof: runtime.proof(challenge)
+    })
+    if (challenge === "") unchallenged = { activeRuns, response }
+    return response
+  }
+
+  return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (request.headers.host !== runtime.expectedHost) return textResponse(421, "Invalid host.")
     const url = requestTarget(request.url)
 
     if (request.method === "GET" || request.method === "HEAD") {
       if (url.pathname === "/health") {
-        return jsonResponse(200, {
-          server: SERVER_NAME,
-          protocol_version: CONTROLLER_PROTOCOL_VERSION,
-          version: VERSION,
-          pid: process.pid,
-          controller_session_id: runtime.sessionId,
-          active_runs: yield* options.activeRuns,
-          proof: runtime.proof(new URLSearchParams(url.query).get("challenge") ?? "")
-        })
+        const challenge = url.query === "" ? "" : new URLSearchParams(url.query).get("challenge") ?? ""
+        return health(yield* options.activeRuns, challenge)
       }
       const asset = options.assets.get(url.pathname)
       if (asset === undefined) return textResponse(404, "Not found.")
@@ -185,3 +195,4 @@ const serveRequests = <RT, RD>(
       )
     )
   )
+}

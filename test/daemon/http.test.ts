@@ -71,6 +71,8 @@ describe("controller daemon over real HTTP", () => {
     })
     expect(answer.json.proof).toBe(createHmac("sha256", control_token).update("abc123").digest("hex"))
     expect((await request(daemon.port, "/health")).json.proof).toBe("")
+    expect((await request(daemon.port, "/health?challenge=zz")).json.proof).toBe(createHmac("sha256", control_token).update("zz").digest("hex"))
+    expect((await request(daemon.port, "/health?other=1")).json.proof).toBe("")
   })
 
   it("keeps its runtime file private and complete", () => {
@@ -380,6 +382,7 @@ describe("controller daemon lifecycle", () => {
     const sleeper = spawn("sleep", ["30"], { stdio: "ignore" })
     const daemon = await startDaemon()
     try {
+      expect((await request(daemon.port, "/health")).json.active_runs).toBe(0)
       writeRun(daemon.runRoot, "run-active", { controller_session_id: daemon.sessionId, coordinator_pid: sleeper.pid })
       const token = daemon.runtime().control_token
       // /health may answer from a count up to 250 ms old; shutdown always looks afresh.
