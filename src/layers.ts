@@ -79,7 +79,7 @@ const isSocket = (fd: number) => {
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.flatMap(Settings, (settings) => {
     const fd = settings.inheritedSocketFd
-    // Node aborts the whole process when asked to listen on a descriptor that is one of its own pipes.
+    // Anything but a socket is refused here: Node aborts the whole process when asked to listen on one of its own pipes.
     if (fd !== undefined && !isSocket(fd)) {
       return Effect.fail(controllerError(`CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`))
     }

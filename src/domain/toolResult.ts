@@ -3,7 +3,7 @@ import { MAX_TEXT_BYTES } from "./product.js"
 
 export interface ToolResult {
   readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
-  readonly structuredContent?: Record<string, unknown>
+  readonly structuredContent?: Readonly<Record<string, unknown>>
   readonly isError?: true
 }
 

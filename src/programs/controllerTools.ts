@@ -57,14 +57,17 @@ const sameAnswer = () => {
 
 const stateAnswers = sameAnswer()
 
-/** An answer handed to every caller until something changes: frozen, down to its list of runs. */
+/**
+ * An answer handed to every caller until something changes, so it is frozen: the answer, its state,
+ * and the lists in it (runs, models, diagnostics), including the model list CodexModels keeps.
+ */
 const frozen = (answer: ToolResult): ToolResult => {
   const freeze = (value: unknown, depth: number) => {
     if (depth === 0 || typeof value !== "object" || value === null || Object.isFrozen(value)) return
     for (const child of Object.values(value)) freeze(child, depth - 1)
     Object.freeze(value)
   }
-  // Deep enough for `structuredContent.state.recent_runs`, not into the run states (shared with the store's cache).
+  // Deep enough for the lists of `structuredContent.state`, not into the run states the store caches.
   freeze(answer, 4)
   return answer
 }

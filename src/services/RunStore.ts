@@ -156,8 +156,8 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     /**
      * Every readable run state of this controller, newest first; unreadable directories are skipped.
      * Requests handled in one turn of the event loop share one look at the disk (a look costs a stat
-     * per run): a listing is kept only if it finished in the turn it began, and only until that turn
-     * ends. This process's own state writes drop it at once.
+     * per run): a listing is kept only if it finished before the loop's next check phase (where
+     * `setImmediate` runs), and only until then. This process's own state writes drop it at once.
      */
     let listedThisTurn: ReadonlyArray<RunState> | undefined
     let listingGeneration = 0

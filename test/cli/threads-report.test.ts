@@ -49,6 +49,9 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     expect(lines[2]).toBe(`1–2 of ${IMPORTED_THREADS} imported thread(s); more with --offset 2.`)
     const next = await runCli(["threads", "--limit", "2", "--offset", "2"], env)
     expect(next.stdout.split("\n")[0]).toMatch(/^#3  /)
+    // Whole numbers may carry a sign or padding; the answer is the same page.
+    const signed = await runCli(["threads", "--limit", "+2", "--offset", " 2 "], env)
+    expect(signed.stdout).toBe(next.stdout)
   })
 
   it("searches case-insensitively with --query", async () => {

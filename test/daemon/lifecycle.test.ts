@@ -187,9 +187,9 @@ describe("bad environment", () => {
   }
 
   it.each([
-    ["9", "one of Node's own descriptors (not a socket)"],
-    ["250", "a closed descriptor"]
-  ])("fails clearly when the socket it was handed (fd %s, %s) is none, and writes nothing", async (fd) => {
+    ["9", "one of Node's own descriptors"],
+    ["1000", "a closed descriptor"]
+  ])("fails clearly when the descriptor it was handed (fd %s, %s) is not an open socket, and writes nothing", async (fd) => {
     const root = scratch()
     const outcome = await runWithEnv({
       CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"),
@@ -199,6 +199,18 @@ describe("bad environment", () => {
     expect(outcome.code).toBe(1)
     expect(outcome.stderr.trim()).toBe(`codex-replay: CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`)
     expect(outcome.stdout).toBe("")
+    expect(listTree(root)).toEqual([])
+  })
+
+  it("fails clearly when the socket it was handed cannot listen (its stdout, a socket pair), and writes nothing", async () => {
+    const root = scratch()
+    const outcome = await runWithEnv({
+      CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"),
+      CODEX_REPLAY_CONTROLLER_PORT: String(await freePort()),
+      CODEX_REPLAY_CONTROLLER_SOCKET_FD: "1"
+    })
+    expect(outcome.code).toBe(1)
+    expect(outcome.stderr).toMatch(/^codex-replay: Cannot listen on the socket handed over as file descriptor 1: \S/)
     expect(listTree(root)).toEqual([])
   })
 

@@ -205,7 +205,7 @@ export const readState = (runRoot: string, runId: string) =>
 
 /** Every entry below `directory` (and itself) with size and modification time: writing a file, or adding or removing one, changes it. */
 export const treeSnapshot = (directory: string): string[] =>
-  ["", ...listTree(directory)].map((entry) => {
+  !fs.existsSync(directory) ? [] : ["", ...listTree(directory)].map((entry) => {
     const stat = fs.statSync(path.join(directory, entry))
     return `${entry}${stat.isDirectory() ? "/" : ""} ${stat.size} ${stat.mtimeMs}`
   })
