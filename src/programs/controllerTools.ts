@@ -43,7 +43,7 @@ interface StateInputs {
   readonly recent: ReadonlyArray<RunState>
 }
 
-/** The same answer object while nothing in it changed, so the HTTP edge can reuse its JSON. */
+/** The same answer object while nothing in it changed, so the HTTP edge can send the same response. */
 const sameAnswer = () => {
   let last: { readonly inputs: StateInputs; readonly answer: ToolResult } | undefined
   const unchanged = (before: StateInputs, now: StateInputs) =>
