@@ -43,19 +43,19 @@ interface StateInputs {
   readonly recent: ReadonlyArray<RunState>
 }
 
-/** The same answer object while nothing in it changed, so the HTTP edge can send the same response. */
-const sameAnswer = () => {
-  let last: { readonly inputs: StateInputs; readonly answer: ToolResult } | undefined
-  const unchanged = (before: StateInputs, now: StateInputs) =>
-    before.settings === now.settings && before.models === now.models && before.recent.length === now.recent.length &&
-    before.recent.every((state, index) => state === now.recent[index])
-  return (inputs: StateInputs, answer: () => ToolResult) => {
-    if (last === undefined || !unchanged(last.inputs, inputs)) last = { inputs, answer: answer() }
-    return last.answer
-  }
-}
+const sameInputs = (before: StateInputs, now: StateInputs) =>
+  before.settings === now.settings && before.models === now.models && before.recent.length === now.recent.length &&
+  before.recent.every((state, index) => state === now.recent[index])
 
-const stateAnswers = sameAnswer()
+/**
+ * The last `get_state` answer and what it was made of: the same object is returned while nothing in
+ * it changed, so the HTTP edge can send the same response.
+ */
+let lastState: { readonly inputs: StateInputs; readonly answer: ToolResult } | undefined
+const stateAnswer = (inputs: StateInputs, answer: () => ToolResult) => {
+  if (lastState === undefined || !sameInputs(lastState.inputs, inputs)) lastState = { inputs, answer: answer() }
+  return lastState.answer
+}
 
 /**
  * An answer handed to every caller until something changes, so it is frozen: the answer, its state,
@@ -78,7 +78,7 @@ export const getState = defineTool(StatePayload, () =>
     const runs = yield* RunStore
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
     const models = yield* (yield* CodexModels).list()
-    return stateAnswers({ settings, models, recent }, () =>
+    return stateAnswer({ settings, models, recent }, () =>
       frozen(toolSuccess("Codex Replay is ready.", {
         state: {
           plugin_version: VERSION,
