@@ -29,7 +29,7 @@ const TARGET_SESSION_BYTES = Number(process.env.BENCH_SESSION_BYTES ?? 512 * 102
 const PROJECT_FOLDERS = 20
 const CONCURRENCY = 4
 
-const fixtures = path.resolve(import.meta.dirname, "../../shared/fixtures/claude-home/projects")
+const fixtures = path.resolve(import.meta.dirname, "../test/fixtures/claude-home/projects")
 
 interface Template {
   readonly stem: string

@@ -7,9 +7,9 @@ import { inspectThread, listThreads, listThreadsText } from "../../src/programs/
 import { Baseline } from "../../src/services/Baseline.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
 import { CLAUDE_HOME, fakeCodex, historyLayer, settingsFor } from "./support.js"
+import { fixturePath } from "../support/fixtures.js"
 
-const GOLDEN = new URL("../../../shared/reference/codex-golden/debug-models-0.171.0.json", import.meta.url)
-const catalogue = JSON.parse(fs.readFileSync(GOLDEN, "utf8"))
+const catalogue = JSON.parse(fs.readFileSync(fixturePath("codex-golden", "debug-models-0.171.0.json"), "utf8"))
 
 describe("models from `codex debug models`", () => {
   it("leaves hidden models out and orders the rest by priority", () => {

@@ -11,11 +11,10 @@ import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { Samples } from "../../src/services/Samples.js"
 import { Settings } from "../../src/services/Settings.js"
 
-/** The read-only fixtures live beside the repository (CI clones the repo with `shared/` next to it). */
-export const FIXTURES = path.resolve(import.meta.dirname, "../../../shared/fixtures")
-export const CLAUDE_HOME = path.join(FIXTURES, "claude-home")
+import { CLAUDE_HOME, SCHEMA_DRIFT } from "../support/fixtures.js"
+
+export { CLAUDE_HOME, SCHEMA_DRIFT }
 export const PROJECTS = path.join(CLAUDE_HOME, "projects")
-export const SCHEMA_DRIFT = path.join(FIXTURES, "schema-drift", "entry-type-catalog.jsonl")
 
 export const fixture = (folder: string, file: string) => path.join(PROJECTS, folder, file)
 

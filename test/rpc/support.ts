@@ -5,13 +5,15 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { isAlive } from "../support/daemon.js"
+import { CLAUDE_HOME } from "../support/fixtures.js"
+
+export { CLAUDE_HOME }
 
 export { listTree, treeSnapshot } from "../support/daemon.js"
 
-/** The repository root; the read-only fixtures live beside it (`../shared`), as in CI. */
+/** The repository root. */
 export const REPO = path.resolve(import.meta.dirname, "../..")
 export const BIN = path.join(REPO, "bin", "codex-replay.js")
-export const CLAUDE_HOME = path.resolve(REPO, "../shared/fixtures/claude-home")
 export const FAKE_CODEX = path.join(REPO, "test", "fake-codex", "codex")
 
 export const scratch = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))

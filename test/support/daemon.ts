@@ -9,7 +9,6 @@ import { fileURLToPath } from "node:url"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
-export const SHARED = path.resolve(REPO_ROOT, "..", "shared")
 export const FAKE_CODEX = path.join(REPO_ROOT, "test", "fake-codex", "codex")
 
 export const scratch = (prefix = "codex-replay-test-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))

@@ -7,23 +7,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Daemon, killAllDaemons, SHARED, startDaemon } from "../support/daemon.js"
+import { type Daemon, killAllDaemons, startDaemon } from "../support/daemon.js"
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../support/browser.js"
+import { CLAUDE_HOME } from "../support/fixtures.js"
 
 const SAMPLE = "sample-hello-cli"
 const SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
 /** A thread title that would be markup if the page ever used innerHTML. */
 const HOSTILE = "<img src=x onerror=window.__pwned=1> Hostile <b>title</b>"
-
-/** The shared fixtures are read-only; the copy must be writable to add files and to be removed. */
-const makeWritable = async (directory: string): Promise<void> => {
-  await fs.chmod(directory, 0o755)
-  for (const entry of await fs.readdir(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name)
-    if (entry.isDirectory()) await makeWritable(full)
-    else await fs.chmod(full, 0o644)
-  }
-}
 
 let root: string
 let daemon: Daemon
@@ -40,8 +31,7 @@ beforeAll(async () => {
   await requireChromium("the controller UI test")
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-")))
   const claudeHome = path.join(root, "claude")
-  await fs.cp(path.join(SHARED, "fixtures", "claude-home"), claudeHome, { recursive: true })
-  await makeWritable(claudeHome)
+  await fs.cp(CLAUDE_HOME, claudeHome, { recursive: true })
   // 20 more threads (copies of a real session under new ids) so the list needs a second page.
   const spotter = path.join(claudeHome, "projects", "-home-marco-projects-spotter", `${SPOTTER}.jsonl`)
   const original = await fs.readFile(spotter, "utf8")

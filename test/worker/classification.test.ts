@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import * as fs from "node:fs"
-import { fileURLToPath } from "node:url"
 import {
   classifyAttempt,
   classifyMessage,
@@ -12,14 +11,14 @@ import {
   recordEvent,
   threadOptionsFor
 } from "../../src/domain/worker.js"
+import { fixturePath } from "../support/fixtures.js"
 
-const GOLDEN = fileURLToPath(new URL("../../../shared/reference/codex-golden/", import.meta.url))
 
 /** Replays a golden capture: its events, then what the SDK threw (`__thrown`) if anything. */
 const replayGolden = (name: string) => {
   const record = emptyAttempt()
   let thrown: Error | undefined
-  for (const line of fs.readFileSync(`${GOLDEN}${name}.events.jsonl`, "utf8").split("\n")) {
+  for (const line of fs.readFileSync(fixturePath("codex-golden", `${name}.events.jsonl`), "utf8").split("\n")) {
     if (line.trim() === "") continue
     const event = JSON.parse(line) as { __thrown?: string }
     if (event.__thrown !== undefined) thrown = new Error(event.__thrown)
