@@ -1,5 +1,5 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, Layer, Option } from "effect"
 import { homedir } from "node:os"
 import { controllerError } from "../domain/errors.js"

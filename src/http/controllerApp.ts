@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeStream } from "@effect/platform-node"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { createReadStream } from "node:fs"
 import { type Context, Deferred, Effect } from "effect"
 import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
