@@ -1,7 +1,7 @@
 /**
  * Codex Replay as a library (SPEC §12): the services, their live layers, the programs, the controller's
  * RPC group, and the domain Schemas and errors. An Effect program can run
- * `prepareRun → startRun → awaitRun` with its own layers; see docs/cli-and-embedding.md.
+ * `prepareRun → startRun → awaitRun` with its own layers; see the README's Embedding section.
  */
 
 // Layers ------------------------------------------------------------------------------------------
