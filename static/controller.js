@@ -328,7 +328,7 @@
     }
     if (c.ending_kind === "git" && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
     if (c.beginning_kind === "non_git") {
-      if (!c.confirm_empty_beginning) reasons.push("Confirm that the replay starts from an empty directory.")
+      if (!c.confirm_empty_beginning) reasons.push(emptyBeginningReason(selection))
       if (selection.requires_confirmation && c.files.length > 0 && !c.confirm_file_selection) reasons.push("Confirm the file attribution.")
     }
     if (c.models.length === 0) reasons.push("Choose at least one Codex model.")
@@ -546,6 +546,13 @@
       h("details", {}, h("summary", { text: "Exact payload" }), h("pre", { className: "mono small-pre", id: "config-json" }))))
     body.append(h("div", { className: "actions", id: "prepare-actions" }))
     refreshSummary()
+  }
+
+  function emptyBeginningReason(selection) {
+    const existing = (selection.preexisting_files || []).length
+    return existing > 0
+      ? `Accept the empty beginning explicitly: Claude modified ${existing} file(s) that existed before the session, so the comparison would not be like-for-like.`
+      : "Confirm that the replay starts from an empty directory."
   }
 
   /**
