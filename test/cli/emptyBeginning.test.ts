@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, installEnv, listTree, scratch, startDaemon } from "../rpc/support.js"
-import { runCli } from "./support.js"
+import { runCli, runDirectories } from "./support.js"
 
 /** Claude modified CLAUDE.md of /path/to/Demo, which does not exist here: a non-git, empty beginning. */
 const DEMO_THREAD = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -22,9 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await daemon?.stop()
 })
-
-const runDirectories = (runRoot: string) =>
-  fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []
 
 describe("codex-replay replay and an empty beginning", () => {
   it("refuses without --accept-empty-beginning, after printing the questions and every file Claude changed; nothing is started", async () => {

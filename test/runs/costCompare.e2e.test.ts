@@ -4,13 +4,12 @@
  * table or the CODEX_REPLAY_PRICING file, a refused start when an empty beginning was not accepted
  * while Claude changed existing files, and the comparability panel of report.json and report.html.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { listTree } from "../support/daemon.js"
+import { listTree, runDaemonToExit } from "../support/daemon.js"
 import { CLAUDE_HOME } from "../support/fixtures.js"
-import { approveAndStart, awaitTerminal, BIN, type Daemon, killAllDaemons, nonGitConfig, runDirectories, scratch, startDaemon } from "./support.js"
+import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, nonGitConfig, runDirectories, scratch, startDaemon } from "./support.js"
 
 /** A real session (fixture) whose project directory is not on this machine and in which Claude modified CLAUDE.md. */
 const DEMO_THREAD = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -163,21 +162,6 @@ describe("an empty beginning while Claude changed existing files", () => {
   }, 60_000)
 })
 
-/** The daemon with an environment of our own, to its exit. */
-const runDaemonWith = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "--http"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
 describe("a bad CODEX_REPLAY_PRICING file", () => {
   const cases: Array<[string, string | undefined, (file: string) => string]> = [
     ["a missing file", undefined, (file) => `CODEX_REPLAY_PRICING names ${file}, which cannot be read (ENOENT).`],
@@ -194,11 +178,11 @@ describe("a bad CODEX_REPLAY_PRICING file", () => {
     const elsewhere = scratch()
     const file = path.join(elsewhere, "pricing.json")
     if (content !== undefined) fs.writeFileSync(file, content)
-    const outcome = await runDaemonWith({
+    const outcome = await runDaemonToExit({
       CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"),
       CODEX_REPLAY_CONTROLLER_PORT: "43999",
       CODEX_REPLAY_PRICING: file
-    })
+    }, 30_000)
     expect(outcome.code).toBe(1)
     expect(outcome.stderr.trim()).toBe(`codex-replay: ${message(file)}`)
     expect(outcome.stdout).toBe("")

@@ -6,9 +6,9 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium } from "../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../support/daemon.js"
 import { CLAUDE_HOME } from "../support/fixtures.js"
 
@@ -28,14 +28,9 @@ beforeAll(async () => {
   await fs.mkdir(projects, { recursive: true })
   await fs.copyFile(path.join(CLAUDE_HOME, "projects", "-path-to-Demo", `${DEMO_THREAD}.jsonl`), path.join(projects, `${DEMO_THREAD}.jsonl`))
   daemon = await startDaemon({ root })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  context.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
-  page = await context.newPage()
-  await fs.mkdir(ARTIFACTS, { recursive: true })
+  const launched = await launchChromium(consoleErrors)
+  browser = launched.browser
+  page = await launched.context.newPage()
 }, 30_000)
 
 afterAll(async () => {
