@@ -328,7 +328,7 @@
     }
     if (c.ending_kind === "git" && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
     if (c.beginning_kind === "non_git") {
-      if (!c.confirm_empty_beginning) reasons.push("Confirm that the replay starts from an empty directory.")
+      if (!c.confirm_empty_beginning) reasons.push(emptyBeginningReason(selection))
       if (selection.requires_confirmation && c.files.length > 0 && !c.confirm_file_selection) reasons.push("Confirm the file attribution.")
     }
     if (c.models.length === 0) reasons.push("Choose at least one Codex model.")
@@ -511,7 +511,7 @@
       }
       const preexisting = ((result.file_selection || {}).preexisting_files) || []
       if (preexisting.length) attribution.push(h("p", { className: "hint", text: "Files that existed before the thread:" }), list(preexisting, "plain mono"))
-      attribution.push(h("label", { className: "check" }, h("input", { type: "checkbox", id: "cfg-confirm-empty", checked: c.confirm_empty_beginning, onChange: (event) => { c.confirm_empty_beginning = event.target.checked; changed(false) } }), " Start the replay from an empty directory"))
+      attribution.push(...emptyBeginningConfirmation(c, preexisting))
       body.append(section("File attribution", ...attribution))
     }
 
@@ -546,6 +546,28 @@
       h("details", {}, h("summary", { text: "Exact payload" }), h("pre", { className: "mono small-pre", id: "config-json" }))))
     body.append(h("div", { className: "actions", id: "prepare-actions" }))
     refreshSummary()
+  }
+
+  function emptyBeginningReason(selection) {
+    const existing = (selection.preexisting_files || []).length
+    return existing > 0
+      ? `Accept the empty beginning explicitly: Claude modified ${existing} file(s) that existed before the session, so the comparison would not be like-for-like.`
+      : "Confirm that the replay starts from an empty directory."
+  }
+
+  /**
+   * The explicit acceptance of an empty beginning. When Claude changed files that existed before the
+   * session, the page says that the comparison is not like-for-like and repeats the question.
+   */
+  function emptyBeginningConfirmation(c, preexisting) {
+    const existing = preexisting.length > 0
+    const text = existing
+      ? ` Accept an empty beginning although Claude modified ${preexisting.length} existing file(s): the comparison is not like-for-like`
+      : " Start the replay from an empty directory"
+    const box = h("label", { className: "check" }, h("input", { type: "checkbox", id: "cfg-confirm-empty", checked: c.confirm_empty_beginning, onChange: (event) => { c.confirm_empty_beginning = event.target.checked; changed(false) } }), text)
+    return existing
+      ? [h("p", { className: "reason", id: "empty-beginning-warning", text: `Claude modified ${preexisting.length} file(s) that existed before the session; Codex would start without them. Choose a Git repository, or accept the empty beginning explicitly.` }), box]
+      : [box]
   }
 
   function refreshSummary() {
@@ -909,7 +931,40 @@
 
   function costText(cost) {
     if (cost && typeof cost.usd === "number") return formatUsd(cost.usd)
-    return cost && cost.reason ? `Unknown (${cost.reason})` : "Unknown"
+    return cost && cost.reason ? `Not available: ${cost.reason}` : "Not available"
+  }
+
+  /** What the Codex cost is: the API equivalent, not what a ChatGPT plan bills. */
+  function costNote(report) {
+    const codex = report.candidates.codex
+    const basis = codex.cost && typeof codex.cost.usd === "number" && codex.cost.basis ? ` Codex priced from: ${codex.cost.basis}.` : ""
+    return report.cost_note ? h("p", { className: "hint", id: "cost-note", text: `${report.cost_note}${basis}` }) : null
+  }
+
+  /** "not like-for-like" next to the winner when a verdict was reached under a comparability concern. */
+  function notLikeForLikeBadge(report) {
+    const comparability = report.comparability
+    if (!comparability || comparability.like_for_like || report.winner === "inconclusive") return null
+    return h("span", { className: "badge badge-warn", id: "not-like-for-like", text: "not like-for-like" })
+  }
+
+  /** The comparability panel: beginning state, capability gaps, self-review, Claude's final response. */
+  function comparabilitySection(report) {
+    const comparability = report.comparability
+    if (!comparability) return null
+    const gaps = (comparability.capability_gaps || []).map((gap) => `${gap.title} (${gap.status === "partial" ? "partial" : "not available"})`).join("; ") || "None"
+    const reviewer = !comparability.reviewer_model ? "Not recorded" : comparability.self_review ? `Self-review: ${comparability.reviewer_model} reviewed its own replay` : `${comparability.reviewer_model} (not the implementing model)`
+    const rows = [
+      ["Beginning state", comparability.beginning_label],
+      ["Capability gaps", gaps],
+      ["Reviewer", reviewer],
+      ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"]
+    ]
+    return section("Comparability",
+      comparability.like_for_like
+        ? h("p", { className: "hint", id: "comparability-summary", text: "Like-for-like: same starting state, no capability gap, an independent reviewer and Claude's final response." })
+        : h("div", { className: "callout", id: "comparability-summary" }, h("strong", { text: "Not like-for-like" }), list(comparability.concerns || [])),
+      h("dl", { className: "facts", id: "comparability-facts" }, rows.flatMap(([key, value]) => [h("dt", { text: key }), h("dd", { text: value })])))
   }
 
   async function download(id, format) {
@@ -942,7 +997,7 @@
         h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
-      h("p", { className: "verdict-headline", id: "verdict", text: verdictText(report.winner) }),
+      h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: verdictText(report.winner) }), " ", notLikeForLikeBadge(report)),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     body.append(h("div", { className: "actions" },
       h("button", { type: "button", className: "secondary", id: "download-json", text: "Download JSON", onClick: () => download(id, "json") }),
@@ -958,7 +1013,9 @@
         h("tr", { className: "elapsed-row" }, h("th", { scope: "row", text: "Elapsed time" }), cell(formatDuration(codex.elapsed_ms), elapsed[0]), cell(formatDuration(claude.elapsed_ms), elapsed[1])),
         h("tr", { className: "cost-row" }, h("th", { scope: "row", text: "Cost" }), cell(costText(codex.cost), cost[0]), cell(costText(claude.cost), cost[1])),
         h("tr", {}, h("th", { scope: "row", text: "Changed files" }), h("td", { text: (codex.changed_files || []).map((f) => `${f.path} (+${f.additions}/−${f.deletions})`).join(", ") || "none" }), h("td", { text: (claude.changed_files || []).map((f) => `${f.path} (+${f.additions}/−${f.deletions})`).join(", ") || "none" }))))),
-      h("p", { className: "hint", text: "Lower elapsed time and cost are better." })))
+      h("p", { className: "hint", text: "Lower elapsed time and cost are better." }), costNote(report)))
+    const comparability = comparabilitySection(report)
+    if (comparability) body.append(comparability)
     body.append(section("Evaluation", evaluationSection(report.evaluation)))
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
     body.append(section("Original request", h("pre", { className: "response", text: report.original_request || "" })))

@@ -53,9 +53,20 @@ const replay = Command.make("replay", {
     Options.repeated
   ),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
+  acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
+    Options.withDescription(
+      "Accept a replay from an empty directory although Claude changed files that already existed (not like-for-like)."
+    )
+  ),
   json
 }, (options) =>
-  replayCommand({ threadId: options.threadId, models: options.models, yes: options.yes, json: options.json }, process.env, homedir())
+  replayCommand({
+    threadId: options.threadId,
+    models: options.models,
+    yes: options.yes,
+    acceptEmptyBeginning: options.acceptEmptyBeginning,
+    json: options.json
+  }, process.env, homedir())
 ).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
 const report = Command.make("report", {
@@ -71,7 +82,7 @@ const cli = Command.make("codex-replay").pipe(
 )
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
-const SWITCHES = ["--yes", "--json", "--open"] as const
+const SWITCHES = ["--yes", "--json", "--open", "--accept-empty-beginning"] as const
 const switchWithValue = (argv: ReadonlyArray<string>) =>
   argv.slice(2).find((argument) => SWITCHES.some((name) => argument.startsWith(`${name}=`)))
 

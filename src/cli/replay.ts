@@ -13,6 +13,8 @@ export interface ReplayOptions {
   readonly threadId: string
   readonly models: ReadonlyArray<string>
   readonly yes: boolean
+  /** `--accept-empty-beginning`: an empty-directory replay although Claude changed existing files. */
+  readonly acceptEmptyBeginning?: boolean
   readonly json: boolean
 }
 
@@ -55,8 +57,24 @@ const firstLine = (text: string, max = 160) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-/** The configuration `prepare_run` approves, from the controller's inspection (as the browser builds it). */
-const configurationFrom = (threadId: string, inspection: Json, request: string, models: ReadonlyArray<string>) => {
+const stringsOf = (value: unknown): Array<string> =>
+  (Array.isArray(value) ? value : []).filter((item): item is string => typeof item === "string")
+
+/** Files that existed before the session and that Claude modified: an empty beginning would not be like-for-like. */
+const existingFilesChanged = (inspection: Json) => stringsOf(inspection.file_selection?.preexisting_files)
+
+/**
+ * The configuration `prepare_run` approves, from the controller's inspection (as the browser builds it).
+ * An empty beginning is confirmed by the approval of the configuration shown, except when Claude changed
+ * existing files: that needs `--accept-empty-beginning`.
+ */
+const configurationFrom = (
+  threadId: string,
+  inspection: Json,
+  request: string,
+  models: ReadonlyArray<string>,
+  acceptEmptyBeginning: boolean
+) => {
   const thread = (inspection.thread ?? {}) as Json
   const baseline = (inspection.baseline ?? {}) as Json
   const files = (Array.isArray(inspection.workspace?.files) ? inspection.workspace.files : []) as Array<Json>
@@ -79,8 +97,7 @@ const configurationFrom = (threadId: string, inspection: Json, request: string, 
     ending_commit: baseline.ending_commit ?? null,
     created_by_claude: files.filter((file) => file.selected === true && file.kind === "created").map((file) => String(file.path)),
     excluded_files: [],
-    // The approval covers the whole configuration shown, as in the browser.
-    confirm_empty_beginning: beginning === "non_git",
+    confirm_empty_beginning: beginning === "non_git" && (existingFilesChanged(inspection).length === 0 || acceptEmptyBeginning),
     confirm_file_selection: inspection.workspace?.requires_confirmation === true,
     confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
     models
@@ -98,9 +115,8 @@ const describeConfiguration = (out: Output, inspection: Json, configuration: Ret
       `Beginning:  ${configuration.beginning_kind === "git" ? `git ${short(configuration.baseline_commit)}` : "non-git (empty directory)"}`
     )
     yield* out.say(`End:        ${configuration.ending_kind === "git" ? `git ${short(configuration.ending_commit)}` : "non-git"}`)
-    if (configuration.created_by_claude.length > 0) {
-      yield* out.say(`Files:      ${configuration.created_by_claude.join(", ")}`)
-    }
+    const changed = claudeChangedFiles(inspection)
+    if (changed.length > 0) yield* out.say(`Files:      ${changed.join(", ")}`)
     yield* out.say(`Models:     ${configuration.models.join(", ")}`)
     const gaps = (Array.isArray(inspection.capabilities?.items) ? inspection.capabilities.items : []) as Array<Json>
     for (const gap of gaps.filter((item) => item.status !== "available")) {
@@ -108,7 +124,26 @@ const describeConfiguration = (out: Output, inspection: Json, configuration: Ret
     }
     const diagnostics = (Array.isArray(inspection.diagnostics) ? inspection.diagnostics : []) as Array<Json>
     for (const diagnostic of diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
+    for (const question of stringsOf(inspection.questions)) yield* out.say(`Question: ${question}`)
   })
+
+/** Every file Claude changed (modified and created), with its kind, as the page lists them. */
+const claudeChangedFiles = (inspection: Json) => {
+  const files = (Array.isArray(inspection.thread?.historical_changed_files) ? inspection.thread.historical_changed_files : []) as Array<Json>
+  return files
+    .filter((file) => typeof file.path === "string" && file.abandoned !== true)
+    .map((file) => `${file.path} (${file.kind === "created" ? "created" : "modified"})`)
+}
+
+/** Refuses, before anything is prepared or started, an empty beginning the user did not accept. */
+const ensureEmptyBeginningAccepted = (configuration: ReturnType<typeof configurationFrom>, inspection: Json) => {
+  const existing = existingFilesChanged(inspection)
+  return configuration.beginning_kind !== "non_git" || configuration.confirm_empty_beginning || existing.length === 0
+    ? Effect.void
+    : Effect.fail(controllerError(
+      `This replay would start from an empty directory although Claude modified ${existing.length} file(s) that existed before the session, so it would not be like-for-like; nothing was started: pass --accept-empty-beginning to run it anyway.`
+    ))
+}
 
 interface Watched {
   readonly runId: string
@@ -177,8 +212,9 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
     }
 
-    const configuration = configurationFrom(options.threadId, inspection, request, options.models)
+    const configuration = configurationFrom(options.threadId, inspection, request, options.models, options.acceptEmptyBeginning === true)
     yield* describeConfiguration(out, inspection, configuration)
+    yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = structured(yield* call("prepare_run", configuration))
     if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
       const reasons = (Array.isArray(prepared.blockers) ? prepared.blockers : []) as Array<string>

@@ -165,11 +165,24 @@ export const normalizeConfiguration = (input: unknown): Check<RunConfiguration> 
     } satisfies RunConfiguration
   })
 
-/** What must be settled before the configuration can be approved; empty when it is ready. */
-export const configurationBlockers = (configuration: RunConfiguration): ReadonlyArray<string> => {
+/**
+ * What must be settled before the configuration can be approved; empty when it is ready. An empty
+ * beginning must be accepted explicitly, all the more when Claude changed files that already existed
+ * (`existingFilesChanged`): such a replay is not like-for-like.
+ */
+export const configurationBlockers = (
+  configuration: RunConfiguration,
+  existingFilesChanged: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
   const blockers: Array<string> = []
   if (configuration.beginning_kind === "non_git" && !configuration.confirm_empty_beginning) {
-    blockers.push("Confirm that the replay starts from an empty directory (confirm_empty_beginning).")
+    blockers.push(
+      existingFilesChanged.length === 0
+        ? "Confirm that the replay starts from an empty directory (confirm_empty_beginning)."
+        : `Claude modified ${existingFilesChanged.length} file(s) that existed before the session (${
+          existingFilesChanged.join(", ")
+        }), so a replay from an empty directory is not like-for-like: accept the empty beginning explicitly (confirm_empty_beginning) or choose a Git repository.`
+    )
   }
   return blockers
 }

@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import * as path from "node:path"
+import type { CodexPriceTable } from "./codexPricing.js"
 import { type ControllerError, controllerError } from "./errors.js"
 import { type ControllerSessionId, isControllerSessionId } from "./ids.js"
 import { DEFAULT_CONTROLLER_PORT, DEFAULT_IDLE_TIMEOUT_SECONDS } from "./product.js"
@@ -15,6 +16,10 @@ export interface ResolvedSettings {
   readonly claudeConfigDir: string
   /** A listening socket handed over by the launcher (`CODEX_REPLAY_CONTROLLER_SOCKET_FD`). */
   readonly inheritedSocketFd: number | undefined
+  /** The file named by `CODEX_REPLAY_PRICING`, if any. */
+  readonly codexPricingFile?: string | undefined
+  /** Its Codex prices, which take precedence over the built-in table (absent: the table only). */
+  readonly codexPriceOverrides?: CodexPriceTable
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>
@@ -63,6 +68,11 @@ const parseSocketFd = (raw: string | undefined): Either.Either<number | undefine
     : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."))
 }
 
+const pricingFile = (raw: string | undefined, home: string) => {
+  const value = nonEmpty(raw)
+  return value === undefined ? undefined : path.resolve(expandHome(value.trim(), home))
+}
+
 /** Reads every setting of SPEC §2 from an environment; the first invalid value is reported. */
 export const resolveSettings = (
   env: Environment,
@@ -81,6 +91,7 @@ export const resolveSettings = (
       controllerSessionId: yield* parseSessionId(env.CODEX_REPLAY_CONTROLLER_SESSION_ID, generateSessionId),
       codexCliPath: nonEmpty(env.CODEX_CLI_PATH),
       claudeConfigDir: path.resolve(expandHome(nonEmpty(env.CLAUDE_CONFIG_DIR) ?? "~/.claude", home)),
-      inheritedSocketFd: yield* parseSocketFd(env.CODEX_REPLAY_CONTROLLER_SOCKET_FD)
+      inheritedSocketFd: yield* parseSocketFd(env.CODEX_REPLAY_CONTROLLER_SOCKET_FD),
+      codexPricingFile: pricingFile(env.CODEX_REPLAY_PRICING, home)
     }
   })

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
+import { type ComparabilityFacts, comparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { changedFilesFromPatch } from "../domain/review/anonymize.js"
 import {
@@ -37,7 +38,7 @@ import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
 import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
-import { threadRecordById } from "./threads.js"
+import { threadForComparison } from "./threads.js"
 
 // ---------------------------------------------------------------------------------------------
 // The historical side and the repository as it is now
@@ -47,7 +48,16 @@ interface Historical {
   readonly claude: CandidateSide
   readonly snapshot: RepositorySnapshot
   readonly plan: WorkspacePlan
+  readonly comparability: ComparabilityFacts
 }
+
+/** Files that existed before the session and that Claude modified, as far as they take part in the comparison. */
+const existingFilesChanged = (record: ThreadRecord, configuration: RunConfiguration) =>
+  record.historical_changed_files
+    .filter((file) =>
+      file.kind === "modified" && !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path)
+    )
+    .map((file) => file.path)
 
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
   record.historical_changed_files
@@ -83,7 +93,21 @@ const realDirectory = (directory: string) =>
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const record = yield* threadRecordById(configuration.thread_id)
+    const { capabilities, record } = yield* threadForComparison({
+      threadId: configuration.thread_id,
+      repo: configuration.repo,
+      beginningKind: configuration.beginning_kind,
+      endingKind: configuration.ending_kind,
+      baselineCommit: configuration.baseline_commit,
+      endingCommit: configuration.ending_commit
+    })
+    const comparability = (baselineCommit: string | null) =>
+      comparabilityFacts({
+        beginning_kind: configuration.beginning_kind,
+        baseline_commit: baselineCommit,
+        carried_forward_files: configuration.carried_forward_files,
+        existing_files_changed: configuration.beginning_kind === "non_git" ? existingFilesChanged(record, configuration) : []
+      }, capabilities, record.final_response)
     if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
       const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
       const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
@@ -93,7 +117,8 @@ const readHistorical = (configuration: RunConfiguration) =>
         result: { patch, final_response: record.final_response },
         claude: claudeSide(record, patch, repository.repository),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
-        plan: { kind: "git", repository: repository.repository, commit: baseline, carriedForwardFiles: configuration.carried_forward_files }
+        plan: { kind: "git", repository: repository.repository, commit: baseline, carriedForwardFiles: configuration.carried_forward_files },
+        comparability: comparability(baseline)
       } satisfies Historical
     }
     const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
@@ -102,7 +127,8 @@ const readHistorical = (configuration: RunConfiguration) =>
       result: { patch, final_response: record.final_response },
       claude: claudeSide(record, patch, project),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
-      plan: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: configuration.carried_forward_files }
+      plan: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: configuration.carried_forward_files },
+      comparability: comparability(null)
     } satisfies Historical
   })
 
@@ -186,7 +212,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const historicalDigest = historicalResultDigest(historical.result)
   // One snapshot serves every model, so the models cannot disagree on the baseline.
   const digests = digestsOf(preparedByModel(configuration, historical.snapshot))
-  const blockers = configurationBlockers(configuration)
+  const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
   const token = ready ? newPrepareToken() : null
@@ -360,7 +386,8 @@ const launchModel = (plan: LaunchPlan, model: string) =>
       request: configuration.request,
       timeout_seconds: configuration.timeout_seconds,
       workspace: plan.historical.plan,
-      claude: plan.historical.claude
+      claude: plan.historical.claude,
+      comparability: plan.historical.comparability
     }
     const launched = Effect.gen(function*() {
       yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)

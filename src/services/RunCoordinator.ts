@@ -1,7 +1,9 @@
 import { Cause, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
+import { codexCost } from "../domain/codexPricing.js"
 import { type ControllerError, controllerError, StorageError, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
+import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
 import { changedFilesFromPatch } from "../domain/review/anonymize.js"
@@ -15,6 +17,7 @@ import { Report } from "./Report.js"
 import { Review } from "./Review.js"
 import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
+import { Settings } from "./Settings.js"
 import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "./Workspace.js"
 
 export const IMPLEMENTATION_RETRY_LIMIT = 3
@@ -38,14 +41,20 @@ export interface CoordinatorRequest {
   readonly workspace: WorkspacePlan
   /** Claude's historical side of the comparison. */
   readonly claude: CandidateSide
+  /** How the two sides compare (beginning state, capability gaps, Claude's final response); absent in older runs. */
+  readonly comparability?: ComparabilityFacts
 }
+
+/**
+ * The model that reviews a run. Today it is the implementing model itself (a self-review, which the
+ * report discloses); a configured reviewer replaces it here.
+ */
+export const reviewerModelOf = (request: CoordinatorRequest): string => request.model
 
 interface Implemented {
   readonly workspace: MaterialisedWorkspace
   readonly result: WorkerResult
 }
-
-const CODEX_COST: CandidateSide["cost"] = { usd: null, reason: "Codex usage has no published per-token price here." }
 
 const evaluationSummary = (evaluation: Evaluation) => ({
   winner: evaluation.winner,
@@ -90,6 +99,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const worker = yield* CodexWorker
     const review = yield* Review
     const report = yield* Report
+    const settings = yield* Settings
     const slots = yield* Effect.makeSemaphore(MAX_PARALLEL_RUNS)
 
     const advance = (directory: string, phase: PhaseId, summary: string, details?: Record<string, unknown>) =>
@@ -148,6 +158,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const collect = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
       Effect.gen(function*() {
         const patch = yield* workspaces.diff(implemented.workspace)
+        const tokens = tokensFromCodexUsage(implemented.result.usage)
         const codex: CandidateSide = {
           model: request.model,
           patch,
@@ -155,8 +166,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           files: changedFilesFromPatch(patch),
           worktree: implemented.workspace.directory,
           elapsed_ms: implemented.result.elapsed_ms,
-          tokens: tokensFromCodexUsage(implemented.result.usage),
-          cost: CODEX_COST
+          tokens,
+          cost: codexCost(request.model, tokens, settings.codexPriceOverrides ?? {})
         }
         const recordPath = path.join(directory, RUN_RECORD_FILE)
         yield* files.updateJson(recordPath, 16 * 1024 * 1024, (record) =>
@@ -173,12 +184,13 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         })
         const codex = yield* collect(directory, request, implemented)
         yield* advance(directory, "reviewing", "The blind review is running.")
+        const reviewer = reviewerModelOf(request)
         const evaluation = yield* review.run({
           runDirectory: directory,
           request: request.request,
           codex,
           claude: request.claude,
-          model: request.model,
+          model: reviewer,
           runTag: request.run_tag
         })
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
@@ -189,7 +201,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           codex,
           claude: request.claude,
           evaluation,
-          reviewer_model: request.model
+          reviewer_model: reviewer,
+          comparability: request.comparability
         })
         yield* runs.update(directory, {
           status: "completed",

@@ -1,14 +1,29 @@
 import { Context, Effect, Either, Layer } from "effect"
 import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
 import { homedir } from "node:os"
-import type { ControllerError } from "../domain/errors.js"
+import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
+import { type ControllerError, controllerError } from "../domain/errors.js"
 import { type Environment, type ResolvedSettings, resolveSettings } from "../domain/settings.js"
 
 const randomSessionId = () => randomBytes(16).toString("hex")
 
+/** The prices of the `CODEX_REPLAY_PRICING` file, read and validated once at start; none without the variable. */
+const loadCodexPricing = (file: string | undefined): Effect.Effect<CodexPriceTable, ControllerError> =>
+  file === undefined ? Effect.succeed({}) : Effect.try({
+    try: () => fs.readFileSync(file, "utf8"),
+    catch: (error) =>
+      controllerError(
+        `${CODEX_PRICING_VARIABLE} names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"}).`
+      )
+  }).pipe(Effect.flatMap((text) => Either.match(parseCodexPricing(text, file), { onLeft: Effect.fail, onRight: Effect.succeed })))
+
 /** SPEC §2 settings of an environment; the first invalid value fails with its `ControllerError`. */
 export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
-  Effect.suspend(() => Either.match(resolveSettings(env, home, randomSessionId), { onLeft: Effect.fail, onRight: Effect.succeed }))
+  Effect.suspend(() => Either.match(resolveSettings(env, home, randomSessionId), { onLeft: Effect.fail, onRight: Effect.succeed })).pipe(
+    Effect.flatMap((settings) =>
+      Effect.map(loadCodexPricing(settings.codexPricingFile), (codexPriceOverrides) => ({ ...settings, codexPriceOverrides })))
+  )
 
 /** Paths and limits resolved once from the environment (SPEC §2). */
 export class Settings extends Context.Tag("codex-replay/Settings")<Settings, ResolvedSettings>() {

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../rpc/support.js"
-import { runCli, spawnCli, waitUntil } from "./support.js"
+import { runCli, runDirectories, spawnCli, waitUntil } from "./support.js"
 import { isAlive } from "../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -18,9 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await daemon?.stop()
 })
-
-const runDirectories = (runRoot: string) =>
-  fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []
 
 describe("codex-replay replay", () => {
   it("prepares, starts and follows one run per model to its report (--yes --json)", async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import { BIN, REPO } from "../rpc/support.js"
 
 export interface CliResult {
@@ -55,3 +56,7 @@ export const waitUntil = async (what: string, condition: () => boolean, timeoutM
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/** The run directories of a run root (none when it does not exist yet). */
+export const runDirectories = (runRoot: string) =>
+  fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []

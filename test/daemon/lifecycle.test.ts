@@ -5,7 +5,6 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import {
-  BIN,
   browserHeaders,
   callTool,
   freePort,
@@ -13,6 +12,7 @@ import {
   listTree,
   readState,
   request,
+  runDaemonToExit,
   scratch,
   sessionId,
   sleep,
@@ -22,20 +22,7 @@ import {
 
 afterAll(killAllDaemons)
 
-/** Runs `codex-replay --http` with a bad environment and collects how it ends. */
-const runWithEnv = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "--http"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+const runWithEnv = (env: Record<string, string>) => runDaemonToExit(env)
 
 describe("idle shutdown", () => {
   it("a heartbeat delays the idle shutdown, which then removes the runtime file and instance directory", async () => {

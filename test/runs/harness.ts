@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { DIMENSIONS } from "../../src/domain/review/dimensions.js"
 import { resolveSettings } from "../../src/domain/settings.js"
 import { CoreLive, RunPipelineLive } from "../../src/layers.js"
+import { Baseline } from "../../src/services/Baseline.js"
 import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
 import { CodexWorker, type FakeAnswer } from "../../src/services/CodexWorker.js"
@@ -72,7 +73,7 @@ export const pipelineLayer = (
   worker: Layer.Layer<CodexWorker>
 ) =>
   RunPipelineLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(ClaudeHistory.Default, Samples.DefaultWithoutDependencies, FakeModels, worker)),
+    Layer.provideMerge(Layer.mergeAll(ClaudeHistory.Default, Samples.DefaultWithoutDependencies, Baseline.DefaultWithoutDependencies, FakeModels, worker)),
     Layer.provideMerge(Git.DefaultWithoutDependencies),
     Layer.provideMerge(CoreLive),
     Layer.provideMerge(Settings.layer(settings))

@@ -1,4 +1,5 @@
 import * as fs from "node:fs/promises"
+import { type Browser, type BrowserContext, chromium } from "playwright-core"
 import { fileURLToPath } from "node:url"
 
 /** Debian's Chromium, which `.ci/run` installs; the browser tests fail (never skip) without it. */
@@ -24,4 +25,22 @@ export const requireChromium = async (what: string) => {
   if (!installed) {
     throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run ${what}.`)
   }
+}
+
+/**
+ * Launches Debian's Chromium and a context that collects console errors and page errors into
+ * `consoleErrors`; the artifacts folder exists afterwards.
+ */
+export const launchChromium = async (
+  consoleErrors: Array<string>,
+  options: { readonly acceptDownloads?: boolean } = {}
+): Promise<{ browser: Browser; context: BrowserContext }> => {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: options.acceptDownloads ?? false })
+  context.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  await fs.mkdir(ARTIFACTS, { recursive: true })
+  return { browser, context }
 }

@@ -223,3 +223,18 @@ export const listTree = (directory: string): string[] => {
   walk(directory)
   return out.sort()
 }
+
+/** Runs `codex-replay --http` with an environment of its own (usually a bad one) and collects how it ends. */
+export const runDaemonToExit = (env: Record<string, string>, killAfterMillis = 10_000) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, "--http"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMillis)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })

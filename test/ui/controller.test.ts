@@ -5,10 +5,10 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, killAllDaemons, startDaemon } from "../support/daemon.js"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium } from "../support/browser.js"
 import { CLAUDE_HOME } from "../support/fixtures.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -51,15 +51,9 @@ beforeAll(async () => {
     env: { CLAUDE_CONFIG_DIR: claudeHome, FAKE_CODEX_DELAY_MS: "350" }
   })
   origin = `http://127.0.0.1:${daemon.port}`
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+  ;({ browser, context } = await launchChromium(consoleErrors, { acceptDownloads: true }))
   context.on("request", (request) => void requests.push(request.url()))
-  context.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
   page = await context.newPage()
-  await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 30_000)
 
 afterAll(async () => {

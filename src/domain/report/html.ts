@@ -3,6 +3,7 @@ import { DIMENSION_IDS } from "../review/dimensions.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
+import { type Comparability, NOT_LIKE_FOR_LIKE } from "./comparability.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
 import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
 import { REPORT_CSS } from "./styles.js"
@@ -40,8 +41,46 @@ const verdictDetail = (report: Report): string => {
   ].join(" ")
 }
 
+/** A verdict reached while the comparison was not like-for-like says so next to the winner. */
+const notLikeForLike = (report: Report) =>
+  report.winner !== "inconclusive" && report.comparability !== null && !report.comparability.like_for_like
+    ? ` <span class="not-like-for-like">(${NOT_LIKE_FOR_LIKE})</span>`
+    : ""
+
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}</h2><p>${escapeHtml(verdictDetail(report))}</p></section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2><p>${escapeHtml(verdictDetail(report))}</p></section>`
+
+const comparabilityRows = (comparability: Comparability) => {
+  const gaps = comparability.capability_gaps.length === 0
+    ? "None"
+    : comparability.capability_gaps.map((gap) => `${gap.title} (${gap.status === "partial" ? "partial" : "not available"})`).join("; ")
+  const reviewer = comparability.reviewer_model === null
+    ? "Not recorded"
+    : comparability.self_review
+    ? `Self-review: ${comparability.reviewer_model} reviewed its own replay`
+    : `${comparability.reviewer_model} (not the implementing model)`
+  const rows: ReadonlyArray<readonly [string, string]> = [
+    ["Beginning state", comparability.beginning_label],
+    ["Capability gaps", gaps],
+    ["Reviewer", reviewer],
+    ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"]
+  ]
+  return rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
+}
+
+/** The comparability panel: what makes the two sides comparable, or not (SPEC §0, comparability). */
+const comparabilitySection = (report: Report) => {
+  const comparability = report.comparability
+  if (comparability === null) return ""
+  const summary = comparability.like_for_like
+    ? `<p class="like-for-like">Like-for-like: same starting state, no capability gap, an independent reviewer and Claude's final response.</p>`
+    : `<p class="not-like-for-like-detail"><strong>Not like-for-like.</strong></p><ul class="concerns">${
+      comparability.concerns.map((concern) => `<li>${escapeHtml(concern)}</li>`).join("")
+    }</ul>`
+  return `<section class="comparability" aria-labelledby="comparability-heading"><h2 id="comparability-heading">Comparability</h2>${summary}<table class="comparability-table"><tbody>${
+    comparabilityRows(comparability)
+  }</tbody></table></section>`
+}
 
 const markText: Record<Comparison, string> = { better: "better", worse: "worse", same: "", unknown: "" }
 
@@ -55,6 +94,9 @@ const metricCell = (text: string, comparison: Comparison) => {
 const costText = (candidate: ReportCandidate) =>
   candidate.cost.usd === null ? `Not available: ${candidate.cost.reason}` : formatUsd(candidate.cost.usd)
 
+const codexCostBasis = (codex: ReportCandidate) =>
+  codex.cost.usd !== null && codex.cost.basis !== undefined ? ` Codex priced from: ${escapeHtml(codex.cost.basis)}.` : ""
+
 const metricsSection = (report: Report) => {
   const { codex, claude } = report.candidates
   const elapsed = (side: ReportCandidate, other: ReportCandidate) =>
@@ -62,7 +104,7 @@ const metricsSection = (report: Report) => {
   const cost = (side: ReportCandidate, other: ReportCandidate) =>
     metricCell(costText(side), compareLowerIsBetter(side.cost.usd, other.cost.usd))
   const model = (side: ReportCandidate) => `<td>${escapeHtml(side.model ?? "Unknown")}</td>`
-  return `<section aria-labelledby="metrics-heading"><h2 id="metrics-heading">Time and cost</h2><table class="metrics"><thead><tr><th scope="col">Metric</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody><tr><th scope="row">Model</th>${model(codex)}${model(claude)}</tr><tr><th scope="row">Elapsed time</th>${elapsed(codex, claude)}${elapsed(claude, codex)}</tr><tr><th scope="row">Cost</th>${cost(codex, claude)}${cost(claude, codex)}</tr></tbody></table><p class="hint">Lower elapsed time and cost are better.</p></section>`
+  return `<section aria-labelledby="metrics-heading"><h2 id="metrics-heading">Time and cost</h2><table class="metrics"><thead><tr><th scope="col">Metric</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody><tr><th scope="row">Model</th>${model(codex)}${model(claude)}</tr><tr><th scope="row">Elapsed time</th>${elapsed(codex, claude)}${elapsed(claude, codex)}</tr><tr><th scope="row">Cost</th>${cost(codex, claude)}${cost(claude, codex)}</tr></tbody></table><p class="hint">Lower elapsed time and cost are better.</p><p class="hint cost-note">${escapeHtml(report.cost_note)}${codexCostBasis(codex)}</p></section>`
 }
 
 const tokenLabel = (label: string, description: string) =>
@@ -154,6 +196,7 @@ export const renderReportHtml = (report: Report): string => {
     `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
     `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd></dl></header>`,
     verdictSection(report),
+    comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
     metricsSection(report),
     tokensSection(report),

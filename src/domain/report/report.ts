@@ -1,14 +1,18 @@
+import { CODEX_COST_NOTE } from "../codexPricing.js"
 import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import type { Author, Evaluation, OverallWinner } from "../review/evaluation.js"
+import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import type { TokenBuckets } from "./tokens.js"
 
 export const REPORT_SCHEMA_VERSION = 1
 
 export const AUTHOR_LABELS: Record<Author, string> = { codex: "Codex replay", claude: "Historical Claude" }
 
-/** A known cost, or `null` with the reason it is unknown. */
-export type Cost = { readonly usd: number; readonly reason: null } | { readonly usd: null; readonly reason: string }
+/** A known cost (with what it is based on, when that needs saying), or `null` with the reason it is unknown. */
+export type Cost =
+  | { readonly usd: number; readonly reason: null; readonly basis?: string }
+  | { readonly usd: null; readonly reason: string }
 
 /** One side's finished result, as the run pipeline collected it. */
 export interface CandidateSide {
@@ -55,6 +59,10 @@ export interface Report {
   readonly candidates: { readonly codex: ReportCandidate; readonly claude: ReportCandidate }
   readonly evaluation: Evaluation | null
   readonly about_review: AboutReview
+  /** What the Codex cost figure is (API equivalent, not a ChatGPT plan's bill). */
+  readonly cost_note: string
+  /** Whether the two sides were compared like for like; `null` for a run that recorded no facts. */
+  readonly comparability: Comparability | null
 }
 
 export interface ReportInput {
@@ -67,6 +75,8 @@ export interface ReportInput {
   /** `null` when the review could not run at all. */
   readonly evaluation: Evaluation | null
   readonly reviewer_model: string | null
+  /** Recorded when the run was approved. */
+  readonly comparability?: ComparabilityFacts | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -133,5 +143,9 @@ export const buildReport = (input: ReportInput): Report => ({
   winner: input.evaluation === null ? "inconclusive" : input.evaluation.winner,
   candidates: { codex: reportCandidate("codex", input.codex), claude: reportCandidate("claude", input.claude) },
   evaluation: input.evaluation,
-  about_review: aboutReview(input.evaluation, input.reviewer_model)
+  about_review: aboutReview(input.evaluation, input.reviewer_model),
+  cost_note: CODEX_COST_NOTE,
+  comparability: input.comparability === undefined
+    ? null
+    : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model)
 })
