@@ -20,7 +20,7 @@ export const makeBallot = (
       ),
       score: 0.123
     })
-    return { candidates: { A: candidate("A"), B: candidate("B") }, comparison: NARRATIVE, winner: preference(id) }
+    return { candidates: { A: candidate("A"), B: candidate("B") }, comparison: NARRATIVE, reason: `${NARRATIVE} reason: Candidate A and B differ.`, winner: preference(id) }
   }
   return { dimensions: Object.fromEntries(DIMENSIONS.map((entry) => [entry.id, dimension(entry.id)])) } as unknown as Ballot
 }
