@@ -155,7 +155,7 @@ export const withoutWorkspaceTraces = (text: string, worktree: string | null | u
   const root = worktree === undefined || worktree === null || worktree.length < 2 ? undefined : worktree.replace(/\/+$/, "")
   const withoutRoot = root === undefined
     ? text
-    : text.replace(new RegExp(`${escapeRegExp(root)}(?:/|(?![\\w.-]))`, "g"), (match) => (match.endsWith("/") ? "./" : "the workspace"))
+    : text.replace(new RegExp(`${escapeRegExp(root)}(?:/|(?![\\w-]|\\.\\w))`, "g"), (match) => (match.endsWith("/") ? "./" : "the workspace"))
   return withoutRoot.replace(RUN_ID, "the run")
 }
 
