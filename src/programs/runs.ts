@@ -29,6 +29,7 @@ import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../service
 import {
   COORDINATOR_REQUEST_FILE,
   type CoordinatorRequest,
+  requestWithoutClaude,
   RUN_RECORD_FILE,
   RunCoordinator
 } from "../services/RunCoordinator.js"
@@ -147,6 +148,35 @@ const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     }
   })
 
+/**
+ * The reviewer of a configuration: its `reviewer_model`, else the controller's
+ * (`CODEX_REPLAY_REVIEWER_MODEL`), else the model Codex lists as its default. Always an offered model.
+ */
+export const resolveReviewerModel = (requested: string | null) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const options = (yield* (yield* CodexModels).list()).options
+    const offered = options.map((option) => option.id)
+    const choices = offered.join(", ") || "(none available)"
+    if (requested !== null) {
+      if (!offered.includes(requested)) {
+        return yield* controllerError(`Unknown reviewer model (reviewer_model): ${requested}. Choose one of: ${choices}.`)
+      }
+      return requested
+    }
+    if (settings.reviewerModel !== undefined) {
+      if (!offered.includes(settings.reviewerModel)) {
+        return yield* controllerError(
+          `CODEX_REPLAY_REVIEWER_MODEL names ${settings.reviewerModel}, which Codex does not offer; choose one of: ${choices}.`
+        )
+      }
+      return settings.reviewerModel
+    }
+    const fallback = options.find((option) => option.default === true) ?? options[0]
+    if (fallback === undefined) return yield* controllerError("Codex offers no model to review with; set reviewer_model.")
+    return fallback.id
+  })
+
 // ---------------------------------------------------------------------------------------------
 // prepare_run
 
@@ -157,6 +187,10 @@ export interface PrepareRunResult {
   readonly controller_session_id: string
   readonly model: string
   readonly models: ReadonlyArray<string>
+  /** The model that reviews every run of this start. */
+  readonly reviewer_model: string
+  /** The models whose runs are reviewed by their own model. */
+  readonly self_review_models: ReadonlyArray<string>
   readonly blockers: ReadonlyArray<string>
   readonly blocking_reasons: ReadonlyArray<string>
   readonly questions: ReadonlyArray<string>
@@ -181,6 +215,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const tokens = yield* PrepareTokens
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   yield* ensureModelsOffered(configuration.models)
+  const reviewer = yield* resolveReviewerModel(configuration.reviewer_model)
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
@@ -196,7 +231,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
       fingerprint,
       configuration,
       historical_result_sha256: historicalDigest,
-      prepared_configuration_sha256_by_model: digests
+      prepared_configuration_sha256_by_model: digests,
+      reviewer_model: reviewer
     })
   }
   const prompt = ready ? approvalPrompt(configuration) : null
@@ -207,6 +243,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     controller_session_id: settings.controllerSessionId,
     model: configuration.models[0] ?? "",
     models: configuration.models,
+    reviewer_model: reviewer,
+    self_review_models: configuration.models.filter((model) => model === reviewer),
     blockers,
     blocking_reasons: blockers,
     questions: [],
@@ -360,15 +398,17 @@ const launchModel = (plan: LaunchPlan, model: string) =>
       request: configuration.request,
       timeout_seconds: configuration.timeout_seconds,
       workspace: plan.historical.plan,
-      claude: plan.historical.claude
+      claude: plan.historical.claude,
+      reviewer_model: plan.receipt.reviewer_model
     }
     const launched = Effect.gen(function*() {
-      yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
+      // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).
+      yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), requestWithoutClaude(request))
       yield* files.writeJson(path.join(directory, RUN_RECORD_FILE), {
         run_id: runId,
         configuration: { ...configuration, model },
-        historical_result_sha256: plan.receipt.historical_result_sha256,
-        claude: plan.historical.claude
+        reviewer_model: plan.receipt.reviewer_model,
+        historical_result_sha256: plan.receipt.historical_result_sha256
       })
       yield* supervisor.launch(runId, coordinator.run(directory, request))
     })

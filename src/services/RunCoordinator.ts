@@ -26,7 +26,11 @@ export const implementationRetrySchedule = Schedule.exponential(Duration.seconds
   Schedule.intersect(Schedule.recurs(IMPLEMENTATION_RETRY_LIMIT))
 )
 
-/** Everything one run's fiber needs; written to `coordinator-request.json` when the run is approved. */
+/**
+ * Everything one run's fiber needs. `coordinator-request.json` gets it without `claude` when the run
+ * is approved, and Claude's side only once the implementation has finished: nothing the implementer
+ * could read tells it what Claude did.
+ */
 export interface CoordinatorRequest {
   readonly run_id: string
   readonly run_tag: string
@@ -38,7 +42,16 @@ export interface CoordinatorRequest {
   readonly workspace: WorkspacePlan
   /** Claude's historical side of the comparison. */
   readonly claude: CandidateSide
+  /** The model that reviews both sides. */
+  readonly reviewer_model: string
 }
+
+/** What `coordinator-request.json` holds while the implementer works. */
+export const requestWithoutClaude = ({ claude: _claude, ...rest }: CoordinatorRequest) => rest
+
+/** Directories no agent of this run may read: the user's repository is in Claude's end state. */
+const hiddenRootsOf = (request: CoordinatorRequest) =>
+  request.workspace.repository === null ? [] : [request.workspace.repository]
 
 interface Implemented {
   readonly workspace: MaterialisedWorkspace
@@ -128,7 +141,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           workingDirectory: workspace.directory,
           runDirectory: directory,
           label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
-          runTag: request.run_tag
+          runTag: request.run_tag,
+          hiddenRoots: hiddenRootsOf(request)
         }).pipe(Effect.tapError((error) => recordWorkerFailure(directory, error, attempt)))
         yield* runs.update(directory, { details: { failure_diagnostic: null } })
         return { workspace, result } satisfies Implemented
@@ -159,8 +173,10 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           cost: CODEX_COST
         }
         const recordPath = path.join(directory, RUN_RECORD_FILE)
+        // Claude's side reaches the run's files only now that the implementer has finished.
+        yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
         yield* files.updateJson(recordPath, 16 * 1024 * 1024, (record) =>
-          Effect.succeed({ ...record, codex, implementation_thread_id: implemented.result.thread_id }))
+          Effect.succeed({ ...record, claude: request.claude, codex, implementation_thread_id: implemented.result.thread_id }))
         return codex
       })
 
@@ -178,8 +194,9 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           request: request.request,
           codex,
           claude: request.claude,
-          model: request.model,
-          runTag: request.run_tag
+          model: request.reviewer_model,
+          runTag: request.run_tag,
+          hiddenRoots: hiddenRootsOf(request)
         })
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
@@ -189,7 +206,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           codex,
           claude: request.claude,
           evaluation,
-          reviewer_model: request.model
+          reviewer_model: request.reviewer_model
         })
         yield* runs.update(directory, {
           status: "completed",

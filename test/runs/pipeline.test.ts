@@ -57,6 +57,7 @@ const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest
     tokens: null,
     cost: { usd: null, reason: "unknown" }
   },
+  reviewer_model: "gpt-review",
   ...overrides
 })
 
