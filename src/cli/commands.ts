@@ -52,10 +52,20 @@ const replay = Command.make("replay", {
     Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
     Options.repeated
   ),
+  reviewerModel: Options.text("reviewer-model").pipe(
+    Options.withDescription("The Codex model that reviews both sides (default: the controller's reviewer)."),
+    Options.optional
+  ),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   json
 }, (options) =>
-  replayCommand({ threadId: options.threadId, models: options.models, yes: options.yes, json: options.json }, process.env, homedir())
+  replayCommand({
+    threadId: options.threadId,
+    models: options.models,
+    reviewerModel: Option.getOrUndefined(options.reviewerModel),
+    yes: options.yes,
+    json: options.json
+  }, process.env, homedir())
 ).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
 const report = Command.make("report", {

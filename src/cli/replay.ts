@@ -12,6 +12,8 @@ import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 export interface ReplayOptions {
   readonly threadId: string
   readonly models: ReadonlyArray<string>
+  /** The model that reviews; the controller's reviewer when unset. */
+  readonly reviewerModel?: string | undefined
   readonly yes: boolean
   readonly json: boolean
 }
@@ -45,6 +47,9 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
   if (options.models.length > MAX_REPLAY_MODELS) {
     return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
   }
+  if (options.reviewerModel !== undefined && !MODEL_ID.test(options.reviewerModel)) {
+    return Either.left(controllerError(`Invalid reviewer model name: ${JSON.stringify(options.reviewerModel.slice(0, 100))}.`))
+  }
   return Either.right({ ...options, threadId })
 }
 
@@ -56,7 +61,13 @@ const firstLine = (text: string, max = 160) => {
 }
 
 /** The configuration `prepare_run` approves, from the controller's inspection (as the browser builds it). */
-const configurationFrom = (threadId: string, inspection: Json, request: string, models: ReadonlyArray<string>) => {
+const configurationFrom = (
+  threadId: string,
+  inspection: Json,
+  request: string,
+  models: ReadonlyArray<string>,
+  reviewerModel: string | undefined
+) => {
   const thread = (inspection.thread ?? {}) as Json
   const baseline = (inspection.baseline ?? {}) as Json
   const files = (Array.isArray(inspection.workspace?.files) ? inspection.workspace.files : []) as Array<Json>
@@ -83,7 +94,8 @@ const configurationFrom = (threadId: string, inspection: Json, request: string, 
     confirm_empty_beginning: beginning === "non_git",
     confirm_file_selection: inspection.workspace?.requires_confirmation === true,
     confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
-    models
+    models,
+    reviewer_model: reviewerModel ?? null
   }
 }
 
@@ -109,6 +121,12 @@ const describeConfiguration = (out: Output, inspection: Json, configuration: Ret
     const diagnostics = (Array.isArray(inspection.diagnostics) ? inspection.diagnostics : []) as Array<Json>
     for (const diagnostic of diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
   })
+
+/** The reviewer `prepare_run` resolved, and which models it would review as their own replay. */
+const reviewerLine = (prepared: Json) => {
+  const selfReview = (Array.isArray(prepared.self_review_models) ? prepared.self_review_models : []) as Array<string>
+  return `${orDash(prepared.reviewer_model)}${selfReview.length > 0 ? ` (self-review for ${selfReview.join(", ")})` : ""}`
+}
 
 interface Watched {
   readonly runId: string
@@ -177,9 +195,10 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
     }
 
-    const configuration = configurationFrom(options.threadId, inspection, request, options.models)
+    const configuration = configurationFrom(options.threadId, inspection, request, options.models, options.reviewerModel)
     yield* describeConfiguration(out, inspection, configuration)
     const prepared = structured(yield* call("prepare_run", configuration))
+    yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
     if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
       const reasons = (Array.isArray(prepared.blockers) ? prepared.blockers : []) as Array<string>
       return yield* controllerError(`The replay is blocked: ${reasons.join(" ") || "the configuration is not ready."}`)

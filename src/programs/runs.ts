@@ -2,6 +2,7 @@ import { Clock, type Duration, Effect, Either, Option, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
+import { reviewerFor } from "../domain/reviewer.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import type { CandidateSide } from "../domain/report/report.js"
@@ -148,33 +149,12 @@ const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     }
   })
 
-/**
- * The reviewer of a configuration: its `reviewer_model`, else the controller's
- * (`CODEX_REPLAY_REVIEWER_MODEL`), else the model Codex lists as its default. Always an offered model.
- */
+/** The reviewer of a configuration (`reviewerFor`), against the models Codex offers now. */
 export const resolveReviewerModel = (requested: string | null) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const options = (yield* (yield* CodexModels).list()).options
-    const offered = options.map((option) => option.id)
-    const choices = offered.join(", ") || "(none available)"
-    if (requested !== null) {
-      if (!offered.includes(requested)) {
-        return yield* controllerError(`Unknown reviewer model (reviewer_model): ${requested}. Choose one of: ${choices}.`)
-      }
-      return requested
-    }
-    if (settings.reviewerModel !== undefined) {
-      if (!offered.includes(settings.reviewerModel)) {
-        return yield* controllerError(
-          `CODEX_REPLAY_REVIEWER_MODEL names ${settings.reviewerModel}, which Codex does not offer; choose one of: ${choices}.`
-        )
-      }
-      return settings.reviewerModel
-    }
-    const fallback = options.find((option) => option.default === true) ?? options[0]
-    if (fallback === undefined) return yield* controllerError("Codex offers no model to review with; set reviewer_model.")
-    return fallback.id
+    return yield* Either.match(reviewerFor(requested, settings.reviewerModel, options), { onLeft: Effect.fail, onRight: Effect.succeed })
   })
 
 // ---------------------------------------------------------------------------------------------
