@@ -284,6 +284,7 @@
       confirm_file_selection: false,
       confirm_repository_selection: false,
       models,
+      reviewer_model: "",
       timeout_seconds: 3600
     }
   }
@@ -303,6 +304,7 @@
       baseline_commit: git ? c.baseline_commit.trim() || null : null,
       ending_commit: c.ending_kind === "git" ? c.ending_commit.trim() || null : null,
       models: c.models.slice(),
+      reviewer_model: c.reviewer_model || null,
       timeout_seconds: c.timeout_seconds
     }
     if (c.beginning_kind === "non_git") {
@@ -535,9 +537,14 @@
         changed(true)
       } }),
       " ", model.label || model.id, " ", h("span", { className: "muted mono", text: model.id }), model.default ? h("span", { className: "badge", text: "default" }) : null))
+    const controllerReviewer = app.state && app.state.reviewer_model
+    const reviewer = h("select", { id: "cfg-reviewer", onChange: (event) => { c.reviewer_model = event.target.value; changed(true) } },
+      h("option", { value: "", text: controllerReviewer ? `The controller's reviewer (${controllerReviewer})` : "The controller's reviewer" }),
+      offered.map((model) => h("option", { value: model.id, text: `${model.label || model.id} (${model.id})`, selected: c.reviewer_model === model.id })))
     const timeout = h("input", { type: "number", id: "cfg-timeout", min: "1", max: "86400", step: "1", value: String(c.timeout_seconds), onInput: (event) => { c.timeout_seconds = Number(event.target.value); changed(false) } })
     body.append(section("Codex models",
       h("fieldset", { className: "models" }, h("legend", { text: `Choose 1 to ${MAX_MODELS} models; each runs in its own workspace, in parallel.` }), modelBoxes),
+      h("div", { className: "narrow" }, field("Reviewer model", reviewer), h("p", { className: "hint", id: "reviewer-hint", text: "One model judges every run, blind to who wrote which side; a model judging its own replay is a self-review." })),
       h("div", { className: "narrow" }, field("Timeout (seconds)", timeout))))
 
     // Summary + start
@@ -582,11 +589,19 @@
       ["End", p.ending_kind === "git" ? `Git ${p.ending_commit || "—"}` : "Non-Git files"],
       ...(p.beginning_kind === "non_git" ? [["Claude's files", (p.created_by_claude || []).join(", ") || "—"], ["Excluded files", (p.excluded_files || []).join(", ") || "—"]] : []),
       ["Models", p.models.join(", ") || "—"],
+      ["Reviewer", reviewerSummary(p)],
       ["Timeout", `${p.timeout_seconds} s`]
     ]
     summary.replaceChildren(...rows.flatMap(([key, value]) => [h("dt", { text: key }), h("dd", { text: value })]))
     $("config-json").textContent = JSON.stringify(p, null, 2)
     renderPrepare()
+  }
+
+  /** The reviewer the configuration will get, and which of its models it would review as their own replay. */
+  function reviewerSummary(p) {
+    const reviewer = p.reviewer_model || (app.state && app.state.reviewer_model) || ""
+    if (!reviewer) return "The controller's reviewer"
+    return p.models.includes(reviewer) ? `${reviewer} (self-review for ${reviewer})` : reviewer
   }
 
   function renderPrepare() {
@@ -916,6 +931,25 @@
     return wrap
   }
 
+  /** The reviewer, "self-review" when it judged its own replay, and both orders' reasons with identities revealed. */
+  function reasonsSection(report) {
+    const about = report.about_review || {}
+    const wrap = h("div", { className: "reasons", id: "review-reasons" },
+      h("p", {}, h("strong", { text: "Reviewer: " }), h("span", { className: "mono", id: "reviewer-model", text: about.reviewer_model || "Unknown" }),
+        about.self_review ? h("span", { className: "badge badge-warn", id: "self-review", text: "self-review" }) : null))
+    const reasons = report.review_reasons
+    const dimensions = reasons ? DIMENSIONS.filter((d) => (reasons[d.id] || []).length > 0) : []
+    if (!dimensions.length) {
+      wrap.append(h("p", { className: "muted", text: "The ballots gave no reasons." }))
+      return wrap
+    }
+    wrap.append(h("dl", { className: "facts" }, dimensions.flatMap((d) => [
+      h("dt", { text: d.label }),
+      h("dd", {}, h("ul", {}, reasons[d.id].map((entry) => h("li", {}, h("span", { className: "muted", text: `${entry.order === "AB" ? "A/B" : "B/A"} order: ` }), entry.reason))))
+    ])))
+    return wrap
+  }
+
   function tokenSection(codex, claude) {
     const rows = TOKEN_ROWS.map(([id, label, description], index) => {
       const tipId = `token-tip-${index}`
@@ -1017,6 +1051,7 @@
     const comparability = comparabilitySection(report)
     if (comparability) body.append(comparability)
     body.append(section("Evaluation", evaluationSection(report.evaluation)))
+    body.append(section("Reviewer's reasons", reasonsSection(report)))
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
     body.append(section("Original request", h("pre", { className: "response", text: report.original_request || "" })))
     body.append(section("Final responses", h("div", { className: "side-by-side" },

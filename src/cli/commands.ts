@@ -52,6 +52,10 @@ const replay = Command.make("replay", {
     Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
     Options.repeated
   ),
+  reviewerModel: Options.text("reviewer-model").pipe(
+    Options.withDescription("The Codex model that reviews both sides (default: the controller's reviewer)."),
+    Options.optional
+  ),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -63,6 +67,7 @@ const replay = Command.make("replay", {
   replayCommand({
     threadId: options.threadId,
     models: options.models,
+    reviewerModel: Option.getOrUndefined(options.reviewerModel),
     yes: options.yes,
     acceptEmptyBeginning: options.acceptEmptyBeginning,
     json: options.json

@@ -12,6 +12,8 @@ import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 export interface ReplayOptions {
   readonly threadId: string
   readonly models: ReadonlyArray<string>
+  /** The model that reviews; the controller's reviewer when unset. */
+  readonly reviewerModel?: string | undefined
   readonly yes: boolean
   /** `--accept-empty-beginning`: an empty-directory replay although Claude changed existing files. */
   readonly acceptEmptyBeginning?: boolean
@@ -47,6 +49,9 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
   if (options.models.length > MAX_REPLAY_MODELS) {
     return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
   }
+  if (options.reviewerModel !== undefined && !MODEL_ID.test(options.reviewerModel)) {
+    return Either.left(controllerError(`Invalid reviewer model name: ${JSON.stringify(options.reviewerModel.slice(0, 100))}.`))
+  }
   return Either.right({ ...options, threadId })
 }
 
@@ -73,7 +78,8 @@ const configurationFrom = (
   inspection: Json,
   request: string,
   models: ReadonlyArray<string>,
-  acceptEmptyBeginning: boolean
+  acceptEmptyBeginning: boolean,
+  reviewerModel: string | undefined
 ) => {
   const thread = (inspection.thread ?? {}) as Json
   const baseline = (inspection.baseline ?? {}) as Json
@@ -100,7 +106,8 @@ const configurationFrom = (
     confirm_empty_beginning: beginning === "non_git" && (existingFilesChanged(inspection).length === 0 || acceptEmptyBeginning),
     confirm_file_selection: inspection.workspace?.requires_confirmation === true,
     confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
-    models
+    models,
+    reviewer_model: reviewerModel ?? null
   }
 }
 
@@ -143,6 +150,12 @@ const ensureEmptyBeginningAccepted = (configuration: ReturnType<typeof configura
     : Effect.fail(controllerError(
       `This replay would start from an empty directory although Claude modified ${existing.length} file(s) that existed before the session, so it would not be like-for-like; nothing was started: pass --accept-empty-beginning to run it anyway.`
     ))
+}
+
+/** The reviewer `prepare_run` resolved, and which models it would review as their own replay. */
+const reviewerLine = (prepared: Json) => {
+  const selfReview = (Array.isArray(prepared.self_review_models) ? prepared.self_review_models : []) as Array<string>
+  return `${orDash(prepared.reviewer_model)}${selfReview.length > 0 ? ` (self-review for ${selfReview.join(", ")})` : ""}`
 }
 
 interface Watched {
@@ -212,10 +225,18 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
     }
 
-    const configuration = configurationFrom(options.threadId, inspection, request, options.models, options.acceptEmptyBeginning === true)
+    const configuration = configurationFrom(
+      options.threadId,
+      inspection,
+      request,
+      options.models,
+      options.acceptEmptyBeginning === true,
+      options.reviewerModel
+    )
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = structured(yield* call("prepare_run", configuration))
+    yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
     if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
       const reasons = (Array.isArray(prepared.blockers) ? prepared.blockers : []) as Array<string>
       return yield* controllerError(`The replay is blocked: ${reasons.join(" ") || "the configuration is not ready."}`)

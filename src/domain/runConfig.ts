@@ -2,6 +2,7 @@ import { Either } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { ControllerError, controllerError } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
+import { MODEL_ID_PATTERN } from "./settings.js"
 
 /** Where a replay starts or ends: a git commit, or plain files (SPEC §7.1). */
 export type StateKind = "git" | "non_git"
@@ -24,6 +25,8 @@ export interface RunConfiguration {
   readonly confirm_file_selection: boolean
   readonly confirm_repository_selection: boolean
   readonly models: ReadonlyArray<string>
+  /** The model that reviews both sides; `null`: the controller's reviewer. */
+  readonly reviewer_model: string | null
   readonly timeout_seconds: number
   readonly range_start: string | null
   readonly range_end: string | null
@@ -104,6 +107,15 @@ const modelList = (raw: Raw): Check<ReadonlyArray<string>> => {
   return Either.right(models)
 }
 
+const reviewerModel = (raw: Raw): Check<string | null> => {
+  const value = raw.reviewer_model
+  if (value === undefined || value === null || value === "") return Either.right(null)
+  if (typeof value !== "string" || !MODEL_ID_PATTERN.test(value.trim())) {
+    return fail("reviewer_model must be a Codex model id such as gpt-5.5.")
+  }
+  return Either.right(value.trim())
+}
+
 const timeoutSeconds = (raw: Raw): Check<number> => {
   const value = raw.timeout_seconds
   if (value === undefined || value === null) return Either.right(DEFAULT_TIMEOUT_SECONDS)
@@ -160,6 +172,7 @@ export const normalizeConfiguration = (input: unknown): Check<RunConfiguration> 
       confirm_file_selection: yield* flag(raw, "confirm_file_selection"),
       confirm_repository_selection: yield* flag(raw, "confirm_repository_selection"),
       models: yield* modelList(raw),
+      reviewer_model: yield* reviewerModel(raw),
       timeout_seconds: yield* timeoutSeconds(raw),
       ...(yield* range(raw))
     } satisfies RunConfiguration

@@ -14,6 +14,8 @@ export interface ResolvedSettings {
   readonly controllerSessionId: ControllerSessionId
   readonly codexCliPath: string | undefined
   readonly claudeConfigDir: string
+  /** The reviewer of every run of this controller (`CODEX_REPLAY_REVIEWER_MODEL`); Codex's default model when unset. */
+  readonly reviewerModel?: string | undefined
   /** A listening socket handed over by the launcher (`CODEX_REPLAY_CONTROLLER_SOCKET_FD`). */
   readonly inheritedSocketFd: number | undefined
   /** The file named by `CODEX_REPLAY_PRICING`, if any. */
@@ -60,6 +62,17 @@ export const parseSessionId = (
     : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."))
 }
 
+/** What a Codex model id looks like (`gpt-5.5`, `gpt-6.1-sol`). */
+export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
+
+export const parseReviewerModel = (raw: string | undefined): Either.Either<string | undefined, ControllerError> => {
+  const value = nonEmpty(raw)?.trim()
+  if (value === undefined) return Either.right(undefined)
+  return MODEL_ID_PATTERN.test(value)
+    ? Either.right(value)
+    : Either.left(controllerError("CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."))
+}
+
 const parseSocketFd = (raw: string | undefined): Either.Either<number | undefined, ControllerError> => {
   const value = nonEmpty(raw)
   if (value === undefined) return Either.right(undefined)
@@ -91,6 +104,7 @@ export const resolveSettings = (
       controllerSessionId: yield* parseSessionId(env.CODEX_REPLAY_CONTROLLER_SESSION_ID, generateSessionId),
       codexCliPath: nonEmpty(env.CODEX_CLI_PATH),
       claudeConfigDir: path.resolve(expandHome(nonEmpty(env.CLAUDE_CONFIG_DIR) ?? "~/.claude", home)),
+      reviewerModel: yield* parseReviewerModel(env.CODEX_REPLAY_REVIEWER_MODEL),
       inheritedSocketFd: yield* parseSocketFd(env.CODEX_REPLAY_CONTROLLER_SOCKET_FD),
       codexPricingFile: pricingFile(env.CODEX_REPLAY_PRICING, home)
     }

@@ -6,6 +6,7 @@ import {
   MAX_RUN_LOG_TAIL_BYTES,
   VERSION
 } from "../domain/product.js"
+import { reviewerFor } from "../domain/reviewer.js"
 import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels, type ModelList } from "../services/CodexModels.js"
@@ -78,8 +79,13 @@ export const getState = defineTool(StatePayload, () =>
     const runs = yield* RunStore
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
     const models = yield* (yield* CodexModels).list()
-    return stateAnswer({ settings, models, recent }, () =>
-      frozen(toolSuccess("Codex Replay is ready.", {
+    return stateAnswer({ settings, models, recent }, () => {
+      const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
+      const diagnostics = [
+        ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
+        ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
+      ]
+      return frozen(toolSuccess("Codex Replay is ready.", {
         state: {
           plugin_version: VERSION,
           controller_session_id: settings.controllerSessionId,
@@ -87,11 +93,14 @@ export const getState = defineTool(StatePayload, () =>
           max_replay_threads: MAX_REPLAY_THREADS,
           batch: null,
           models: models.options,
-          diagnostics: models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }],
+          // The controller's reviewer, used when a configuration names no reviewer_model.
+          reviewer_model: Either.getOrNull(reviewer),
+          diagnostics,
           recent_runs: recent,
           run_root: settings.runRoot
         }
-      })))
+      }))
+    })
   }))
 
 export const getRun = defineTool(RunIdPayload, ({ run_id }) =>

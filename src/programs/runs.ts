@@ -2,6 +2,7 @@ import { Clock, type Duration, Effect, Either, Option, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
+import { reviewerFor } from "../domain/reviewer.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import { type ComparabilityFacts, comparabilityFacts } from "../domain/report/comparability.js"
@@ -30,6 +31,7 @@ import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../service
 import {
   COORDINATOR_REQUEST_FILE,
   type CoordinatorRequest,
+  requestWithoutClaude,
   RUN_RECORD_FILE,
   RunCoordinator
 } from "../services/RunCoordinator.js"
@@ -173,6 +175,14 @@ const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     }
   })
 
+/** The reviewer of a configuration (`reviewerFor`), against the models Codex offers now. */
+export const resolveReviewerModel = (requested: string | null) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const options = (yield* (yield* CodexModels).list()).options
+    return yield* Either.match(reviewerFor(requested, settings.reviewerModel, options), { onLeft: Effect.fail, onRight: Effect.succeed })
+  })
+
 // ---------------------------------------------------------------------------------------------
 // prepare_run
 
@@ -183,6 +193,10 @@ export interface PrepareRunResult {
   readonly controller_session_id: string
   readonly model: string
   readonly models: ReadonlyArray<string>
+  /** The model that reviews every run of this start. */
+  readonly reviewer_model: string
+  /** The models whose runs are reviewed by their own model. */
+  readonly self_review_models: ReadonlyArray<string>
   readonly blockers: ReadonlyArray<string>
   readonly blocking_reasons: ReadonlyArray<string>
   readonly questions: ReadonlyArray<string>
@@ -207,6 +221,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const tokens = yield* PrepareTokens
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   yield* ensureModelsOffered(configuration.models)
+  const reviewer = yield* resolveReviewerModel(configuration.reviewer_model)
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
@@ -222,7 +237,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
       fingerprint,
       configuration,
       historical_result_sha256: historicalDigest,
-      prepared_configuration_sha256_by_model: digests
+      prepared_configuration_sha256_by_model: digests,
+      reviewer_model: reviewer
     })
   }
   const prompt = ready ? approvalPrompt(configuration) : null
@@ -233,6 +249,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     controller_session_id: settings.controllerSessionId,
     model: configuration.models[0] ?? "",
     models: configuration.models,
+    reviewer_model: reviewer,
+    self_review_models: configuration.models.filter((model) => model === reviewer),
     blockers,
     blocking_reasons: blockers,
     questions: [],
@@ -387,15 +405,17 @@ const launchModel = (plan: LaunchPlan, model: string) =>
       timeout_seconds: configuration.timeout_seconds,
       workspace: plan.historical.plan,
       claude: plan.historical.claude,
-      comparability: plan.historical.comparability
+      comparability: plan.historical.comparability,
+      reviewer_model: plan.receipt.reviewer_model
     }
     const launched = Effect.gen(function*() {
-      yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
+      // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).
+      yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), requestWithoutClaude(request))
       yield* files.writeJson(path.join(directory, RUN_RECORD_FILE), {
         run_id: runId,
         configuration: { ...configuration, model },
-        historical_result_sha256: plan.receipt.historical_result_sha256,
-        claude: plan.historical.claude
+        reviewer_model: plan.receipt.reviewer_model,
+        historical_result_sha256: plan.receipt.historical_result_sha256
       })
       yield* supervisor.launch(runId, coordinator.run(directory, request))
     })

@@ -2,6 +2,7 @@ import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
 import { Duration, Effect, Either, Layer, Runtime, type Schedule, type Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
+import * as os from "node:os"
 import * as path from "node:path"
 import type { WorkerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
@@ -19,7 +20,9 @@ import {
   meaningfulStderr,
   outputJsonSchema,
   parseExitError,
+  isReadOnlyPurpose,
   recordEvent,
+  sandboxConfigFor,
   threadOptionsFor,
   WorkerPurpose,
   type WorkerResultData,
@@ -53,6 +56,8 @@ export interface WorkerRequest<A = undefined, I = unknown> {
    * tag is left to the caller's sweep after a normal end (siblings may share it).
    */
   readonly runTag?: string
+  /** More directories Codex's sandbox must not read, besides the worker's own (e.g. the user's repository). */
+  readonly hiddenRoots?: ReadonlyArray<string>
 }
 
 export interface WorkerResult<A = undefined> extends WorkerResultData {
@@ -85,6 +90,11 @@ export interface CodexWorkerOptions {
   readonly attemptTimeout?: Duration.DurationInput
   /** How long Codex gets to clean up after SIGINT before it is aborted and swept. */
   readonly interruptGrace?: Duration.DurationInput
+  /**
+   * Directories no worker may read (the run root, `controllers/`, the Claude history); Codex's
+   * own home is always added, since its sessions hold earlier replays.
+   */
+  readonly hiddenRoots?: ReadonlyArray<string>
 }
 
 export const DEFAULT_ATTEMPT_TIMEOUT = Duration.hours(1)
@@ -143,9 +153,38 @@ interface PreparedRequest {
   readonly cliPath: string
   readonly jsonSchema: JsonSchemaObject | undefined
   readonly skipGitRepoCheck: boolean
+  readonly hiddenRoots: ReadonlyArray<string>
 }
 
-const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string | undefined) =>
+const isInside = (child: string, parent: string) => {
+  const relative = path.relative(parent, child)
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+}
+
+/**
+ * The existing hidden roots, resolved. A root that holds the Codex executable itself (Codex's
+ * standalone install lives in its home) is hidden entry by entry, except the way to the executable:
+ * inside the sandbox Codex runs its own executable again.
+ */
+const resolveHiddenRoots = (roots: ReadonlyArray<string>, executable: string, workingDirectory: string) =>
+  Effect.promise(async () => {
+    const realExecutable = await fs.realpath(executable).catch(() => executable)
+    const hidden: Array<string> = []
+    for (const root of roots) {
+      const real = await fs.realpath(root).catch(() => undefined)
+      if (real === undefined || real === workingDirectory) continue
+      if (!isInside(realExecutable, real)) {
+        hidden.push(real)
+        continue
+      }
+      const keep = realExecutable.slice(real.length + 1).split(path.sep)[0]
+      const entries = await fs.readdir(real).catch(() => [] as Array<string>)
+      hidden.push(...entries.filter((entry) => entry !== keep).map((entry) => path.join(real, entry)))
+    }
+    return [...new Set(hidden)]
+  })
+
+const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string | undefined, hiddenRoots: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     if (!WorkerPurpose.literals.includes(request.purpose)) {
       return yield* invalidRequest(`The worker purpose "${String(request.purpose)}" is unknown.`)
@@ -166,11 +205,13 @@ const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string
     if (executable === undefined) {
       return yield* invalidRequest(`The Codex CLI ${cliPath} does not exist or is not executable.`, "cli_unavailable")
     }
+    const realDirectory = yield* Effect.promise(() => fs.realpath(directory).catch(() => directory))
     return {
-      request,
+      request: { ...request, workingDirectory: realDirectory },
       cliPath: executable,
       jsonSchema: jsonSchema === undefined ? undefined : jsonSchema.right,
-      skipGitRepoCheck: !(yield* insideGitRepository(directory))
+      skipGitRepoCheck: !(yield* insideGitRepository(directory)),
+      hiddenRoots: yield* resolveHiddenRoots([...hiddenRoots, ...(request.hiddenRoots ?? [])], executable, realDirectory)
     } satisfies PreparedRequest
   })
 
@@ -220,6 +261,7 @@ const settledWithin = (session: Session, within: Duration.Duration) =>
 // ---------------------------------------------------------------------------------------------
 
 interface ResolvedOptions {
+  readonly hiddenRoots: ReadonlyArray<string>
   readonly cliPath: string
   readonly environment: Readonly<Record<string, string | undefined>>
   readonly config: CodexOptions["config"] | undefined
@@ -230,9 +272,14 @@ interface ResolvedOptions {
 
 const resolveOptions = (options: CodexWorkerOptions): ResolvedOptions => {
   const base = options.environment ?? process.env
+  const environment = options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome }
+  const codexHome = environment.CODEX_HOME ?? path.join(environment.HOME ?? os.homedir(), ".codex")
   return {
+    // The system's temporary directory holds reviewer workspaces of parallel runs; every agent gets
+    // its own temporary directory instead (TMPDIR).
+    hiddenRoots: [...(options.hiddenRoots ?? []), codexHome, os.tmpdir()],
     cliPath: options.cliPath ?? "codex",
-    environment: options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome },
+    environment,
     config: options.config,
     apiKey: options.apiKey,
     attemptTimeout: Duration.decode(options.attemptTimeout ?? DEFAULT_ATTEMPT_TIMEOUT),
@@ -284,14 +331,26 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     }
     type Logger = ReturnType<typeof logger>
 
-    const openSession = (prepared: PreparedRequest, onEvent: (event: ThreadEvent) => Promise<void>): Session => {
+    const openSession = (prepared: PreparedRequest, scratch: string | undefined, onEvent: (event: ThreadEvent) => Promise<void>): Session => {
       const { request } = prepared
       const attemptId = freshId()
       const runTag = request.runTag ?? `worker-${attemptId}`
+      const sandbox = sandboxConfigFor({
+        purpose: request.purpose,
+        workingDirectory: request.workingDirectory,
+        hiddenRoots: prepared.hiddenRoots,
+        ...(scratch === undefined ? {} : { scratchDirectory: scratch })
+      })
       const codex = new Codex({
         codexPathOverride: prepared.cliPath,
-        env: { ...definedEntries(settings.environment), [RUN_TAG_VARIABLE]: runTag, [ATTEMPT_VARIABLE]: attemptId },
+        env: {
+          ...definedEntries(settings.environment),
+          ...(scratch === undefined ? {} : { TMPDIR: scratch }),
+          [RUN_TAG_VARIABLE]: runTag,
+          [ATTEMPT_VARIABLE]: attemptId
+        },
         ...(settings.config === undefined ? {} : { config: settings.config }),
+        configOverrides: [...sandbox],
         ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey })
       })
       const thread = codex.startThread(threadOptionsFor({
@@ -353,8 +412,18 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
         yield* log.note("cancelled; Codex and its processes were stopped")
       })
 
+    /** An implementation's own temporary directory (its TMPDIR), removed after the attempt. */
+    const scratchFor = (purpose: WorkerPurpose) =>
+      isReadOnlyPurpose(purpose)
+        ? Effect.succeed(undefined)
+        : Effect.acquireRelease(
+          Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "tmp-")).then((directory) => fs.realpath(directory))),
+          (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
+        )
+
     const runAttempt = (prepared: PreparedRequest, log: Logger) =>
       Effect.gen(function*() {
+        const scratch = yield* scratchFor(prepared.request.purpose)
         const runtime = yield* Effect.runtime<never>()
         const logEvent = (event: ThreadEvent) => {
           const interpreted = interpretEvent(event)
@@ -366,7 +435,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
           return Runtime.runPromise(runtime)(log.stdout(JSON.stringify(event)).pipe(Effect.zipRight(notes)))
         }
         return yield* Effect.uninterruptibleMask((restore) => {
-          const session = openSession(prepared, logEvent)
+          const session = openSession(prepared, scratch, logEvent)
           return restore(Effect.promise(() => session.finished)).pipe(
             Effect.map((thrown) => ({ session, thrown })),
             Effect.onInterrupt(() => stopSession(session, log)),
@@ -386,12 +455,12 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       })
 
     const runAny = Effect.fn("CodexWorker.run")(function*(request: AnyRequest) {
-      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment.PATH)
+      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment.PATH, settings.hiddenRoots)
       const log = logger(request)
       const started = Date.now()
       yield* log.note(`started (${request.purpose}, model ${request.model})`)
       const limit = settings.attemptTimeout
-      const { session, thrown } = yield* runAttempt(prepared, log).pipe(
+      const { session, thrown } = yield* Effect.scoped(runAttempt(prepared, log)).pipe(
         Effect.timeoutFail({ duration: limit, onTimeout: () => attemptTimedOut(Date.now() - started, Duration.toMillis(limit)) }),
         Effect.tapError((failure) => log.note(`failed: ${failure.code}: ${failure.message}`))
       )
@@ -461,7 +530,10 @@ const fakeResult = (request: AnyRequest, answer: FakeAnswer): WorkerResultData =
 export class CodexWorker extends Effect.Service<CodexWorker>()("codex-replay/CodexWorker", {
   effect: Effect.gen(function*() {
     const settings = yield* Settings
-    return yield* makeCodexWorker({ cliPath: settings.codexCliPath })
+    return yield* makeCodexWorker({
+      cliPath: settings.codexCliPath,
+      hiddenRoots: [settings.runRoot, settings.controllersRoot, settings.claudeConfigDir]
+    })
   }),
   dependencies: [ProcessRunner.Default, RunLog.Default]
 }) {

@@ -10,6 +10,8 @@ export interface PrepareReceipt {
   readonly configuration: RunConfiguration
   readonly historical_result_sha256: string
   readonly prepared_configuration_sha256_by_model: Readonly<Record<string, string>>
+  /** The reviewer of every run this start launches. */
+  readonly reviewer_model: string
   /** Filled when the start finished: the runs it launched and the models that failed. */
   readonly started?: {
     readonly run_ids: ReadonlyArray<string>

@@ -1,5 +1,6 @@
 import { Effect, Random, Schedule } from "effect"
 import * as fs from "node:fs/promises"
+import * as os from "node:os"
 import * as path from "node:path"
 import { type ControllerError, controllerError, type WorkerError, StorageError } from "../domain/errors.js"
 import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
@@ -24,7 +25,8 @@ import { RunLog } from "./RunLog.js"
 /** The only reviewer this product supports (SPEC §9). */
 export const SUPPORTED_EVALUATOR = "codex"
 export const REVIEWS_DIRECTORY = "reviews"
-export const REVIEW_WORKSPACES_DIRECTORY = "review-workspaces"
+/** A reviewer's working directory is `<tmp>/workspace-XXXXXX`: nothing in its name or place names the run, order or authors. */
+export const REVIEWER_WORKSPACE_PREFIX = "workspace-"
 export const CANDIDATE_FILES: Record<Position, string> = { A: "candidate-a.json", B: "candidate-b.json" }
 export const MAPPING_FILE = "candidate-mapping.json"
 export const EVALUATION_FILE = "evaluation.json"
@@ -34,7 +36,7 @@ export const REVIEW_RETRY_LIMIT = 3
 export const reviewRetrySchedule = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(REVIEW_RETRY_LIMIT)))
 
 export interface ReviewInput {
-  /** The run directory; candidates, ballots and reviewer workspaces go below it. */
+  /** The run directory; candidates, mapping and ballots are recorded below it once both orders have finished. */
   readonly runDirectory: string
   /** The task both sides implemented, as given to the reviewer. */
   readonly request: string
@@ -52,6 +54,10 @@ export interface ReviewInput {
   readonly mapping?: CandidateMapping
   /** The run's process tag for the reviewer workers (the reviews run one after the other). */
   readonly runTag?: string
+  /** Directories the reviewer's sandbox must not read besides the worker's own list (the user's repository). */
+  readonly hiddenRoots?: ReadonlyArray<string>
+  /** Where reviewer workspaces are created; the system's temporary directory by default. */
+  readonly workspaceParent?: string
 }
 
 const orderLabel = (order: ReviewOrder) => order.toLowerCase()
@@ -67,7 +73,7 @@ export const reviewPrompt = (copies: Record<Position, string>): string =>
     "Read both files completely before judging. Judge the patch itself, not the candidate's description of it; the accurate_reporting dimension compares the final response with the patch.",
     "For every dimension and every check, answer for each candidate: first the evidence (a file and line of the patch, or the part of the final response), then the result: 1 = satisfied, 0 = not satisfied, null = not applicable to this task. A check that does not apply to the task is null for both candidates.",
     "score = passed checks / applicable checks, or null when none applies.",
-    "For each dimension write the comparison, then the winner: the candidate with the higher score; with equal scores, the candidate the evidence favours, or tie; not_applicable when no check applies to either candidate.",
+    "For each dimension write the comparison, then a short reason (one or two sentences) for the outcome that names the candidates only as \"Candidate A\" and \"Candidate B\", then the winner: the candidate with the higher score; with equal scores, the candidate the evidence favours, or tie; not_applicable when no check applies to either candidate.",
     "The letters and the order of the candidates carry no meaning. Do not reward length, confidence or polish of the wording.",
     "",
     "Rubric (dimension, then its checks):",
@@ -125,48 +131,54 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         ? Effect.map(Random.nextBoolean, (codexFirst) => mappingWithCodexAs(codexFirst ? "A" : "B"))
         : Effect.succeed(fixed)
 
-    /** Writes `reviews/candidate-a.json` and `candidate-b.json` under `mapping`, and records the mapping. */
-    const writeCandidates = Effect.fn("Review.writeCandidates")(function*(input: ReviewInput, mapping: CandidateMapping) {
-      const directory = path.join(input.runDirectory, REVIEWS_DIRECTORY)
-      yield* files.ensurePrivateDirectory(directory)
+    /** The two anonymous candidates under `mapping`, in memory only. */
+    const buildCandidates = (input: ReviewInput, mapping: CandidateMapping): Record<Position, AnonymousCandidate> => {
       const sides = { codex: input.codex, claude: input.claude }
-      const candidates: Record<Position, AnonymousCandidate> = {
+      return {
         A: anonymousCandidate(input.request, sides[mapping.A]),
         B: anonymousCandidate(input.request, sides[mapping.B])
       }
+    }
+
+    /**
+     * Records `reviews/candidate-a.json`, `candidate-b.json`, the mapping and the ballots. Called only
+     * after both orders have finished: while a reviewer runs, no file tells which candidate is whom.
+     */
+    const recordReview = Effect.fn("Review.record")(function*(
+      runDirectory: string,
+      candidates: Record<Position, AnonymousCandidate>,
+      mapping: CandidateMapping,
+      ballots: ReadonlyArray<readonly [ReviewOrder, Ballot]>
+    ) {
+      const directory = path.join(runDirectory, REVIEWS_DIRECTORY)
+      yield* files.ensurePrivateDirectory(directory)
       yield* files.writeJson(path.join(directory, CANDIDATE_FILES.A), candidates.A)
       yield* files.writeJson(path.join(directory, CANDIDATE_FILES.B), candidates.B)
+      for (const [order, ballot] of ballots) {
+        yield* files.writeJson(path.join(directory, `ballot-${orderLabel(order)}.json`), ballot)
+      }
       yield* files.writeJson(path.join(directory, MAPPING_FILE), { candidate_mapping: mapping })
-      return candidates
     })
 
-    /** A fresh private directory under `review-workspaces/`, removed when the scope closes. */
-    const temporaryWorkspace = (runDirectory: string, prefix: string) =>
+    /** A fresh private directory with a neutral name outside the run directory, removed when the scope closes. */
+    const temporaryWorkspace = (input: ReviewInput) =>
       Effect.acquireRelease(
-        Effect.gen(function*() {
-          const parent = path.join(runDirectory, REVIEW_WORKSPACES_DIRECTORY)
-          yield* files.ensurePrivateDirectory(parent)
-          return yield* Effect.tryPromise({
-            try: () => fs.mkdtemp(path.join(parent, prefix)),
-            catch: (error) => controllerError(`Cannot create a reviewer workspace: ${String(error)}`)
-          })
+        Effect.tryPromise({
+          try: () => fs.mkdtemp(path.join(input.workspaceParent ?? os.tmpdir(), REVIEWER_WORKSPACE_PREFIX)),
+          catch: (error) => controllerError(`Cannot create a reviewer workspace: ${String(error)}`)
         }),
         (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
       )
 
-    /** Copies the run's candidates into `workspace`, swapped for the B/A order; answers the copies. */
-    const copyCandidates = (runDirectory: string, workspace: string, order: ReviewOrder) =>
+    /** Writes the candidates into `workspace`, swapped for the B/A order; answers the files. */
+    const placeCandidates = (candidates: Record<Position, AnonymousCandidate>, workspace: string, order: ReviewOrder) =>
       Effect.gen(function*() {
         const copies: Record<Position, string> = {
           A: path.join(workspace, CANDIDATE_FILES.A),
           B: path.join(workspace, CANDIDATE_FILES.B)
         }
         for (const position of ["A", "B"] as const) {
-          const source = path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES[sourceLetterFor(order, position)])
-          yield* Effect.tryPromise({
-            try: () => fs.copyFile(source, copies[position]).then(() => fs.chmod(copies[position], 0o600)),
-            catch: (error) => controllerError(`Cannot copy a review candidate: ${String(error)}`)
-          })
+          yield* files.writeJson(copies[position], candidates[sourceLetterFor(order, position)])
         }
         return copies
       })
@@ -181,7 +193,8 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
           outputSchema: Ballot,
           runDirectory: input.runDirectory,
           label,
-          ...(input.runTag === undefined ? {} : { runTag: input.runTag })
+          ...(input.runTag === undefined ? {} : { runTag: input.runTag }),
+          ...(input.hiddenRoots === undefined ? {} : { hiddenRoots: input.hiddenRoots })
         },
         reviewRetrySchedule,
         {
@@ -194,7 +207,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
     const normalize = (input: ReviewInput, order: ReviewOrder, raw: string, problem: string) =>
       Effect.scoped(
         Effect.gen(function*() {
-          const workspace = yield* temporaryWorkspace(input.runDirectory, `normalization-${orderLabel(order)}-`)
+          const workspace = yield* temporaryWorkspace(input)
           const label = `normalization:codex-for-codex:${orderLabel(order)}`
           yield* log(input.runDirectory, `${label}: the ballot was invalid; one normalization pass`)
           return yield* runReviewer(input, label, normalizationPrompt(raw, problem), workspace, "review_normalization")
@@ -206,11 +219,11 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       )
 
     /** One reviewer run in its own workspace; the workspace is gone when this returns. */
-    const reviewOnce = (input: ReviewInput, order: ReviewOrder) =>
+    const reviewOnce = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder) =>
       Effect.scoped(
         Effect.gen(function*() {
-          const workspace = yield* temporaryWorkspace(input.runDirectory, `review-${orderLabel(order)}-`)
-          const copies = yield* copyCandidates(input.runDirectory, workspace, order)
+          const workspace = yield* temporaryWorkspace(input)
+          const copies = yield* placeCandidates(candidates, workspace, order)
           return yield* runReviewer(input, `review:codex:${orderLabel(order)}`, reviewPrompt(copies), workspace, "evaluation")
         })
       ).pipe(
@@ -221,7 +234,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
             : Effect.succeed({ kind: "failed", error: error.message }))
       )
 
-    const recordReview = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping, attempt: Attempt): ReviewRecord => ({
+    const reviewRecord = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping, attempt: Attempt): ReviewRecord => ({
       order,
       evaluator: SUPPORTED_EVALUATOR,
       model: input.model,
@@ -232,28 +245,27 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       normalized: attempt.kind === "ballot" && attempt.normalized
     })
 
-    const reviewInOrder = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping) =>
+    const reviewInOrder = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder, mapping: CandidateMapping) =>
       Effect.gen(function*() {
         yield* log(input.runDirectory, `review:codex:${orderLabel(order)} started (${order === "AB" ? "A, B" : "B, A"} order)`)
-        const attempt = yield* reviewOnce(input, order)
-        const review = recordReview(input, order, mapping, attempt)
-        if (attempt.kind === "ballot") {
-          yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, `ballot-${orderLabel(order)}.json`), attempt.ballot)
-        }
-        yield* log(input.runDirectory, `review:codex:${orderLabel(order)} ${review.status}`)
-        return review
+        const attempt = yield* reviewOnce(input, candidates, order)
+        yield* log(input.runDirectory, `review:codex:${orderLabel(order)} ${attempt.kind === "ballot" ? "completed" : attempt.kind}`)
+        return { order, attempt, review: reviewRecord(input, order, mapping, attempt) }
       })
 
     /** Runs the whole blind review and records `reviews/evaluation.json`. */
     const run = Effect.fn("Review.run")(function*(input: ReviewInput) {
       yield* requireSupported("evaluator", input.evaluator)
       yield* requireSupported("normalization target", input.normalizationTarget)
+      // A fresh mapping on every call: a review interrupted between its orders starts over unblinded by nothing.
       const mapping = yield* chooseMapping(input.mapping)
-      yield* writeCandidates(input, mapping)
-      const reviews = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, order, mapping))
+      const candidates = buildCandidates(input, mapping)
+      const outcomes = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, candidates, order, mapping))
+      const ballots = outcomes.flatMap(({ attempt, order }) => (attempt.kind === "ballot" ? [[order, attempt.ballot] as const] : []))
+      yield* recordReview(input.runDirectory, candidates, mapping, ballots)
       const evaluation: Evaluation = aggregateEvaluation({
         candidate_mapping: mapping,
-        reviews,
+        reviews: outcomes.map((outcome) => outcome.review),
         ...(input.comparableDimensions === undefined ? {} : { comparable_dimensions: input.comparableDimensions })
       })
       yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, EVALUATION_FILE), evaluation)
@@ -261,7 +273,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       return evaluation
     })
 
-    return { run, writeCandidates } as const
+    return { run } as const
   }),
   dependencies: [FileStore.Default, RunLog.Default]
 }) {}

@@ -29,7 +29,11 @@ export const implementationRetrySchedule = Schedule.exponential(Duration.seconds
   Schedule.intersect(Schedule.recurs(IMPLEMENTATION_RETRY_LIMIT))
 )
 
-/** Everything one run's fiber needs; written to `coordinator-request.json` when the run is approved. */
+/**
+ * Everything one run's fiber needs. `coordinator-request.json` gets it without `claude` when the run
+ * is approved, and Claude's side only once the implementation has finished: nothing the implementer
+ * could read tells it what Claude did.
+ */
 export interface CoordinatorRequest {
   readonly run_id: string
   readonly run_tag: string
@@ -43,13 +47,20 @@ export interface CoordinatorRequest {
   readonly claude: CandidateSide
   /** How the two sides compare (beginning state, capability gaps, Claude's final response); absent in older runs. */
   readonly comparability?: ComparabilityFacts
+  /** The model that reviews both sides. */
+  readonly reviewer_model: string
 }
 
 /**
- * The model that reviews a run. Today it is the implementing model itself (a self-review, which the
- * report discloses); a configured reviewer replaces it here.
+ * What `coordinator-request.json` holds while the implementer works: nothing of Claude's side, not even
+ * which files it changed (the comparability facts list them).
  */
-export const reviewerModelOf = (request: CoordinatorRequest): string => request.model
+export const requestWithoutClaude = ({ claude: _claude, comparability: _comparability, ...rest }: CoordinatorRequest) =>
+  rest
+
+/** Directories no agent of this run may read: the user's repository is in Claude's end state. */
+const hiddenRootsOf = (request: CoordinatorRequest) =>
+  request.workspace.repository === null ? [] : [request.workspace.repository]
 
 interface Implemented {
   readonly workspace: MaterialisedWorkspace
@@ -138,7 +149,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           workingDirectory: workspace.directory,
           runDirectory: directory,
           label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
-          runTag: request.run_tag
+          runTag: request.run_tag,
+          hiddenRoots: hiddenRootsOf(request)
         }).pipe(Effect.tapError((error) => recordWorkerFailure(directory, error, attempt)))
         yield* runs.update(directory, { details: { failure_diagnostic: null } })
         return { workspace, result } satisfies Implemented
@@ -170,8 +182,10 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           cost: codexCost(request.model, tokens, settings.codexPriceOverrides ?? {})
         }
         const recordPath = path.join(directory, RUN_RECORD_FILE)
+        // Claude's side reaches the run's files only now that the implementer has finished.
+        yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
         yield* files.updateJson(recordPath, 16 * 1024 * 1024, (record) =>
-          Effect.succeed({ ...record, codex, implementation_thread_id: implemented.result.thread_id }))
+          Effect.succeed({ ...record, claude: request.claude, codex, implementation_thread_id: implemented.result.thread_id }))
         return codex
       })
 
@@ -184,14 +198,14 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         })
         const codex = yield* collect(directory, request, implemented)
         yield* advance(directory, "reviewing", "The blind review is running.")
-        const reviewer = reviewerModelOf(request)
         const evaluation = yield* review.run({
           runDirectory: directory,
           request: request.request,
           codex,
           claude: request.claude,
-          model: reviewer,
-          runTag: request.run_tag
+          model: request.reviewer_model,
+          runTag: request.run_tag,
+          hiddenRoots: hiddenRootsOf(request)
         })
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
@@ -201,7 +215,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           codex,
           claude: request.claude,
           evaluation,
-          reviewer_model: reviewer,
+          reviewer_model: request.reviewer_model,
           comparability: request.comparability
         })
         yield* runs.update(directory, {

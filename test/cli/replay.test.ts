@@ -20,8 +20,8 @@ afterAll(async () => {
 })
 
 describe("codex-replay replay", () => {
-  it("prepares, starts and follows one run per model to its report (--yes --json)", async () => {
-    const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--yes", "--json"], daemon.env, {
+  it("prepares, starts and follows one run per model to its report (--yes --json), reviewed by --reviewer-model", async () => {
+    const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--reviewer-model", OTHER_MODEL, "--yes", "--json"], daemon.env, {
       timeoutMillis: 60_000
     })
     expect(result.stderr).not.toContain("codex-replay:")
@@ -39,11 +39,12 @@ describe("codex-replay replay", () => {
       expect(run.status).toBe("completed")
       expect(run.report_html).toBe(path.join(daemon.runRoot, run.run_id, "report.html"))
       expect(fs.readFileSync(run.report_html!, "utf8")).toContain("<html")
-      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as Record<string, unknown>
-      expect(typeof report).toBe("object")
+      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as { about_review: Record<string, unknown> }
+      expect(report.about_review).toMatchObject({ reviewer_model: OTHER_MODEL, self_review: run.model === OTHER_MODEL })
     }
     // A person's view (configuration, approval, phases) went to stderr under --json.
     expect(result.stderr).toContain(`Thread:     ${SAMPLE}`)
+    expect(result.stderr).toContain(`Reviewer:   ${OTHER_MODEL} (self-review for ${OTHER_MODEL})\n`)
     expect(result.stderr).toContain("Approve 2 parallel Codex implementations using this configuration? yes (--yes)")
     // Phases are sampled every 500 ms, so which ones show depends on speed; the first sample is never the end.
     for (const model of [MODEL, OTHER_MODEL]) {
@@ -134,6 +135,9 @@ describe("codex-replay replay", () => {
     const unknownModel = await runCli(["replay", SAMPLE, "--model", "gpt-nonexistent", "--yes"], daemon.env)
     expect(unknownModel.code).toBe(1)
     expect(unknownModel.stderr).toContain("codex-replay: Unknown Codex model: gpt-nonexistent. Choose one of:")
+    const unknownReviewer = await runCli(["replay", SAMPLE, "--model", MODEL, "--reviewer-model", "gpt-nope", "--yes"], daemon.env)
+    expect(unknownReviewer.code).toBe(1)
+    expect(unknownReviewer.stderr).toContain("codex-replay: Unknown reviewer model (reviewer_model): gpt-nope. Choose one of:")
     const unknownThread = await runCli(["replay", "sample-no-such-sample", "--model", MODEL, "--yes"], daemon.env)
     expect(unknownThread.code).toBe(1)
     expect(unknownThread.stderr).toMatch(/codex-replay: .*(sample|thread)/i)
@@ -162,6 +166,7 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", SAMPLE, "--model", "-x"], "Invalid Codex model name"],
     [["replay", SAMPLE, "--model", "gpt 5"], "Invalid Codex model name: \"gpt 5\"."],
     [["replay", SAMPLE, "--model", MODEL, "--model", MODEL], `--model ${MODEL} is given more than once.`],
+    [["replay", SAMPLE, "--model", MODEL, "--reviewer-model", "gpt 5"], "Invalid reviewer model name: \"gpt 5\"."],
     [["replay", SAMPLE, "--model", "a", "--model", "b", "--model", "c", "--model", "d", "--model", "e"], "At most 4 models can replay one configuration."],
     [["replay", "../etc/passwd", "--model", MODEL], "The thread ID is invalid; see `codex-replay threads`."],
     [["replay", "", "--model", MODEL], "The thread ID is invalid"],

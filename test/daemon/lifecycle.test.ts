@@ -160,7 +160,8 @@ describe("bad environment", () => {
     [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "../../etc" }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."],
     [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "A".repeat(32) }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."],
     [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "three" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."],
-    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "-1" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."]
+    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "-1" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."],
+    [{ CODEX_REPLAY_REVIEWER_MODEL: "gpt 5.5; rm -rf /" }, "CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."]
   ]
   for (const [env, message] of cases) {
     it(`refuses ${JSON.stringify(env)} with a clear message and writes nothing`, async () => {

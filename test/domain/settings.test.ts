@@ -17,6 +17,7 @@ describe("settings from the environment (SPEC §2)", () => {
       controllerSessionId: "f".repeat(32),
       claudeConfigDir: "/home/dev/.claude",
       codexCliPath: undefined,
+      reviewerModel: undefined,
       inheritedSocketFd: undefined
     })
   })
@@ -29,7 +30,8 @@ describe("settings from the environment (SPEC §2)", () => {
       CODEX_REPLAY_CONTROLLER_SESSION_ID: "0123456789abcdef0123456789abcdef",
       CODEX_CLI_PATH: "/opt/codex",
       CLAUDE_CONFIG_DIR: "/data/claude",
-      CODEX_REPLAY_CONTROLLER_SOCKET_FD: "3"
+      CODEX_REPLAY_CONTROLLER_SOCKET_FD: "3",
+      CODEX_REPLAY_REVIEWER_MODEL: " gpt-6.1-sol "
     }))
     expect(settings).toMatchObject({
       runRoot: "/home/dev/replays/runs",
@@ -39,6 +41,7 @@ describe("settings from the environment (SPEC §2)", () => {
       controllerSessionId: "0123456789abcdef0123456789abcdef",
       codexCliPath: "/opt/codex",
       claudeConfigDir: "/data/claude",
+      reviewerModel: "gpt-6.1-sol",
       inheritedSocketFd: 3
     })
   })
@@ -51,7 +54,9 @@ describe("settings from the environment (SPEC §2)", () => {
     [{ CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "NaN" }, "CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."],
     [{ CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "1e400" }, "CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."],
     [{ CODEX_REPLAY_CONTROLLER_SESSION_ID: "abc" }, "CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."],
-    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "three" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."]
+    [{ CODEX_REPLAY_CONTROLLER_SOCKET_FD: "three" }, "CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."],
+    [{ CODEX_REPLAY_REVIEWER_MODEL: "gpt 5.5" }, "CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."],
+    [{ CODEX_REPLAY_REVIEWER_MODEL: "../gpt" }, "CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."]
   ])("refuses %j", (env, expected) => {
     expect(message(env)).toBe(expected)
   })

@@ -36,7 +36,12 @@ describe("Report service", () => {
       expect(json.candidates.codex.tokens).toEqual({ ordinary_input: 12_000, cache_read: 48_000, cache_write: 0, output: 3_500, total_input: 60_000 })
       expect(json.candidates.claude.cost).toEqual({ usd: null, reason: "No price is known for this model." })
       expect(json.candidates.claude.changed_files).toEqual([{ path: "src/app.ts", additions: 2, deletions: 1 }])
-      expect(json.about_review).toMatchObject({ reviewer_model: "gpt-review", order_balanced: true, self_review: true, flips: 1 })
+      // The stable place for the reviewer: about_review.reviewer_model and about_review.self_review.
+      expect(json.about_review).toMatchObject({ reviewer_model: "gpt-review", order_balanced: true, self_review: false, flips: 1 })
+      expect(json.review_reasons.reliability).toEqual([
+        { order: "AB", reason: "Codex replay handles <errors> & Historical Claude's patch does not; A check of Historical Claude found a gap." },
+        { order: "BA", reason: "Historical Claude handles <errors> & Codex replay's patch does not; A check of Codex replay found a gap." }
+      ])
       const html = yield* Effect.promise(() => fs.readFile(written.report_html, "utf8"))
       expect(html).toBe(renderReportHtml(written.report))
       for (const file of [written.report_json, written.report_html]) {

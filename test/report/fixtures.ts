@@ -74,16 +74,17 @@ export const claudeSide: CandidateSide = {
   cost: { usd: null, reason: "No price is known for this model." }
 }
 
-export const sampleReport = (evaluation: Evaluation | null = sampleEvaluation()): Report =>
-  buildReport({
-    run_id: "run-2026-11-29",
-    thread_id: "c45af7b1-thread",
-    original_request: `Add c to app.ts ${HOSTILE}`,
-    generated_at: "2026-11-29T12:00:00.000Z",
-    codex: codexSide,
-    claude: claudeSide,
-    evaluation,
-    reviewer_model: "gpt-review"
-  })
+export const sampleInput = (evaluation: Evaluation | null = sampleEvaluation()) => ({
+  run_id: "run-2026-11-29",
+  thread_id: "c45af7b1-thread",
+  original_request: `Add c to app.ts ${HOSTILE}`,
+  generated_at: "2026-11-29T12:00:00.000Z",
+  codex: codexSide,
+  claude: claudeSide,
+  evaluation,
+  reviewer_model: "gpt-review"
+})
+
+export const sampleReport = (evaluation: Evaluation | null = sampleEvaluation()): Report => buildReport(sampleInput(evaluation))
 
 export { NARRATIVE }

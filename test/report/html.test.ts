@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../src/domain/report/html.js"
-import { aboutReview } from "../../src/domain/report/report.js"
+import { aboutReview, buildReport } from "../../src/domain/report/report.js"
 import { aggregateEvaluation } from "../../src/domain/review/evaluation.js"
 import { TOKEN_ROWS } from "../../src/domain/report/tokens.js"
-import { HOSTILE, NARRATIVE, sampleEvaluation, sampleReport } from "./fixtures.js"
+import { codexSide, HOSTILE, NARRATIVE, sampleEvaluation, sampleInput, sampleReport } from "./fixtures.js"
 
 describe("renderReportHtml", () => {
   const html = renderReportHtml(sampleReport())
@@ -65,16 +65,29 @@ describe("renderReportHtml", () => {
     expect(empty).toContain("No validated blind review ballot is available.")
   })
 
+  it("names the reviewer, says self-review when it judged its own replay, and shows both orders' reasons escaped with identities revealed", () => {
+    const neutral = renderReportHtml(sampleReport())
+    expect(neutral).toContain("<dt>Reviewer</dt><dd>gpt-review</dd>")
+    expect(neutral).not.toContain("self-review")
+    expect(neutral).toContain("<h2 id=\"reasons-heading\">Reviewer's reasons</h2>")
+    expect(neutral).toContain("B/A order:</span> Codex replay handles &lt;errors&gt; &amp; Historical Claude&#39;s patch does not; A check of Historical Claude found a gap.")
+    expect(neutral).not.toContain("<errors>")
+    const self = buildReport({ ...sampleInput(), reviewer_model: codexSide.model })
+    expect(self.about_review).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review: true })
+    expect(self.about_review.note).toContain("this is a self-review")
+    expect(renderReportHtml(self)).toContain("<dd>gpt-5.6-terra (self-review)</dd>")
+  })
+
   it("explains in the note how many ballots were usable", () => {
     const full = sampleEvaluation()
     const oneFailed = aggregateEvaluation({
       candidate_mapping: full.candidate_mapping,
       reviews: [full.reviews[0]!, { ...full.reviews[1]!, status: "failed", error: "boom", ballot: null }]
     })
-    expect(aboutReview(full, "gpt-review").note).toContain("1 of 6 dimensions flipped")
-    expect(aboutReview(oneFailed, "gpt-review").note).toContain("Only one of the two ballots was validated")
-    expect(aboutReview(null, null).note).toContain("No review ran")
-    expect(aboutReview(null, null).note).toContain("a Codex model")
+    expect(aboutReview(full, "gpt-review", "gpt-5.5").note).toContain("1 of 6 dimensions flipped")
+    expect(aboutReview(oneFailed, "gpt-review", "gpt-5.5").note).toContain("Only one of the two ballots was validated")
+    expect(aboutReview(null, null, "gpt-5.5").note).toContain("No review ran")
+    expect(aboutReview(null, null, "gpt-5.5").note).toContain("a Codex model")
     const inconclusive = renderReportHtml(sampleReport(oneFailed))
     expect(inconclusive).toContain("No verdict")
     expect(inconclusive).toContain("<strong>Failed</strong> boom")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Fiber } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Random } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Ballot } from "../../src/domain/review/ballot.js"
@@ -19,6 +19,7 @@ import {
   readText,
   retryableFailure,
   reviewInput,
+  reviewerTemporaryDirectory,
   reviewLayer,
   runWithTestClock
 } from "./support.js"
@@ -35,6 +36,37 @@ const codexLetterSeen = (request: Request) =>
 const answer = (ballot: Ballot) => Effect.succeed(JSON.stringify(ballot))
 
 describe("Review", () => {
+  it.effect("a review interrupted between its orders leaves no mapping, candidate or ballot; the next one draws a fresh mapping", () =>
+    Effect.gen(function*() {
+      const runDirectory = yield* makeRunDirectory()
+      const secondOrderStarted = yield* Deferred.make<Position>()
+      let calls = 0
+      const interrupted = reviewLayer((request) =>
+        Effect.flatMap(codexLetterSeen(request), (letter) => {
+          calls += 1
+          return calls === 1 ? answer(ballotFavouring("A")) : Deferred.succeed(secondOrderStarted, letter).pipe(Effect.zipRight(Effect.never))
+        }))
+      const input = reviewInput(runDirectory, { mapping: undefined as never })
+      const fiber = yield* Effect.fork(Effect.flatMap(Review, (review) => review.run(input)).pipe(
+        Effect.withRandom(Random.fixed([true])),
+        Effect.provide(interrupted)
+      ))
+      // In the B/A order the reviewer sees Codex second when the mapping put it first.
+      expect(yield* Deferred.await(secondOrderStarted)).toBe("B")
+      expect(yield* listDirectory(path.join(runDirectory, "reviews"))).toEqual([])
+      yield* Fiber.interrupt(fiber)
+      expect(yield* listDirectory(path.join(runDirectory, "reviews"))).toEqual([])
+      expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
+
+      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(input)).pipe(
+        Effect.withRandom(Random.fixed([false])),
+        Effect.provide(reviewLayer(() => answer(ballotFavouring("A"))))
+      )
+      expect(evaluation.candidate_mapping).toEqual({ A: "claude", B: "codex" })
+      expect(yield* readJsonFile(path.join(runDirectory, "reviews", "candidate-mapping.json"))).toEqual({ candidate_mapping: { A: "claude", B: "codex" } })
+      expect(yield* readText(path.join(runDirectory, "reviews", "candidate-a.json"))).toContain(CLAUDE_MARK)
+    }))
+
   it.effect("a reviewer biased to the first position yields ties and one flip per dimension", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
@@ -47,7 +79,7 @@ describe("Review", () => {
       for (const id of DIMENSION_IDS) {
         expect(evaluation.dimensions[id]).toMatchObject({ winner: "tie", order_dependent: true })
       }
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+      expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
       const files = (yield* listDirectory(path.join(runDirectory, "reviews"))).sort()
       expect(files).toEqual(["ballot-ab.json", "ballot-ba.json", "candidate-a.json", "candidate-b.json", "candidate-mapping.json", "evaluation.json"])
       expect(yield* readJsonFile(path.join(runDirectory, "reviews", "evaluation.json"))).toEqual(JSON.parse(JSON.stringify(evaluation)))
@@ -141,7 +173,7 @@ describe("Review", () => {
       expect(first!.error).toMatch(/not JSON/)
       expect(second).toMatchObject({ order: "BA", status: "failed", error: "Reviewer unavailable <offline>", ballot: null })
       expect(evaluation.winner).toBe("inconclusive")
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+      expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
     }))
 
   it.effect("retries transient reviewer failures up to 3 times with growing pauses", () =>
@@ -177,9 +209,9 @@ describe("Review", () => {
       const layer = reviewLayer(() => Effect.sync(() => void (started = true)).pipe(Effect.zipRight(Effect.never)))
       const fiber = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer), Effect.fork)
       while (!started) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toHaveLength(1)
+      expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toHaveLength(1)
       yield* Fiber.interrupt(fiber)
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
+      expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
     }))
 
   it.effect("fails a non-retryable reviewer failure at once", () =>

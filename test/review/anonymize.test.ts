@@ -56,4 +56,18 @@ describe("anonymisation", () => {
   it("reads changed files and line counts from a patch", () => {
     expect(changedFilesFromPatch(patch)).toEqual([{ path: "CLAUDE.md", additions: 4, deletions: 0 }])
   })
+
+  it("a candidate names neither its workspace path nor a run id", () => {
+    const worktree = "/home/u/.cache/codex-replay/runs/run-20261129T160737Z-28d3683249/workspaces/codex"
+    const candidate = anonymousCandidate("Fix it", {
+      patch: "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,0 +1,1 @@\n+# see run-20261129T160737Z-28d3683249\n",
+      final_response: `I edited ${worktree}/x.py and ran the tests in ${worktree}. ${worktree}-old is another folder.`,
+      files: [{ path: "x.py", additions: 1, deletions: 0 }],
+      worktree
+    })
+    // Another folder keeps its path, but no run id.
+    expect(candidate.final_response).toBe("I edited ./x.py and ran the tests in the workspace. /home/u/.cache/codex-replay/runs/the run/workspaces/codex-old is another folder.")
+    expect(candidate.patch).toContain("+# see the run")
+    expect(JSON.stringify(candidate)).not.toMatch(/run-2026|workspaces\/codex\/x|"worktree"/)
+  })
 })

@@ -5,6 +5,9 @@ import type { Position } from "../../src/domain/review/evaluation.js"
 
 export const NARRATIVE = "SENSITIVE REVIEWER NARRATIVE"
 
+/** The short reason every dimension of these ballots gives: shown in the report with the letters revealed. */
+export const REASON = `Candidate A handles <errors> & B's patch does not; A check of B found a gap.`
+
 export type Fill = (dimension: DimensionId, check: string, position: Position) => CheckResult
 
 /** A schema-valid ballot whose checks come from `fill`, with a narrative in every evidence field. */
@@ -20,7 +23,7 @@ export const makeBallot = (
       ),
       score: 0.123
     })
-    return { candidates: { A: candidate("A"), B: candidate("B") }, comparison: NARRATIVE, winner: preference(id) }
+    return { candidates: { A: candidate("A"), B: candidate("B") }, comparison: NARRATIVE, reason: REASON, winner: preference(id) }
   }
   return { dimensions: Object.fromEntries(DIMENSIONS.map((entry) => [entry.id, dimension(entry.id)])) } as unknown as Ballot
 }

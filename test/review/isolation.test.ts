@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as fs from "node:fs/promises"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -29,17 +30,22 @@ if [ -n "$dir" ]; then
   echo "$dir" >> "$CAPTURE_DIR/directories"
   cp -R "$dir" "$CAPTURE_DIR/$(basename "$dir")"
 fi
+if [ -n "$RUN_DIR" ]; then
+  find "$RUN_DIR" >> "$CAPTURE_DIR/run-files"
+  grep -rl -e candidate_mapping -e side-one-marker -e side-two-marker "$RUN_DIR" >> "$CAPTURE_DIR/mapping-files" 2>/dev/null
+  grep -rli -e candidate_mapping -e claude -e codex -e "$RUN_DIR" "$dir" >> "$CAPTURE_DIR/mapping-files" 2>/dev/null
+fi
 exec "$FAKE_CODEX_BIN" "$@"
 `
 
 const setUp = (overrides: Record<string, string> = {}) => Effect.promise(async () => {
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-isolation-"))
+  const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), "codex-replay-isolation-"))
   const capture = path.join(scratch, "capture")
-  await fs.mkdir(capture)
+  await fsp.mkdir(capture)
   const wrapper = path.join(scratch, "codex")
-  await fs.writeFile(wrapper, WRAPPER, { mode: 0o755 })
+  await fsp.writeFile(wrapper, WRAPPER, { mode: 0o755 })
   const ballotFile = path.join(scratch, "ballot.json")
-  await fs.writeFile(ballotFile, JSON.stringify(ballotFavouring("A")))
+  await fsp.writeFile(ballotFile, JSON.stringify(ballotFavouring("A")))
   const invocations = path.join(scratch, "invocations.jsonl")
   const environment = {
     ...process.env,
@@ -64,12 +70,18 @@ interface Invocation {
   readonly prompt: string
 }
 
+/** The review as the pipeline runs it: reviewer workspaces in the system's temporary directory. */
+const productionInput = (runDirectory: string) => {
+  const { workspaceParent: _testParent, ...input } = reviewInput(runDirectory)
+  return input
+}
+
 describe("reviewer isolation (real worker, fake Codex CLI)", () => {
-  it.effect("each review sees only copies of the two candidates, in a directory removed afterwards", () =>
+  it.effect("each review sees only the two candidates, in a neutral directory outside the run, removed afterwards; no mapping on disk meanwhile", () =>
     Effect.gen(function*() {
-      const { capture, invocations, layer } = yield* setUp()
       const runDirectory = yield* makeRunDirectory()
-      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
+      const { capture, invocations, layer } = yield* setUp({ RUN_DIR: runDirectory })
+      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(productionInput(runDirectory))).pipe(Effect.provide(layer))
       expect(evaluation.reviews.map((review) => review.status)).toEqual(["completed", "completed"])
       // The same first-position ballot in both orders: every dimension flips.
       expect(evaluation.flips).toBe(6)
@@ -83,9 +95,16 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       const reviews = path.join(runDirectory, "reviews")
       const originalA = yield* readText(path.join(reviews, "candidate-a.json"))
       const originalB = yield* readText(path.join(reviews, "candidate-b.json"))
+      // While either reviewer ran, the run directory held nothing of the review, and no readable
+      // file anywhere near held the mapping.
+      const runFiles = (yield* readText(path.join(capture, "run-files"))).trim().split("\n").map((file) => path.relative(runDirectory, file))
+      expect(new Set(runFiles)).toEqual(new Set(["", "run.log"]))
+      expect(yield* readText(path.join(capture, "mapping-files")).pipe(Effect.orElseSucceed(() => ""))).toBe("")
       for (const [index, directory] of directories.entries()) {
         const call = calls[index]!
-        expect(path.dirname(directory)).toBe(path.join(runDirectory, "review-workspaces"))
+        expect(path.dirname(directory)).toBe(os.tmpdir())
+        expect(path.basename(directory)).toMatch(/^workspace-[A-Za-z0-9]{6}$/)
+        expect(fs.existsSync(directory)).toBe(false)
         expect(call.cwd).toBe(directory)
         const seen = path.join(capture, path.basename(directory))
         expect((yield* listDirectory(seen)).sort()).toEqual(["candidate-a.json", "candidate-b.json"])
@@ -97,11 +116,11 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
         expect(call.prompt).toContain(path.join(directory, "candidate-b.json"))
         expect(call.prompt).not.toContain(reviews)
         expect(call.prompt).not.toContain(runDirectory + path.sep + "reviews")
-        expect(call.argv.join(" ")).toMatch(/--sandbox read-only/)
+        expect(call.argv.join(" ")).toContain(`permissions.codex_replay.network={"enabled" = false}`)
+        expect(call.argv.join(" ")).not.toContain("--sandbox")
         expect(call.argv.join(" ")).toContain('model_reasoning_effort="medium"')
         expect(call.argv).toContain("--output-schema")
       }
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
       const runLog = yield* readText(path.join(runDirectory, "run.log"))
       expect(runLog).toContain(REVIEWER_OUTPUT_OMITTED)
       expect(runLog).not.toContain(NARRATIVE)
@@ -114,7 +133,7 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       const invalidAnswer = `fake-final-json: ${JSON.stringify(ballotFavouring("B"))}\nThat is my ballot.`
       const { capture, invocations, layer } = yield* setUp({ FAKE_CODEX_FINAL_JSON: invalidAnswer })
       const runDirectory = yield* makeRunDirectory()
-      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
+      const evaluation = yield* Effect.flatMap(Review, (review) => review.run(productionInput(runDirectory))).pipe(Effect.provide(layer))
       expect(evaluation.reviews.map((review) => [review.status, review.normalized])).toEqual([["completed", true], ["completed", true]])
       expect(evaluation.flips).toBe(6)
 
@@ -123,14 +142,15 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       const normalizations = calls.filter((call) => call.prompt.includes("does not match the required JSON schema"))
       expect(normalizations).toHaveLength(2)
       for (const call of normalizations) {
-        expect(path.dirname(call.cwd)).toBe(path.join(runDirectory, "review-workspaces"))
-        expect(path.basename(call.cwd)).toMatch(/^normalization-/)
+        expect(path.dirname(call.cwd)).toBe(os.tmpdir())
+        expect(path.basename(call.cwd)).toMatch(/^workspace-[A-Za-z0-9]{6}$/)
+        expect(fs.existsSync(call.cwd)).toBe(false)
         expect(yield* listDirectory(path.join(capture, path.basename(call.cwd)))).toEqual([])
-        expect(call.argv.join(" ")).toMatch(/--sandbox read-only/)
+        expect(call.argv.join(" ")).toContain(`permissions.codex_replay.network={"enabled" = false}`)
+        expect(call.argv.join(" ")).not.toContain("--sandbox")
         expect(call.argv.join(" ")).toContain('model_reasoning_effort="medium"')
         expect(call.prompt).not.toContain(path.join(runDirectory, "reviews"))
       }
-      expect(yield* listDirectory(path.join(runDirectory, "review-workspaces"))).toEqual([])
       expect(yield* readText(path.join(runDirectory, "run.log"))).not.toContain(NARRATIVE)
     }), 60_000)
 })

@@ -29,8 +29,12 @@ export const makeRunDirectory = () =>
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-review-"))
     const runDirectory = path.join(root, "run-1")
     await fs.mkdir(runDirectory, { mode: 0o700 })
+    await fs.mkdir(reviewerTemporaryDirectory(runDirectory), { mode: 0o700 })
     return runDirectory
   })
+
+/** Where these tests let the reviewer workspaces of `runDirectory` be created (a stand-in for the system's temporary directory). */
+export const reviewerTemporaryDirectory = (runDirectory: string) => path.join(path.dirname(runDirectory), "tmp")
 
 export const reviewInput = (runDirectory: string, overrides: Partial<ReviewInput> = {}): ReviewInput => ({
   runDirectory,
@@ -39,6 +43,7 @@ export const reviewInput = (runDirectory: string, overrides: Partial<ReviewInput
   claude: claudeResult,
   model: "gpt-review",
   mapping: { A: "codex", B: "claude" },
+  workspaceParent: reviewerTemporaryDirectory(runDirectory),
   ...overrides
 })
 

@@ -13,7 +13,8 @@ import { FileStore } from "../../src/services/FileStore.js"
 import { RunCoordinator, type CoordinatorRequest } from "../../src/services/RunCoordinator.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
-import { fakeWorker, pipelineLayer, type Respond, testSettings } from "./harness.js"
+import { CodexWorker } from "../../src/services/CodexWorker.js"
+import { fakeWorker, pipelineLayer, type Respond, testSettings, tieBallot } from "./harness.js"
 
 const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -57,6 +58,7 @@ const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest
     tokens: null,
     cost: { usd: null, reason: "unknown" }
   },
+  reviewer_model: "gpt-review",
   ...overrides
 })
 
@@ -364,6 +366,92 @@ describe("embedding: the programs with their own layers", () => {
         const again = yield* startRun({ ...config, approved: true, prepare_token: prepared.prepare_token })
         expect(again).toMatchObject({ idempotent: true, run_id: started.run_id, errors: started.errors })
       }).pipe(Effect.provide(FailingSecondLaunch), Effect.provide(pipelineLayer(settings, fakeWorker(succeed))))
+    }))
+
+  it.live("while it implements, nothing in the run directory tells the implementer what Claude did; afterwards run.json holds both sides", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      const seen = yield* Ref.make("")
+      const runDirectoryOf = (workspace: string) => path.dirname(path.dirname(workspace))
+      // Everything readable in the run directory while the implementer runs, except its own workspace.
+      const snapshot = (directory: string): string =>
+        fs.readdirSync(directory, { withFileTypes: true }).map((entry) => {
+          const full = path.join(directory, entry.name)
+          if (entry.name === "workspaces") return ""
+          return entry.isDirectory() ? snapshot(full) : `${full}\n${fs.readFileSync(full, "utf8")}\n`
+        }).join("")
+      const implement: Respond = (request) =>
+        Effect.zipRight(Ref.set(seen, snapshot(runDirectoryOf(request.workingDirectory))), succeed(request))
+      yield* Effect.gen(function*() {
+        const single = { ...config, models: ["gpt-5.6-sol"] }
+        const prepared = yield* prepareRun(single)
+        const started = yield* startRun({ ...single, approved: true, prepare_token: prepared.prepare_token })
+        const final = yield* awaitRun(started.run_id, { pollInterval: "50 millis" })
+        expect(final.status).toBe("completed")
+        const directory = path.dirname(String(final.report_json))
+        const record = JSON.parse(fs.readFileSync(path.join(directory, "run.json"), "utf8"))
+        const claude = record.claude as { patch: string; final_response: string }
+        expect(claude.patch).toContain("greet")
+        expect(claude.final_response.length).toBeGreaterThan(10)
+        expect(JSON.parse(fs.readFileSync(path.join(directory, "coordinator-request.json"), "utf8")).claude).toEqual(record.claude)
+        const during = yield* Ref.get(seen)
+        expect(during).toContain("coordinator-request.json")
+        expect(during).toContain("run.json")
+        expect(during).not.toContain(claude.final_response)
+        for (const line of claude.patch.split("\n").filter((text) => text.startsWith("+") && text.length > 8)) {
+          expect(during).not.toContain(line.slice(1))
+        }
+        expect(during).not.toContain(`"claude"`)
+      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
+    }))
+
+  it.live("the reviewer: the configuration's reviewer_model, else the controller's, else Codex's default; recorded with self-review", () =>
+    Effect.gen(function*() {
+      const reviewersSeen = yield* Ref.make<Array<string>>([])
+      const recording = CodexWorker.fake((request) =>
+        request.purpose === "implementation"
+          ? succeed(request)
+          : Effect.as(Ref.update(reviewersSeen, (models) => [...models, request.model]), tieBallot))
+      const replayWith = (settings: ReturnType<typeof testSettings>, extra: Record<string, unknown>) =>
+        Effect.gen(function*() {
+          const single = { ...config, models: ["gpt-5.6-sol"], ...extra }
+          const prepared = yield* prepareRun(single)
+          const started = yield* startRun({ ...single, approved: true, prepare_token: prepared.prepare_token })
+          const final = yield* awaitRun(started.run_id, { pollInterval: "50 millis" })
+          const report = JSON.parse(fs.readFileSync(String(final.report_json), "utf8"))
+          return { prepared, about: report.about_review, html: fs.readFileSync(String(final.report_html), "utf8") }
+        }).pipe(Effect.provide(pipelineLayer(settings, recording)))
+
+      // Nothing chosen: the first model Codex lists, which is also the implementer here.
+      const byDefault = yield* replayWith(testSettings(), {})
+      expect(byDefault.prepared).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review_models: ["gpt-5.6-sol"] })
+      expect(byDefault.about).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review: true })
+      expect(byDefault.html).toContain("gpt-5.6-sol (self-review)")
+      // The controller's reviewer.
+      const fromSettings = yield* replayWith({ ...testSettings(), reviewerModel: "gpt-5.6-terra" }, {})
+      expect(fromSettings.about).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review: false })
+      // The configuration's reviewer wins over the controller's.
+      const chosen = yield* replayWith({ ...testSettings(), reviewerModel: "gpt-5.6-terra" }, { reviewer_model: "gpt-5.6-sol" })
+      expect(chosen.about).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review: true })
+      expect(yield* Ref.get(reviewersSeen)).toEqual(["gpt-5.6-sol", "gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-terra", "gpt-5.6-sol", "gpt-5.6-sol"])
+    }))
+
+  it.live("a reviewer model Codex does not offer is refused at prepare with one sentence, and nothing is started", () =>
+    Effect.gen(function*() {
+      const settings = testSettings()
+      yield* Effect.gen(function*() {
+        const unknown = yield* Effect.flip(prepareRun({ ...config, reviewer_model: "gpt-nope" }))
+        expect(unknown.message).toBe("Unknown reviewer model (reviewer_model): gpt-nope. Choose one of: gpt-5.6-sol, gpt-5.6-terra.")
+        const malformed = yield* Effect.flip(prepareRun({ ...config, reviewer_model: "bad model!" }))
+        expect(malformed.message).toBe("reviewer_model must be a Codex model id such as gpt-5.5.")
+        const notString = yield* Effect.flip(prepareRun({ ...config, reviewer_model: 5 }))
+        expect(notString.message).toBe("reviewer_model must be a Codex model id such as gpt-5.5.")
+      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(succeed))))
+      yield* Effect.gen(function*() {
+        const refused = yield* Effect.flip(prepareRun(config))
+        expect(refused.message).toBe("CODEX_REPLAY_REVIEWER_MODEL names gpt-gone, which Codex does not offer; choose one of: gpt-5.6-sol, gpt-5.6-terra.")
+      }).pipe(Effect.provide(pipelineLayer({ ...settings, reviewerModel: "gpt-gone" }, fakeWorker(succeed))))
+      expect(fs.readdirSync(settings.runRoot)).toEqual([])
     }))
 
   it.live("after a restart, a token whose start stopped half way is refused rather than half answered", () =>

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { treeSnapshot } from "../support/daemon.js"
@@ -82,7 +83,13 @@ describe("a non-git replay through the real daemon", () => {
       expect(call.argv.join(" ")).not.toContain("greet.py")
       expect(call.env.CODEX_REPLAY_RUN_TAG).toBe(started.run_id)
     }
-    expect(implementation[0].argv).toContain("workspace-write")
+    // The implementer writes only its workspace, under the permission profile that hides the run root.
+    const argv = implementation[0].argv.join(" ")
+    expect(argv).toContain(`${JSON.stringify(path.join(fs.realpathSync(directory), "workspaces", "codex"))} = "write"`)
+    // The run root is below the temporary directory here, so it is hidden with it.
+    expect(argv).toContain(`${JSON.stringify(fs.realpathSync(os.tmpdir()))} = "none"`)
+    expect(argv).toContain(`permissions.codex_replay.network={"enabled" = true}`)
+    expect(argv).not.toContain("--sandbox")
 
     expect(readAttempt(daemon).models).toEqual([{ model: MODELS[0], launch_status: "started", run_id: started.run_id }])
     expect(await taggedPids(started.run_id)).toEqual([])

@@ -128,6 +128,14 @@ describe("browser controller", () => {
     await models.first().check()
     expect(await page.locator("#prepare").isEnabled()).toBe(true)
     expect(await page.locator("#config-summary").innerText()).toContain("gpt-5.6-sol")
+    // The controller's reviewer is Codex's default model, the one chosen: a self-review. Another reviewer is chosen.
+    expect(await page.locator("#config-summary").innerText()).toContain("gpt-5.6-sol (self-review for gpt-5.6-sol)")
+    expect(await page.locator("#cfg-reviewer option").count()).toBe(5)
+    expect(await page.locator("#cfg-reviewer option").first().textContent()).toBe("The controller's reviewer (gpt-5.6-sol)")
+    const neutralReviewer = (await models.nth(1).getAttribute("value"))!
+    await page.selectOption("#cfg-reviewer", neutralReviewer)
+    expect(await page.locator("#config-json").textContent()).toContain(`"reviewer_model": "${neutralReviewer}"`)
+    expect(await page.locator("#config-summary").innerText()).not.toContain("self-review")
 
     // The run will take a few seconds with the fake Codex, so it can be resumed after a reload.
     await page.locator("#cfg-request").fill("Create greet.py that prints a greeting.\nfake-scenario: slow")
@@ -140,6 +148,7 @@ describe("browser controller", () => {
     expect(await page.locator("#cfg-confirm-empty").isChecked()).toBe(true)
     expect(await page.locator("#cfg-confirm-files").isChecked()).toBe(true)
     expect(await page.locator('input[name="model"]').first().isChecked()).toBe(true)
+    expect(await page.locator("#cfg-reviewer").inputValue()).toBe(neutralReviewer)
     expect(await page.locator("#source-sample").isChecked()).toBe(true)
     const keys = await page.evaluate(() => Object.keys(localStorage))
     expect(keys).toEqual([`codex-replay.controller-draft.v1:${daemon.sessionId}`])
@@ -183,6 +192,13 @@ describe("browser controller", () => {
     expect(await table.locator("tr.check-row td").nth(1).textContent()).toMatch(/^(Pass|Fail|N\/A)$/)
     expect(await table.locator("tr.score td").nth(1).textContent()).toMatch(/^\d+%$/)
     expect(await page.locator(".legend").first().textContent()).toContain("Pass: satisfied. Fail: failed.")
+    // The reviewer chosen in Configure, not a self-review; each order's reason (the fake's "fake").
+    const chosenReviewer = await page.locator('input[name="model"]').nth(1).getAttribute("value").catch(() => null)
+    expect(await page.locator("#reviewer-model").textContent()).not.toBe("gpt-5.6-sol")
+    if (chosenReviewer !== null) expect(await page.locator("#reviewer-model").textContent()).toBe(chosenReviewer)
+    expect(await page.locator("#self-review").count()).toBe(0)
+    expect(await page.locator("#review-reasons li").first().textContent()).toBe("A/B order: fake")
+    expect(await page.locator("#review-reasons li").nth(1).textContent()).toBe("B/A order: fake")
     // Reviewer narratives (the fake writes "fake" as evidence and comparison) are never shown.
     const narrative = await page.locator("#results-body *").evaluateAll((nodes) => nodes.some((node) => node.textContent?.trim() === "fake"))
     expect(narrative).toBe(false)

@@ -115,7 +115,8 @@ it.live("end to end through the real SDK and the fake CLI: read-only, empty work
     const result = yield* synthesizeRequest(threeTurns)
     expect(result.request).toBe("Add a simple hello world program.")
     const invocation = JSON.parse(fs.readFileSync(log, "utf8").trim()) as { argv: string[]; cwd: string; prompt: string }
-    expect(invocation.argv.join(" ")).toContain("--sandbox read-only")
+    expect(invocation.argv.join(" ")).toContain(`permissions.codex_replay.network={"enabled" = false}`)
+    expect(invocation.argv.join(" ")).not.toContain("--sandbox")
     expect(invocation.argv).toContain("--skip-git-repo-check")
     expect(invocation.argv).toContain("--output-schema")
     expect(path.basename(invocation.cwd)).toMatch(/^codex-replay-prompt-/)

@@ -1,6 +1,7 @@
 import { it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
@@ -30,15 +31,16 @@ it.live("a successful run writes a real file, answers the final message and stre
     expect(log).toMatch(/\[implementation\] finished with exit code 0\n$/)
   }).pipe(Effect.provide(fakeCodexLayer())))
 
-it.live("each purpose maps to its sandbox, network and reasoning flags; the prompt goes to stdin", () =>
+it.live("each purpose maps to its permission profile, network and reasoning flags; the prompt goes to stdin", () =>
   Effect.gen(function*() {
     const worker = yield* CodexWorker
+    const offline = `permissions.codex_replay.network={"enabled" = false}`
     const expectations = {
-      implementation: ["--sandbox", "workspace-write", "sandbox_workspace_write.network_access=true"],
-      evaluation: ["--sandbox", "read-only", "sandbox_workspace_write.network_access=false", `model_reasoning_effort="medium"`],
-      review_normalization: ["--sandbox", "read-only", `model_reasoning_effort="medium"`],
-      prompt_synthesis: ["--sandbox", "read-only", "sandbox_workspace_write.network_access=false"],
-      working_directory_inference: ["--sandbox", "read-only", `web_search="disabled"`]
+      implementation: [`permissions.codex_replay.network={"enabled" = true}`],
+      evaluation: [offline, `model_reasoning_effort="medium"`],
+      review_normalization: [offline, `model_reasoning_effort="medium"`],
+      prompt_synthesis: [offline],
+      working_directory_inference: [offline, `web_search="disabled"`]
     } as const
     for (const [purpose, flags] of Object.entries(expectations)) {
       const request = implementationRequest({ purpose: purpose as keyof typeof expectations, prompt: "fake-scenario: echo\nhello $(rm -rf /)" })
@@ -46,6 +48,11 @@ it.live("each purpose maps to its sandbox, network and reasoning flags; the prom
       const echoed = JSON.parse(result.final_response) as { argv: string[]; prompt: string; cwd: string }
       const argv = echoed.argv.join(" ")
       for (const flag of flags) expect(argv).toContain(flag)
+      expect(argv).toContain(`--config default_permissions="codex_replay"`)
+      // The workspace is below the hidden temporary directory here, so it is granted as writable.
+      expect(argv).toContain(`${JSON.stringify(request.workingDirectory)} = "write"`)
+      expect(argv).toContain(`"${os.tmpdir()}" = "none"`)
+      expect(argv).not.toContain("--sandbox")
       expect(argv).toContain(`approval_policy="never"`)
       expect(argv).toContain("--model gpt-5.6-terra")
       expect(argv).toContain(`--cd ${request.workingDirectory}`)

@@ -176,6 +176,28 @@ const responseColumn = (side: Author, candidate: ReportCandidate) =>
 const worktreeColumn = (side: Author, candidate: ReportCandidate) =>
   `<h3>${SIDE_NAMES[side]} worktree</h3><p><code>${escapeHtml(candidate.worktree ?? "Not recorded")}</code></p>`
 
+/** The reviewer model, and "self-review" when it judged its own replay. */
+export const reviewerText = (report: Report): string => {
+  const { reviewer_model: model, self_review: selfReview } = report.about_review
+  return `${model ?? "Unknown"}${selfReview ? " (self-review)" : ""}`
+}
+
+const ORDER_NAMES: Record<string, string> = { AB: "A/B order", BA: "B/A order" }
+
+/** Each dimension's reasons from both orders, identities revealed, all text escaped. */
+const reasonsSection = (report: Report) => {
+  const reasons = report.review_reasons
+  if (reasons === null || DIMENSION_IDS.every((id) => reasons[id].length === 0)) return ""
+  const dimensions = DIMENSION_IDS.filter((id) => reasons[id].length > 0).map((id) => {
+    const label = report.evaluation?.dimensions[id].label ?? id
+    const items = reasons[id].map((entry) =>
+      `<li><span class="muted">${escapeHtml(ORDER_NAMES[entry.order] ?? entry.order)}:</span> ${escapeHtml(entry.reason)}</li>`
+    ).join("")
+    return `<dt>${escapeHtml(label)}</dt><dd><ul class="reasons">${items}</ul></dd>`
+  }).join("")
+  return `<section aria-labelledby="reasons-heading"><h2 id="reasons-heading">Reviewer's reasons</h2><p class="hint">Reviewer: ${escapeHtml(reviewerText(report))}. The reason each ballot gave per dimension, with the anonymous letters replaced by who they were.</p><dl class="reasons">${dimensions}</dl></section>`
+}
+
 const aboutSection = (report: Report) => {
   const sources = report.about_review.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join("")
   return `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">About this review</h2><p>${escapeHtml(report.about_review.note)}</p><ul class="sources">${sources}</ul></section>`
@@ -194,10 +216,11 @@ export const renderReportHtml = (report: Report): string => {
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta name="referrer" content="no-referrer">`,
     `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
-    `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd></dl></header>`,
+    `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd></dl></header>`,
     verdictSection(report),
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
+    reasonsSection(report),
     metricsSection(report),
     tokensSection(report),
     `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,

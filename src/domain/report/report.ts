@@ -1,7 +1,8 @@
 import { CODEX_COST_NOTE } from "../codexPricing.js"
 import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
-import type { Author, Evaluation, OverallWinner } from "../review/evaluation.js"
+import { type Author, type Evaluation, type OverallWinner, type RevealedReason, revealedReasons } from "../review/evaluation.js"
+import type { DimensionId } from "../review/dimensions.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import type { TokenBuckets } from "./tokens.js"
 
@@ -38,6 +39,11 @@ export interface ReportCandidate {
   readonly cost: Cost
 }
 
+/**
+ * How the review was set up. `reviewer_model` is the model that judged both sides and
+ * `self_review` is true when it is the replayed Codex model itself (other parts of the report, such
+ * as a comparability note, read these two fields).
+ */
 export interface AboutReview {
   readonly evaluator: string
   readonly reviewer_model: string | null
@@ -58,6 +64,8 @@ export interface Report {
   readonly winner: OverallWinner
   readonly candidates: { readonly codex: ReportCandidate; readonly claude: ReportCandidate }
   readonly evaluation: Evaluation | null
+  /** The reviewer's short reason per dimension from each order's ballot, letters replaced by identities. */
+  readonly review_reasons: { readonly [D in DimensionId]: ReadonlyArray<RevealedReason> } | null
   readonly about_review: AboutReview
   /** What the Codex cost figure is (API equivalent, not a ChatGPT plan's bill). */
   readonly cost_note: string
@@ -111,15 +119,23 @@ const flipSentence = (evaluation: Evaluation | null): string => {
   return `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped when the order was swapped; each flip counts as a tie.`
 }
 
+const reviewerSentence = (reviewerModel: string | null, selfReview: boolean): string => {
+  if (reviewerModel === null) return "Disclosure: the reviewer is a Codex model judging a Codex result against Claude's."
+  return selfReview
+    ? `Disclosure: this is a self-review: ${reviewerModel} judged its own replay against Claude's result.`
+    : `Disclosure: the reviewer (${reviewerModel}) is a Codex model judging a Codex result against Claude's, though not the replayed model itself.`
+}
+
 /** The "about this review" note: how the verdict was reached and how far to trust it (reference/judging.md). */
-export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string | null): AboutReview => {
+export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string | null, implementerModel: string | null): AboutReview => {
   const model = reviewerModel === null ? "a Codex model" : `Codex (${reviewerModel})`
+  const selfReview = reviewerModel === null || reviewerModel === implementerModel
   const note = [
     `The two results were reviewed blind as anonymous candidates A and B by ${model}, with authorship fingerprints removed and identities revealed only after the ballots were validated.`,
     "The review ran twice with the candidates swapped, and a dimension counts as won only when both orders agree: LLM judges are sensitive to position (GPT-4 gave the same verdict in both orders for only 65.0% of near-identical pairs, Claude-v1 for 23.8%; Zheng et al. 2023), and reordering alone let Vicuna-13B beat ChatGPT on 66 of 80 questions (Wang et al. 2023). Evidence before verdict with both orders combined raised GPT-4's agreement with humans from 52.7% to 62.5% (Wang et al.).",
     flipSentence(evaluation),
     "Each dimension is decided by pass/fail checks answered per candidate with evidence; checklists agree with humans more than direct scores (46.4% → 52.2%, TICK), and the pairwise preference only breaks ties between equal scores.",
-    "Disclosure: the reviewer is a Codex model judging a Codex result against Claude's. Judges tend to prefer their own family (GPT-4 +10% win rate for itself, Claude-v1 +25%; Zheng et al. §3.3, Panickssery et al. 2024), so read a narrow Codex win with caution."
+    `${reviewerSentence(reviewerModel, selfReview)} Judges tend to prefer their own family (GPT-4 +10% win rate for itself, Claude-v1 +25%; Zheng et al. §3.3, Panickssery et al. 2024), so read a narrow Codex win with caution.`
   ].join(" ")
   return {
     evaluator: "codex",
@@ -127,7 +143,7 @@ export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string
     order_balanced: true,
     orders: ["AB", "BA"],
     flips: evaluation === null ? null : evaluation.flips,
-    self_review: true,
+    self_review: selfReview,
     note,
     sources: REVIEW_SOURCES
   }
@@ -143,7 +159,8 @@ export const buildReport = (input: ReportInput): Report => ({
   winner: input.evaluation === null ? "inconclusive" : input.evaluation.winner,
   candidates: { codex: reportCandidate("codex", input.codex), claude: reportCandidate("claude", input.claude) },
   evaluation: input.evaluation,
-  about_review: aboutReview(input.evaluation, input.reviewer_model),
+  review_reasons: input.evaluation === null ? null : revealedReasons(input.evaluation.reviews, AUTHOR_LABELS),
+  about_review: aboutReview(input.evaluation, input.reviewer_model, input.codex.model),
   cost_note: CODEX_COST_NOTE,
   comparability: input.comparability === undefined
     ? null

@@ -21,6 +21,7 @@ thead th{background:var(--panel)}
 .evaluation-table tr.dimension th{background:#eef2f6}
 .evaluation-table tr.score td,.evaluation-table tr.winner td{background:#fbfcfd}
 .legend,.hint,.flips{color:var(--muted);font-size:13px}
+.muted{color:var(--muted)}dl.reasons dt{font-weight:600;margin-top:8px}dl.reasons dd{margin:0}ul.reasons{margin:2px 0;padding-left:20px}
 .review-status{padding:8px 12px;border-left:4px solid var(--bad);background:var(--del-bg);overflow-wrap:anywhere}
 .order-dependent{font-size:12px;color:var(--muted);font-style:italic}
 .no-ballot{font-weight:600}

@@ -14,6 +14,8 @@ export interface CandidateResult {
   readonly patch: string
   readonly final_response: string
   readonly files: ReadonlyArray<ChangedFile>
+  /** Where the side worked; its path (which names the run or the user's project) never reaches the reviewer. */
+  readonly worktree?: string | null
 }
 
 /** The content of `reviews/candidate-a.json` / `candidate-b.json`. */
@@ -143,15 +145,29 @@ export const anonymizePatch = (patch: string): string => {
   return output.join("\n")
 }
 
+/** A replay run id (`run-20261129T160737Z-28d3683249`): it would tell the replayed side from the historical one. */
+const RUN_ID = /\brun-\d{8}T\d{6}Z-[0-9a-f]{10}\b/g
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The text with the side's own workspace path and any run id replaced by neutral words. */
+export const withoutWorkspaceTraces = (text: string, worktree: string | null | undefined): string => {
+  const root = worktree === undefined || worktree === null || worktree.length < 2 ? undefined : worktree.replace(/\/+$/, "")
+  const withoutRoot = root === undefined
+    ? text
+    : text.replace(new RegExp(`${escapeRegExp(root)}(?:/|(?![\\w-]|\\.\\w))`, "g"), (match) => (match.endsWith("/") ? "./" : "the workspace"))
+  return withoutRoot.replace(RUN_ID, "the run")
+}
+
 /** The anonymous candidate file for one side. */
 export const anonymousCandidate = (task: string, result: CandidateResult): AnonymousCandidate => {
-  const patch = anonymizePatch(result.patch)
+  const patch = withoutWorkspaceTraces(anonymizePatch(result.patch), result.worktree)
   // Line counts follow the anonymous patch, so a dropped fingerprint line leaves no trace in them.
   const counted = new Map(changedFilesFromPatch(patch).map((file) => [file.path, file]))
   return {
     task,
     patch,
-    final_response: anonymizeProse(result.final_response),
+    final_response: withoutWorkspaceTraces(anonymizeProse(result.final_response), result.worktree),
     changed_files: result.files.map((file) => {
       const fromPatch = counted.get(file.path)
       return { path: file.path, additions: fromPatch?.additions ?? file.additions, deletions: fromPatch?.deletions ?? file.deletions }

@@ -31,6 +31,8 @@ const dimensionBallot = <D extends DimensionId>(dimension: D) => {
     candidates: Schema.Struct({ A: candidate, B: candidate }),
     /** The pairwise comparison, written before the winner; it only breaks ties between equal scores. */
     comparison: Schema.String,
+    /** One or two sentences on why this dimension goes to its winner, naming the candidates `Candidate A` and `Candidate B`. */
+    reason: Schema.String,
     winner: DimensionWinnerLetter
   })
 }
@@ -56,6 +58,7 @@ export interface CandidateAnswersView {
 export interface DimensionBallotView {
   readonly candidates: { readonly A: CandidateAnswersView; readonly B: CandidateAnswersView }
   readonly comparison?: string
+  readonly reason?: string
   readonly winner: DimensionWinnerLetter
 }
 export interface BallotView {

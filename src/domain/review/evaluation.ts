@@ -141,3 +141,41 @@ export const aggregateEvaluation = (input: {
     winner: overallWinner(dimensions)
   }
 }
+
+/** What the reviewer called each candidate: `Candidate A`, or a bare `A`/`B` (not the article "A" before a word). */
+const LETTER_REFERENCE = /\b[Cc]andidate ([AB])\b|\bB\b|\bA\b(?! [a-z])/g
+
+/**
+ * A reviewer's text with its letters replaced by the identities they stood for in that order, and
+ * nothing else changed (the caller escapes it for display).
+ */
+export const revealLetters = (text: string, positions: CandidateMapping, labels: Readonly<Record<Author, string>>): string =>
+  text.replace(LETTER_REFERENCE, (match, named: string | undefined) => {
+    const letter = (named ?? match) as Position
+    return labels[positions[letter]]
+  })
+
+export interface RevealedReason {
+  readonly order: ReviewOrder
+  readonly reason: string
+}
+
+/** Each dimension's reasons from every validated ballot, in order, with identities revealed. */
+export const revealedReasons = (
+  reviews: ReadonlyArray<ReviewRecord>,
+  labels: Readonly<Record<Author, string>>
+): { readonly [D in DimensionId]: ReadonlyArray<RevealedReason> } => {
+  const forDimension = (dimension: DimensionId) =>
+    reviews.flatMap((review) => {
+      const reason = review.status === "completed" ? review.ballot?.dimensions[dimension]?.reason : undefined
+      return reason === undefined || reason.trim() === "" ? [] : [{ order: review.order, reason: revealLetters(reason, review.positions, labels) }]
+    })
+  return {
+    reliability: forDimension("reliability"),
+    code_quality: forDimension("code_quality"),
+    request_fulfillment: forDimension("request_fulfillment"),
+    change_scope: forDimension("change_scope"),
+    safe_operations: forDimension("safe_operations"),
+    accurate_reporting: forDimension("accurate_reporting")
+  }
+}
