@@ -453,8 +453,8 @@
     body.append(section("Task prompt",
       h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
         turns.length > 1 || method === "pending" ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
-      field("Reconstructed request (sent to Codex)", prompt, `${turns.length} prompt turn(s) in the thread. Edit freely; the edited text is what Codex receives.`),
-      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} prompts of the thread` }),
+      field("Reconstructed request (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`),
+      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} turns of the thread (prompts, commands, compactions)` }),
         h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
           h("span", { className: "badge", text: turn.kind || "prompt" }), turn.abandoned ? h("span", { className: "badge", text: "abandoned" }) : null,
           h("pre", { className: "response", text: turn.text || "" }))))) : null
@@ -495,7 +495,10 @@
             h("pre", { className: "diff", text: file.diff || "(no patch)" })))))
         : h("p", { className: "muted", text: "Claude changed no files with its file tools." }),
       h("h4", { text: "Final response" }),
-      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" })
+      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" }),
+      !thread.final_response && thread.final_response_status && thread.final_response_status.last_substantive_reply
+        ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", text: thread.final_response_status.last_substantive_reply })]
+        : null
     ))
 
     // File attribution (non-git)
@@ -964,7 +967,10 @@
     body.append(section("Original request", h("pre", { className: "response", text: report.original_request || "" })))
     body.append(section("Final responses", h("div", { className: "side-by-side" },
       h("div", {}, h("h4", { text: "Codex final response" }), h("pre", { className: "response", text: codex.final_response || "(none)" })),
-      h("div", {}, h("h4", { text: "Claude final response" }), h("pre", { className: "response", text: claude.final_response || "(none)" })))))
+      h("div", {}, h("h4", { text: "Claude final response" }), h("pre", { className: "response", text: claude.final_response || "(none)" }),
+        !claude.final_response && claude.last_substantive_reply
+          ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", id: "claude-last-substantive", text: claude.last_substantive_reply })]
+          : null))))
     body.append(section("Patches", h("div", { className: "side-by-side" },
       h("details", {}, h("summary", { text: "Codex patch" }), h("pre", { className: "diff", text: codex.patch || "(no changes)" })),
       h("details", {}, h("summary", { text: "Claude patch" }), h("pre", { className: "diff", text: claude.patch || "(no changes)" })))))

@@ -159,7 +159,8 @@ describe("list_threads and inspect_thread", () => {
         expect(result.diagnostics.map((item) => item.step)).toEqual(["baseline", "models"])
         expect(result.diagnostics[0]!.message).toBe("The step failed unexpectedly: The repository is ambiguous.")
         expect(result.baseline).toEqual({})
-        expect(result.replay.human_turns).toBe(6)
+        // Five prompts; the /compact is a built-in command, not a prompt.
+        expect(result.replay.human_turns).toBe(5)
         expect(result.replay.request_generation).toEqual({ method: "concatenated_fallback" })
         expect(result.capabilities).toEqual({ items: [] })
       }))
