@@ -26,6 +26,8 @@ import {
   type ThreadRecord,
   type ThreadSummary
 } from "../domain/history/session.js"
+import { loadThreadIndex, saveThreadIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import { VERSION } from "../domain/product.js"
 import { Settings } from "./Settings.js"
 
 export { readTranscript }
@@ -215,6 +217,13 @@ export interface ClaudeHistoryOptions {
   readonly workerLimits?: ResourceLimits
 }
 
+export interface ListingProgress {
+  readonly reading: boolean
+  /** Sessions parsed so far out of `total` (the sessions not answered from the index). */
+  readonly done: number
+  readonly total: number
+}
+
 /** How the last listing got its summaries (the benchmark reports it). */
 export interface ListingStats {
   readonly parsed: number
@@ -395,7 +404,12 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const cached = summaries.get(location.main.path)
       if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.digest)
       return summarize(location, pool, sharesMainThread).pipe(
-        Effect.tap((digest) => Effect.sync(() => summaries.set(location.main.path, { fingerprint, digest }))),
+        Effect.tap((digest) =>
+          Effect.sync(() => {
+            summaries.set(location.main.path, { fingerprint, digest })
+            progress = { ...progress, done: progress.done + 1 }
+          })
+        ),
         Effect.catchAll((error) =>
           Effect.sync(() => {
             summaries.delete(location.main.path)
@@ -502,6 +516,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
           continue
         }
         const copied = yield* copiedKeys(earlier)
+        indexDirty = true
         const summary = yield* Effect.tryPromise({
           try: () => digestSession(filesOf(location), undefined, copied),
           catch: readFailure(location)
@@ -518,20 +533,58 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     let lastPredecessors = new Map<string, ReadonlyArray<SessionLocation>>()
 
+    const indexFile = threadIndexPath(settings.cacheRoot)
+    let indexRead = false
+    /** Whether memory holds what the index file does not (yet). */
+    let indexDirty = false
+
+    /** Seeds the in-memory cache from the persistent index, once per process. */
+    const readIndex = Effect.gen(function*() {
+      if (indexRead) return
+      indexRead = true
+      const loaded = yield* Effect.promise(() => loadThreadIndex(indexFile, VERSION, projectsRoot))
+      if (loaded._tag === "Discarded") {
+        yield* Effect.logWarning(`The thread index ${indexFile} was discarded because ${loaded.reason}; it is being rebuilt.`)
+      }
+      if (loaded._tag !== "Loaded") {
+        indexDirty = true
+        return
+      }
+      for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
+      for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
+    })
+
+    const writeIndex = Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, { sessions: summaries, resumed })).pipe(
+      Effect.tap(() => Effect.sync(() => { indexDirty = false })),
+      Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
+    )
+
+    let progress: ListingProgress = { reading: false, done: 0, total: 0 }
+
     /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
     const list = Effect.fn("ClaudeHistory.list")(function*() {
+      yield* readIndex
       const locations = yield* discover()
       const live = new Set(locations.map((location) => location.main.path))
-      for (const key of summaries.keys()) if (!live.has(key)) summaries.delete(key)
+      for (const key of summaries.keys()) {
+        if (live.has(key)) continue
+        summaries.delete(key)
+        indexDirty = true
+      }
       const diagnostics: Array<string> = []
       // Unchanged files are answered from the cache without scheduling any work.
       const stale = locations.filter((location) => summaries.get(location.main.path)?.fingerprint !== fingerprintOf(location))
-      yield* summarizeStale(stale, diagnostics)
-      const resumed = yield* resumedSummaries(locations, diagnostics)
+      if (stale.length > 0) indexDirty = true
+      progress = { reading: stale.length > 0, done: 0, total: stale.length }
+      yield* summarizeStale(stale, diagnostics).pipe(Effect.ensuring(Effect.sync(() => {
+        progress = { ...progress, reading: false }
+      })))
+      const resumedNow = yield* resumedSummaries(locations, diagnostics)
+      if (indexDirty) yield* writeIndex
       const threads: Array<ThreadSummary> = []
       for (const location of locations) {
-        const summary = resumed.has(location.main.path)
-          ? resumed.get(location.main.path)
+        const summary = resumedNow.has(location.main.path)
+          ? resumedNow.get(location.main.path)
           : summaries.get(location.main.path)?.digest.summary
         if (summary !== undefined) threads.push({ ...summary, imported_thread_id: location.threadId })
       }
@@ -578,8 +631,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const thread = (threadId: string) => Effect.map(inspect(threadId), (inspection) => inspection.record)
 
     const listingStats = Effect.sync(() => lastListing)
+    /** How far the current listing is (a cold start parses every session; the page and the CLI show it). */
+    const listingProgress = Effect.sync(() => progress)
 
-    return { projectsRoot, discover, list, listingStats, locate, inspect, thread } as const
+    return { projectsRoot, indexFile, discover, list, listingStats, listingProgress, locate, inspect, thread } as const
   })
 
 export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {
