@@ -3,6 +3,7 @@ import * as fsp from "node:fs/promises"
 import type { JsonObject } from "./json.js"
 import { LineSplitter, makeFileDecoder, type DecodedFile, parseEntry } from "./lines.js"
 import { isBillableAssistant, responseKey } from "./entries.js"
+import { skeletonOf } from "./skeleton.js"
 import { makeSummaryBuilder } from "./summary.js"
 import type { ThreadSummary } from "./session.js"
 
@@ -71,9 +72,10 @@ export interface SessionFiles {
   readonly agentPaths: ReadonlyArray<string>
 }
 
+/** The listing's line reader: only the part of each line a summary reads is parsed (see skeleton.ts). */
 const entrySplitter = (sink: (raw: JsonObject, line: number) => void) =>
   new LineSplitter((text, line) => {
-    const raw = parseEntry(text)
+    const raw = parseEntry(skeletonOf(text))
     if (raw !== undefined) sink(raw, line)
   }, () => {})
 
