@@ -5,6 +5,7 @@
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
+  const PROGRESS_MS = 400
   const MAX_MODELS = 4
   const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
   const STEPS = ["thread", "configure", "run", "results"]
@@ -112,7 +113,7 @@
     reports: {}, // run_id -> report
     pollTimer: null
   }
-  let draft = { source: "imported", query: "", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
+  let draft = { source: "imported", query: "", sort: "date", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
 
   const draftKey = () => DRAFT_PREFIX + app.session
   function saveDraft() {
@@ -165,19 +166,39 @@
   async function loadThreads(append) {
     const token = ++app.listToken
     const offset = append ? app.threads.length : 0
-    const args = { offset, limit: PAGE_SIZE, source: draft.source }
+    const args = { offset, limit: PAGE_SIZE, source: draft.source, sort: draft.sort === "cost" ? "cost" : "date" }
     if (draft.query.trim()) args.query = draft.query.trim()
     $("thread-summary").textContent = "Loading threads…"
+    // A first listing of a large history reads every session: say how far it is.
+    const progress = setInterval(async () => {
+      try {
+        const state = await callTool("list_threads_progress", {})
+        if (token === app.listToken && state.reading && state.message) $("thread-summary").textContent = state.message
+      } catch (error) {
+        // progress is only a courtesy
+      }
+    }, PROGRESS_MS)
     try {
       const result = await callTool("list_threads", args)
+      clearInterval(progress)
       if (token !== app.listToken) return
       app.listing = result
       app.threads = append ? app.threads.concat(result.threads || []) : result.threads || []
       renderThreads()
     } catch (error) {
+      clearInterval(progress)
       if (token !== app.listToken) return
       $("thread-summary").textContent = `Could not list threads: ${error.message}`
     }
+  }
+
+  const totalTokens = (tokens) =>
+    (tokens.input || 0) + (tokens.cache_read || 0) + (tokens.cache_write_5m || 0) + (tokens.cache_write_1h || 0) + (tokens.output || 0)
+
+  function formatTokenCount(count) {
+    if (count >= 1e6) return `${(count / 1e6).toFixed(1)}M`
+    if (count >= 1e3) return `${(count / 1e3).toFixed(0)}k`
+    return String(count)
   }
 
   function formatDate(iso) {
@@ -213,6 +234,8 @@
         formatDate(thread.started_at),
         `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"}`,
         `${thread.changed_files ?? 0} file${thread.changed_files === 1 ? "" : "s"} changed`,
+        thread.tokens ? `${formatTokenCount(totalTokens(thread.tokens))} tokens` : null,
+        typeof thread.cost_usd === "number" ? formatUsd(thread.cost_usd) : thread.tokens ? "cost unknown" : null,
         thread.git_branch ? `branch ${thread.git_branch}` : "no git branch"
       ].filter(Boolean).join(" · ")
       const button = h(
@@ -1031,6 +1054,11 @@
       searchTimer = setTimeout(() => loadThreads(false), 250)
     })
     $("load-more").addEventListener("click", () => loadThreads(true))
+    $("thread-sort").addEventListener("change", (event) => {
+      draft.sort = event.target.value
+      saveDraft()
+      loadThreads(false)
+    })
   }
 
   async function boot() {
@@ -1044,6 +1072,7 @@
     $("source-sample").checked = draft.source === "sample"
     $("source-imported").checked = draft.source !== "sample"
     $("thread-search").value = draft.query || ""
+    $("thread-sort").value = draft.sort === "cost" ? "cost" : "date"
     loadThreads(false)
     // Resume: runs of this draft, and any run of this controller that is still active.
     const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)

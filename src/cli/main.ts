@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Logger } from "effect"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { setFlagsFromString } from "node:v8"
 
 /** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */

@@ -286,6 +286,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       if (cached?.stamp === key) return cached.sessionId
       const sessionId = await readAgentSessionId(stamp.path)
       agentSessions.set(stamp.path, { stamp: key, sessionId })
+      indexDirty = true
       return sessionId
     }
 
@@ -552,9 +553,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       }
       for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
       for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
+      for (const [agentPath, entry] of loaded.index.agents) if (!agentSessions.has(agentPath)) agentSessions.set(agentPath, entry)
     })
 
-    const writeIndex = Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, { sessions: summaries, resumed })).pipe(
+    const writeIndex = Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, { sessions: summaries, resumed, agents: agentSessions })).pipe(
       Effect.tap(() => Effect.sync(() => { indexDirty = false })),
       Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
     )
@@ -569,6 +571,13 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       for (const key of summaries.keys()) {
         if (live.has(key)) continue
         summaries.delete(key)
+        indexDirty = true
+      }
+      const liveAgents = new Set(locations.flatMap((location) => location.agents.map((stamp) => stamp.path)))
+      for (const key of agentSessions.keys()) {
+        // An agent file of no session stays known (else every listing would read it again).
+        if (liveAgents.has(key) || statSync(key, { throwIfNoEntry: false }) !== undefined) continue
+        agentSessions.delete(key)
         indexDirty = true
       }
       const diagnostics: Array<string> = []

@@ -58,6 +58,21 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     expect(signed.stdout).toBe(next.stdout)
   })
 
+  it("sorts by cost with --sort cost and shows each thread's cost", async () => {
+    const result = await runCli(["threads", "--sort", "cost", "--json", "--limit", "100"], env)
+    expect(result.code).toBe(0)
+    const listing = JSON.parse(result.stdout) as { sort: string; threads: ReadonlyArray<{ cost_usd: number; tokens: { output: number } }> }
+    expect(listing.sort).toBe("cost")
+    const costs = listing.threads.map((thread) => thread.cost_usd)
+    expect(costs).toEqual([...costs].sort((left, right) => right - left))
+    expect(listing.threads.every((thread) => thread.tokens.output > 0)).toBe(true)
+    const text = await runCli(["threads", "--sort", "cost", "--limit", "1"], env)
+    expect(text.stdout.split("\n")[0]).toMatch(/^#1  [0-9a-f-]{36}  \d{4}-\d{2}-\d{2}  \$\d+\.\d+  /)
+    const refused = await runCli(["threads", "--sort", "price"], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe("")
+  })
+
   it("searches case-insensitively with --query", async () => {
     const result = await runCli(["threads", "--query", "SPOTTER", "--json"], env)
     expect(result.code).toBe(0)

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { loadThreadIndex, threadIndexPath } from "../../src/domain/history/threadIndex.js"
 import { VERSION } from "../../src/domain/product.js"
+import { readingMessage } from "../../src/programs/threads.js"
 import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
 import { BIN, REPO } from "../rpc/support.js"
 import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "./support.js"
@@ -34,7 +35,7 @@ const listFresh = (setup: Setup) => {
     Effect.gen(function*() {
       const history = yield* ClaudeHistory
       const listing = yield* history.list()
-      return { ...listing, stats: yield* history.listingStats, warnings }
+      return { ...listing, stats: yield* history.listingStats, progress: yield* history.listingProgress, warnings }
     }).pipe(Effect.provide(historyLayer(setup.settings)), Effect.provide(collect))
   )
 }
@@ -47,10 +48,13 @@ describe("the persistent thread index", () => {
     const cold = await listFresh(context)
     // The nine session files of the fixtures (threads or not; agent files belong to their sessions).
     expect(cold.stats.parsed).toBe(9)
+    expect(cold.progress).toEqual({ reading: false, done: 9, total: 9 })
+    expect(readingMessage(812, 3200)).toBe("Reading 812 of 3,200 sessions…")
     expect(fs.statSync(context.indexFile).mode & 0o777).toBe(0o600)
     expect(fs.statSync(path.dirname(context.indexFile)).mode & 0o777).toBe(0o700)
     const warm = await listFresh(context)
     expect(warm.stats.parsed).toBe(0)
+    expect(warm.progress).toEqual({ reading: false, done: 0, total: 0 })
     expect(warm.threads).toEqual(cold.threads)
     expect(warm.warnings).toEqual([])
   })

@@ -27,9 +27,16 @@ export interface IndexedResumed {
   readonly summary: ThreadSummary | undefined
 }
 
+/** Which session a sibling `agent-*.jsonl` belongs to (read from its first line), valid while `stamp` holds. */
+export interface IndexedAgent {
+  readonly stamp: string
+  readonly sessionId: string | undefined
+}
+
 export interface ThreadIndex {
   readonly sessions: ReadonlyMap<string, IndexedSession>
   readonly resumed: ReadonlyMap<string, IndexedResumed>
+  readonly agents: ReadonlyMap<string, IndexedAgent>
 }
 
 export const threadIndexPath = (cacheRoot: string) => path.join(cacheRoot, "index", `threads-v${THREAD_INDEX_FORMAT}.json`)
@@ -42,6 +49,7 @@ interface IndexFile {
   readonly projects_root: string
   readonly sessions: Record<string, { readonly fingerprint: string; readonly digest: SessionDigest }>
   readonly resumed: Record<string, { readonly key: string; readonly summary: ThreadSummary | null }>
+  readonly agents: Record<string, { readonly stamp: string; readonly sessionId: string | null }>
 }
 
 export type LoadedIndex =
@@ -78,7 +86,9 @@ export const loadThreadIndex = async (file: string, version: string, projectsRoo
     return { _tag: "Discarded", reason: "it was written by another version" }
   }
   if (parsed.projects_root !== projectsRoot) return { _tag: "Discarded", reason: "it indexes another Claude history" }
-  if (!isRecord(parsed.sessions) || !isRecord(parsed.resumed)) return { _tag: "Discarded", reason: "it is incomplete" }
+  if (!isRecord(parsed.sessions) || !isRecord(parsed.resumed) || !isRecord(parsed.agents)) {
+    return { _tag: "Discarded", reason: "it is incomplete" }
+  }
   const sessions = new Map<string, IndexedSession>()
   for (const [mainPath, entry] of Object.entries(parsed.sessions)) {
     if (!isRecord(entry) || typeof entry.fingerprint !== "string" || !isDigest(entry.digest)) {
@@ -93,7 +103,14 @@ export const loadThreadIndex = async (file: string, version: string, projectsRoo
     }
     resumed.set(mainPath, { key: entry.key, summary: entry.summary === null ? undefined : entry.summary as ThreadSummary })
   }
-  return { _tag: "Loaded", index: { sessions, resumed } }
+  const agents = new Map<string, IndexedAgent>()
+  for (const [agentPath, entry] of Object.entries(parsed.agents)) {
+    if (!isRecord(entry) || typeof entry.stamp !== "string" || (entry.sessionId !== null && typeof entry.sessionId !== "string")) {
+      return { _tag: "Discarded", reason: "an entry is malformed" }
+    }
+    agents.set(agentPath, { stamp: entry.stamp, sessionId: entry.sessionId ?? undefined })
+  }
+  return { _tag: "Loaded", index: { sessions, resumed, agents } }
 }
 
 /**
@@ -109,6 +126,9 @@ export const saveThreadIndex = async (file: string, version: string, projectsRoo
     sessions: Object.fromEntries(index.sessions),
     resumed: Object.fromEntries(
       [...index.resumed].map(([mainPath, entry]) => [mainPath, { key: entry.key, summary: entry.summary ?? null }])
+    ),
+    agents: Object.fromEntries(
+      [...index.agents].map(([agentPath, entry]) => [agentPath, { stamp: entry.stamp, sessionId: entry.sessionId ?? null }])
     )
   }
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
