@@ -1,33 +1,28 @@
 /**
- * Benchmark of the Claude history importer (`npm run bench:history`). It replicates the real fixtures into
- * 2,000 sessions (about 1 GB) in a temporary CLAUDE_CONFIG_DIR and reports, in one run:
- * - floor: a bare pass that reads every line of every file and JSON.parses it (same reader, same concurrency);
- * - cold: the first `list_threads` (discovery + streaming summaries) as the daemon runs it: on two worker threads
- *   when the machine has the cores and the process the memory for them, on one worker beside the main thread
- *   when memory allows only one, else on the main thread (the output says which, and why);
- * - warm: a second `list_threads` first page (served from the per-file cache);
- * - for comparison, a fresh service (empty cache) in the other mode: single-threaded if the first listing used
- *   workers (the like-for-like comparison with the single-threaded floor), else on two workers;
- * - peak RSS while each cold listing ran, and the process's peak RSS overall (both listings).
- * Targets: cold ≤ 1.5 × floor, warm ≤ 50 ms, peak RSS ≤ 300 MB.
+ * Benchmark of the Claude history listing (`npm run bench:history`; not part of `npm test`). It replicates the
+ * real fixtures into 2,000 sessions (about 1 GB; every session has its own message and request ids) in a
+ * temporary CLAUDE_CONFIG_DIR and measures whole processes, as a user runs them, medians of BENCH_RUNS paired
+ * runs (default 3):
+ * - floor: a bare single-threaded Node process that reads every line of every file and JSON.parses it;
+ * - cold: `codex-replay threads --json --limit 100` with an empty cache (no thread index yet);
+ * - ccusage: `ccusage session --json --offline` on the same history, when a runnable `ccusage` is on PATH or in
+ *   node_modules/.bin (its native binary is not published for every platform: otherwise skipped with a note);
+ * - warm: the same command in a second process, answered from the thread index;
+ * - one added: the same command after one new session was added (the index is updated for that one only);
+ * - peak RSS of each (`/usr/bin/time -f %M`).
+ * Targets: cold ≤ ccusage's wall time; warm ≤ 10% of cold; one added ≤ 5% of cold; peak RSS ≤ 300 MB.
  */
-import { Effect, Layer } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { ControllerSessionId } from "../src/domain/ids.js"
-import { listThreads } from "../src/programs/threads.js"
-import { Baseline } from "../src/services/Baseline.js"
-import { ClaudeHistory } from "../src/services/ClaudeHistory.js"
-import { CodexModels } from "../src/services/CodexModels.js"
-import { ProcessRunner } from "../src/services/ProcessRunner.js"
-import { Samples } from "../src/services/Samples.js"
-import { Settings } from "../src/services/Settings.js"
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 2000)
 const TARGET_SESSION_BYTES = Number(process.env.BENCH_SESSION_BYTES ?? 512 * 1024)
 const PROJECT_FOLDERS = 20
-const CONCURRENCY = 4
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const REPO = path.resolve(import.meta.dirname, "..")
+const BIN = path.join(REPO, "bin", "codex-replay.js")
 
 const fixtures = path.resolve(import.meta.dirname, "../test/fixtures/claude-home/projects")
 
@@ -57,16 +52,23 @@ const loadTemplates = (): Array<Template> =>
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, "0").slice(-width)
 
-/** Rewrites every uuid so each copy is a distinct stretch of conversation; the session id maps to the new stem. */
-const rewrite = (text: string, templateStem: string, newStem: string, copy: number) =>
+/**
+ * Rewrites every uuid so each copy is a distinct stretch of conversation (the session id maps to the new
+ * stem), and every message and request id so that no two sessions share one (a tool that de-duplicates
+ * across files, as ccusage does, would otherwise collapse the history).
+ */
+const rewrite = (text: string, templateStem: string, newStem: string, session: number, copy: number) =>
   text
-    .replace(UUID, (match) => (match === templateStem ? newStem : `${match.slice(0, 24)}${hex(copy, 4)}${match.slice(28)}`))
-    .replace(/"msg_/g, `"msg_c${copy}_`)
+    .replace(UUID, (match) =>
+      match === templateStem ? newStem : `${match.slice(0, 19)}${hex(session, 4)}-${hex(copy, 4)}${match.slice(28)}`
+    )
+    .replace(/"msg_/g, `"msg_s${session}c${copy}_`)
+    .replace(/"req_/g, `"req_s${session}c${copy}_`)
 
-const generate = (root: string) => {
+const generate = (root: string, from = 0, count = SESSIONS) => {
   const templates = loadTemplates()
   let bytes = 0
-  for (let index = 0; index < SESSIONS; index++) {
+  for (let index = from; index < from + count; index++) {
     const template = templates[index % templates.length]!
     const folder = path.join(root, "projects", `-bench-project-${hex(index % PROJECT_FOLDERS, 2)}`)
     fs.mkdirSync(folder, { recursive: true })
@@ -74,7 +76,7 @@ const generate = (root: string) => {
     const copies = Math.max(1, Math.round(TARGET_SESSION_BYTES / template.main.length))
     const file = fs.openSync(path.join(folder, `${stem}.jsonl`), "w")
     for (let copy = 0; copy < copies; copy++) {
-      const text = rewrite(template.main, template.stem, stem, copy)
+      const text = rewrite(template.main, template.stem, stem, index, copy)
       fs.writeSync(file, text.endsWith("\n") ? text : `${text}\n`)
       bytes += Buffer.byteLength(text)
     }
@@ -85,7 +87,7 @@ const generate = (root: string) => {
       const directory = nested ? path.join(folder, stem, "subagents") : folder
       fs.mkdirSync(directory, { recursive: true })
       const name = `agent-${hex(index, 5)}${agentIndex}.jsonl`
-      const text = rewrite(agent.text, template.stem, stem, 0)
+      const text = rewrite(agent.text, template.stem, stem, index, 0)
       fs.writeFileSync(path.join(directory, name), text)
       bytes += Buffer.byteLength(text)
     })
@@ -98,138 +100,109 @@ const allTranscripts = (root: string) =>
     .filter((name) => name.endsWith(".jsonl"))
     .map((name) => path.join(root, name))
 
-/** The floor: read every line and JSON.parse it, nothing else. */
-const bareParse = async (files: ReadonlyArray<string>) => {
-  let lines = 0
-  const one = async (file: string) => {
-    const handle = await fs.promises.open(file, "r")
-    const buffer = Buffer.allocUnsafe(1024 * 1024)
-    let carry = ""
-    try {
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-        if (bytesRead === 0) break
-        const text = carry + buffer.toString("utf8", 0, bytesRead)
-        const parts = text.split("\n")
-        carry = parts.pop() ?? ""
-        for (const part of parts) {
-          if (part === "") continue
-          try {
-            JSON.parse(part)
-            lines++
-          } catch {
-            // a torn line costs the same as a parsed one
-          }
-        }
-      }
-    } finally {
-      await handle.close()
-    }
+/** The floor, run in its own process: read every line of every file and JSON.parse it, nothing else. */
+const FLOOR_SCRIPT = `
+const fs = require("node:fs")
+let lines = 0
+for (const file of process.argv.slice(1)) {
+  const fd = fs.openSync(file, "r")
+  const buffer = Buffer.allocUnsafe(1024 * 1024)
+  let carry = ""
+  for (;;) {
+    const read = fs.readSync(fd, buffer, 0, buffer.length, null)
+    if (read === 0) break
+    const parts = (carry + buffer.toString("utf8", 0, read)).split("\\n")
+    carry = parts.pop()
+    for (const part of parts) { if (part !== "") { try { JSON.parse(part); lines++ } catch {} } }
   }
-  let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < files.length) await one(files[next++]!)
-  }))
-  return lines
+  fs.closeSync(fd)
+}
+console.log(lines)
+`
+
+interface Measured {
+  readonly wallMs: number
+  readonly peakKb: number
+  readonly stdout: string
 }
 
-const rssSampler = () => {
-  let peak = process.memoryUsage().rss
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss)
-  }, 5)
-  return {
-    stop: () => {
-      clearInterval(timer)
-      return Math.max(peak, process.memoryUsage().rss)
-    }
-  }
+/** Runs a command to its end under /usr/bin/time: wall time and peak RSS of the whole process. */
+const measure = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Measured => {
+  const start = performance.now()
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", command, ...args], {
+    env,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024
+  })
+  const wallMs = performance.now() - start
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed: ${result.stderr.slice(-2000)}`)
+  const peakKb = Number(result.stderr.trim().split("\n").at(-1))
+  return { wallMs, peakKb, stdout: result.stdout }
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
 const ms = (millis: number) => `${millis.toFixed(0)} ms`
+const pct = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`
+
+/** A runnable ccusage (its npm package is a thin launcher of a native binary published per platform). */
+const findCcusage = (): string | undefined => {
+  for (const candidate of [path.join(REPO, "node_modules", ".bin", "ccusage"), "ccusage"]) {
+    const probe = spawnSync(candidate, ["--version"], { encoding: "utf8", timeout: 10_000 })
+    if (probe.status === 0) return candidate
+  }
+  return undefined
+}
 
 const main = async () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "bench-claude-home-"))
-  const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), "bench-cache-"))
+  const caches = fs.mkdtempSync(path.join(os.tmpdir(), "bench-cache-"))
   try {
     const startGenerate = performance.now()
     const bytes = generate(home)
     const files = allTranscripts(home)
-    console.log(`generated ${SESSIONS} sessions, ${files.length} files, ${mb(bytes)} in ${ms(performance.now() - startGenerate)}`)
-
-    const floorStart = performance.now()
-    const parsedLines = await bareParse(files)
-    const floor = performance.now() - floorStart
-    console.log(`floor (read + JSON.parse every line): ${ms(floor)} for ${parsedLines} lines`)
-
-    const layerWith = (history: typeof ClaudeHistory.Default) =>
-      Layer.mergeAll(history, Samples.Default, Baseline.Default, CodexModels.Default).pipe(
-        Layer.provideMerge(Settings.layer({
-          runRoot: path.join(cacheRoot, "runs"),
-          cacheRoot,
-          controllersRoot: path.join(cacheRoot, "controllers"),
-          preferredPort: 43118,
-          idleTimeoutMillis: 3_600_000,
-          controllerSessionId: "0".repeat(32) as ControllerSessionId,
-          codexCliPath: undefined,
-          claudeConfigDir: home,
-          inheritedSocketFd: undefined
-        })),
-        Layer.provideMerge(ProcessRunner.Default)
-      )
-    const layer = layerWith(ClaudeHistory.Default)
-
-    let usedWorkers = false
-    await Effect.runPromise(Effect.gen(function*() {
-      const history = yield* ClaudeHistory
-      const rssBefore = process.memoryUsage().rss
-      const sampler = rssSampler()
-      const coldStart = performance.now()
-      const cold = yield* listThreads({})
-      const coldTime = performance.now() - coldStart
-      const listingPeak = sampler.stop()
-      const coldStats = yield* history.listingStats
-      const warmStart = performance.now()
-      const warm = yield* listThreads({ offset: 0, limit: 20 })
-      const warmTime = performance.now() - warmStart
-      const searchStart = performance.now()
-      const search = yield* listThreads({ query: "opus" })
-      const searchTime = performance.now() - searchStart
-      const how = coldStats.workers === 0
-        ? `on the main thread: ${coldStats.mainThreadReason ?? "no workers"}`
-        : coldStats.mainThreadToo
-        ? `on ${coldStats.workers} worker thread and the main thread (RSS left room for one worker)`
-        : `on ${coldStats.workers} worker threads`
-      usedWorkers = coldStats.workers > 0
-      console.log(`cold list_threads: ${ms(coldTime)} (${cold.imported_total} threads, ${coldStats.parsed} sessions parsed ${how})`)
-      console.log(`warm list_threads first page: ${ms(warmTime)} (${warm.threads.length} threads)`)
-      console.log(`warm search "opus": ${ms(searchTime)} (${search.total} matches)`)
-      console.log(`cold / floor: ${(coldTime / floor).toFixed(2)} (target ≤ 1.5; cold listing ${how})`)
-      console.log(`peak RSS while listing: ${mb(listingPeak)} (${mb(rssBefore)} before it); process peak RSS so far: ${
-        mb(process.resourceUsage().maxRSS * 1024)
-      } (target ≤ 300 MB)`)
-    }).pipe(Effect.provide(layer)))
-
-    // For comparison, a fresh service (empty cache) in the other mode.
-    const workers = usedWorkers ? 0 : 2
-    const label = usedWorkers ? "single-threaded" : "on 2 worker threads (forced)"
-    await Effect.runPromise(Effect.gen(function*() {
-      const rssBefore = process.memoryUsage().rss
-      const sampler = rssSampler()
-      const start = performance.now()
-      const cold = yield* listThreads({})
-      const time = performance.now() - start
-      const peak = sampler.stop()
-      const stats = yield* (yield* ClaudeHistory).listingStats
-      if (stats.workers !== workers || stats.parsed !== SESSIONS) throw new Error(`the comparison listing did not run ${label}`)
-      console.log(`for comparison, cold list_threads ${label}: ${ms(time)} (${cold.imported_total} threads); / floor: ${(time / floor).toFixed(2)}`)
-      console.log(`peak RSS while listing ${label}: ${mb(peak)} (${mb(rssBefore)} before it)`)
-    }).pipe(Effect.provide(layerWith(ClaudeHistory.layerWith({ workers })))))
-    console.log(`process peak RSS after both listings: ${mb(process.resourceUsage().maxRSS * 1024)}`)
+    console.log(`generated ${SESSIONS} sessions, ${files.length} files, ${mb(bytes / 1024)} in ${ms(performance.now() - startGenerate)}`)
+    const ccusage = findCcusage()
+    const baseEnv = { ...process.env, CLAUDE_CONFIG_DIR: home }
+    const listing = ["threads", "--json", "--limit", "100"]
+    const results = { floor: [] as Array<Measured>, cold: [] as Array<Measured>, ccusage: [] as Array<Measured>, warm: [] as Array<Measured>, added: [] as Array<Measured> }
+    let added = SESSIONS
+    for (let run = 0; run < RUNS; run++) {
+      const env = { ...baseEnv, CODEX_REPLAY_RUN_ROOT: path.join(caches, `run-${run}`, "runs") }
+      results.floor.push(measure(process.execPath, ["-e", FLOOR_SCRIPT, ...files], baseEnv))
+      const cold = measure(process.execPath, [BIN, ...listing], env)
+      results.cold.push(cold)
+      if (ccusage !== undefined) results.ccusage.push(measure(ccusage, ["session", "--json", "--offline"], baseEnv))
+      const warm = measure(process.execPath, [BIN, ...listing], env)
+      results.warm.push(warm)
+      if (JSON.stringify(JSON.parse(warm.stdout).threads) !== JSON.stringify(JSON.parse(cold.stdout).threads)) {
+        throw new Error("the warm listing differs from the cold one")
+      }
+      generate(home, added++, 1)
+      const one = measure(process.execPath, [BIN, ...listing], env)
+      results.added.push(one)
+      if (JSON.parse(one.stdout).imported_total !== JSON.parse(cold.stdout).imported_total + 1) {
+        throw new Error("the added session is not listed")
+      }
+    }
+    const wall = (key: keyof typeof results) => median(results[key].map((result) => result.wallMs))
+    const peak = (key: keyof typeof results) => Math.max(...results[key].map((result) => result.peakKb))
+    const cold = wall("cold")
+    console.log(`medians of ${RUNS} paired runs (whole processes):`)
+    console.log(`floor (one process reads + JSON.parses every line): ${ms(wall("floor"))}, peak RSS ${mb(peak("floor"))}`)
+    console.log(`cold  codex-replay threads --json --limit 100:       ${ms(cold)}, peak RSS ${mb(peak("cold"))}; cold / floor ${(cold / wall("floor")).toFixed(2)}`)
+    if (ccusage === undefined) {
+      console.log("ccusage: skipped — no runnable ccusage (npm's ccusage 20 launches a native binary whose package is not installable here)")
+    } else {
+      console.log(`ccusage session --json --offline:                  ${ms(wall("ccusage"))}, peak RSS ${mb(peak("ccusage"))}; cold / ccusage ${(cold / wall("ccusage")).toFixed(2)} (target ≤ 1)`)
+    }
+    console.log(`warm  second process, from the index:              ${ms(wall("warm"))} = ${pct(wall("warm"), cold)} of cold (target ≤ 10%), peak RSS ${mb(peak("warm"))}`)
+    console.log(`one session added:                                 ${ms(wall("added"))} = ${pct(wall("added"), cold)} of cold (target ≤ 5%), peak RSS ${mb(peak("added"))}`)
+    console.log(`peak RSS of any listing: ${mb(Math.max(peak("cold"), peak("warm"), peak("added")))} (target ≤ 300 MB)`)
   } finally {
     fs.rmSync(home, { recursive: true, force: true })
-    fs.rmSync(cacheRoot, { recursive: true, force: true })
+    fs.rmSync(caches, { recursive: true, force: true })
   }
 }
 

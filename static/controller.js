@@ -5,6 +5,7 @@
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
+  const PROGRESS_MS = 400
   const MAX_MODELS = 4
   const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
   const STEPS = ["thread", "configure", "run", "results"]
@@ -112,7 +113,7 @@
     reports: {}, // run_id -> report
     pollTimer: null
   }
-  let draft = { source: "imported", query: "", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
+  let draft = { source: "imported", query: "", sort: "date", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
 
   const draftKey = () => DRAFT_PREFIX + app.session
   function saveDraft() {
@@ -165,19 +166,39 @@
   async function loadThreads(append) {
     const token = ++app.listToken
     const offset = append ? app.threads.length : 0
-    const args = { offset, limit: PAGE_SIZE, source: draft.source }
+    const args = { offset, limit: PAGE_SIZE, source: draft.source, sort: draft.sort === "cost" ? "cost" : "date" }
     if (draft.query.trim()) args.query = draft.query.trim()
     $("thread-summary").textContent = "Loading threads…"
+    // A first listing of a large history reads every session: say how far it is.
+    const progress = setInterval(async () => {
+      try {
+        const state = await callTool("list_threads_progress", {})
+        if (token === app.listToken && state.reading && state.message) $("thread-summary").textContent = state.message
+      } catch (error) {
+        // progress is only a courtesy
+      }
+    }, PROGRESS_MS)
     try {
       const result = await callTool("list_threads", args)
+      clearInterval(progress)
       if (token !== app.listToken) return
       app.listing = result
       app.threads = append ? app.threads.concat(result.threads || []) : result.threads || []
       renderThreads()
     } catch (error) {
+      clearInterval(progress)
       if (token !== app.listToken) return
       $("thread-summary").textContent = `Could not list threads: ${error.message}`
     }
+  }
+
+  const totalTokens = (tokens) =>
+    (tokens.input || 0) + (tokens.cache_read || 0) + (tokens.cache_write_5m || 0) + (tokens.cache_write_1h || 0) + (tokens.output || 0)
+
+  function formatTokenCount(count) {
+    if (count >= 1e6) return `${(count / 1e6).toFixed(1)}M`
+    if (count >= 1e3) return `${(count / 1e3).toFixed(0)}k`
+    return String(count)
   }
 
   function formatDate(iso) {
@@ -213,6 +234,8 @@
         formatDate(thread.started_at),
         `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"}`,
         `${thread.changed_files ?? 0} file${thread.changed_files === 1 ? "" : "s"} changed`,
+        thread.tokens ? `${formatTokenCount(totalTokens(thread.tokens))} tokens` : null,
+        typeof thread.cost_usd === "number" ? formatUsd(thread.cost_usd) : thread.tokens ? "cost unknown" : null,
         thread.git_branch ? `branch ${thread.git_branch}` : "no git branch"
       ].filter(Boolean).join(" · ")
       const button = h(
@@ -455,8 +478,8 @@
     body.append(section("Task prompt",
       h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
         turns.length > 1 || method === "pending" ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
-      field("Reconstructed request (sent to Codex)", prompt, `${turns.length} prompt turn(s) in the thread. Edit freely; the edited text is what Codex receives.`),
-      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} prompts of the thread` }),
+      field("Reconstructed request (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`),
+      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} turns of the thread (prompts, commands, compactions)` }),
         h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
           h("span", { className: "badge", text: turn.kind || "prompt" }), turn.abandoned ? h("span", { className: "badge", text: "abandoned" }) : null,
           h("pre", { className: "response", text: turn.text || "" }))))) : null
@@ -497,7 +520,10 @@
             h("pre", { className: "diff", text: file.diff || "(no patch)" })))))
         : h("p", { className: "muted", text: "Claude changed no files with its file tools." }),
       h("h4", { text: "Final response" }),
-      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" })
+      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" }),
+      !thread.final_response && thread.final_response_status && thread.final_response_status.last_substantive_reply
+        ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", text: thread.final_response_status.last_substantive_reply })]
+        : null
     ))
 
     // File attribution (non-git)
@@ -1056,7 +1082,10 @@
     body.append(section("Original request", h("pre", { className: "response", text: report.original_request || "" })))
     body.append(section("Final responses", h("div", { className: "side-by-side" },
       h("div", {}, h("h4", { text: "Codex final response" }), h("pre", { className: "response", text: codex.final_response || "(none)" })),
-      h("div", {}, h("h4", { text: "Claude final response" }), h("pre", { className: "response", text: claude.final_response || "(none)" })))))
+      h("div", {}, h("h4", { text: "Claude final response" }), h("pre", { className: "response", text: claude.final_response || "(none)" }),
+        !claude.final_response && claude.last_substantive_reply
+          ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", id: "claude-last-substantive", text: claude.last_substantive_reply })]
+          : null))))
     body.append(section("Patches", h("div", { className: "side-by-side" },
       h("details", {}, h("summary", { text: "Codex patch" }), h("pre", { className: "diff", text: codex.patch || "(no changes)" })),
       h("details", {}, h("summary", { text: "Claude patch" }), h("pre", { className: "diff", text: claude.patch || "(no changes)" })))))
@@ -1117,6 +1146,11 @@
       searchTimer = setTimeout(() => loadThreads(false), 250)
     })
     $("load-more").addEventListener("click", () => loadThreads(true))
+    $("thread-sort").addEventListener("change", (event) => {
+      draft.sort = event.target.value
+      saveDraft()
+      loadThreads(false)
+    })
   }
 
   async function boot() {
@@ -1130,6 +1164,7 @@
     $("source-sample").checked = draft.source === "sample"
     $("source-imported").checked = draft.source !== "sample"
     $("thread-search").value = draft.query || ""
+    $("thread-sort").value = draft.sort === "cost" ? "cost" : "date"
     loadThreads(false)
     // Resume: runs of this draft, and any run of this controller that is still active.
     const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)

@@ -1,14 +1,24 @@
-import { Args, Command, Options, ValidationError } from "@effect/cli"
+// Deep imports: the packages' index modules load every module they have (sockets, HTTP, workers…).
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { controllerError } from "../domain/errors.js"
 import { VERSION } from "../domain/product.js"
-import { LauncherLive } from "../layers.js"
-import { ensureController } from "../programs/ensureController.js"
-import { reportCommand } from "./report.js"
-import { replayCommand } from "./replay.js"
-import { threadsCommand } from "./threads.js"
+
+/**
+ * Each command loads its own modules when it runs: `threads` (answered from the thread index in a moment)
+ * does not pay for loading the controller and the run engine.
+ */
+const lazily = <A, E, R>(load: () => Promise<Effect.Effect<A, E, R>>) => Effect.flatten(Effect.promise(load))
+const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
+  lazily(async () => {
+    const { LauncherLive } = await import("../layers.js")
+    return Effect.provide(program, LauncherLive)
+  })
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON only on stdout."))
 
@@ -22,7 +32,10 @@ const wholeNumber = (name: string, description: string, fallback: number) =>
   )
 
 const open = Command.make("open", {}, () =>
-  Effect.flatMap(ensureController(process.env, homedir()), (url) => Console.log(url))
+  launcher(lazily(async () => {
+    const { ensureController } = await import("../programs/ensureController.js")
+    return Effect.flatMap(ensureController(process.env, homedir()), (url) => Console.log(url))
+  }))
 ).pipe(Command.withDescription("Start (or reuse) the local controller and print its URL."))
 
 const threads = Command.make("threads", {
@@ -34,17 +47,22 @@ const threads = Command.make("threads", {
     Options.withDescription("Imported Claude Code threads or the packaged samples."),
     Options.optional
   ),
+  sort: Options.choice("sort", ["date", "cost"]).pipe(
+    Options.withDescription("Most recent first (date, the default) or most expensive first (cost)."),
+    Options.withDefault("date" as const)
+  ),
   limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
   offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
   json
 }, (options) =>
-  threadsCommand({
+  lazily(async () => (await import("./threads.js")).threadsCommand({
     query: Option.getOrUndefined(options.query),
     source: Option.getOrUndefined(options.source),
+    sort: options.sort,
     limit: options.limit,
     offset: options.offset,
     json: options.json
-  })).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
+  }))).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
 
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
@@ -64,21 +82,30 @@ const replay = Command.make("replay", {
   ),
   json
 }, (options) =>
-  replayCommand({
-    threadId: options.threadId,
-    models: options.models,
-    reviewerModel: Option.getOrUndefined(options.reviewerModel),
-    yes: options.yes,
-    acceptEmptyBeginning: options.acceptEmptyBeginning,
-    json: options.json
-  }, process.env, homedir())
+  launcher(lazily(async () =>
+    (await import("./replay.js")).replayCommand(
+      {
+        threadId: options.threadId,
+        models: options.models,
+        reviewerModel: Option.getOrUndefined(options.reviewerModel),
+        yes: options.yes,
+        acceptEmptyBeginning: options.acceptEmptyBeginning,
+        json: options.json
+      },
+      process.env,
+      homedir()
+    )
+  ))
 ).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
 const report = Command.make("report", {
   runId: Args.text({ name: "run-id" }).pipe(Args.withDescription("The run whose report to show.")),
   open: Options.boolean("open").pipe(Options.withDescription("Open the HTML report with the desktop's browser.")),
   json
-}, (options) => reportCommand({ runId: options.runId, open: options.open, json: options.json }))
+}, (options) =>
+  launcher(lazily(async () =>
+    (await import("./report.js")).reportCommand({ runId: options.runId, open: options.open, json: options.json })
+  )))
   .pipe(Command.withDescription("Print the paths of a run's report (and open it)."))
 
 const cli = Command.make("codex-replay").pipe(
@@ -101,5 +128,5 @@ export const commandLineMain = (argv: ReadonlyArray<string>) =>
   }).pipe(
     Effect.catchIf(ValidationError.isValidationError, () =>
       Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
-    Effect.provide(Layer.merge(LauncherLive, NodeContext.layer))
+    Effect.provide(NodeContext.layer)
   )

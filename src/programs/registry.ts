@@ -4,6 +4,7 @@ import {
   getReportTool,
   inferWorkingDirectoryTool,
   inspectThreadTool,
+  listThreadsProgressTool,
   listThreadsTool,
   synthesizeRequestTool
 } from "./threadTools.js"
@@ -11,6 +12,7 @@ import {
 const tools = {
   ...baseTools,
   list_threads: listThreadsTool,
+  list_threads_progress: listThreadsProgressTool,
   inspect_thread: inspectThreadTool,
   synthesize_request: synthesizeRequestTool,
   infer_working_directory: inferWorkingDirectoryTool,

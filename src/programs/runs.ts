@@ -82,7 +82,13 @@ const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null
   },
   cost: record.cost_usd === null
     ? { usd: null, reason: `No price is known for ${record.unpriced_models.join(", ") || "the recorded models"}.` }
-    : { usd: record.cost_usd, reason: null }
+    : { usd: record.cost_usd, reason: null },
+  ...(record.final_response === "" && record.final_response_status.last_substantive_reply !== ""
+    ? { last_substantive_reply: record.final_response_status.last_substantive_reply }
+    : {}),
+  ...(record.tokens_by_source.warmup.input + record.tokens_by_source.warmup.output > 0
+    ? { cost_lines: [{ label: "of which warm-up probes", usd: record.cost_by_source.warmup }] }
+    : {})
 })
 
 const realDirectory = (directory: string) =>

@@ -7,7 +7,8 @@ import { defineTool } from "./controllerTools.js"
 import { reportRunDirectory } from "./reportDownload.js"
 import { getReport, getReportText } from "./reports.js"
 import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
-import { inspectThread, inspectThreadText, listThreads, listThreadsText, threadRecordById } from "./threads.js"
+import { ClaudeHistory } from "../services/ClaudeHistory.js"
+import { inspectThread, inspectThreadText, listThreads, listThreadsText, readingMessage, threadRecordById } from "./threads.js"
 
 /** The programs decode their own arguments, with their own messages. */
 const Arguments = Schema.Unknown
@@ -22,6 +23,14 @@ const synthesisModel = Effect.gen(function*() {
 
 export const listThreadsTool = defineTool(Arguments, (payload) =>
   Effect.map(listThreads(payload), (result) => toolSuccess(listThreadsText(result), { ...result })))
+
+/** How far a cold listing is: the page polls it while `list_threads` reads the history the first time. */
+export const listThreadsProgressTool = defineTool(Arguments, () =>
+  Effect.gen(function*() {
+    const progress = yield* (yield* ClaudeHistory).listingProgress
+    const message = progress.reading ? readingMessage(progress.done, progress.total) : null
+    return toolSuccess(message ?? "The history is not being read.", { ...progress, message })
+  }))
 
 export const inspectThreadTool = defineTool(Arguments, (payload) =>
   Effect.map(inspectThread(payload), (result) => toolSuccess(inspectThreadText(result), { ...result })))

@@ -16,7 +16,8 @@ export const ListThreadsArguments = Schema.Struct({
   offset: Schema.optional(Schema.Int.pipe(Schema.between(0, 100_000))),
   limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
   query: Schema.optional(Schema.String),
-  source: Schema.optional(Schema.Literal("imported", "sample"))
+  source: Schema.optional(Schema.Literal("imported", "sample")),
+  sort: Schema.optional(Schema.Literal("date", "cost"))
 })
 export type ListThreadsArguments = typeof ListThreadsArguments.Type
 
@@ -36,6 +37,8 @@ export type InspectThreadArguments = typeof InspectThreadArguments.Type
 export interface ListThreadsResult {
   readonly threads: ReadonlyArray<ThreadSummary>
   readonly source: "imported" | "sample"
+  /** `date`: most recent first; `cost`: most expensive first (threads without a price last). */
+  readonly sort: ThreadSort
   readonly sample_total: number
   readonly imported_total: number
   readonly offset: number
@@ -43,6 +46,8 @@ export interface ListThreadsResult {
   readonly has_more: boolean
   readonly diagnostics: ReadonlyArray<string>
 }
+
+export type ThreadSort = "date" | "cost"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated">
 
@@ -116,11 +121,16 @@ export const decodeListThreadsArguments = (payload: unknown) =>
     if (source !== undefined && source !== null && source !== "imported" && source !== "sample") {
       return yield* Either.left(controllerError("source must be imported or sample."))
     }
+    const sort = args.sort
+    if (sort !== undefined && sort !== null && sort !== "date" && sort !== "cost") {
+      return yield* Either.left(controllerError("sort must be date or cost."))
+    }
     return {
       offset: yield* boundedInteger(args, "offset", 0, 0, 100_000),
       limit: yield* boundedInteger(args, "limit", 20, 1, 100),
       query: yield* optionalString(args, "query"),
-      source: (source ?? undefined) as "imported" | "sample" | undefined
+      source: (source ?? undefined) as "imported" | "sample" | undefined,
+      sort: (sort ?? "date") as ThreadSort
     }
   })
 
@@ -168,6 +178,10 @@ export const matchesQuery = (thread: ThreadSummary, query: string) => {
   return SEARCH_FIELDS.map((field) => thread[field] ?? "").join(" ").toLocaleLowerCase().includes(needle)
 }
 
+/** Most expensive first; threads whose cost is unknown last; otherwise the listing's own order (newest first). */
+const byCost = (threads: ReadonlyArray<ThreadSummary>) =>
+  [...threads].sort((left, right) => (right.cost_usd ?? -1) - (left.cost_usd ?? -1))
+
 /** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
 export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
   const args = yield* decodeListThreadsArguments(payload)
@@ -177,11 +191,13 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
   const collection = source === "sample" ? sampleThreads : imported.threads
   const searching = args.query !== undefined && args.query.trim() !== ""
-  const selected = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
+  const matching = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
+  const selected = args.sort === "cost" ? byCost(matching) : matching
   const threads = selected.slice(args.offset, args.offset + args.limit)
   return {
     threads,
     source,
+    sort: args.sort,
     sample_total: sampleThreads.length,
     imported_total: imported.threads.length,
     offset: args.offset,
@@ -190,6 +206,10 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
     diagnostics: imported.diagnostics.slice(0, 20)
   } satisfies ListThreadsResult
 })
+
+/** "Reading 812 of 3,200 sessions…": what the page and the CLI show while a cold listing parses. */
+export const readingMessage = (done: number, total: number) =>
+  `Reading ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} sessions…`
 
 export const listThreadsText = (result: ListThreadsResult) =>
   result.source === "sample"

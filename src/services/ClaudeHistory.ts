@@ -8,7 +8,14 @@ import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
 import { controllerError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
-import { isMissing, readTranscript, type SessionFiles, summarizeSession } from "../domain/history/reader.js"
+import {
+  digestSession,
+  isMissing,
+  readTranscript,
+  responseKeysOf,
+  type SessionDigest,
+  type SessionFiles
+} from "../domain/history/reader.js"
 import type { SummaryReply, SummaryTask } from "../domain/history/summaryWorker.js"
 import {
   type AgentFile,
@@ -19,6 +26,8 @@ import {
   type ThreadRecord,
   type ThreadSummary
 } from "../domain/history/session.js"
+import { loadThreadIndex, saveThreadIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import { VERSION } from "../domain/product.js"
 import { Settings } from "./Settings.js"
 
 export { readTranscript }
@@ -45,6 +54,12 @@ export interface ThreadInspection {
 
 interface CachedSummary {
   readonly fingerprint: string
+  readonly digest: SessionDigest
+}
+
+/** A resumed session's summary with its predecessors' copies left out, valid while `key` holds. */
+interface ResumedSummary {
+  readonly key: string
   readonly summary: ThreadSummary | undefined
 }
 
@@ -116,7 +131,7 @@ interface SummaryPool {
   readonly size: number
   /** Whether a running worker has fewer than TASKS_PER_WORKER sessions queued. */
   readonly hasRoom: () => boolean
-  readonly run: (files: SessionFiles) => Promise<ThreadSummary | undefined>
+  readonly run: (files: SessionFiles) => Promise<SessionDigest>
   readonly close: () => Promise<void>
 }
 
@@ -150,7 +165,7 @@ const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
   const entry = workerEntry()
   let nextId = 0
   const workers = Array.from({ length: size }, () => {
-    const pending = new Map<number, { resolve: (summary: ThreadSummary | undefined) => void; reject: (error: unknown) => void }>()
+    const pending = new Map<number, { resolve: (digest: SessionDigest) => void; reject: (error: unknown) => void }>()
     let worker: Worker | undefined
     try {
       worker = new Worker(entry.script, { eval: entry.eval, resourceLimits: limits })
@@ -167,7 +182,7 @@ const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
       const task = pending.get(reply.id)
       if (task === undefined) return
       pending.delete(reply.id)
-      if (reply.ok) task.resolve(reply.summary)
+      if (reply.ok) task.resolve(reply.digest)
       else task.reject(failureOf(reply))
     })
     worker?.on("error", (error) => lose(String(error)))
@@ -200,6 +215,13 @@ export interface ClaudeHistoryOptions {
   readonly mainThreadToo?: boolean
   /** Each worker's V8 heap limits (tests use tiny ones to make a worker run out of memory). */
   readonly workerLimits?: ResourceLimits
+}
+
+export interface ListingProgress {
+  readonly reading: boolean
+  /** Sessions parsed so far out of `total` (the sessions not answered from the index). */
+  readonly done: number
+  readonly total: number
 }
 
 /** How the last listing got its summaries (the benchmark reports it). */
@@ -254,6 +276,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const settings = yield* Settings
     const projectsRoot = path.join(settings.claudeConfigDir, "projects")
     const summaries = new Map<string, CachedSummary>()
+    const resumed = new Map<string, ResumedSummary>()
     const agentSessions = new Map<string, { stamp: string; sessionId: string | undefined }>()
     const records = new Map<string, ThreadRecordEntry>()
 
@@ -263,6 +286,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       if (cached?.stamp === key) return cached.sessionId
       const sessionId = await readAgentSessionId(stamp.path)
       agentSessions.set(stamp.path, { stamp: key, sessionId })
+      indexDirty = true
       return sessionId
     }
 
@@ -325,7 +349,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       )
 
     /** Every line of the session kept and analysed: what a full thread record needs. */
-    const loadSession = (location: SessionLocation) =>
+    const loadSession = (location: SessionLocation, copied?: ReadonlySet<string>) =>
       Effect.tryPromise({
         try: async () => {
           const main = await readTranscript(location.main.path)
@@ -337,7 +361,13 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
               if (!isMissing(error)) throw error
             }
           }
-          return analyzeSession({ threadId: location.threadId, mainPath: location.main.path, main, agents })
+          return analyzeSession({
+            threadId: location.threadId,
+            mainPath: location.main.path,
+            main,
+            agents,
+            ...(copied === undefined ? {} : { copied })
+          })
         },
         catch: readFailure(location)
       })
@@ -356,11 +386,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       Effect.tryPromise({
         try: () =>
           pool === undefined || (sharesMainThread && !pool.hasRoom())
-            ? summarizeSession(filesOf(location))
+            ? digestSession(filesOf(location))
             : pool.run(filesOf(location)).catch((error: unknown) => {
               if (!(error instanceof WorkerLost)) return Promise.reject(error)
               lastListing = { ...lastListing, fallbacks: lastListing.fallbacks + 1 }
-              return summarizeSession(filesOf(location))
+              return digestSession(filesOf(location))
             }),
         catch: readFailure(location)
       })
@@ -373,9 +403,14 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     ) => {
       const fingerprint = fingerprintOf(location)
       const cached = summaries.get(location.main.path)
-      if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.summary)
+      if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.digest)
       return summarize(location, pool, sharesMainThread).pipe(
-        Effect.tap((summary) => Effect.sync(() => summaries.set(location.main.path, { fingerprint, summary }))),
+        Effect.tap((digest) =>
+          Effect.sync(() => {
+            summaries.set(location.main.path, { fingerprint, digest })
+            progress = { ...progress, done: progress.done + 1 }
+          })
+        ),
         Effect.catchAll((error) =>
           Effect.sync(() => {
             summaries.delete(location.main.path)
@@ -429,18 +464,137 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       )
     })
 
+    /**
+     * Sessions resumed into a new file start with a copy of their predecessor's history (reference §6.5): they
+     * share the key of their first response. In each such family, ordered by end time, the copies a session
+     * repeats from earlier members are counted in the earliest one only.
+     */
+    const predecessorsOf = (locations: ReadonlyArray<SessionLocation>) => {
+      const families = new Map<string, Array<SessionLocation>>()
+      for (const location of locations) {
+        const key = summaries.get(location.main.path)?.digest.firstResponseKey
+        if (key === undefined) continue
+        const family = families.get(key)
+        if (family === undefined) families.set(key, [location])
+        else family.push(location)
+      }
+      const predecessors = new Map<string, ReadonlyArray<SessionLocation>>()
+      for (const family of families.values()) {
+        if (family.length < 2) continue
+        const endOf = (location: SessionLocation) => summaries.get(location.main.path)?.digest.summary?.ended_at ?? ""
+        family.sort((left, right) => endOf(left).localeCompare(endOf(right)) || left.main.path.localeCompare(right.main.path))
+        family.forEach((location, index) => {
+          if (index > 0) predecessors.set(location.main.path, family.slice(0, index))
+        })
+      }
+      return predecessors
+    }
+
+    const copiedKeys = (earlier: ReadonlyArray<SessionLocation>) =>
+      Effect.promise(async () => {
+        const copied = new Set<string>()
+        for (const location of earlier) {
+          const keys = await responseKeysOf(location.main.path).catch(() => new Set<string>())
+          for (const key of keys) copied.add(key)
+        }
+        return copied
+      })
+
+    /** Summaries of the resumed sessions with their copies left out (cached while no file of the family changes). */
+    const resumedSummaries = Effect.fn("ClaudeHistory.resumedSummaries")(function*(
+      locations: ReadonlyArray<SessionLocation>,
+      diagnostics: Array<string>
+    ) {
+      const predecessors = predecessorsOf(locations)
+      lastPredecessors = predecessors
+      const result = new Map<string, ThreadSummary | undefined>()
+      for (const [mainPath, earlier] of predecessors) {
+        const location = locations.find((candidate) => candidate.main.path === mainPath)!
+        const key = [location, ...earlier].map(fingerprintOf).join("\n\n")
+        const cached = resumed.get(mainPath)
+        if (cached?.key === key) {
+          result.set(mainPath, cached.summary)
+          continue
+        }
+        const copied = yield* copiedKeys(earlier)
+        indexDirty = true
+        const summary = yield* Effect.tryPromise({
+          try: () => digestSession(filesOf(location), undefined, copied),
+          catch: readFailure(location)
+        }).pipe(
+          Effect.map((digest) => digest.summary),
+          Effect.catchAll((error) => Effect.sync(() => (diagnostics.push(error.message), undefined)))
+        )
+        resumed.set(mainPath, { key, summary })
+        result.set(mainPath, summary)
+      }
+      for (const mainPath of resumed.keys()) if (!predecessors.has(mainPath)) resumed.delete(mainPath)
+      return result
+    })
+
+    let lastPredecessors = new Map<string, ReadonlyArray<SessionLocation>>()
+
+    const indexFile = threadIndexPath(settings.cacheRoot)
+    let indexRead = false
+    /** Whether memory holds what the index file does not (yet). */
+    let indexDirty = false
+
+    /** Seeds the in-memory cache from the persistent index, once per process. */
+    const readIndex = Effect.gen(function*() {
+      if (indexRead) return
+      indexRead = true
+      const loaded = yield* Effect.promise(() => loadThreadIndex(indexFile, VERSION, projectsRoot))
+      if (loaded._tag === "Discarded") {
+        yield* Effect.logWarning(`The thread index ${indexFile} was discarded because ${loaded.reason}; it is being rebuilt.`)
+      }
+      if (loaded._tag !== "Loaded") {
+        indexDirty = true
+        return
+      }
+      for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
+      for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
+      for (const [agentPath, entry] of loaded.index.agents) if (!agentSessions.has(agentPath)) agentSessions.set(agentPath, entry)
+    })
+
+    const writeIndex = Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, { sessions: summaries, resumed, agents: agentSessions })).pipe(
+      Effect.tap(() => Effect.sync(() => { indexDirty = false })),
+      Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
+    )
+
+    let progress: ListingProgress = { reading: false, done: 0, total: 0 }
+
     /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
     const list = Effect.fn("ClaudeHistory.list")(function*() {
+      yield* readIndex
       const locations = yield* discover()
       const live = new Set(locations.map((location) => location.main.path))
-      for (const key of summaries.keys()) if (!live.has(key)) summaries.delete(key)
+      for (const key of summaries.keys()) {
+        if (live.has(key)) continue
+        summaries.delete(key)
+        indexDirty = true
+      }
+      const liveAgents = new Set(locations.flatMap((location) => location.agents.map((stamp) => stamp.path)))
+      for (const key of agentSessions.keys()) {
+        // An agent file of no session stays known (else every listing would read it again).
+        if (liveAgents.has(key) || statSync(key, { throwIfNoEntry: false }) !== undefined) continue
+        agentSessions.delete(key)
+        indexDirty = true
+      }
       const diagnostics: Array<string> = []
       // Unchanged files are answered from the cache without scheduling any work.
       const stale = locations.filter((location) => summaries.get(location.main.path)?.fingerprint !== fingerprintOf(location))
-      yield* summarizeStale(stale, diagnostics)
+      if (stale.length > 0) indexDirty = true
+      progress = { reading: stale.length > 0, done: 0, total: stale.length }
+      yield* summarizeStale(stale, diagnostics).pipe(Effect.ensuring(Effect.sync(() => {
+        progress = { ...progress, reading: false }
+      })))
+      const resumedNow = yield* resumedSummaries(locations, diagnostics)
+      if (indexDirty) yield* writeIndex
       const threads: Array<ThreadSummary> = []
       for (const location of locations) {
-        const summary = summaries.get(location.main.path)?.summary
+        const summary = resumedNow.has(location.main.path)
+          ? resumedNow.get(location.main.path)
+          : summaries.get(location.main.path)?.digest.summary
         if (summary !== undefined) threads.push({ ...summary, imported_thread_id: location.threadId })
       }
       threads.sort((left, right) =>
@@ -463,10 +617,13 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     /** The full record of one thread (request turns, Claude's result, tokens, cost, time) and its evidence. */
     const inspect = Effect.fn("ClaudeHistory.inspect")(function*(threadId: string) {
       const location = yield* locate(threadId)
-      const fingerprint = fingerprintOf(location)
+      // The listing finds the sessions this one resumed (answered from the cache when nothing changed).
+      yield* list()
+      const earlier = lastPredecessors.get(location.main.path) ?? []
+      const fingerprint = [location, ...earlier].map(fingerprintOf).join("\n\n")
       const cached = records.get(threadId)
       if (cached?.fingerprint === fingerprint) return cached.inspection
-      const analysis = yield* loadSession(location)
+      const analysis = yield* loadSession(location, earlier.length === 0 ? undefined : yield* copiedKeys(earlier))
       if (!isThread(analysis)) {
         return yield* controllerError(`The Claude session ${threadId} holds no human request, so it is not a thread.`)
       }
@@ -483,8 +640,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const thread = (threadId: string) => Effect.map(inspect(threadId), (inspection) => inspection.record)
 
     const listingStats = Effect.sync(() => lastListing)
+    /** How far the current listing is (a cold start parses every session; the page and the CLI show it). */
+    const listingProgress = Effect.sync(() => progress)
 
-    return { projectsRoot, discover, list, listingStats, locate, inspect, thread } as const
+    return { projectsRoot, indexFile, discover, list, listingStats, listingProgress, locate, inspect, thread } as const
   })
 
 export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {

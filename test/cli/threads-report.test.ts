@@ -18,8 +18,12 @@ afterAll(() => {
 
 const IMPORTED_THREADS = 5
 
-/** Whatever a refused command line may have written under the install (nothing is expected). */
-const written = () => listTree(root).filter((entry) => !entry.startsWith("bin"))
+/**
+ * Whatever a refused command line may have written under the install (nothing is expected). The thread
+ * index is left out: the listings running concurrently write it.
+ */
+const written = () =>
+  listTree(root).filter((entry) => !entry.startsWith("bin") && entry !== "cache" && !entry.startsWith(path.join("cache", "index")))
 
 describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
   it("prints every imported thread of the fixtures as JSON only on stdout", async () => {
@@ -52,6 +56,21 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     // Whole numbers may carry a sign or padding; the answer is the same page.
     const signed = await runCli(["threads", "--limit", "+2", "--offset", " 2 "], env)
     expect(signed.stdout).toBe(next.stdout)
+  })
+
+  it("sorts by cost with --sort cost and shows each thread's cost", async () => {
+    const result = await runCli(["threads", "--sort", "cost", "--json", "--limit", "100"], env)
+    expect(result.code).toBe(0)
+    const listing = JSON.parse(result.stdout) as { sort: string; threads: ReadonlyArray<{ cost_usd: number; tokens: { output: number } }> }
+    expect(listing.sort).toBe("cost")
+    const costs = listing.threads.map((thread) => thread.cost_usd)
+    expect(costs).toEqual([...costs].sort((left, right) => right - left))
+    expect(listing.threads.every((thread) => thread.tokens.output > 0)).toBe(true)
+    const text = await runCli(["threads", "--sort", "cost", "--limit", "1"], env)
+    expect(text.stdout.split("\n")[0]).toMatch(/^#1  [0-9a-f-]{36}  \d{4}-\d{2}-\d{2}  \$\d+\.\d+  /)
+    const refused = await runCli(["threads", "--sort", "price"], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe("")
   })
 
   it("searches case-insensitively with --query", async () => {

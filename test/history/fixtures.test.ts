@@ -23,14 +23,16 @@ interface Expected {
  *
  * b3edadab (2.0.74): cwd /Users/user/project, gitBranch "main". Main chain uses claude-opus-4-5 (15 message ids);
  *   the Task agent in sibling agent-a434715.jsonl uses claude-sonnet-4-5 (3 ids); agent-a4e24f0 is a "Warmup" probe
- *   (excluded). Live prompts: lines 2, 11, 21, 43, 50 ("Hi"), 55 (interrupted), 58 → 7; lines 28 and 35 are rewound
+ *   (a billed call: counted in tokens and cost, its own line in tokens_by_source, not among the models). Live prompts: lines 2, 11, 21, 43, 50 ("Hi"), 55 (interrupted), 58 → 7; lines 28 and 35 are rewound
  *   siblings of line 43 under 8fe00b4a and do not count. One file, test-file.txt (Write, Edits, agent Edit).
  *   Input: 9 responses × 10 + 6 × 8 = 138 main + 3 + 6 + 6 = 15 agent = 153. Output: the reference measured 1,443
- *   for the main chain (max per id); the agent adds 93 + 202 + 2 = 297 → 1,740.
+ *   for the main chain (max per id); the agent adds 93 + 202 + 2 = 297 → 1,740; the warm-up probe 1,413 input
+ *   and 1 output → 1,566 input and 1,741 output.
  *   Wall: 08:57:00.189 (line 2) → 09:23:01.555 (line 60) = 1,561,366 ms. Title: the summary on line 53, whose
  *   leafUuid feae9236 is a line of this file (the summaries in a751b8dd/be89c3cd point here but are not threads).
  * 55604662 (2.1.38): cwd /home/marco/projects/spotter, "master", claude-opus-4-6 (one id, 1-hour cache writes
- *   13,835). Turns: the prompt (line 4) and /model logged as system/local_command (line 14) → 2. Both tools were
+ *   13,835). Turns: the prompt (line 4); /model logged as system/local_command (line 14) is a built-in command,
+ *   not a prompt → 1. Both tools were
  *   rejected, then "[Request interrupted by user for tool use]": the final answer is the progress sentence.
  *   Wall: 21:11:56.846 (line 4; progress lines are not timed) → 21:16:12.381 (line 15) = 255,535 ms.
  * 1af7fc5e (1.0.98): cwd /path/to/Demo, gitBranch "" (not a repo → null), one /init command. Its only Write
@@ -39,8 +41,9 @@ interface Expected {
  * 5c0375b4 (1.0.108): /orchestrator with a Japanese argument, branch main; inline sidechain lines are sub-agent
  *   work. CLAUDE.md: Edit failed (line 46), MultiEdit succeeded (line 50) → modified. Wall 09:52:03.071 →
  *   09:54:26.499 = 143,428 ms.
- * c45af7b1 (2.0.76): cwd /workspace, gitBranch "", five prompts + /compact → 6 turns. Three Writes create
- *   hello_world.py, number_generator.py, data.txt. Output 1,480 (reference §2.8, max per id). The last
+ * c45af7b1 (2.0.76): cwd /workspace, gitBranch "", five prompts (/compact is a built-in command, not a prompt) → 5. Three Writes create
+ *   hello_world.py, number_generator.py, data.txt. Output 1,480 (reference §2.8, max per id) and 132 input, plus
+ *   the warm-up probe agent-af1ff21 (728 input, 152 output) → 860 and 1,632. The last
  *   answer is line 55 ("Great! …"); the compaction summary and /compact come after it but are not requests.
  *   Wall 19:18:31.028 (line 2) → 19:21:02.108 (line 63) = 151,080 ms.
  */
@@ -52,7 +55,7 @@ const EXPECTED: Record<string, Expected> = {
     models: ["claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929"],
     humanTurns: 7,
     changedPaths: ["test-file.txt"],
-    tokens: { input: 153, cache_read: 315_668, cache_write_5m: 45_563, cache_write_1h: 0, output: 1_740 },
+    tokens: { input: 1_566, cache_read: 315_668, cache_write_5m: 45_563, cache_write_1h: 0, output: 1_741 },
     finalStart: "Alright Okarin, here's a causal chain from WWII to today",
     wallMs: 1_561_366,
     title: "Test file creation and agent thread handling"
@@ -62,7 +65,7 @@ const EXPECTED: Record<string, Expected> = {
     projectDir: "/home/marco/projects/spotter",
     branch: "master",
     models: ["claude-opus-4-6"],
-    humanTurns: 2,
+    humanTurns: 1,
     changedPaths: [],
     tokens: { input: 3, cache_read: 11_515, cache_write_5m: 0, cache_write_1h: 13_835, output: 13 },
     finalStart: "Let me check the project structure",
@@ -98,9 +101,9 @@ const EXPECTED: Record<string, Expected> = {
     projectDir: "/workspace",
     branch: null,
     models: ["claude-haiku-4-5-20251001"],
-    humanTurns: 6,
+    humanTurns: 5,
     changedPaths: ["hello_world.py", "number_generator.py", "data.txt"],
-    tokens: { input: 132, cache_read: 223_265, cache_write_5m: 8_467, cache_write_1h: 0, output: 1_480 },
+    tokens: { input: 860, cache_read: 223_265, cache_write_5m: 8_467, cache_write_1h: 0, output: 1_632 },
     finalStart: "Great! Here's what I did across multiple tool calls",
     wallMs: 151_080,
     title: "can you run a command ls -la"
@@ -109,7 +112,7 @@ const EXPECTED: Record<string, Expected> = {
 
 /**
  * An independent token count: every line of the session file and of the sibling agent files carrying its
- * sessionId, grouped by message.id, each field's maximum, warm-up agents and synthetic lines left out.
+ * sessionId, grouped by message.id, each field's maximum, synthetic lines left out (warm-up agents are billed calls).
  */
 const independentTokenCount = (folder: string, sessionId: string) => {
   const directory = path.join(PROJECTS, folder)
@@ -119,8 +122,7 @@ const independentTokenCount = (folder: string, sessionId: string) => {
     const lines = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line))
     const belongs = path.basename(file) === `${sessionId}.jsonl` ||
       (path.basename(file).startsWith("agent-") && lines[0]?.sessionId === sessionId)
-    const warmup = lines[0]?.type === "user" && lines[0]?.message?.content === "Warmup"
-    if (!belongs || warmup) continue
+    if (!belongs) continue
     for (const line of lines) {
       const usage = line.message?.usage
       if (line.type !== "assistant" || usage === undefined || line.message.model === "<synthetic>") continue

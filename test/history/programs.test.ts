@@ -5,6 +5,7 @@ import { controllerError } from "../../src/domain/errors.js"
 import { parseModelCatalogue } from "../../src/domain/history/models.js"
 import { inspectThread, listThreads, listThreadsText } from "../../src/programs/threads.js"
 import { Baseline } from "../../src/services/Baseline.js"
+import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
 import { CLAUDE_HOME, fakeCodex, historyLayer, settingsFor } from "./support.js"
 import { fixturePath } from "../support/fixtures.js"
@@ -87,6 +88,28 @@ describe("list_threads and inspect_thread", () => {
         expect((yield* listThreads({ query: "nothing matches this" })).threads).toEqual([])
       }))
 
+    it.effect("returns each thread's Claude tokens and cost, and sorts by cost on request", () =>
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        const byDate = yield* listThreads({})
+        expect(byDate.sort).toBe("date")
+        for (const thread of byDate.threads) {
+          const record = yield* history.thread(thread.imported_thread_id)
+          expect(thread.tokens).toEqual(record.tokens)
+          expect(thread.cost_usd).toBe(record.cost_usd)
+          expect(thread.cost_usd).toBeGreaterThan(0)
+        }
+        const byCost = yield* listThreads({ sort: "cost" })
+        expect(byCost.sort).toBe("cost")
+        const costs = byCost.threads.map((thread) => thread.cost_usd!)
+        expect(costs).toEqual([...costs].sort((left, right) => right - left))
+        expect(new Set(byCost.threads.map((thread) => thread.imported_thread_id)))
+          .toEqual(new Set(byDate.threads.map((thread) => thread.imported_thread_id)))
+        // Searching and paging apply to the sorted list.
+        const page = yield* listThreads({ sort: "cost", limit: 2, offset: 1 })
+        expect(page.threads.map((thread) => thread.cost_usd)).toEqual(costs.slice(1, 3))
+      }))
+
     it.effect("lists the packaged samples with source sample", () =>
       Effect.gen(function*() {
         const samples = yield* listThreads({ source: "sample" })
@@ -105,6 +128,7 @@ describe("list_threads and inspect_thread", () => {
           [{ limit: 2.5 }, "limit must be an integer."],
           [{ query: 5 }, "query must be a string."],
           [{ source: "other" }, "source must be imported or sample."],
+          [{ sort: "price" }, "sort must be date or cost."],
           [[1], "The tool arguments must be an object."]
         ] as const) {
           const error = yield* Effect.flip(listThreads(payload))
@@ -121,7 +145,8 @@ describe("list_threads and inspect_thread", () => {
           const error = yield* Effect.flip(inspectThread(payload))
           expect(error.message).toBe(message)
         }
-        expect(fs.readdirSync(settings.cacheRoot)).toEqual([])
+        // Nothing but the thread index, the cache of what the listings read.
+        expect(fs.readdirSync(settings.cacheRoot).filter((entry) => entry !== "index")).toEqual([])
       }))
 
     it.effect("inspects an imported thread: pending synthesis, non-git baseline, capabilities, models", () =>
@@ -159,7 +184,8 @@ describe("list_threads and inspect_thread", () => {
         expect(result.diagnostics.map((item) => item.step)).toEqual(["baseline", "models"])
         expect(result.diagnostics[0]!.message).toBe("The step failed unexpectedly: The repository is ambiguous.")
         expect(result.baseline).toEqual({})
-        expect(result.replay.human_turns).toBe(6)
+        // Five prompts; the /compact is a built-in command, not a prompt.
+        expect(result.replay.human_turns).toBe(5)
         expect(result.replay.request_generation).toEqual({ method: "concatenated_fallback" })
         expect(result.capabilities).toEqual({ items: [] })
       }))

@@ -8,7 +8,8 @@ import { readTranscript, type SessionFiles, summarizeSession } from "../../src/d
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
 import { ClaudeHistory, type SessionLocation, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
-import { CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
+import { skeletonOf } from "../../src/domain/history/skeleton.js"
+import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
 
 /** The reference: every line kept, the whole session analysed, then summarised. */
 const fullSummary = (threadId: string, mainPath: string, main: ReturnType<typeof decodeText>, agents: Array<AgentFile>) => {
@@ -46,11 +47,11 @@ const mainFiles = () => [
   )
 ]
 
-const discover = (): Promise<ReadonlyArray<SessionLocation>> =>
+const discover = (home: string = CLAUDE_HOME): Promise<ReadonlyArray<SessionLocation>> =>
   Effect.runPromise(
     Effect.gen(function*() {
       return yield* (yield* ClaudeHistory).discover()
-    }).pipe(Effect.provide(ClaudeHistory.Default.pipe(Layer.provide(Settings.layer(settingsFor(CLAUDE_HOME))))))
+    }).pipe(Effect.provide(ClaudeHistory.Default.pipe(Layer.provide(Settings.layer(settingsFor(home))))))
   )
 
 const filesOf = (location: SessionLocation): SessionFiles => ({
@@ -73,6 +74,38 @@ describe("the listing's streaming summary equals the full parse's summary", () =
       if (expected !== undefined) threads++
     }
     expect(threads).toBe(5)
+  })
+
+  it("on the copies with task notifications, a resumed session and long-context requests", async () => {
+    const locations = await discover(CLAUDE_EXTRA)
+    expect(locations).toHaveLength(4)
+    for (const location of locations) {
+      const main = await readTranscript(location.main.path)
+      const agents = await Promise.all(location.agents.map(async (stamp) => ({ path: stamp.path, decoded: await readTranscript(stamp.path) })))
+      expect(await summarizeSession(filesOf(location))).toEqual(fullSummary(location.threadId, location.main.path, main, agents))
+    }
+  })
+
+  it("parses only what a summary reads: long tool outputs, file contents and inputs are skipped", () => {
+    const big = "x\"y".repeat(5_000)
+    const line = {
+      type: "user",
+      uuid: "u1",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: big, is_error: false }] },
+      toolUseResult: { filePath: `/p/${big}`, originalFile: big, structuredPatch: [{ lines: [big] }] }
+    }
+    const text = JSON.stringify(line)
+    const skeleton = skeletonOf(text)
+    expect(skeleton.length).toBeLessThan(text.length / 2)
+    expect(JSON.parse(skeleton)).toEqual({
+      ...line,
+      message: { ...line.message, content: [{ ...line.message.content[0], content: "" }] },
+      toolUseResult: { filePath: `/p/${big}`, originalFile: "", structuredPatch: [{ lines: [""] }] }
+    })
+    // A prompt's text is kept, and a torn line stays torn.
+    const prompt = JSON.stringify({ type: "user", uuid: "u2", message: { role: "user", content: big } })
+    expect(skeletonOf(prompt)).toBe(prompt)
+    expect(skeletonOf(text.slice(0, text.length - 20))).toBe(text.slice(0, text.length - 20))
   })
 
   it("on the schema-drift catalogue and on every session file alone, read in chunks of random size", async () => {
@@ -234,8 +267,14 @@ describe("listing on worker threads", () => {
     const home = copyOfClaudeHome()
     const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
     const lines = fs.readFileSync(c45, "utf8").split("\n")
-    // A 24 MB tool output: more than a worker with a 16 MB heap can parse.
-    const giant = JSON.stringify({ type: "progress", uuid: "giant", data: { output: "x".repeat(24 * 1024 * 1024) } })
+    // A 24 MB text the summary reads (a sub-agent prompt; a tool output would be skipped unparsed): more than a
+    // worker with a 16 MB heap can parse.
+    const giant = JSON.stringify({
+      type: "user",
+      isSidechain: true,
+      uuid: "giant",
+      message: { role: "user", content: "x".repeat(24 * 1024 * 1024) }
+    })
     fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
     const inThread = await listWith(home, 0)
     const starved = await Effect.runPromise(

@@ -11,9 +11,9 @@ import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { Samples } from "../../src/services/Samples.js"
 import { Settings } from "../../src/services/Settings.js"
 
-import { CLAUDE_HOME, SCHEMA_DRIFT } from "../support/fixtures.js"
+import { CLAUDE_EXTRA, CLAUDE_HOME, SCHEMA_DRIFT } from "../support/fixtures.js"
 
-export { CLAUDE_HOME, SCHEMA_DRIFT }
+export { CLAUDE_EXTRA, CLAUDE_HOME, SCHEMA_DRIFT }
 export const PROJECTS = path.join(CLAUDE_HOME, "projects")
 
 export const fixture = (folder: string, file: string) => path.join(PROJECTS, folder, file)

@@ -3,7 +3,7 @@ import { renderReportHtml } from "../../src/domain/report/html.js"
 import { aboutReview, buildReport } from "../../src/domain/report/report.js"
 import { aggregateEvaluation } from "../../src/domain/review/evaluation.js"
 import { TOKEN_ROWS } from "../../src/domain/report/tokens.js"
-import { codexSide, HOSTILE, NARRATIVE, sampleEvaluation, sampleInput, sampleReport } from "./fixtures.js"
+import { claudeSide, codexSide, HOSTILE, NARRATIVE, sampleEvaluation, sampleInput, sampleReport } from "./fixtures.js"
 
 describe("renderReportHtml", () => {
   const html = renderReportHtml(sampleReport())
@@ -91,5 +91,41 @@ describe("renderReportHtml", () => {
     const inconclusive = renderReportHtml(sampleReport(oneFailed))
     expect(inconclusive).toContain("No verdict")
     expect(inconclusive).toContain("<strong>Failed</strong> boom")
+  })
+})
+
+describe("renderReportHtml on Claude's interrupted last turn and warm-up probes", () => {
+  const report = buildReport({
+    run_id: "run-interrupted",
+    thread_id: "55604662-thread",
+    original_request: "Start the server",
+    generated_at: "2026-11-29T12:00:00.000Z",
+    codex: codexSide,
+    claude: {
+      ...claudeSide,
+      final_response: "",
+      cost: { usd: 0.5, reason: null },
+      last_substantive_reply: `Let me check the project structure ${HOSTILE}`,
+      cost_lines: [{ label: "of which warm-up probes", usd: 0.0014 }]
+    },
+    evaluation: null,
+    reviewer_model: null
+  })
+  const html = renderReportHtml(report)
+
+  it("keeps the final response empty and shows the last substantive reply, marked as such and escaped", () => {
+    expect(report.candidates.claude.final_response).toBe("")
+    expect(report.candidates.claude.last_substantive_reply).toContain("Let me check the project structure")
+    expect(html).toContain("<h4>Last substantive reply (the last turn has no final response)</h4>")
+    expect(html).toContain("Let me check the project structure &lt;script&gt;")
+    expect(html).not.toContain(HOSTILE)
+  })
+
+  it("shows the warm-up probes' cost on its own line beside the total", () => {
+    expect(html).toMatch(/\$0\.50?[^<]*; of which warm-up probes: \$0\.001/)
+  })
+
+  it("shows no such block when the final response is there", () => {
+    expect(renderReportHtml(sampleReport())).not.toContain("Last substantive reply")
   })
 })

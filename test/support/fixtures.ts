@@ -20,3 +20,5 @@ export const fixturePath = (...segments: ReadonlyArray<string>): string => {
 export const CLAUDE_HOME = fixturePath("claude-home")
 export const GOLDEN = fixturePath("codex-golden")
 export const SCHEMA_DRIFT = fixturePath("schema-drift", "entry-type-catalog.jsonl")
+/** Copies of the real sessions with documented minimal edits: task notifications, a resumed session, long context. */
+export const CLAUDE_EXTRA = fixturePath("claude-extra")

@@ -102,6 +102,22 @@ describe("browser controller", () => {
     expect(requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([])
   }, 20_000)
 
+  it("shows each thread's tokens and cost, and sorts the list by cost", async () => {
+    const amounts = async () =>
+      (await threadTitles()).map((text) => Number(/ · \$(\d+(?:\.\d+)?)/.exec(text)?.[1] ?? Number.NaN))
+    expect((await threadTitles())[0]).toMatch(/ · [\d.]+[kM]? tokens · \$\d/)
+    await page.selectOption("#thread-sort", "cost")
+    await expect.poll(async () => {
+      const costs = await amounts()
+      return costs.length === 20 && costs.every((cost, index) => index === 0 || cost <= costs[index - 1]!)
+    }).toBe(true)
+    const top = await page.locator(".thread-item").first().getAttribute("data-thread-id")
+    expect(top).toBe("b3edadab-bca0-4054-9b41-f7ffa6941260")
+    await page.selectOption("#thread-sort", "date")
+    await expect.poll(async () => (await threadTitles())[0]).toMatch(/^#1\s/)
+    expect(consoleErrors).toEqual([])
+  }, 20_000)
+
   it("shows the sample's configuration; the start button is disabled with a reason until a model is chosen; the draft survives a reload", async () => {
     await page.check("#source-sample")
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()

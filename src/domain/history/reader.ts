@@ -2,6 +2,8 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import type { JsonObject } from "./json.js"
 import { LineSplitter, makeFileDecoder, type DecodedFile, parseEntry } from "./lines.js"
+import { isBillableAssistant, responseKey } from "./entries.js"
+import { skeletonOf } from "./skeleton.js"
 import { makeSummaryBuilder } from "./summary.js"
 import type { ThreadSummary } from "./session.js"
 
@@ -70,21 +72,30 @@ export interface SessionFiles {
   readonly agentPaths: ReadonlyArray<string>
 }
 
+/** The listing's line reader: only the part of each line a summary reads is parsed (see skeleton.ts). */
 const entrySplitter = (sink: (raw: JsonObject, line: number) => void) =>
   new LineSplitter((text, line) => {
-    const raw = parseEntry(text)
+    const raw = parseEntry(skeletonOf(text))
     if (raw !== undefined) sink(raw, line)
   }, () => {})
 
+/** What the listing keeps of one session: its summary and the key that links it to a resumed copy. */
+export interface SessionDigest {
+  readonly summary: ThreadSummary | undefined
+  readonly firstResponseKey: string | undefined
+}
+
 /**
  * A session's list summary, streamed line by line (no parsed line outlives its chunk). A sub-agent file
- * that vanished is left out, as in a full parse; a vanished session file rejects with ENOENT.
+ * that vanished is left out, as in a full parse; a vanished session file rejects with ENOENT. Responses
+ * whose key is in `copied` belong to an earlier session and are not counted.
  */
-export const summarizeSession = async (
+export const digestSession = async (
   files: SessionFiles,
-  read: (file: string, sink: ChunkSink) => Promise<void> | void = readChunks
-): Promise<ThreadSummary | undefined> => {
-  const builder = makeSummaryBuilder(files.threadId, files.mainPath)
+  read: (file: string, sink: ChunkSink) => Promise<void> | void = readChunks,
+  copied?: ReadonlySet<string>
+): Promise<SessionDigest> => {
+  const builder = makeSummaryBuilder(files.threadId, files.mainPath, copied)
   const main = entrySplitter(builder.main)
   await read(files.mainPath, (chunk) => main.push(chunk))
   main.end()
@@ -98,5 +109,22 @@ export const summarizeSession = async (
     }
     agent.end()
   }
-  return builder.finish()
+  return { summary: builder.finish(), firstResponseKey: builder.firstResponseKey() }
+}
+
+export const summarizeSession = async (
+  files: SessionFiles,
+  read: (file: string, sink: ChunkSink) => Promise<void> | void = readChunks
+): Promise<ThreadSummary | undefined> => (await digestSession(files, read)).summary
+
+/** The keys of every response in a session file (a resumed copy of it repeats them). */
+export const responseKeysOf = async (file: string): Promise<Set<string>> => {
+  const keys = new Set<string>()
+  const splitter = entrySplitter((raw, line) => {
+    const entry = { raw, line, file, origin: "main" as const }
+    if (isBillableAssistant(entry)) keys.add(responseKey(entry))
+  })
+  await readChunks(file, (chunk) => splitter.push(chunk))
+  splitter.end()
+  return keys
 }

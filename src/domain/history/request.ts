@@ -70,8 +70,10 @@ export const resolveOption = (reply: string, assistantText: string): string | un
   return item.exec(assistantText)?.[1]?.trim()
 }
 
-/** Human input that starts or steers work (what `human_turns` counts). */
+/** Human input that starts a turn, built-in commands (`/model`, `/compact`…) included. */
 export const HUMAN_KINDS: ReadonlySet<RequestTurnKind> = new Set(["prompt", "slash_command", "queued_prompt", "local_command"])
+/** Human prompts: what `human_turns` counts (built-in commands manage the session, they ask for nothing). */
+export const PROMPT_KINDS: ReadonlySet<RequestTurnKind> = new Set(["prompt", "slash_command", "queued_prompt"])
 /** Turns whose text belongs in the task request. */
 export const REQUEST_KINDS: ReadonlySet<RequestTurnKind> = new Set([
   "prompt",
@@ -172,6 +174,26 @@ class TurnCollector {
   }
 }
 
+const isCompactCommand = (turn: RequestTurn) => turn.kind === "local_command" && turn.command?.toLowerCase() === "compact"
+
+/**
+ * Claude Code writes a manual compaction's summary before the `/compact` line that caused it; the turns are
+ * put back in the order they happened (the summary right after its command).
+ */
+export const inTimeOrder = (turns: ReadonlyArray<RequestTurn>): Array<RequestTurn> => {
+  const ordered = [...turns]
+  for (let index = 0; index < ordered.length; index++) {
+    if (ordered[index]!.kind !== "compaction_summary") continue
+    let command = index + 1
+    while (command < ordered.length && !isCompactCommand(ordered[command]!) && !PROMPT_KINDS.has(ordered[command]!.kind)) command++
+    if (command >= ordered.length || !isCompactCommand(ordered[command]!)) continue
+    const [summary] = ordered.splice(index, 1)
+    ordered.splice(command, 0, summary!)
+    index = command
+  }
+  return ordered
+}
+
 const collectTurns = (conversation: Conversation): Array<RequestTurn> => {
   const collector = new TurnCollector(conversation)
   for (const entry of conversation.mainChain) {
@@ -213,7 +235,7 @@ const collectTurns = (conversation: Conversation): Array<RequestTurn> => {
       }
     }
   }
-  return collector.turns
+  return inTimeOrder(collector.turns)
 }
 
 const reconstructionTurns = (turns: ReadonlyArray<RequestTurn>): Array<ReconstructionTurn> =>
@@ -241,7 +263,7 @@ export const reconstructRequest = (conversation: Conversation): ReconstructedReq
 }
 
 export const humanTurnCount = (turns: ReadonlyArray<RequestTurn>) =>
-  turns.filter((turn) => !turn.abandoned && HUMAN_KINDS.has(turn.kind)).length
+  turns.filter((turn) => !turn.abandoned && PROMPT_KINDS.has(turn.kind)).length
 
 /** A file is a thread when the human asked for something: a prompt or a non-built-in command. */
 export const hasRequest = (turns: ReadonlyArray<RequestTurn>) =>

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { capabilityEvidence, type CapabilityEvidence } from "./capabilities.js"
 import { changedFiles, type ChangedFile, fileOperations } from "./changes.js"
-import { classifyUserLine, isLocalCommand } from "./classify.js"
+import { classifyUserLine, isLocalCommand, queuedCommandText } from "./classify.js"
 import { buildConversation, type Conversation, isAbandoned } from "./conversation.js"
 import { timeBounds, elapsedTime, type Elapsed } from "./elapsed.js"
 import {
@@ -31,6 +31,8 @@ export interface SessionInput {
   readonly mainPath: string
   readonly main: DecodedFile
   readonly agents: ReadonlyArray<AgentFile>
+  /** Response ids an earlier session holds (this one resumed it and repeats its history): not counted here. */
+  readonly copied?: ReadonlySet<string>
 }
 
 export interface ThreadSummary {
@@ -44,6 +46,9 @@ export interface ThreadSummary {
   readonly ended_at: string | null
   readonly human_turns: number
   readonly changed_files: number
+  /** Claude's tokens and API-equivalent cost (null when a model has no price), resumed copies left out. */
+  readonly tokens: TokenCounts
+  readonly cost_usd: number | null
   readonly source_path: string
   readonly source: "imported" | "sample"
 }
@@ -55,10 +60,16 @@ export interface Diagnostic {
 }
 
 export interface FinalResponse {
+  /** Claude's last reply to a human turn; empty when the last human turn got no reply. */
   readonly text: string
   readonly interrupted: boolean
   readonly error: boolean
   readonly answered: boolean
+  /**
+   * Claude's last reply with text to a human turn, even one before the last prompt: what the report shows,
+   * marked as such, when `text` is empty (an interrupted or unanswered last turn).
+   */
+  readonly last_substantive_reply: string
 }
 
 export type RequestMethod = "single_user_prompt" | "concatenated_fallback" | "pending" | "llm_synthesis" | "packaged_sample"
@@ -82,7 +93,10 @@ export interface ThreadRecord extends ThreadSummary {
   readonly tokens_by_source: TokenReport["tokens_by_source"]
   readonly tokens_by_model: TokenReport["tokens_by_model"]
   readonly cost_usd: number | null
+  readonly cost_by_source: TokenReport["cost_by_source"]
   readonly cost_by_model: TokenReport["cost_by_model"]
+  readonly long_context_responses: number
+  readonly copied_responses: number
   readonly unpriced_models: ReadonlyArray<string>
   readonly elapsed: Elapsed
   readonly subagent_files: ReadonlyArray<{ readonly path: string; readonly kind: Origin }>
@@ -184,7 +198,12 @@ const modelsOf = (tokens: TokenReport, entries: ReadonlyArray<SessionEntry>) => 
   const mainModels = new Set(entries.filter((entry) => isMainChain(entry) && isBillableAssistant(entry)).map((entry) =>
     stringField(entry.raw.message, "model")
   ))
-  const byOutput = Object.entries(tokens.tokens_by_model).sort((left, right) => right[1].output - left[1].output)
+  return orderModels(tokens.work_output_by_model, mainModels)
+}
+
+/** Shared with the listing's fast path. */
+export const orderModels = (outputByModel: Record<string, number>, mainModels: ReadonlySet<string | undefined>) => {
+  const byOutput = Object.entries(outputByModel).sort((left, right) => right[1] - left[1])
   const models = [
     ...byOutput.filter(([model]) => mainModels.has(model)),
     ...byOutput.filter(([model]) => !mainModels.has(model))
@@ -201,7 +220,10 @@ const liveChangedPathCount = (analysis: SessionAnalysis) =>
       .map((op) => op.absolutePath)
   ).size
 
-export const threadSummary = (analysis: SessionAnalysis, tokens: TokenReport = tokenReport(analysis.entries)): ThreadSummary => {
+export const threadSummary = (
+  analysis: SessionAnalysis,
+  tokens: TokenReport = tokenReport(analysis.entries, analysis.input.copied)
+): ThreadSummary => {
   const bounds = timeBounds(analysis.entries)
   const { primary, models } = modelsOf(tokens, analysis.entries)
   return {
@@ -215,15 +237,21 @@ export const threadSummary = (analysis: SessionAnalysis, tokens: TokenReport = t
     ended_at: isoOf(bounds?.end),
     human_turns: humanTurnCount(analysis.request.turns),
     changed_files: liveChangedPathCount(analysis),
+    tokens: tokens.tokens,
+    cost_usd: tokens.cost_usd,
     source_path: analysis.input.mainPath,
     source: "imported"
   }
 }
 
-/** Claude's answer: the text of the last live response with text, unless a human prompt came after it. */
+/**
+ * Claude's answer: the text of the last live response with text that replies to a human turn (not to a
+ * `<task-notification>` or another automated user line), unless a human prompt came after it.
+ */
 export const finalResponse = (analysis: SessionAnalysis): FinalResponse => {
   const live = analysis.conversation.mainChain.filter((entry) => !isAbandoned(analysis.conversation, entry))
   const responses = new Map<string, { index: number; texts: Array<string> }>()
+  let repliesToHuman = true
   let lastHuman = -1
   let lastInterrupt = -1
   let lastError = -1
@@ -232,8 +260,15 @@ export const finalResponse = (analysis: SessionAnalysis): FinalResponse => {
     const type = typeOf(entry)
     if (type === "user") {
       const kind = classifyUserLine(entry)
-      if (kind._tag === "Prompt" || (kind._tag === "SlashCommand" && !isLocalCommand(kind.name))) lastHuman = index
+      if (kind._tag === "Prompt" || (kind._tag === "SlashCommand" && !isLocalCommand(kind.name))) {
+        lastHuman = index
+        repliesToHuman = true
+      }
+      if (kind._tag === "Automated") repliesToHuman = false
       if (kind._tag === "Interrupt") lastInterrupt = index
+    } else if (type === "attachment" && queuedCommandText(entry) !== undefined) {
+      lastHuman = index
+      repliesToHuman = true
     } else if (type === "assistant") {
       if (!isBillableAssistant(entry)) {
         if (isTrue(entry.raw, "isApiErrorMessage")) lastError = index
@@ -241,7 +276,7 @@ export const finalResponse = (analysis: SessionAnalysis): FinalResponse => {
       }
       lastGoodResponse = index
       const text = messageText(entry).trim()
-      if (text === "") return
+      if (text === "" || !repliesToHuman) return
       const key = responseKey(entry)
       const response = responses.get(key) ?? { index, texts: [] }
       response.texts.push(text)
@@ -253,11 +288,13 @@ export const finalResponse = (analysis: SessionAnalysis): FinalResponse => {
   })
   const last = [...responses.values()].sort((left, right) => left.index - right.index).pop()
   const answered = last !== undefined && last.index > lastHuman
+  const lastText = last === undefined ? "" : last.texts.join("\n\n")
   return {
-    text: answered ? last.texts.join("\n\n") : "",
+    text: answered ? lastText : "",
     answered,
     interrupted: lastInterrupt > lastHuman && lastInterrupt > lastGoodResponse,
-    error: lastError > lastGoodResponse && lastError > lastHuman
+    error: lastError > lastGoodResponse && lastError > lastHuman,
+    last_substantive_reply: lastText
   }
 }
 
@@ -276,7 +313,7 @@ export const capabilityEvidenceOf = (analysis: SessionAnalysis): CapabilityEvide
   capabilityEvidence(analysis.entries, analysis.agentKinds.filter((agent) => agent.kind === "subagent").length)
 
 export const threadRecord = (analysis: SessionAnalysis): ThreadRecord => {
-  const tokens = tokenReport(analysis.entries)
+  const tokens = tokenReport(analysis.entries, analysis.input.copied)
   const summary = threadSummary(analysis, tokens)
   const request = analysis.request
   const final = finalResponse(analysis)
@@ -306,7 +343,10 @@ export const threadRecord = (analysis: SessionAnalysis): ThreadRecord => {
     tokens_by_source: tokens.tokens_by_source,
     tokens_by_model: tokens.tokens_by_model,
     cost_usd: tokens.cost_usd,
+    cost_by_source: tokens.cost_by_source,
     cost_by_model: tokens.cost_by_model,
+    long_context_responses: tokens.long_context_responses,
+    copied_responses: tokens.copied_responses,
     unpriced_models: tokens.unpriced_models,
     elapsed: elapsedTime(analysis.entries, humanUuids),
     subagent_files: analysis.agentKinds,

@@ -13,7 +13,9 @@ import {
   toolResultBlocks
 } from "./entries.js"
 import { isRecord, type JsonObject, recordField, stringField } from "./json.js"
-import { shortenTitle, type ThreadSummary } from "./session.js"
+import type { TokenCounts } from "./pricing.js"
+import { orderModels, shortenTitle, type ThreadSummary } from "./session.js"
+import { lineTokens, makeTally, maxTokens } from "./tokens.js"
 
 /**
  * The listing's fast path: a `ThreadSummary` computed in one streaming pass over a session's lines, keeping
@@ -48,7 +50,8 @@ interface ResponseFacts {
   readonly model: string
   readonly firstOrigin: OriginCell
   main: boolean
-  output: number
+  fast: boolean
+  tokens: TokenCounts
 }
 
 interface ToolResultFacts {
@@ -74,9 +77,18 @@ export interface SummaryBuilder {
   readonly agent: (agentPath: string) => (raw: JsonObject, line: number) => void
   /** The summary, or undefined when the session holds no human request (not a thread). */
   readonly finish: () => ThreadSummary | undefined
+  /**
+   * The key of the main file's first response: a session resumed into a new file starts with a copy of its
+   * predecessor's history, so both share it (ClaudeHistory groups such sessions to count copies once).
+   */
+  readonly firstResponseKey: () => string | undefined
 }
 
-export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryBuilder => {
+export const makeSummaryBuilder = (
+  threadId: string,
+  mainPath: string,
+  copied: ReadonlySet<string> = new Set()
+): SummaryBuilder => {
   // Main chain (conversation tree)
   // Main-chain lines in file order; the uuid maps are built at the end, and only when a rewind is possible.
   const nodes: Array<Node> = []
@@ -95,6 +107,7 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
   const summaries: Array<{ readonly leafUuid: string | undefined; readonly text: string }> = []
   // Models
   const responses = new Map<string, ResponseFacts>()
+  let firstResponseKey: string | undefined
   const mainModels = new Set<string | undefined>()
   // Changed files
   const toolUses = new Map<string, { readonly name: string | undefined; readonly inputPath: string | undefined }>()
@@ -115,18 +128,18 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
         }
       }
       if (!isBillableAssistant(entry)) return
-      const usage = recordField(messageOf(entry), "usage")
-      if (usage === undefined) return
-      const output = typeof usage.output_tokens === "number" && Number.isFinite(usage.output_tokens)
-        ? usage.output_tokens
-        : 0
+      const tokens = lineTokens(entry)
+      if (tokens === undefined) return
+      const fast = stringField(recordField(messageOf(entry), "usage"), "speed") === "fast"
       const key = responseKey(entry)
+      if (firstResponseKey === undefined && origin === MAIN) firstResponseKey = key
       const existing = responses.get(key)
       if (existing === undefined) {
-        responses.set(key, { model: modelOf(entry) ?? "unknown", firstOrigin: origin, main: origin === MAIN, output })
+        responses.set(key, { model: modelOf(entry) ?? "unknown", firstOrigin: origin, main: origin === MAIN, fast, tokens })
       } else {
         if (origin === MAIN) existing.main = true
-        if (output > existing.output) existing.output = output
+        if (fast) existing.fast = true
+        existing.tokens = maxTokens(existing.tokens, tokens)
       }
     } else if (type === "user") {
       const rawResult = raw.toolUseResult
@@ -300,17 +313,13 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
     const promptNode = firstTurnUuid === undefined ? undefined : nodes.find((node) => node.uuid === firstTurnUuid)
     const projectDir = promptNode?.cwd ?? firstCwd
 
-    const byModel: Record<string, { output: number }> = {}
-    for (const response of responses.values()) {
+    const tally = makeTally(copied)
+    for (const [key, response] of responses) {
       const origin = response.main ? "main" : response.firstOrigin.kind ?? "subagent"
-      if (origin === "warmup") continue
-      byModel[response.model] = { output: (byModel[response.model]?.output ?? 0) + response.output }
+      tally.add({ key, model: response.model, origin, fast: response.fast, tokens: response.tokens })
     }
-    const byOutput = Object.entries(byModel).sort((left, right) => right[1].output - left[1].output)
-    const models = [
-      ...byOutput.filter(([model]) => mainModels.has(model)),
-      ...byOutput.filter(([model]) => !mainModels.has(model))
-    ].map(([model]) => model)
+    const report = tally.report()
+    const { primary, models } = orderModels(report.work_output_by_model, mainModels)
 
     const changed = new Set<string>()
     for (const result of toolResults) {
@@ -327,16 +336,18 @@ export const makeSummaryBuilder = (threadId: string, mainPath: string): SummaryB
       title,
       project_dir: projectDir ?? null,
       git_branch: typeof gitBranch === "string" && gitBranch !== "" ? gitBranch : null,
-      claude_model: models.find((model) => mainModels.has(model)) ?? models[0] ?? null,
+      claude_model: primary,
       claude_models: models,
       started_at: bounded ? new Date(start).toISOString() : null,
       ended_at: bounded ? new Date(end).toISOString() : null,
-      human_turns: live.length,
+      human_turns: live.filter((turn) => turn.kind !== "local_command").length,
       changed_files: changed.size,
+      tokens: report.tokens,
+      cost_usd: report.cost_usd,
       source_path: mainPath,
       source: "imported"
     }
   }
 
-  return { main, agent, finish }
+  return { main, agent, finish, firstResponseKey: () => firstResponseKey }
 }

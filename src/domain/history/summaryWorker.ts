@@ -4,8 +4,7 @@
  * Tasks run one after another (reads are synchronous), so one read buffer serves them all.
  */
 import { parentPort } from "node:worker_threads"
-import { readChunksSync, type SessionFiles, summarizeSession } from "./reader.js"
-import type { ThreadSummary } from "./session.js"
+import { digestSession, readChunksSync, type SessionDigest, type SessionFiles } from "./reader.js"
 
 export interface SummaryTask {
   readonly id: number
@@ -13,7 +12,7 @@ export interface SummaryTask {
 }
 
 export type SummaryReply =
-  | { readonly id: number; readonly ok: true; readonly summary: ThreadSummary | undefined }
+  | { readonly id: number; readonly ok: true; readonly digest: SessionDigest }
   | {
     readonly id: number
     readonly ok: false
@@ -25,8 +24,8 @@ export type SummaryReply =
 const port = parentPort
 if (port !== null) {
   port.on("message", (task: SummaryTask) => {
-    summarizeSession(task.files, readChunksSync).then(
-      (summary) => port.postMessage({ id: task.id, ok: true, summary } satisfies SummaryReply),
+    digestSession(task.files, readChunksSync).then(
+      (digest) => port.postMessage({ id: task.id, ok: true, digest } satisfies SummaryReply),
       (error: unknown) => {
         const failure = error instanceof Error ? error : new Error(String(error))
         const code = (failure as { code?: unknown }).code

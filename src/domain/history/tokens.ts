@@ -1,6 +1,6 @@
 import { isBillableAssistant, messageOf, modelOf, type Origin, responseKey, type SessionEntry } from "./entries.js"
 import { numberField, recordField, stringField } from "./json.js"
-import { priceOf, responseCost, type TokenCounts } from "./pricing.js"
+import { isLongContext, priceOf, responseCost, type TokenCounts } from "./pricing.js"
 
 export const ZERO_TOKENS: TokenCounts = { input: 0, cache_read: 0, cache_write_5m: 0, cache_write_1h: 0, output: 0 }
 
@@ -12,7 +12,7 @@ export const addTokens = (left: TokenCounts, right: TokenCounts): TokenCounts =>
   output: left.output + right.output
 })
 
-const maxTokens = (left: TokenCounts, right: TokenCounts): TokenCounts => ({
+export const maxTokens = (left: TokenCounts, right: TokenCounts): TokenCounts => ({
   input: Math.max(left.input, right.input),
   cache_read: Math.max(left.cache_read, right.cache_read),
   cache_write_5m: Math.max(left.cache_write_5m, right.cache_write_5m),
@@ -73,18 +73,28 @@ export const collectResponses = (entries: ReadonlyArray<SessionEntry>): Array<Re
   return [...responses.values()]
 }
 
+export type TokenSource = "main" | "subagents" | "compaction" | "warmup"
+
 export interface TokenReport {
-  /** Everything except warm-up probes: main chain, sub-agents and compaction. */
+  /** Every billed response: main chain, sub-agents, compaction and warm-up probes. */
   readonly tokens: TokenCounts
-  readonly tokens_by_source: Record<"main" | "subagents" | "compaction" | "warmup", TokenCounts>
+  readonly tokens_by_source: Record<TokenSource, TokenCounts>
   readonly tokens_by_model: Record<string, TokenCounts>
   readonly cost_usd: number | null
+  /** The cost of each source (warm-up probes are billed calls, shown as their own line); null when unpriced. */
+  readonly cost_by_source: Record<TokenSource, number | null>
   readonly cost_by_model: Record<string, number | null>
   readonly unpriced_models: ReadonlyArray<string>
   readonly responses: number
+  /** Responses priced at their model's long-context rates (prompt above 200k tokens). */
+  readonly long_context_responses: number
+  /** Responses left out because an earlier session holds them (a resumed session's copied history). */
+  readonly copied_responses: number
+  /** Output per model without warm-up probes (copies included): what orders the thread's models. */
+  readonly work_output_by_model: Record<string, number>
 }
 
-const SOURCE_OF: Record<Origin, "main" | "subagents" | "compaction" | "warmup"> = {
+const SOURCE_OF: Record<Origin, TokenSource> = {
   main: "main",
   subagent: "subagents",
   compaction: "compaction",
@@ -93,41 +103,78 @@ const SOURCE_OF: Record<Origin, "main" | "subagents" | "compaction" | "warmup"> 
 
 const roundUsd = (value: number) => Math.round(value * 1_000_000) / 1_000_000
 
-export const tokenReport = (entries: ReadonlyArray<SessionEntry>): TokenReport => {
-  const bySource = { main: ZERO_TOKENS, subagents: ZERO_TOKENS, compaction: ZERO_TOKENS, warmup: ZERO_TOKENS }
+interface Tally {
+  readonly add: (response: Pick<Response, "key" | "model" | "origin" | "fast" | "tokens">) => void
+  readonly report: () => TokenReport
+}
+
+/**
+ * Sums responses into a report. A response whose key is in `copied` belongs to an earlier session (resumed
+ * sessions repeat their predecessor's history) and is left out. Shared by the full parse and the listing.
+ */
+export const makeTally = (copied: ReadonlySet<string> = new Set()): Tally => {
+  const bySource: Record<TokenSource, TokenCounts> = {
+    main: ZERO_TOKENS,
+    subagents: ZERO_TOKENS,
+    compaction: ZERO_TOKENS,
+    warmup: ZERO_TOKENS
+  }
+  const costBySource: Record<TokenSource, number | null> = { main: 0, subagents: 0, compaction: 0, warmup: 0 }
   const byModel: Record<string, TokenCounts> = {}
   const costByModel: Record<string, number | null> = {}
   let total = ZERO_TOKENS
   let cost = 0
   let counted = 0
-  for (const response of collectResponses(entries)) {
+  let longContext = 0
+  let skipped = 0
+  const workOutput: Record<string, number> = {}
+  const add: Tally["add"] = (response) => {
+    if (response.origin !== "warmup") workOutput[response.model] = (workOutput[response.model] ?? 0) + response.tokens.output
+    if (copied.has(response.key)) {
+      skipped++
+      return
+    }
     const source = SOURCE_OF[response.origin]
-    bySource[source] = addTokens(bySource[source], response.tokens)
-    if (source === "warmup") continue
     counted++
+    bySource[source] = addTokens(bySource[source], response.tokens)
     total = addTokens(total, response.tokens)
     byModel[response.model] = addTokens(byModel[response.model] ?? ZERO_TOKENS, response.tokens)
     const price = priceOf(response.model)
     if (price === undefined) {
       costByModel[response.model] = null
-      continue
+      costBySource[source] = null
+      return
     }
+    if (isLongContext(price, response.tokens)) longContext++
     const responseUsd = responseCost(price, response.tokens, response.fast)
     cost += responseUsd
-    const previous = costByModel[response.model]
-    costByModel[response.model] = (previous ?? 0) + responseUsd
+    costByModel[response.model] = (costByModel[response.model] ?? 0) + responseUsd
+    const sourceUsd = costBySource[source]
+    if (sourceUsd !== null) costBySource[source] = sourceUsd + responseUsd
   }
-  const unpriced = Object.entries(costByModel).filter(([, value]) => value === null).map(([model]) => model)
-  for (const [model, value] of Object.entries(costByModel)) {
-    if (value !== null) costByModel[model] = roundUsd(value)
+  const report = (): TokenReport => {
+    const unpriced = Object.entries(costByModel).filter(([, value]) => value === null).map(([model]) => model)
+    const rounded = (values: Record<string, number | null>) =>
+      Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value === null ? null : roundUsd(value)]))
+    return {
+      tokens: total,
+      tokens_by_source: bySource,
+      tokens_by_model: byModel,
+      cost_usd: unpriced.length > 0 ? null : roundUsd(cost),
+      cost_by_source: rounded(costBySource) as Record<TokenSource, number | null>,
+      cost_by_model: rounded(costByModel),
+      unpriced_models: unpriced,
+      responses: counted,
+      long_context_responses: longContext,
+      copied_responses: skipped,
+      work_output_by_model: workOutput
+    }
   }
-  return {
-    tokens: total,
-    tokens_by_source: bySource,
-    tokens_by_model: byModel,
-    cost_usd: unpriced.length > 0 ? null : roundUsd(cost),
-    cost_by_model: costByModel,
-    unpriced_models: unpriced,
-    responses: counted
-  }
+  return { add, report }
+}
+
+export const tokenReport = (entries: ReadonlyArray<SessionEntry>, copied?: ReadonlySet<string>): TokenReport => {
+  const tally = makeTally(copied)
+  for (const response of collectResponses(entries)) tally.add(response)
+  return tally.report()
 }

@@ -91,8 +91,13 @@ const metricCell = (text: string, comparison: Comparison) => {
   return `<td class="metric${kind}">${escapeHtml(text)}${marked}</td>`
 }
 
-const costText = (candidate: ReportCandidate) =>
-  candidate.cost.usd === null ? `Not available: ${candidate.cost.reason}` : formatUsd(candidate.cost.usd)
+const costText = (candidate: ReportCandidate) => {
+  const total = candidate.cost.usd === null ? `Not available: ${candidate.cost.reason}` : formatUsd(candidate.cost.usd)
+  const lines = (candidate.cost_lines ?? []).map((line) =>
+    `; ${line.label}: ${line.usd === null ? "not priced" : formatUsd(line.usd)}`
+  )
+  return total + lines.join("")
+}
 
 const codexCostBasis = (codex: ReportCandidate) =>
   codex.cost.usd !== null && codex.cost.basis !== undefined ? ` Codex priced from: ${escapeHtml(codex.cost.basis)}.` : ""
@@ -170,8 +175,17 @@ const sideBySide = (title: string, id: string, render: (side: Author, candidate:
 const patchColumn = (side: Author, candidate: ReportCandidate) =>
   `<h3>${SIDE_NAMES[side]} patch</h3>${fileList(candidate)}${renderDiff(candidate.patch)}`
 
+const lastSubstantiveReply = (candidate: ReportCandidate) =>
+  candidate.final_response === "" && candidate.last_substantive_reply
+    ? `<h4>Last substantive reply (the last turn has no final response)</h4><pre class="response last-substantive">${
+      escapeHtml(candidate.last_substantive_reply)
+    }</pre>`
+    : ""
+
 const responseColumn = (side: Author, candidate: ReportCandidate) =>
-  `<h3>${SIDE_NAMES[side]} final response</h3><pre class="response">${escapeHtml(candidate.final_response === "" ? "(empty)" : candidate.final_response)}</pre>`
+  `<h3>${SIDE_NAMES[side]} final response</h3><pre class="response">${escapeHtml(candidate.final_response === "" ? "(empty)" : candidate.final_response)}</pre>${
+    lastSubstantiveReply(candidate)
+  }`
 
 const worktreeColumn = (side: Author, candidate: ReportCandidate) =>
   `<h3>${SIDE_NAMES[side]} worktree</h3><p><code>${escapeHtml(candidate.worktree ?? "Not recorded")}</code></p>`

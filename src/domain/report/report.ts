@@ -25,6 +25,15 @@ export interface CandidateSide {
   readonly elapsed_ms: number | null
   readonly tokens: TokenBuckets | null
   readonly cost: Cost
+  /** When the final response is empty (an interrupted last turn): the last substantive reply, shown as such. */
+  readonly last_substantive_reply?: string
+  /** Parts of the cost shown on their own lines (Claude's warm-up probes). */
+  readonly cost_lines?: ReadonlyArray<CostLine>
+}
+
+export interface CostLine {
+  readonly label: string
+  readonly usd: number | null
 }
 
 export interface ReportCandidate {
@@ -37,6 +46,8 @@ export interface ReportCandidate {
   readonly elapsed_ms: number | null
   readonly tokens: (TokenBuckets & { readonly total_input: number }) | null
   readonly cost: Cost
+  readonly last_substantive_reply?: string
+  readonly cost_lines?: ReadonlyArray<CostLine>
 }
 
 /**
@@ -98,7 +109,9 @@ const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate =
   tokens: side.tokens === null
     ? null
     : { ...side.tokens, total_input: side.tokens.ordinary_input + side.tokens.cache_read + side.tokens.cache_write },
-  cost: side.cost
+  cost: side.cost,
+  ...(side.last_substantive_reply === undefined ? {} : { last_substantive_reply: side.last_substantive_reply }),
+  ...(side.cost_lines === undefined ? {} : { cost_lines: side.cost_lines })
 })
 
 export const REVIEW_SOURCES: ReadonlyArray<string> = [
