@@ -125,10 +125,16 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         const stamp = settledStamp(stat)
         const known = parsed.get(file)
         if (stamp !== undefined && known?.stamp === stamp) return Effect.succeed(known.state)
-        return Effect.tap(Effect.option(readStateAt(directory)), (state) => {
-          if (stamp === undefined) parsed.delete(file)
-          else parsed.set(file, { stamp, state })
-        })
+        // A read that failed (the disk, not the content) is not remembered: the next look tries again.
+        return readStateAt(directory).pipe(
+          Effect.map(Option.some),
+          Effect.catchTag("ControllerError", () => Effect.succeed(Option.none<RunState>())),
+          Effect.tap((state) => {
+            if (stamp === undefined) parsed.delete(file)
+            else parsed.set(file, { stamp, state })
+          }),
+          Effect.orElseSucceed(() => Option.none<RunState>())
+        )
       })
 
     /** The run directory names, read again only when the run root's mtime says an entry came or went. */

@@ -14,6 +14,7 @@ import {
 } from "../domain/history/session.js"
 import type { ThreadInspection } from "./ClaudeHistory.js"
 import { Git } from "./Git.js"
+import { cachedOnceComputed } from "./internal/cachedFor.js"
 import { Settings } from "./Settings.js"
 
 export const SAMPLE_ID_PREFIX = "sample-"
@@ -98,8 +99,9 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
         )
       )
 
-    // The packaged samples never change while the process runs: read and analysed once.
-    const loaded = yield* Effect.cached(loadAll())
+    // The packaged samples never change while the process runs: read and analysed once (a load that
+    // was interrupted, by a client that gave up, is done again by the next caller).
+    const loaded = yield* cachedOnceComputed(loadAll())
 
     const list = Effect.fn("Samples.list")(function*() {
       return (yield* loaded).map((sample) => sample.summary)
