@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { controllerError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
+import { excerpt } from "../domain/toolResult.js"
 import {
   analyzeSession,
   capabilityEvidenceOf,
@@ -109,7 +110,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
 
     const find = Effect.fn("Samples.find")(function*(threadId: string) {
       const sample = (yield* loaded).find((candidate) => candidate.manifest.id === threadId)
-      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${threadId}.`)
+      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${excerpt(threadId)}.`)
       return sample
     })
 

@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
 import { RunLog } from "./RunLog.js"
@@ -42,7 +43,7 @@ const taggedEnvironment = (runTag: string | undefined): Record<string, string> =
   runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
 
 const repositoryError = (repository: string, detail: string) =>
-  controllerError(`The historical Git repository ${repository} is unavailable: ${detail}`)
+  controllerError(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
 
 /**
  * Implementation workspaces (SPEC §7.5): a git workspace holds the starting commit and its history
@@ -69,7 +70,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
       const resolved = yield* Effect.forEach(commits, (commit) =>
         git.run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], { cwd: topLevel }).pipe(
-          Effect.mapError(() => controllerError(`The commit ${commit} does not exist in ${repo}.`))
+          Effect.mapError(() => controllerError(`The commit ${excerpt(commit)} does not exist in ${excerpt(repo)}.`))
         ))
       return { repository: topLevel.trim(), commits: resolved.map((line) => line.trim()) }
     })
