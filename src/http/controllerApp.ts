@@ -1,6 +1,6 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
-import { createReadStream } from "node:fs"
+import { readStreamNoFollow } from "../services/FileStore.js"
 import { Cause, type Context, Deferred, Effect } from "effect"
 import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
@@ -181,7 +181,10 @@ const serveRequests = <RT, RD>(
       if (url.pathname === "/api/download") {
         const download = yield* inServices(options.download(body.run_id, body.format), services)
         return withSecurityHeaders(HttpServerResponse.stream(
-          NodeStream.fromReadable(() => createReadStream(download.path), () => controllerError("The replay report is not ready.")),
+          NodeStream.fromReadable(
+            () => readStreamNoFollow(download.path),
+            () => controllerError("The replay report is not ready.")
+          ),
           {
             contentType: download.contentType,
             headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }

@@ -18,7 +18,7 @@ import {
   sourceLetterFor
 } from "../domain/review/evaluation.js"
 import { CodexWorker } from "./CodexWorker.js"
-import { FileStore } from "./FileStore.js"
+import { FileStore, openNoFollow, READ_NO_FOLLOW } from "./FileStore.js"
 import { RunLog } from "./RunLog.js"
 
 /** The only reviewer this product supports (SPEC §9). */
@@ -128,7 +128,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
     /** Writes `reviews/candidate-a.json` and `candidate-b.json` under `mapping`, and records the mapping. */
     const writeCandidates = Effect.fn("Review.writeCandidates")(function*(input: ReviewInput, mapping: CandidateMapping) {
       const directory = path.join(input.runDirectory, REVIEWS_DIRECTORY)
-      yield* files.ensurePrivateDirectory(directory)
+      yield* files.ensurePrivateDirectoryInside(input.runDirectory, directory)
       const sides = { codex: input.codex, claude: input.claude }
       const candidates: Record<Position, AnonymousCandidate> = {
         A: anonymousCandidate(input.request, sides[mapping.A]),
@@ -145,7 +145,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       Effect.acquireRelease(
         Effect.gen(function*() {
           const parent = path.join(runDirectory, REVIEW_WORKSPACES_DIRECTORY)
-          yield* files.ensurePrivateDirectory(parent)
+          yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
           return yield* Effect.tryPromise({
             try: () => fs.mkdtemp(path.join(parent, prefix)),
             catch: (error) => controllerError(`Cannot create a reviewer workspace: ${String(error)}`)
@@ -164,7 +164,15 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         for (const position of ["A", "B"] as const) {
           const source = path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES[sourceLetterFor(order, position)])
           yield* Effect.tryPromise({
-            try: () => fs.copyFile(source, copies[position]).then(() => fs.chmod(copies[position], 0o600)),
+            // The candidate is read without following a symlink (it lives in the run directory).
+            try: async () => {
+              const handle = await openNoFollow(source, READ_NO_FOLLOW)
+              try {
+                await fs.writeFile(copies[position], await handle.readFile(), { mode: 0o600, flag: "wx" })
+              } finally {
+                await handle.close()
+              }
+            },
             catch: (error) => controllerError(`Cannot copy a review candidate: ${String(error)}`)
           })
         }

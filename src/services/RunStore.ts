@@ -109,8 +109,11 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
             return applied.right
           })
         )
+        // The transition is recorded once the state is written; a log that cannot take the line does not undo it.
         if (change.summary !== undefined) {
-          yield* runLog.append(directory, "controller", `${next.phase} [${next.status}]: ${change.summary}`)
+          yield* runLog.append(directory, "controller", `${next.phase} [${next.status}]: ${change.summary}`).pipe(
+            Effect.catchAll((error) => Effect.logWarning(error.message))
+          )
         }
         return next
       }).pipe(Effect.withSpan("RunStore.update"))

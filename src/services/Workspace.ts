@@ -144,7 +144,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     ) {
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
-      yield* files.ensurePrivateDirectory(parent)
+      yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
       if (yield* files.exists(directory)) return yield* controllerError("The implementation workspace already exists.")
       if (plan.kind === "git") {
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
