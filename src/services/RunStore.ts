@@ -152,15 +152,19 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return names
     })
 
-    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwnedNow = Effect.gen(function*() {
+    /** Every readable run state in the run root, whichever controller it belongs to. */
+    const listEveryNow = Effect.gen(function*() {
       const names = yield* runDirectoryNames
       // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
       const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
-      return states
-        .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
-        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+      return states.flatMap((state) => (Option.isSome(state) ? [state.value] : []))
     })
+
+    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
+    const listOwnedNow = Effect.map(listEveryNow, (states) =>
+      states
+        .filter((state) => state.controller_session_id === owner)
+        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)))
 
     /**
      * Every readable run state of this controller, newest first; unreadable directories are skipped.
@@ -211,6 +215,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       create,
       update,
       listOwned,
+      listEvery: listEveryNow,
       isActive,
       countActive,
       countActiveNow,
