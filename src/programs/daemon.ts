@@ -19,6 +19,9 @@ import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js
 /** How often a daemon looks for runs whose supervising daemon died. */
 const RECONCILE_INTERVAL = Duration.seconds(15)
 
+/** How often final run states the disk refused are written again. */
+const FLUSH_INTERVAL = Duration.seconds(1)
+
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
 
@@ -68,6 +71,8 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       Effect.delay(RECONCILE_INTERVAL),
       Effect.forkScoped
     )
+    // Final states a full disk refused reach the disk as soon as it takes them.
+    yield* runs.flushUnwritten.pipe(Effect.repeat(Schedule.spaced(FLUSH_INTERVAL)), Effect.forkScoped)
 
     const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
     const busyWith = (countRuns: Effect.Effect<number, unknown>) =>
@@ -81,6 +86,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       Effect.gen(function*() {
         yield* supervisor.interruptAll
         yield* markOwnRunsInterrupted.pipe(Effect.ignore)
+        yield* runs.flushUnwritten
         yield* recordStopInAttempt
         yield* Effect.logInfo("Codex Replay controller stopped.")
       })
