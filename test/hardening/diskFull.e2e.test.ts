@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -61,7 +61,7 @@ const runningOnDisk = (daemon: Daemon) =>
   })
 
 describe("a full disk under the run root", () => {
-  it.each([0, 8192])("a start that fails (%i bytes left) leaves no active run, and the daemon can still shut down", async (leaveBytes, context) => {
+  it.for([0, 8192])("a start that fails (%i bytes left) leaves no active run, and the daemon can still shut down", async (leaveBytes, context) => {
     const root = scratch()
     const runRoot = smallDisk(root)
     if (typeof runRoot !== "string") return context.skip(runRoot.skipped)

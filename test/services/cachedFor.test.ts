@@ -58,17 +58,23 @@ it.effect("a failure is not kept: the next caller computes again", () =>
     expect(yield* Ref.get(attempts)).toBe(2)
   }))
 
+/** A cache whose first computation never ends, with that first caller forked and waiting inside it. */
+const firstCallerHanging = Effect.gen(function*() {
+  const attempts = yield* Ref.make(0)
+  const started = yield* Deferred.make<void>()
+  const cached = yield* cachedFor(
+    Effect.flatMap(Ref.updateAndGet(attempts, (n) => n + 1), (n) =>
+      n === 1 ? Effect.zipRight(Deferred.succeed(started, undefined), Effect.never) : Effect.succeed(n)),
+    TTL
+  )
+  const first = yield* Effect.fork(cached)
+  yield* Deferred.await(started)
+  return { attempts, cached, first }
+})
+
 it.effect("a first caller interrupted while computing leaves nothing behind: the next caller computes the value", () =>
   Effect.gen(function*() {
-    const attempts = yield* Ref.make(0)
-    const started = yield* Deferred.make<void>()
-    const cached = yield* cachedFor(
-      Effect.flatMap(Ref.updateAndGet(attempts, (n) => n + 1), (n) =>
-        n === 1 ? Effect.zipRight(Deferred.succeed(started, undefined), Effect.never) : Effect.succeed(n)),
-      TTL
-    )
-    const first = yield* Effect.fork(cached)
-    yield* Deferred.await(started)
+    const { attempts, cached, first } = yield* firstCallerHanging
     yield* Fiber.interrupt(first)
     expect(yield* cached).toBe(2)
     expect(yield* cached).toBe(2)
@@ -77,15 +83,7 @@ it.effect("a first caller interrupted while computing leaves nothing behind: the
 
 it.effect("a caller waiting behind an interrupted first caller gets the value it computes itself", () =>
   Effect.gen(function*() {
-    const attempts = yield* Ref.make(0)
-    const started = yield* Deferred.make<void>()
-    const cached = yield* cachedFor(
-      Effect.flatMap(Ref.updateAndGet(attempts, (n) => n + 1), (n) =>
-        n === 1 ? Effect.zipRight(Deferred.succeed(started, undefined), Effect.never) : Effect.succeed(n)),
-      TTL
-    )
-    const first = yield* Effect.fork(cached)
-    yield* Deferred.await(started)
+    const { cached, first } = yield* firstCallerHanging
     const second = yield* Effect.fork(cached)
     for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
     yield* Fiber.interrupt(first)
