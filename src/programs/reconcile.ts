@@ -3,6 +3,7 @@ import { type RunState, runTagOf } from "../domain/runState.js"
 import { isSameProcess } from "../services/internal/procfs.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 import { RunStore } from "../services/RunStore.js"
+import { Settings } from "../services/Settings.js"
 
 const interruptedDetails = (summary: string) => ({
   error: summary,
@@ -32,15 +33,19 @@ const supervisorIsGone = (state: RunState) => !isSameProcess(state.coordinator_p
  * example by a `kill -9` of that daemon), whichever controller session it belonged to: mark it, and end
  * whatever it left behind. A run of another live daemon is left alone. At start, a run recorded with our
  * own pid is an earlier daemon's too (a pid reused after a restart): this daemon has no run yet. Later
- * (`atStart: false`), runs with our pid are our own fibers' and are not looked at.
+ * (`atStart: false`) only other sessions' runs are looked at: since the start, runs of this session are
+ * this daemon's own fibers'.
  */
-export const reconcileInterruptedRuns = (options: { readonly atStart: boolean } = { atStart: true }) =>
+export const reconcileInterruptedRuns = (options: { readonly atStart: boolean }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
+    const settings = yield* Settings
     const processes = yield* ProcessRunner
     const orphaned = (yield* runs.listEvery).filter((state) =>
       state.status === "running" &&
-      (state.coordinator_pid === process.pid ? options.atStart : supervisorIsGone(state))
+      (options.atStart
+        ? state.coordinator_pid === process.pid || supervisorIsGone(state)
+        : state.controller_session_id !== settings.controllerSessionId && supervisorIsGone(state))
     )
     yield* Effect.forEach(orphaned, (state) =>
       Effect.zipRight(
