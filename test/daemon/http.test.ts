@@ -282,8 +282,8 @@ describe("controller daemon over real HTTP", () => {
 
   it("answers a storage failure with a generic 500 and keeps the detail in its log", async () => {
     const directory = writeRun(daemon.runRoot, "run-broken-log", { controller_session_id: daemon.sessionId, status: "running" })
-    // Even root cannot append to /proc/version: the log write fails while the log still reads.
-    fs.symlinkSync("/proc/version", path.join(directory, "run.log"))
+    // A directory where the log should be: appending to it fails (EISDIR) even for root, and so does reading it.
+    fs.mkdirSync(path.join(directory, "run.log"))
     const answer = await callTool(daemon.port, "cancel_run", { run_id: "run-broken-log" })
     expect(answer.status).toBe(500)
     expect(answer.json).toMatchObject({ isError: true, content: [{ type: "text", text: "The local controller encountered an error." }] })
