@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { boundText } from "./toolResult.js"
 
 /** A failure the user caused or can act on: answered with its message, never a stack trace. */
 export class ControllerError extends Schema.TaggedError<ControllerError>()("ControllerError", {
@@ -45,7 +46,8 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   message: Schema.String
 }) {}
 
-export const controllerError = (message: string) => new ControllerError({ message })
+/** A user error; its message is bounded like every text a tool answers (SPEC §6: 32 KiB). */
+export const controllerError = (message: string) => new ControllerError({ message: boundText(message) })
 
 /** What a caller hears of an internal error (SPEC §3); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."

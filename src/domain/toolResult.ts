@@ -16,6 +16,18 @@ export const boundText = (text: string, maxBytes = MAX_TEXT_BYTES) => {
   return new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "")
 }
 
+const EXCERPT_CHARS = 100
+const PLAIN = /^[\x20-\x21\x23-\x7e]*$/
+
+/**
+ * How a message quotes a value from a request: a short plain value as it is, anything else (long,
+ * quotes, control characters, non-ASCII) as a JSON string of at most its first 100 characters.
+ */
+export const excerpt = (value: string) => {
+  if (value.length <= EXCERPT_CHARS && PLAIN.test(value)) return value
+  return value.length <= EXCERPT_CHARS ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, EXCERPT_CHARS))}…`
+}
+
 export const toolSuccess = (text: string, structuredContent: Record<string, unknown>): ToolResult => ({
   content: [{ type: "text", text: boundText(text) }],
   structuredContent
@@ -31,8 +43,10 @@ export const describeParseError = (error: ParseResult.ParseError) => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const first = issues[0]
   if (first === undefined) return "The arguments are invalid."
-  const field = first.path.map(String).join(".")
+  const field = excerpt(first.path.map(String).join("."))
   if (first._tag === "Missing") return `${field || "A field"} is required.`
   if (first._tag === "Unexpected") return `${field || "A field"} is not a known argument.`
-  return field === "" ? first.message : `${field}: ${first.message}`
+  // A Schema message quotes the value it was given, which may be any size.
+  const message = first.message.length <= 300 ? first.message : `${first.message.slice(0, 300)}…`
+  return field === "" ? message : `${field}: ${message}`
 }

@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { createReadStream } from "node:fs"
-import { type Context, Deferred, Effect } from "effect"
+import { readStreamNoFollow } from "../services/FileStore.js"
+import { Cause, type Context, Deferred, Effect } from "effect"
 import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
@@ -61,6 +61,15 @@ const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
     Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
   )
 }
+
+/**
+ * A call that was not itself interrupted can still meet an interruption (work it waited for was given up
+ * by another client): a 503 with the usual headers rather than the platform's bare one.
+ */
+const answerInterruption = (cause: Cause.Cause<never>) =>
+  Cause.isInterruptedOnly(cause)
+    ? Effect.succeed(errorResponse(503, "The local controller was interrupted while answering. Try again."))
+    : Effect.failCause(cause)
 
 /**
  * The request target's path and query, taken literally: no dot-segment or percent normalisation, so
@@ -172,7 +181,10 @@ const serveRequests = <RT, RD>(
       if (url.pathname === "/api/download") {
         const download = yield* inServices(options.download(body.run_id, body.format), services)
         return withSecurityHeaders(HttpServerResponse.stream(
-          NodeStream.fromReadable(() => createReadStream(download.path), () => controllerError("The replay report is not ready.")),
+          NodeStream.fromReadable(
+            () => readStreamNoFollow(download.path),
+            () => controllerError("The replay report is not ready.")
+          ),
           {
             contentType: download.contentType,
             headers: { "Content-Disposition": `attachment; filename="${download.fileName}"` }
@@ -187,10 +199,11 @@ const serveRequests = <RT, RD>(
       // the ordinary interruptible region to work.
       const called = inServices(callTool(options.tools, body.name, body.arguments ?? {}), services)
       return toolAnswerResponse(yield* Effect.interruptible(called))
-    }).pipe(Effect.catchAll(answerFailure))
+    }).pipe(Effect.catchAll(answerFailure), Effect.catchAllCause(answerInterruption))
   }).pipe(
     Effect.catchAllDefect((defect) =>
-      Effect.logError("Controller request failed", defect).pipe(
+      // As a Cause, so the log shows the error's message and stack (an Error object alone logs as `{}`).
+      Effect.logError("Controller request failed", Cause.die(defect)).pipe(
         Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
       )
     )

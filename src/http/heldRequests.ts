@@ -1,11 +1,32 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
+import { SECURITY_HEADERS } from "./responses.js"
+
+/** Node's own answers to requests it cannot parse, with the headers every answer of the daemon carries. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout"]
+}
+
+/** As Node's own handler: answer only when nothing of a response was sent yet, then close the connection. */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && inFlight?.headersSent !== true) {
+    const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ""] ?? [400, "Bad Request"]
+    const headers = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`)
+  }
+  socket.destroy(error)
+}
 
 /**
  * An HTTP server that holds requests arriving between `listen` and the moment a request handler is
  * attached, then hands them over. Node would otherwise accept such connections and never answer.
  */
 export const createHoldingServer = (): Server => {
-  const server = createServer({ keepAliveTimeout: 5_000 })
+  // A request without Host reaches the app (which answers 421 with its headers) instead of Node's bare 400.
+  const server = createServer({ keepAliveTimeout: 5_000, requireHostHeader: false })
+  server.on("clientError", answerClientError)
   const pending: Array<readonly [IncomingMessage, ServerResponse]> = []
   let handed = false
   const hold = (request: IncomingMessage, response: ServerResponse) => {

@@ -8,7 +8,7 @@ import {
 } from "../domain/product.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
-import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels, type ModelList } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
@@ -158,7 +158,7 @@ export type ToolRequirements<Tools> = Tools[keyof Tools] extends ControllerTool<
 
 /** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
 export const unknownToolError = (name: string) =>
-  controllerError(name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${name}`)
+  controllerError(name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`)
 
 /** Decodes the arguments with the tool's Schema and runs it; unknown tools are user errors. */
 export const callTool = <Tools extends Record<string, ControllerTool<any>>>(

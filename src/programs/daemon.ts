@@ -1,5 +1,5 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
+import { Clock, Context, DateTime, Deferred, Duration, Effect, Schedule, Scope } from "effect"
 import * as path from "node:path"
 import type { ControllerError, StorageError } from "../domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
@@ -15,6 +15,12 @@ import { Settings } from "../services/Settings.js"
 import type { ControllerTool } from "./controllerTools.js"
 import { awaitIdle } from "./idle.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
+
+/** How often a daemon looks for runs whose supervising daemon died. */
+const RECONCILE_INTERVAL = Duration.seconds(15)
+
+/** How often final run states the disk refused are written again. */
+const FLUSH_INTERVAL = Duration.seconds(1)
 
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
@@ -55,8 +61,18 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     const shutdown = yield* Deferred.make<void>()
 
     yield* files.ensurePrivateDirectory(settings.runRoot)
-    const reconciled = yield* reconcileInterruptedRuns
+    const reconciled = yield* reconcileInterruptedRuns({ atStart: true })
     if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
+    // Another daemon of the installation may die while this one runs: its runs are cleaned up from here.
+    yield* reconcileInterruptedRuns({ atStart: false }).pipe(
+      Effect.tap((count) => (count > 0 ? Effect.logInfo(`Marked ${count} interrupted run(s) as failed.`) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("Cannot look for interrupted runs", cause)),
+      Effect.repeat(Schedule.spaced(RECONCILE_INTERVAL)),
+      Effect.delay(RECONCILE_INTERVAL),
+      Effect.forkScoped
+    )
+    // Final states a full disk refused reach the disk as soon as it takes them.
+    yield* runs.flushUnwritten.pipe(Effect.repeat(Schedule.spaced(FLUSH_INTERVAL)), Effect.forkScoped)
 
     const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
     const busyWith = (countRuns: Effect.Effect<number, unknown>) =>
@@ -70,6 +86,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       Effect.gen(function*() {
         yield* supervisor.interruptAll
         yield* markOwnRunsInterrupted.pipe(Effect.ignore)
+        yield* runs.flushUnwritten
         yield* recordStopInAttempt
         yield* Effect.logInfo("Codex Replay controller stopped.")
       })

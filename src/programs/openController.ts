@@ -17,7 +17,7 @@ import {
   VERSION
 } from "../domain/product.js"
 import type { ResolvedSettings } from "../domain/settings.js"
-import { type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
+import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
 import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 
@@ -54,7 +54,7 @@ const isExecutableFile = (file: string) => {
 export const validateLaunchInput = (input: unknown): Either.Either<OpenControllerInput, ControllerError> => {
   const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>
   const unknown = Object.keys(args).filter((key) => key !== "controller_session_id" && key !== "codex_cli_path")
-  if (unknown.length > 0) return Either.left(controllerError(`Unknown argument: ${unknown.join(", ")}.`))
+  if (unknown.length > 0) return Either.left(controllerError(`Unknown argument: ${unknown.map(excerpt).join(", ")}.`))
   const sessionId = args.controller_session_id
   if (typeof sessionId !== "string" || !isControllerSessionId(sessionId)) {
     return Either.left(controllerError("The controller session ID is invalid."))

@@ -8,8 +8,9 @@ import { Settings } from "../services/Settings.js"
 import { openReportDownload } from "./reports.js"
 
 /**
- * The directory of a run this controller may read a report from: a run without a state file is
- * allowed (a report copied in by hand), a run owned by another controller is not.
+ * The directory of a run this controller may read a report from. A report is ready only once its run
+ * completed: the run is marked completed after both report files were written whole, so a run that
+ * ended any other way (killed while reporting, say) has no report to serve, whatever files it left.
  */
 export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runId: string) {
   const runs = yield* RunStore
@@ -21,6 +22,7 @@ export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runI
   if (Option.isSome(state) && state.value.controller_session_id !== settings.controllerSessionId) {
     return yield* controllerError("The replay belongs to a different controller session.")
   }
+  if (Option.isNone(state) || state.value.status !== "completed") return yield* controllerError("The replay report is not ready.")
   return directory
 })
 

@@ -2,7 +2,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
-import { isInside } from "../services/FileStore.js"
+import { isInside, openNoFollow, READ_NO_FOLLOW } from "../services/FileStore.js"
 
 export const ReportFormat = Schema.Literal("json", "html")
 export type ReportFormat = typeof ReportFormat.Type
@@ -90,7 +90,14 @@ export const openReportDownload = Effect.fn("reports.openReportDownload")(functi
 
 const readWhole = (file: string, format: ReportFormat) =>
   Effect.tryPromise({
-    try: () => fs.readFile(file, "utf8"),
+    try: async () => {
+      const handle = await openNoFollow(file, READ_NO_FOLLOW)
+      try {
+        return await handle.readFile("utf8")
+      } finally {
+        await handle.close()
+      }
+    },
     catch: () => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`)
   })
 

@@ -24,7 +24,7 @@ import {
   tokenHash
 } from "../domain/runConfig.js"
 import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
-import { type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { FileStore, type JsonObject } from "../services/FileStore.js"
 import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../services/PrepareTokens.js"
@@ -94,7 +94,7 @@ const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null
 const realDirectory = (directory: string) =>
   Effect.tryPromise({
     try: () => fs.realpath(directory),
-    catch: () => controllerError(`The project directory ${directory} (repo) does not exist.`)
+    catch: () => controllerError(`The project directory ${excerpt(directory)} (repo) does not exist.`)
   })
 
 /** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
@@ -176,7 +176,7 @@ const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     const unknown = models.filter((model) => !offered.includes(model))
     if (unknown.length > 0) {
       return yield* controllerError(
-        `Unknown Codex model: ${unknown.join(", ")}. Choose one of: ${offered.join(", ") || "(none available)"}.`
+        `Unknown Codex model: ${unknown.map(excerpt).join(", ")}. Choose one of: ${offered.join(", ") || "(none available)"}.`
       )
     }
   })

@@ -305,11 +305,11 @@ const settle = <A, E, R>(step: Effect.Effect<A, E, R>) =>
     )
   )
 
-const unknownThreadRecord = (threadId: string) => ({ imported_thread_id: threadId }) as unknown as ThreadRecord
-
 /**
  * `inspect_thread` (SPEC §6): thread, capabilities, baseline and models are discovered concurrently;
- * a failed step becomes a diagnostic (in that fixed order) while the others still answer.
+ * a failed step becomes a diagnostic (in that fixed order) while the others still answer. The thread
+ * itself is the subject: a session that cannot be read as a thread (no human request, an unreadable
+ * file) answers that as the tool's one clear error.
  */
 export const inspectThread = Effect.fn("threads.inspectThread")(function*(payload: unknown) {
   const args = yield* decodeInspectThreadArguments(payload)
@@ -349,11 +349,11 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     { concurrency: "unbounded" }
   )
 
+  if (Either.isLeft(threadStep)) return yield* controllerError(messageOf(threadStep.left))
   const diagnostics: Array<{ step: InspectionStep; message: string }> = []
   const failed = (step: InspectionStep, outcome: Either.Either<unknown, unknown>) => {
     if (Either.isLeft(outcome)) diagnostics.push({ step, message: messageOf(outcome.left) })
   }
-  failed("thread", threadStep)
   failed("capabilities", capabilityStep)
   failed("baseline", baselineStep)
   failed("models", modelStep)
@@ -361,10 +361,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   if (modelList?.diagnostic !== undefined) diagnostics.push({ step: "models", message: modelList.diagnostic })
 
   const models = modelList?.options ?? []
-  const record = withRequestGeneration(
-    Either.getOrUndefined(threadStep)?.inspection.record ?? unknownThreadRecord(args.thread_id),
-    models
-  )
+  const record = withRequestGeneration(threadStep.right.inspection.record, models)
   const proposal = Either.getOrUndefined(baselineStep)
   const selection = proposal?.file_selection
   const output = publicRecord(record)

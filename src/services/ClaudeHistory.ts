@@ -116,6 +116,25 @@ const stampOf = async (file: string): Promise<FileStamp | undefined> => {
   return stat?.isFile() ? { path: file, size: stat.size, mtimeMs: stat.mtimeMs } : undefined
 }
 
+/** An entry of the history that cannot even be looked at (a symlink loop, no permission): skipped and told. */
+class UnreadableEntry {
+  constructor(readonly message: string) {}
+}
+
+const errorCode = (error: unknown) =>
+  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+    ? (error as { code: string }).code
+    : String(error)
+
+/** `stampOf`, with an entry that cannot be looked at told apart from one that is simply not a file. */
+const stampOrUnreadable = async (file: string): Promise<FileStamp | UnreadableEntry | undefined> => {
+  try {
+    return await stampOf(file)
+  } catch (error) {
+    return new UnreadableEntry(`Skipped the unreadable Claude history entry ${path.basename(file)} (${errorCode(error)}).`)
+  }
+}
+
 const readDirectory = async (directory: string): Promise<Array<Dirent>> => {
   try {
     return readdirSync(directory, { withFileTypes: true })
@@ -290,12 +309,20 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       return sessionId
     }
 
-    const discoverProject = async (folder: string): Promise<Array<SessionLocation>> => {
+    /** The stamp of an entry; one that cannot be looked at is counted in `unreadable` and skipped. */
+    const stampCounting = async (file: string, unreadable: Array<string>) => {
+      const stamp = await stampOrUnreadable(file)
+      if (!(stamp instanceof UnreadableEntry)) return stamp
+      unreadable.push(stamp.message)
+      return undefined
+    }
+
+    const discoverProject = async (folder: string, unreadable: Array<string>): Promise<Array<SessionLocation>> => {
       const entries = await readDirectory(folder)
       const directories = new Set(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name))
       const files = entries.filter((entry) => !entry.isDirectory() && isTranscriptName(entry.name))
       const siblings = await Promise.all(
-        files.filter((entry) => isAgentName(entry.name)).map((entry) => stampOf(path.join(folder, entry.name)))
+        files.filter((entry) => isAgentName(entry.name)).map((entry) => stampCounting(path.join(folder, entry.name), unreadable))
       )
       const siblingsBySession = new Map<string, Array<FileStamp>>()
       for (const stamp of siblings) {
@@ -306,40 +333,49 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       }
       const sessions = await Promise.all(
         files.filter((entry) => !isAgentName(entry.name)).map(async (entry): Promise<SessionLocation | undefined> => {
-          const main = await stampOf(path.join(folder, entry.name))
+          const main = await stampCounting(path.join(folder, entry.name), unreadable)
           if (main === undefined) return undefined
           const stem = entry.name.slice(0, -".jsonl".length)
-          const nested = directories.has(stem) ? await nestedAgents(path.join(folder, stem, "subagents")) : []
+          const nested = directories.has(stem) ? await nestedAgents(path.join(folder, stem, "subagents"), unreadable) : []
           return { threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] }
         })
       )
       return sessions.filter((session): session is SessionLocation => session !== undefined)
     }
 
-    const nestedAgents = async (directory: string) => {
+    const nestedAgents = async (directory: string, unreadable: Array<string>) => {
       const entries = await readDirectory(directory)
       const stamps = await Promise.all(
         entries.filter((entry) => entry.isFile() && isAgentName(entry.name)).map((entry) =>
-          stampOf(path.join(directory, entry.name))
+          stampCounting(path.join(directory, entry.name), unreadable)
         )
       )
       return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined).sort((a, b) => a.path.localeCompare(b.path))
     }
 
-    /** Every session file below the projects root; a thread id that appears twice is made unique. */
-    const discover = Effect.fn("ClaudeHistory.discover")(function*() {
+    /**
+     * Every session file below the projects root; a thread id that appears twice is made unique. An entry
+     * that cannot be looked at (a symlink loop, no permission) is skipped and described in `unreadable`.
+     */
+    const discoverWithUnreadable = Effect.fn("ClaudeHistory.discover")(function*() {
       return yield* Effect.promise(async () => {
+        const unreadable: Array<string> = []
         const folders = (await readDirectory(projectsRoot)).filter((entry) => entry.isDirectory())
-        const perFolder = await Promise.all(folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name))))
+        const perFolder = await Promise.all(
+          folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name), unreadable))
+        )
         const seen = new Set<string>()
-        return perFolder.flat().map((location) => {
+        const locations = perFolder.flat().map((location) => {
           let threadId = location.threadId
           for (let suffix = 2; seen.has(threadId); suffix++) threadId = `${location.threadId}.${suffix}`
           seen.add(threadId)
           return threadId === location.threadId ? location : { ...location, threadId }
         })
+        return { locations, unreadable: unreadable.sort() }
       })
     })
+
+    const discover = () => Effect.map(discoverWithUnreadable(), ({ locations }) => locations)
 
     const readFailure = (location: SessionLocation) => (error: unknown) =>
       controllerError(
@@ -561,12 +597,21 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
     )
 
+    /** Whether a known agent file still exists; one that can no longer be looked at counts as gone. */
+    const stillThere = (file: string) => {
+      try {
+        return statSync(file, { throwIfNoEntry: false }) !== undefined
+      } catch {
+        return false
+      }
+    }
+
     let progress: ListingProgress = { reading: false, done: 0, total: 0 }
 
     /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
     const list = Effect.fn("ClaudeHistory.list")(function*() {
       yield* readIndex
-      const locations = yield* discover()
+      const { locations, unreadable } = yield* discoverWithUnreadable()
       const live = new Set(locations.map((location) => location.main.path))
       for (const key of summaries.keys()) {
         if (live.has(key)) continue
@@ -576,11 +621,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const liveAgents = new Set(locations.flatMap((location) => location.agents.map((stamp) => stamp.path)))
       for (const key of agentSessions.keys()) {
         // An agent file of no session stays known (else every listing would read it again).
-        if (liveAgents.has(key) || statSync(key, { throwIfNoEntry: false }) !== undefined) continue
+        if (liveAgents.has(key) || stillThere(key)) continue
         agentSessions.delete(key)
         indexDirty = true
       }
-      const diagnostics: Array<string> = []
+      const diagnostics: Array<string> = [...unreadable]
       // Unchanged files are answered from the cache without scheduling any work.
       const stale = locations.filter((location) => summaries.get(location.main.path)?.fingerprint !== fingerprintOf(location))
       if (stale.length > 0) indexDirty = true

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
@@ -10,6 +11,36 @@ export type JsonObject = Record<string, unknown>
 const isMissing = (error: unknown) => {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
   return code === "ENOENT" || code === "ENOTDIR"
+}
+
+const isSymlinkRefusal = (error: unknown) =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ELOOP"
+
+/**
+ * Opens a file without following a symlink as its last component (`O_NOFOLLOW`): files of run
+ * directories are never read or appended through a link, which could lead anywhere (SPEC §2).
+ */
+export const openNoFollow = (file: string, flags: number, mode?: number) =>
+  fs.open(file, flags | fs.constants.O_NOFOLLOW, mode)
+
+export const READ_NO_FOLLOW = fs.constants.O_RDONLY
+
+/** A read stream opened with `O_NOFOLLOW` (Node takes numeric open flags here; its types say string). */
+export const readStreamNoFollow = (file: string) =>
+  createReadStream(file, { flags: (fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW) as unknown as string })
+export const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT
+
+/** Reads a whole regular file opened with `O_NOFOLLOW`; larger than `maxBytes` is `undefined`. */
+const readRegularFile = async (file: string, maxBytes: number): Promise<string | undefined> => {
+  const handle = await openNoFollow(file, READ_NO_FOLLOW)
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile()) throw Object.assign(new Error(`${path.basename(file)} is not a regular file`), { code: "ENOTREGULAR" })
+    if (stat.size > maxBytes) return undefined
+    return await handle.readFile("utf8")
+  } finally {
+    await handle.close()
+  }
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -47,7 +78,11 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       Effect.tryPromise({
         try: run,
         catch: (error): ControllerError | StorageError =>
-          isMissing(error) ? controllerError(`${what}: ${describe(error)}`) : storageError(what, error)
+          isMissing(error)
+            ? controllerError(`${what}: ${describe(error)}`)
+            : isSymlinkRefusal(error) || (error as { code?: unknown }).code === "ENOTREGULAR"
+            ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
+            : storageError(what, error)
       })
 
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
@@ -55,6 +90,31 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         await fs.mkdir(directory, { recursive: true, mode: 0o700 })
         await fs.chmod(directory, 0o700)
       })
+    })
+
+    /**
+     * Creates `directory` (0700) below `root`, which must exist: every component from `root` down must be
+     * a real directory, never a symlink, so files written there stay inside `root` (a run directory).
+     */
+    const ensurePrivateDirectoryInside = Effect.fn("FileStore.ensurePrivateDirectoryInside")(function*(
+      root: string,
+      directory: string
+    ) {
+      if (!isInside(root, directory)) return yield* storageError(`Cannot create ${path.basename(directory)}`, "it is outside its run directory")
+      const segments = path.relative(root, directory).split(path.sep).filter((segment) => segment !== "")
+      let current = root
+      for (const segment of segments) {
+        current = path.join(current, segment)
+        const target = current
+        yield* write(`Cannot create ${segment}`, async () => {
+          await fs.mkdir(target, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== "EEXIST") throw error
+          })
+          const stat = await fs.lstat(target)
+          if (!stat.isDirectory()) throw new Error("it is a symbolic link or not a directory, which is never followed")
+          await fs.chmod(target, 0o700)
+        })
+      }
     })
 
     const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string) {
@@ -93,9 +153,9 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
-      const stat = yield* read(`Cannot read ${name}`, () => fs.stat(file))
-      if (stat.size > maxBytes) return yield* controllerError(`${name} is too large to read.`)
-      return yield* read(`Cannot read ${name}`, () => fs.readFile(file, "utf8"))
+      const text = yield* read(`Cannot read ${name}`, () => readRegularFile(file, maxBytes))
+      if (text === undefined) return yield* controllerError(`${name} is too large to read.`)
+      return text
     })
 
     const parseObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
@@ -114,7 +174,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
     const readJsonOption = (file: string, maxBytes: number) =>
-      Effect.tryPromise(() => fs.stat(file)).pipe(
+      Effect.tryPromise(() => fs.lstat(file)).pipe(
         Effect.matchEffect({
           onFailure: (error) =>
             isMissing(error.error)
@@ -129,7 +189,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return yield* read(`Cannot read ${path.basename(file)}`, async () => {
         let handle: fs.FileHandle
         try {
-          handle = await fs.open(file, "r")
+          handle = await openNoFollow(file, READ_NO_FOLLOW)
         } catch (error) {
           if (isMissing(error)) return ""
           throw error
@@ -212,6 +272,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     return {
       ensurePrivateDirectory,
+      ensurePrivateDirectoryInside,
       writeTextAtomic,
       writeJson,
       createJsonExclusive,

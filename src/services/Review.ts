@@ -151,7 +151,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       ballots: ReadonlyArray<readonly [ReviewOrder, Ballot]>
     ) {
       const directory = path.join(runDirectory, REVIEWS_DIRECTORY)
-      yield* files.ensurePrivateDirectory(directory)
+      yield* files.ensurePrivateDirectoryInside(runDirectory, directory)
       yield* files.writeJson(path.join(directory, CANDIDATE_FILES.A), candidates.A)
       yield* files.writeJson(path.join(directory, CANDIDATE_FILES.B), candidates.B)
       for (const [order, ballot] of ballots) {

@@ -1,9 +1,8 @@
 import { Clock, DateTime, Effect } from "effect"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { StorageError } from "../domain/errors.js"
 import { MAX_RUN_LOG_TAIL_BYTES, RUN_LOG_FILE } from "../domain/product.js"
-import { FileStore } from "./FileStore.js"
+import { APPEND_NO_FOLLOW, FileStore, openNoFollow } from "./FileStore.js"
 
 export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
 
@@ -23,7 +22,15 @@ export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
       yield* files.withLock(
         file,
         Effect.tryPromise({
-          try: () => fs.appendFile(file, line, { mode: 0o600 }),
+          // Never through a symlink: a link named run.log must not make the daemon append elsewhere.
+          try: async () => {
+            const handle = await openNoFollow(file, APPEND_NO_FOLLOW, 0o600)
+            try {
+              await handle.appendFile(line)
+            } finally {
+              await handle.close()
+            }
+          },
           catch: (error) => new StorageError({ message: `Cannot write ${RUN_LOG_FILE}: ${String(error)}` })
         })
       )

@@ -10,6 +10,7 @@ import {
   type InitialRun,
   isRunState,
   type RunState,
+  TERMINAL_STATUSES,
   type StateUpdate
 } from "../domain/runState.js"
 import { FileStore, type JsonObject } from "./FileStore.js"
@@ -62,14 +63,53 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const readStateAt = (directory: string) =>
       files.readJson(statePath(directory), MAX_STATE_BYTES).pipe(Effect.flatMap((value) => asRunState(STATE_FILE, value)))
 
+    /**
+     * Final states the disk refused (it was full): the run has ended all the same, in memory at once, and
+     * `flushUnwritten` writes them as soon as the disk takes them. Reads see these states, not the file.
+     */
+    const unwritten = new Map<string, RunState>()
+
     /** Every state write goes through here, so the shared listing (below) never hides one of ours. */
     const writeState = (directory: string, state: RunState) =>
-      files.writeJson(statePath(directory), state).pipe(Effect.ensuring(Effect.sync(() => forgetListing())))
+      files.writeJson(statePath(directory), state).pipe(
+        Effect.tap(() => Effect.sync(() => unwritten.delete(directory))),
+        Effect.ensuring(Effect.sync(() => forgetListing()))
+      )
+
+    /** A final state that cannot be written is kept in memory; any other refused write fails the update. */
+    const writeOrRemember = (directory: string, state: RunState) =>
+      writeState(directory, state).pipe(
+        Effect.catchTag("StorageError", (error) =>
+          TERMINAL_STATUSES.has(state.status)
+            ? Effect.zipRight(
+              Effect.sync(() => {
+                unwritten.set(directory, state)
+                forgetListing()
+              }),
+              Effect.logWarning(`Run ${state.run_id} ended ${state.status}; its state will be written when the disk allows: ${error.message}`)
+            )
+            : Effect.fail(error))
+      )
+
+    /** Writes the final states the disk refused earlier; those it still refuses stay for the next try. */
+    const flushUnwritten = Effect.suspend(() =>
+      Effect.forEach([...unwritten.keys()], (directory) =>
+        files.withLock(
+          statePath(directory),
+          Effect.suspend(() => {
+            const state = unwritten.get(directory)
+            return state === undefined ? Effect.void : Effect.ignore(writeState(directory, state))
+          })
+        ), { discard: true })
+    )
 
     /** The state of a run this controller owns; a foreign or missing run is a user error. */
     const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
       const directory = yield* existingDirectory(runId)
-      const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
+      const remembered = unwritten.get(directory)
+      const state = remembered !== undefined
+        ? Option.some<JsonObject>(remembered)
+        : yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
       if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
       const run = yield* asRunState(STATE_FILE, state.value)
       if (run.controller_session_id !== owner) {
@@ -81,15 +121,18 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
       const directory = yield* resolveDirectory(run.runId)
       if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
-      yield* files.ensurePrivateDirectory(directory)
       const state = initialRunState({
         ...run,
         details: { ...run.details, coordinator_start_time: startTimeOf(run.coordinatorPid) ?? null },
         controllerSessionId: owner,
         now: yield* nowIso
       })
-      yield* writeState(directory, state)
-      yield* runLog.append(directory, "controller", "run approved")
+      // A run that could not be created whole (a full disk) leaves nothing behind, least of all a `running` state.
+      yield* Effect.gen(function*() {
+        yield* files.ensurePrivateDirectory(directory)
+        yield* writeState(directory, state)
+        yield* runLog.append(directory, "controller", "run approved")
+      }).pipe(Effect.tapError(() => Effect.ignore(files.remove(directory))))
       return { directory, state }
     })
 
@@ -102,15 +145,18 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         const next = yield* files.withLock(
           statePath(directory),
           Effect.gen(function*() {
-            const current = yield* readStateAt(directory)
+            const current = unwritten.get(directory) ?? (yield* readStateAt(directory))
             const applied = applyStateUpdate(current, change, yield* nowIso)
             if (Either.isLeft(applied)) return yield* applied.left
-            yield* writeState(directory, applied.right)
+            yield* writeOrRemember(directory, applied.right)
             return applied.right
           })
         )
+        // The transition is recorded once the state is written; a log that cannot take the line does not undo it.
         if (change.summary !== undefined) {
-          yield* runLog.append(directory, "controller", `${next.phase} [${next.status}]: ${change.summary}`)
+          yield* runLog.append(directory, "controller", `${next.phase} [${next.status}]: ${change.summary}`).pipe(
+            Effect.catchAll((error) => Effect.logWarning(error.message))
+          )
         }
         return next
       }).pipe(Effect.withSpan("RunStore.update"))
@@ -125,10 +171,16 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         const stamp = settledStamp(stat)
         const known = parsed.get(file)
         if (stamp !== undefined && known?.stamp === stamp) return Effect.succeed(known.state)
-        return Effect.tap(Effect.option(readStateAt(directory)), (state) => {
-          if (stamp === undefined) parsed.delete(file)
-          else parsed.set(file, { stamp, state })
-        })
+        // A read that failed (the disk, not the content) is not remembered: the next look tries again.
+        return readStateAt(directory).pipe(
+          Effect.map(Option.some),
+          Effect.catchTag("ControllerError", () => Effect.succeed(Option.none<RunState>())),
+          Effect.tap((state) => {
+            if (stamp === undefined) parsed.delete(file)
+            else parsed.set(file, { stamp, state })
+          }),
+          Effect.orElseSucceed(() => Option.none<RunState>())
+        )
       })
 
     /** The run directory names, read again only when the run root's mtime says an entry came or went. */
@@ -143,15 +195,23 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return names
     })
 
-    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwnedNow = Effect.gen(function*() {
+    /** Every readable run state in the run root, whichever controller it belongs to. */
+    const listEveryNow = Effect.gen(function*() {
       const names = yield* runDirectoryNames
       // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
-      const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
-      return states
-        .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
-        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+      const states = yield* Effect.forEach(names, (name) => {
+        const directory = path.join(settings.runRoot, name)
+        const remembered = unwritten.get(directory)
+        return remembered === undefined ? readStateCached(directory) : Effect.succeed(Option.some(remembered))
+      })
+      return states.flatMap((state) => (Option.isSome(state) ? [state.value] : []))
     })
+
+    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
+    const listOwnedNow = Effect.map(listEveryNow, (states) =>
+      states
+        .filter((state) => state.controller_session_id === owner)
+        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)))
 
     /**
      * Every readable run state of this controller, newest first; unreadable directories are skipped.
@@ -202,6 +262,8 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       create,
       update,
       listOwned,
+      listEvery: listEveryNow,
+      flushUnwritten,
       isActive,
       countActive,
       countActiveNow,

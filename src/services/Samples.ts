@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { controllerError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
+import { excerpt } from "../domain/toolResult.js"
 import {
   analyzeSession,
   capabilityEvidenceOf,
@@ -14,6 +15,7 @@ import {
 } from "../domain/history/session.js"
 import type { ThreadInspection } from "./ClaudeHistory.js"
 import { Git } from "./Git.js"
+import { cachedOnceComputed } from "./internal/cachedFor.js"
 import { Settings } from "./Settings.js"
 
 export const SAMPLE_ID_PREFIX = "sample-"
@@ -98,8 +100,9 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
         )
       )
 
-    // The packaged samples never change while the process runs: read and analysed once.
-    const loaded = yield* Effect.cached(loadAll())
+    // The packaged samples never change while the process runs: read and analysed once (a load that
+    // was interrupted, by a client that gave up, is done again by the next caller).
+    const loaded = yield* cachedOnceComputed(loadAll())
 
     const list = Effect.fn("Samples.list")(function*() {
       return (yield* loaded).map((sample) => sample.summary)
@@ -107,7 +110,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
 
     const find = Effect.fn("Samples.find")(function*(threadId: string) {
       const sample = (yield* loaded).find((candidate) => candidate.manifest.id === threadId)
-      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${threadId}.`)
+      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${excerpt(threadId)}.`)
       return sample
     })
 

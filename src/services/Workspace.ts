@@ -3,14 +3,27 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
 import { RunLog } from "./RunLog.js"
 
 export const WORKSPACES_DIRECTORY = "workspaces"
 export const IMPLEMENTATION_WORKSPACE = "codex"
-/** The snapshot repository of a non-git workspace; outside the workspace, so Codex never sees it. */
+/**
+ * The daemon's own repository for reading a workspace, outside it (so Codex never sees or changes it): a
+ * non-git workspace's snapshot, or for a git workspace a repository that borrows the workspace's objects.
+ */
 const SNAPSHOT_GIT_DIR = "codex-snapshot.git"
+/**
+ * How the daemon runs git on a workspace the agent has worked in. The agent could have written anything
+ * into the workspace's `.git` (config, hooks) and `.gitattributes`; git must run none of it. So the git
+ * directory is the daemon's own (above), no system or global configuration is read (where a filter such
+ * as git-lfs could be defined for the agent's attributes to select), and hooks, fsmonitor, textconv and
+ * external diff are off. Filters need a driver in the configuration, and this configuration has none.
+ */
+const NEUTRAL_GIT_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false"]
+const NEUTRAL_GIT_ENVIRONMENT = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_ATTR_NOSYSTEM: "1" }
 const COLLECT_INDEX = ".collect-index"
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -42,7 +55,7 @@ const taggedEnvironment = (runTag: string | undefined): Record<string, string> =
   runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
 
 const repositoryError = (repository: string, detail: string) =>
-  controllerError(`The historical Git repository ${repository} is unavailable: ${detail}`)
+  controllerError(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
 
 /**
  * Implementation workspaces (SPEC §7.5): a git workspace holds the starting commit and its history
@@ -69,7 +82,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
       const resolved = yield* Effect.forEach(commits, (commit) =>
         git.run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], { cwd: topLevel }).pipe(
-          Effect.mapError(() => controllerError(`The commit ${commit} does not exist in ${repo}.`))
+          Effect.mapError(() => controllerError(`The commit ${excerpt(commit)} does not exist in ${excerpt(repo)}.`))
         ))
       return { repository: topLevel.trim(), commits: resolved.map((line) => line.trim()) }
     })
@@ -126,14 +139,25 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     ) =>
       Effect.gen(function*() {
         const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
-        const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
+        const base = [...NEUTRAL_GIT_CONFIG, "--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
         const output = yield* git.sequence(
           [[...base, "read-tree", startFrom], [...base, "add", "--all", "."], [...base, ...last]],
-          { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index } }
+          { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), ...NEUTRAL_GIT_ENVIRONMENT, GIT_INDEX_FILE: index } }
         )
         yield* Effect.promise(() => fs.rm(index, { force: true }))
         return output
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
+
+    /** A fresh, empty bare repository of the daemon's beside the workspace (no template: no hooks). */
+    const snapshotRepository = (parent: string, runTag: string | undefined) =>
+      Effect.gen(function*() {
+        const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
+        yield* Effect.promise(() => fs.rm(gitDir, { recursive: true, force: true }))
+        yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
+          Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
+        )
+        return gitDir
+      })
 
     /** Creates `workspaces/codex` in the run directory, which must not exist yet. */
     const materialise = Effect.fn("Workspace.materialise")(function*(
@@ -143,21 +167,26 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     ) {
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
-      yield* files.ensurePrivateDirectory(parent)
+      yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
       if (yield* files.exists(directory)) return yield* controllerError("The implementation workspace already exists.")
       if (plan.kind === "git") {
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
         yield* copyCarriedFiles(plan, directory)
-        return { directory, gitDir: path.join(directory, ".git"), base: plan.commit, runTag } satisfies MaterialisedWorkspace
+        // Collecting reads the baseline's objects from the workspace, but never its configuration or hooks.
+        const gitDir = yield* snapshotRepository(parent, runTag)
+        yield* Effect.tryPromise({
+          try: async () => {
+            await fs.mkdir(path.join(gitDir, "objects", "info"), { recursive: true, mode: 0o700 })
+            await fs.writeFile(path.join(gitDir, "objects", "info", "alternates"), `${path.join(directory, ".git", "objects")}\n`, { mode: 0o600 })
+          },
+          catch: (error) => controllerError(`The workspace snapshot could not be created: ${String(error)}`)
+        })
+        return { directory, gitDir, base: plan.commit, runTag } satisfies MaterialisedWorkspace
       }
       yield* Effect.promise(() => fs.mkdir(directory, { mode: 0o700 }))
       yield* copyCarriedFiles(plan, directory)
-      const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
-      yield* Effect.promise(() => fs.rm(gitDir, { recursive: true, force: true }))
-      yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
-        Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
-      )
+      const gitDir = yield* snapshotRepository(parent, runTag)
       const base = (yield* withWorkspaceIndex({ directory, gitDir, runTag }, EMPTY_TREE, ["write-tree"])).trim()
       return { directory, gitDir, base, runTag } satisfies MaterialisedWorkspace
     })
@@ -177,7 +206,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
 
     /** The workspace's changes against its start, new files included (the workspace itself is not changed). */
     const diff = Effect.fn("Workspace.diff")(function*(workspace: MaterialisedWorkspace) {
-      const patch = yield* withWorkspaceIndex(workspace, workspace.base, ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", workspace.base])
+      const patch = yield* withWorkspaceIndex(workspace, workspace.base, [
+        "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", workspace.base
+      ])
       return withFinalNewline(patch)
     })
 

@@ -50,7 +50,8 @@ describe("controller daemon over real HTTP", () => {
       status: "running",
       coordinator_pid: null
     })
-    writeRun(daemon.runRoot, "run-foreign", { controller_session_id: foreignSession, status: "running" })
+    // Supervised by a live process (this test runner): another daemon's run, which this one leaves alone.
+    writeRun(daemon.runRoot, "run-foreign", { controller_session_id: foreignSession, status: "running", coordinator_pid: process.pid })
   })
   afterAll(async () => {
     await daemon?.stop()
@@ -281,8 +282,8 @@ describe("controller daemon over real HTTP", () => {
 
   it("answers a storage failure with a generic 500 and keeps the detail in its log", async () => {
     const directory = writeRun(daemon.runRoot, "run-broken-log", { controller_session_id: daemon.sessionId, status: "running" })
-    // Even root cannot append to /proc/version: the log write fails while the log still reads.
-    fs.symlinkSync("/proc/version", path.join(directory, "run.log"))
+    // A directory where the log should be: appending to it fails (EISDIR) even for root, and so does reading it.
+    fs.mkdirSync(path.join(directory, "run.log"))
     const answer = await callTool(daemon.port, "cancel_run", { run_id: "run-broken-log" })
     expect(answer.status).toBe(500)
     expect(answer.json).toMatchObject({ isError: true, content: [{ type: "text", text: "The local controller encountered an error." }] })
@@ -413,7 +414,7 @@ describe("controller daemon lifecycle", () => {
     expect(fs.existsSync(daemon.instanceDirectory)).toBe(false)
   })
 
-  it("marks its own orphaned running runs interrupted at start, ends their processes, and leaves others alone", async () => {
+  it("marks orphaned running runs of any session interrupted at start, ends their processes, and leaves a live daemon's runs alone", async () => {
     const root = scratch()
     const session = sessionId()
     const runRoot = path.join(root, "runs")
@@ -421,10 +422,11 @@ describe("controller daemon lifecycle", () => {
     await new Promise((resolve) => gone.once("exit", resolve))
     writeRun(runRoot, "run-orphan", { controller_session_id: session, coordinator_pid: gone.pid, run_tag: "orphan-tag-1" })
     writeRun(runRoot, "run-other", { controller_session_id: sessionId(), coordinator_pid: gone.pid })
+    writeRun(runRoot, "run-other-live", { controller_session_id: sessionId(), coordinator_pid: process.pid })
     writeRun(runRoot, "run-done", { controller_session_id: session, status: "completed", coordinator_pid: gone.pid })
     const leftover = spawn("sleep", ["60"], { env: { ...process.env, CODEX_REPLAY_RUN_TAG: "orphan-tag-1" }, detached: true, stdio: "ignore" })
     const leftoverExit = new Promise((resolve) => leftover.once("exit", (code, signal) => resolve(signal)))
-    const otherBefore = fs.readFileSync(path.join(runRoot, "run-other", "controller-state.json"), "utf8")
+    const otherLiveBefore = fs.readFileSync(path.join(runRoot, "run-other-live", "controller-state.json"), "utf8")
     const daemon = await startDaemon({ root, sessionId: session })
     try {
       const orphan = readState(runRoot, "run-orphan")
@@ -434,7 +436,9 @@ describe("controller daemon lifecycle", () => {
         failure_diagnostic: { controller_code: "coordinator_stopped", worker_stage: "outside_worker" }
       })
       expect(await leftoverExit).toBeTruthy()
-      expect(fs.readFileSync(path.join(runRoot, "run-other", "controller-state.json"), "utf8")).toBe(otherBefore)
+      // A run of another session whose daemon is dead is cleaned up as well; one of a live daemon is not.
+      expect(readState(runRoot, "run-other")).toMatchObject({ status: "failed", interrupted: true })
+      expect(fs.readFileSync(path.join(runRoot, "run-other-live", "controller-state.json"), "utf8")).toBe(otherLiveBefore)
       expect(readState(runRoot, "run-done").status).toBe("completed")
     } finally {
       leftover.kill("SIGKILL")
