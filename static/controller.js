@@ -224,6 +224,22 @@
       list.append(h("li", {}, button))
     })
     $("load-more").hidden = !listing.has_more
+    renderHistoryNote(listing)
+  }
+
+  /** An empty or missing history folder is named, with a way to the packaged samples. */
+  function renderHistoryNote(listing) {
+    const note = $("history-note")
+    const show = Boolean(listing.empty_history) && draft.source === "imported" && !draft.query.trim()
+    note.hidden = !show
+    note.replaceChildren()
+    if (!show) return
+    note.append(listing.empty_history, " ", h("button", { type: "button", className: "link-button", id: "show-samples", text: "Try the packaged samples", onClick: () => {
+      draft.source = "sample"
+      $("source-sample").checked = true
+      saveDraft()
+      loadThreads(false)
+    } }))
   }
 
   function selectThread(id) {
@@ -985,7 +1001,8 @@
       renderRecent()
       return app.state
     } catch (error) {
-      $("controller-status").textContent = `Unavailable: ${error.message}`
+      if (error instanceof TypeError) showControllerGone()
+      else $("controller-status").textContent = `Unavailable: ${error.message}`
       return null
     }
   }
@@ -999,11 +1016,46 @@
           refreshState()
         }
       },
-      (error) => {
+      () => {
         unreachable = true
-        $("controller-status").textContent = `Controller unreachable: ${error.message}`
+        showControllerGone()
       }
     )
+
+  // ------------------------------------------------------------------------------------------
+  // The controller itself: stopping it, and saying plainly when it is gone
+
+  const GONE_TEXT = () => `The controller at ${location.origin}/ is not running any more. Start it again with “npm start” or “codex-replay open” in a terminal, then open the address it prints.`
+
+  function showControllerGone() {
+    $("controller-status").textContent = "Controller stopped"
+    $("stop-controller").hidden = true
+    notice(GONE_TEXT())
+  }
+
+  async function stopController() {
+    const button = $("stop-controller")
+    button.disabled = true
+    try {
+      const response = await fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })
+      const payload = await response.json().catch(() => ({}))
+      if (response.status === 409) {
+        notice(`The controller was not stopped: ${failureText(payload, response)}`)
+        return
+      }
+      if (!response.ok) throw new Error(failureText(payload, response))
+      unreachable = true
+      clearTimeout(app.pollTimer)
+      $("controller-status").textContent = "Controller stopped"
+      button.hidden = true
+      notice(`The controller was stopped. ${GONE_TEXT().replace(/^The controller at \S+ is not running any more\. /, "")}`)
+    } catch (error) {
+      if (error instanceof TypeError) showControllerGone()
+      else notice(`The controller was not stopped: ${error.message}`)
+    } finally {
+      button.disabled = false
+    }
+  }
 
   function wire() {
     for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
@@ -1025,6 +1077,7 @@
       searchTimer = setTimeout(() => loadThreads(false), 250)
     })
     $("load-more").addEventListener("click", () => loadThreads(true))
+    $("stop-controller").addEventListener("click", stopController)
   }
 
   async function boot() {

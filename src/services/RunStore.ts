@@ -66,16 +66,23 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const writeState = (directory: string, state: RunState) =>
       files.writeJson(statePath(directory), state).pipe(Effect.ensuring(Effect.sync(() => forgetListing())))
 
-    /** The state of a run this controller owns; a foreign or missing run is a user error. */
-    const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
+    /** The state of any run in the run root (runs outlive their controller); a missing run is a user error. */
+    const readAny = Effect.fn("RunStore.readAny")(function*(runId: string) {
       const directory = yield* existingDirectory(runId)
       const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
       if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
-      const run = yield* asRunState(STATE_FILE, state.value)
-      if (run.controller_session_id !== owner) {
-        return yield* controllerError("The replay belongs to a different controller session.")
+      return { directory, state: yield* asRunState(STATE_FILE, state.value) }
+    })
+
+    /** The state of a run this controller supervises (only it may change the run); a foreign run is a user error. */
+    const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
+      const run = yield* readAny(runId)
+      if (run.state.controller_session_id !== owner) {
+        return yield* controllerError(
+          `The replay belongs to a different controller session (${run.state.controller_session_id}); only that controller can change it.`
+        )
       }
-      return { directory, state: run }
+      return run
     })
 
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
@@ -143,15 +150,20 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return names
     })
 
-    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwnedNow = Effect.gen(function*() {
-      const names = yield* runDirectoryNames
-      // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
-      const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
-      return states
-        .flatMap((state) => (Option.isSome(state) && state.value.controller_session_id === owner ? [state.value] : []))
-        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
-    })
+    /** Readable run states that `keep`, newest first. Not an `Effect.fn`: its span would double the cost of `get_state`. */
+    const listStatesNow = (keep: (state: RunState) => boolean) =>
+      Effect.gen(function*() {
+        const names = yield* runDirectoryNames
+        // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
+        const states = yield* Effect.forEach(names, (name) => readStateCached(path.join(settings.runRoot, name)))
+        return states
+          .flatMap((state) => (Option.isSome(state) && keep(state.value) ? [state.value] : []))
+          .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+      })
+    const listOwnedNow = listStatesNow((state) => state.controller_session_id === owner)
+
+    /** Every readable run state in the run root, whichever controller ran it, newest first. */
+    const listAll = (): Effect.Effect<ReadonlyArray<RunState>> => listStatesNow(() => true)
 
     /**
      * Every readable run state of this controller, newest first; unreadable directories are skipped.
@@ -198,10 +210,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       runRoot: settings.runRoot,
       resolveDirectory,
       existingDirectory,
+      readAny,
       readOwned,
       create,
       update,
       listOwned,
+      listAll,
       isActive,
       countActive,
       countActiveNow,
