@@ -121,6 +121,8 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
     ? null
     : { range_start: state.range_start, range_end: state.range_end ?? null },
   report_ready: typeof state.report_html === "string" && TERMINAL_STATUSES.has(state.status),
+  /** Runs started by one approval share it (several models of one start). */
+  start_group: typeof state.prepare_token_hash === "string" ? state.prepare_token_hash.slice(0, 16) : null,
   supervision
 })
 export type RunSummary = ReturnType<typeof runSummary>

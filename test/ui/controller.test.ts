@@ -275,6 +275,7 @@ describe("browser controller", () => {
     const run = page.locator("article.run")
     await expect.poll(() => run.count()).toBe(1)
     await run.locator("button[data-cancel]").click()
+    await run.locator("button[data-confirm-cancel]").click()
     await expect.poll(() => run.locator(".status").textContent(), { timeout: 15_000 }).toBe("cancelled")
     expect(await run.locator("button[data-cancel]").count()).toBe(0)
     expect(await page.locator("#step-run").isVisible()).toBe(true)
