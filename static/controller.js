@@ -342,6 +342,7 @@
       if (c.ending_kind !== "git") reasons.push("A Git beginning state requires a Git end state.")
       if (!c.repo.trim()) reasons.push("Enter the working directory (the Git repository).")
       if (!/^[0-9a-f]{7,64}$/i.test(c.baseline_commit.trim())) reasons.push("Enter the beginning Git commit.")
+      if (!c.confirm_repository_selection) reasons.push("Confirm that you have reviewed this repository and these commits.")
     }
     if (c.ending_kind === "git" && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
     if (c.beginning_kind === "non_git") {
@@ -539,7 +540,7 @@
         ? h("ul", { className: "gaps" }, gaps.map((gap) => h("li", { className: "gap" },
           h("p", {}, h("strong", { text: gap.title || gap.name }), " ", h("span", { className: "badge badge-warn", text: gap.status === "partial" ? "partial" : "not available" }), " ", h("span", { className: "fairness", text: "may affect comparison fairness" })),
           h("p", { text: gap.guidance || "" }),
-          gap.remediation_action ? h("p", { className: "hint" }, "Remediation: ", h("code", { text: gap.remediation_action })) : null)))
+          gap.remediation_action ? h("p", { className: "hint", text: `What to do: ${remediationText(gap.remediation_action)}` }) : null)))
         : h("p", { className: "muted", text: "No capability gaps found: Codex can use everything Claude used in this thread." })
     ))
 
@@ -1138,6 +1139,15 @@
     if (models.length) draft.config.models = models
     app.pendingModels = null
   }
+
+  /** A capability gap's remediation, as a sentence instead of its internal identifier. */
+  const REMEDIATIONS = {
+    enable_web_search: "turn on web search for Codex (in ~/.codex/config.toml) so it can look things up as Claude did.",
+    configure_mcp_server: "configure the same MCP servers for Codex that Claude used in this thread.",
+    describe_images_in_request: "describe in the task prompt the images Claude was shown.",
+    copy_claude_md_to_agents_md: "copy the project's CLAUDE.md instructions into an AGENTS.md file that Codex reads."
+  }
+  const remediationText = (action) => REMEDIATIONS[action] || String(action).replace(/_/g, " ") + "."
 
   // ------------------------------------------------------------------------------------------
   // Run view: phase counters, a readable trajectory, review order, cancel confirmation

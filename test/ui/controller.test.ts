@@ -269,6 +269,9 @@ describe("browser controller", () => {
     expect(await page.locator("#cfg-baseline").inputValue()).toBe("")
     expect(await page.locator("#prepare").isDisabled()).toBe(true)
     await page.locator("#cfg-baseline").fill(baseline)
+    // Reviewing the repository gates Prepare.
+    expect(await page.locator("#start-reason").textContent()).toContain("Confirm that you have reviewed this repository and these commits.")
+    await page.check("#cfg-confirm-repo")
     await page.locator("#cfg-request").fill("Add a --words option.\nfake-scenario: hang")
     await page.click("#prepare")
     await page.click("#approve-start")
