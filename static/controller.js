@@ -269,7 +269,7 @@
       applyPendingModels()
       saveDraft()
       renderConfigure()
-      if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted) synthesize()
+      if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted && !app.synthesizing) synthesize()
     } catch (error) {
       if (draft.thread_id !== id) return
       app.inspectError = error.message
@@ -376,9 +376,8 @@
 
   async function synthesize() {
     const id = draft.thread_id
+    // Marked attempted only once it answers: a reload in the middle starts it again.
     app.synthesizing = true
-    draft.config.synthesis_attempted = true
-    saveDraft()
     renderConfigure()
     try {
       const result = await callTool("synthesize_request", { thread_id: id })
@@ -390,6 +389,7 @@
       notice(`Prompt synthesis failed: ${error.message}`)
     } finally {
       app.synthesizing = false
+      if (draft.thread_id === id && draft.config) draft.config.synthesis_attempted = true
       if (draft.thread_id === id) changed(true)
     }
   }
@@ -744,6 +744,19 @@
       if (log) log.scrollTop = scrolled.has(logId) ? scrolled.get(logId) : log.scrollHeight
     }
     restore()
+    syncRecentRuns()
+  }
+
+  /** The Recent runs list follows the run cards in the same render (get_state catches up later). */
+  function syncRecentRuns() {
+    if (!app.state) return
+    const recent = app.state.recent_runs || []
+    const known = new Set(recent.map((run) => run.run_id))
+    const fresh = (draft.run_ids || []).filter((id) => !known.has(id) && app.runs[id] && app.runs[id].status && app.runs[id].supervision && app.runs[id].supervision.this_controller)
+      .map((id) => app.runs[id])
+    const merged = fresh.concat(recent).map((run) => (app.runs[run.run_id] && app.runs[run.run_id].status ? { ...run, status: app.runs[run.run_id].status } : run))
+    app.state = { ...app.state, recent_runs: merged }
+    renderRecent()
   }
 
   async function cancel(id) {

@@ -101,25 +101,18 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return { status: (proven ? "compatible" : "unverified") as ProbeStatus, health }
     })
 
-    const shutdown = Effect.fn("ControllerClient.shutdown")(function*(controller: KnownController) {
-      const answer = yield* request(`${controllerOrigin(controller.port)}/api/shutdown`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken },
-        body: "{}"
-      }, 2000)
-      return Option.isSome(answer) && answer.value.status === 200
-    })
-
     /** Asks a controller to stop: `stopping`, `busy` (a run is active: 409) or `unanswered`. */
-    const requestStop = Effect.fn("ControllerClient.requestStop")(function*(controller: KnownController) {
+    const requestStop = Effect.fn("ControllerClient.requestStop")(function*(controller: KnownController, timeoutMillis = 5000) {
       const answer = yield* request(`${controllerOrigin(controller.port)}/api/shutdown`, {
         method: "POST",
         headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken },
         body: "{}"
-      }, 5000)
+      }, timeoutMillis)
       if (Option.isNone(answer)) return "unanswered" as const
       return answer.value.status === 200 ? "stopping" as const : answer.value.status === 409 ? "busy" as const : "unanswered" as const
     })
+
+    const shutdown = (controller: KnownController) => Effect.map(requestStop(controller, 2000), (outcome) => outcome === "stopping")
 
     /** The first controller of `controllersRoot` whose runtime file reads and whose `/health` answer `accept`s. */
     const findLive = Effect.fn("ControllerClient.findLive")(function*(
