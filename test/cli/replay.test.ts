@@ -177,7 +177,8 @@ describe("codex-replay replay", () => {
     expect(unknownThread.code).toBe(1)
     expect(unknownThread.stderr).toMatch(/codex-replay: .*(sample|thread)/i)
     expect(unknownThread.stderr).not.toMatch(/\bat .+\.js:\d+/)
-    expect(runDirectories(daemon.runRoot)).toHaveLength(2)
+    // The runs of the two replays above (two models, then one on a terminal), and nothing more.
+    expect(runDirectories(daemon.runRoot)).toHaveLength(3)
   })
 })
 
