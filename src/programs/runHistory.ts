@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import * as path from "node:path"
+import { isControllerSessionId } from "../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../domain/product.js"
 import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
 import { FileStore } from "../services/FileStore.js"
@@ -48,7 +49,7 @@ const controllerUrlOf = (sessionId: string) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const files = yield* FileStore
-    if (!/^[a-f0-9]{32}$/.test(sessionId)) return null
+    if (!isControllerSessionId(sessionId)) return null
     const runtime = yield* files.readJsonOption(path.join(settings.controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES).pipe(
       Effect.orElseSucceed(() => Option.none())
     )
