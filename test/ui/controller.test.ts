@@ -336,7 +336,7 @@ describe("browser controller", () => {
     await tabTo((focus) => focus === "prepare")
     await page.keyboard.press("Enter")
     await page.locator("#approval-prompt").waitFor({ timeout: 5_000 })
-    // A whole thread replays once per controller; going back to editing does not start anything.
+    // Going back to editing does not start anything.
     await tabTo((focus) => focus === "edit-config" || focus === "approve-start")
     await page.locator("#edit-config").focus()
     await page.keyboard.press("Enter")
