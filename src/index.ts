@@ -53,6 +53,7 @@ export {
   threadRecordById
 } from "./programs/threads.js"
 export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
+export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
 export {
   InferredWorkingDirectory,
   inferWorkingDirectory,

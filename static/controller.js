@@ -8,7 +8,7 @@
   const PROGRESS_MS = 400
   const MAX_MODELS = 4
   const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
-  const STEPS = ["thread", "configure", "run", "results"]
+  const STEPS = ["thread", "configure", "run", "results", "runs"]
   const AUTHORS = { codex: "Codex replay", claude: "Historical Claude" }
   const DIMENSIONS = [
     { id: "reliability", label: "Reliability", checks: [["invalid_inputs", "Invalid inputs handled appropriately"], ["boundary_conditions", "Boundary conditions handled"], ["failure_handling", "Failures handled gracefully"], ["state_consistency", "State remains consistent"]] },
@@ -247,6 +247,22 @@
       list.append(h("li", {}, button))
     })
     $("load-more").hidden = !listing.has_more
+    renderHistoryNote(listing)
+  }
+
+  /** An empty or missing history folder is named, with a way to the packaged samples. */
+  function renderHistoryNote(listing) {
+    const note = $("history-note")
+    const show = Boolean(listing.empty_history) && draft.source === "imported" && !draft.query.trim()
+    note.hidden = !show
+    note.replaceChildren()
+    if (!show) return
+    note.append(listing.empty_history, " ", h("button", { type: "button", className: "link-button", id: "show-samples", text: "Try the packaged samples", onClick: () => {
+      draft.source = "sample"
+      $("source-sample").checked = true
+      saveDraft()
+      loadThreads(false)
+    } }))
   }
 
   function selectThread(id) {
@@ -273,9 +289,10 @@
       if (draft.thread_id !== id) return
       app.inspect = result
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
+      applyPendingModels()
       saveDraft()
       renderConfigure()
-      if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted) synthesize()
+      if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted && !app.synthesizing) synthesize()
     } catch (error) {
       if (draft.thread_id !== id) return
       app.inspectError = error.message
@@ -350,6 +367,7 @@
       if (c.ending_kind !== "git") reasons.push("A Git beginning state requires a Git end state.")
       if (!c.repo.trim()) reasons.push("Enter the working directory (the Git repository).")
       if (!/^[0-9a-f]{7,64}$/i.test(c.baseline_commit.trim())) reasons.push("Enter the beginning Git commit.")
+      if (!c.confirm_repository_selection) reasons.push("Confirm that you have reviewed this repository and these commits.")
     }
     if (c.ending_kind === "git" && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
     if (c.beginning_kind === "non_git") {
@@ -383,9 +401,8 @@
 
   async function synthesize() {
     const id = draft.thread_id
+    // Marked attempted only once it answers: a reload in the middle starts it again.
     app.synthesizing = true
-    draft.config.synthesis_attempted = true
-    saveDraft()
     renderConfigure()
     try {
       const result = await callTool("synthesize_request", { thread_id: id })
@@ -397,6 +414,7 @@
       notice(`Prompt synthesis failed: ${error.message}`)
     } finally {
       app.synthesizing = false
+      if (draft.thread_id === id && draft.config) draft.config.synthesis_attempted = true
       if (draft.thread_id === id) changed(true)
     }
   }
@@ -550,7 +568,7 @@
         ? h("ul", { className: "gaps" }, gaps.map((gap) => h("li", { className: "gap" },
           h("p", {}, h("strong", { text: gap.title || gap.name }), " ", h("span", { className: "badge badge-warn", text: gap.status === "partial" ? "partial" : "not available" }), " ", h("span", { className: "fairness", text: "may affect comparison fairness" })),
           h("p", { text: gap.guidance || "" }),
-          gap.remediation_action ? h("p", { className: "hint" }, "Remediation: ", h("code", { text: gap.remediation_action })) : null)))
+          gap.remediation_action ? h("p", { className: "hint", text: `What to do: ${remediationText(gap.remediation_action)}` }) : null)))
         : h("p", { className: "muted", text: "No capability gaps found: Codex can use everything Claude used in this thread." })
     ))
 
@@ -682,6 +700,7 @@
       for (const entry of result.runs || []) if (entry.run) app.runs[entry.run_id] = { ...entry.run, run_log: "" }
       draft.run_ids = ids
       draft.results_run = null
+      rememberConfig(ids)
       if ((result.errors || []).length) notice(`Some models did not launch: ${result.errors.map((e) => e.message || e.error || JSON.stringify(e)).join(" ")}`)
       app.prepared = null
       saveDraft()
@@ -733,20 +752,24 @@
     const ids = draft.run_ids || []
     const signature = JSON.stringify(ids.map((id) => {
       const run = app.runs[id] || {}
-      return [id, run.status, run.updated_at, (run.run_log || "").length, run.load_error || ""]
+      return [id, run.status, run.updated_at, (run.run_log || "").length, run.load_error || "", app.confirmCancel === id]
     }))
     if (signature === runsSignature && body.childElementCount > 0) return
     runsSignature = signature
     const active = document.activeElement
     const focusKey = active && body.contains(active) ? active.getAttribute("data-focus-key") : null
     const closed = new Set([...body.querySelectorAll("details[data-key]")].filter((d) => !d.open).map((d) => d.getAttribute("data-key")))
+    const opened = new Set([...body.querySelectorAll("details[data-key]")].filter((d) => d.open).map((d) => d.getAttribute("data-key")))
     // Follow the end of a log unless the reader scrolled up in it.
     const scrolled = new Map([...body.querySelectorAll("pre.run-log")]
       .filter((log) => log.scrollTop + log.clientHeight < log.scrollHeight - 8)
       .map((log) => [log.id, log.scrollTop]))
     body.replaceChildren()
     const restore = () => {
-      for (const details of body.querySelectorAll("details[data-key]")) if (closed.has(details.getAttribute("data-key"))) details.open = false
+      for (const details of body.querySelectorAll("details[data-key]")) {
+        if (closed.has(details.getAttribute("data-key"))) details.open = false
+        if (opened.has(details.getAttribute("data-key"))) details.open = true
+      }
       if (focusKey) {
         const again = body.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`)
         if (again) again.focus()
@@ -763,23 +786,40 @@
         h("div", { className: "run-head" },
           h("div", {}, h("p", { className: "run-model", text: run.model || "…" }), h("p", { className: "muted mono", text: id })),
           h("div", { className: "run-head-right" }, statusBadge(run.status),
-            isActive(run) ? h("button", { type: "button", className: "danger", text: "Cancel", "data-cancel": id, "data-focus-key": `cancel:${id}`, onClick: () => cancel(id) }) : null,
-            run.status === "completed" ? h("button", { type: "button", className: "primary", text: "View results", "data-results": id, "data-focus-key": `results:${id}`, onClick: () => openResults(id, true) }) : null)),
+            cancelControls(run, id),
+            run.status === "completed" ? h("button", { type: "button", className: "primary", text: "View results", "data-results": id, "data-focus-key": `results:${id}`, onClick: () => openResults(id, true) }) : null,
+            ["completed", "failed", "cancelled"].includes(run.status) && run.thread_id ? h("button", { type: "button", className: "secondary", text: "Replay again", "data-replay-again": id, "data-focus-key": `again:${id}`, onClick: () => replayAgain(run) }) : null)),
+        reviewOrderText(run) ? h("p", { className: "review-order", role: "status", text: reviewOrderText(run) }) : null,
         run.load_error ? h("p", { className: "error", text: run.load_error }) : null,
         run.error ? h("p", { className: "error", text: run.error }) : null,
         run.failure_diagnostic ? h("p", { className: "hint mono", text: Object.entries(run.failure_diagnostic).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) => `${k}: ${v}`).join(" · ") }) : null,
         h("ol", { className: "phases", "aria-label": "Phases" }, (run.phases || []).map((phase) => h("li", { className: `phase phase-${phase.status}` },
-          h("span", { className: "phase-dot", "aria-hidden": "true" }), h("span", { className: "phase-label", text: phase.label || phase.id }), h("span", { className: "phase-status", text: phase.status })))),
+          h("span", { className: "phase-dot", "aria-hidden": "true" }), h("span", { className: "phase-label", text: phase.label || phase.id }), h("span", { className: "phase-status", text: phase.status }), " ", phaseCounter(run, phase, phaseTimes(run))))),
+        trajectorySection(run),
         h("details", { className: "events", open: true, "data-key": `events:${id}` }, h("summary", { "data-focus-key": `events:${id}`, text: `Events (${(run.events || []).length})` }),
           h("ol", { className: "event-list" }, (run.events || []).slice(-30).map((event) => h("li", {},
             h("time", { className: "mono muted", datetime: event.at, text: formatTime(event.at) }), " ", h("span", { className: "badge", text: event.phase }), " ", event.summary || event.status || "")))),
-        h("details", { className: "log", open: true, "data-key": `log:${id}` }, h("summary", { "data-focus-key": `log:${id}`, text: "Run log" }),
+        h("details", { className: "log", "data-key": `log:${id}` }, h("summary", { "data-focus-key": `log:${id}`, text: "Raw run log" }),
           h("pre", { className: "run-log", id: logId, tabindex: "0", "data-focus-key": `logpre:${id}`, "aria-label": "Run log", text: run.run_log || "(empty)" })))
+
       body.append(card)
       const log = document.getElementById(logId)
       if (log) log.scrollTop = scrolled.has(logId) ? scrolled.get(logId) : log.scrollHeight
     }
     restore()
+    syncRecentRuns()
+  }
+
+  /** The Recent runs list follows the run cards in the same render (get_state catches up later). */
+  function syncRecentRuns() {
+    if (!app.state) return
+    const recent = app.state.recent_runs || []
+    const known = new Set(recent.map((run) => run.run_id))
+    const fresh = (draft.run_ids || []).filter((id) => !known.has(id) && app.runs[id] && app.runs[id].status && app.runs[id].supervision && app.runs[id].supervision.this_controller)
+      .map((id) => app.runs[id])
+    const merged = fresh.concat(recent).map((run) => (app.runs[run.run_id] && app.runs[run.run_id].status ? { ...run, status: app.runs[run.run_id].status } : run))
+    app.state = { ...app.state, recent_runs: merged }
+    renderRecent()
   }
 
   async function cancel(id) {
@@ -829,6 +869,7 @@
     draft.results_run = id
     showStep("results", focus !== false)
     const body = $("results-body")
+    if ((draft.run_ids || []).length > 1 && draft.run_ids.includes(id)) await loadReports(draft.run_ids)
     if (!app.reports[id]) {
       body.replaceChildren(h("p", { className: "muted", role: "status", text: "Loading the report…" }))
       try {
@@ -889,7 +930,7 @@
   }
 
   function evaluationSection(evaluation) {
-    const wrap = h("section", { className: "evaluation", "aria-label": "Evaluation" }, h("p", { className: "legend", text: "Pass: satisfied. Fail: failed. N/A: not applicable to this task." }))
+    const wrap = h("div", { className: "evaluation" }, h("p", { className: "legend", text: "Pass: satisfied. Fail: failed. N/A: not applicable to this task." }))
     const reviews = (evaluation && evaluation.reviews) || []
     const mapping = (evaluation && evaluation.candidate_mapping) || { A: "codex", B: "claude" }
     const comparable = (evaluation && evaluation.comparable_dimensions) || DIMENSIONS.map((d) => d.id)
@@ -1051,10 +1092,11 @@
     if (!report) return
     const codex = report.candidates.codex
     const claude = report.candidates.claude
-    const completedRuns = (draft.run_ids || []).filter((runId) => app.runs[runId] && app.runs[runId].status === "completed")
+    const completedRuns = (draft.run_ids || []).filter((runId) => app.reports[runId] || (app.runs[runId] && app.runs[runId].status === "completed"))
     if (completedRuns.length > 1) {
-      body.append(h("div", { className: "run-switch", role: "group", "aria-label": "Completed runs" }, completedRuns.map((runId) =>
-        h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
+      body.append(sideBySideTable(completedRuns) || "")
+      body.append(h("div", { className: "run-switch", role: "group", "aria-label": "Details per model" }, completedRuns.map((runId) =>
+        h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.reports[runId] && app.reports[runId].candidates.codex.model) || (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: verdictText(report.winner) }), " ", notLikeForLikeBadge(report)),
@@ -1067,7 +1109,7 @@
     const cost = [compareLower(codex.cost && codex.cost.usd, claude.cost && claude.cost.usd), compareLower(claude.cost && claude.cost.usd, codex.cost && codex.cost.usd)]
     const cell = (text, comparison) => h("td", {}, text, " ", mark(comparison))
     body.append(section("Summary", h("div", { className: "table-scroll" }, h("table", { className: "summary-table" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "" }), h("th", { scope: "col", text: AUTHORS.codex }), h("th", { scope: "col", text: AUTHORS.claude }))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span", { className: "visually-hidden", text: "Measure" })), h("th", { scope: "col", text: AUTHORS.codex }), h("th", { scope: "col", text: AUTHORS.claude }))),
       h("tbody", {},
         h("tr", {}, h("th", { scope: "row", text: "Model" }), h("td", { className: "mono", text: codex.model || "—" }), h("td", { className: "mono", text: claude.model || "—" })),
         h("tr", { className: "elapsed-row" }, h("th", { scope: "row", text: "Elapsed time" }), cell(formatDuration(codex.elapsed_ms), elapsed[0]), cell(formatDuration(claude.elapsed_ms), elapsed[1])),
@@ -1079,17 +1121,431 @@
     body.append(section("Evaluation", evaluationSection(report.evaluation)))
     body.append(section("Reviewer's reasons", reasonsSection(report)))
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
-    body.append(section("Original request", h("pre", { className: "response", text: report.original_request || "" })))
+    body.append(section("Original request", h("pre", { className: "response", tabindex: "0", "aria-label": "Original request", text: report.original_request || "" })))
     body.append(section("Final responses", h("div", { className: "side-by-side" },
-      h("div", {}, h("h4", { text: "Codex final response" }), h("pre", { className: "response", text: codex.final_response || "(none)" })),
-      h("div", {}, h("h4", { text: "Claude final response" }), h("pre", { className: "response", text: claude.final_response || "(none)" }),
+      h("div", {}, h("h4", { text: "Codex final response" }), renderMarkdown(codex.final_response)),
+      h("div", {}, h("h4", { text: "Claude final response" }), renderMarkdown(claude.final_response),
         !claude.final_response && claude.last_substantive_reply
-          ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", id: "claude-last-substantive", text: claude.last_substantive_reply })]
+          ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", tabindex: "0", "aria-label": "Claude's last substantive reply", id: "claude-last-substantive", text: claude.last_substantive_reply })]
           : null))))
     body.append(section("Patches", h("div", { className: "side-by-side" },
-      h("details", {}, h("summary", { text: "Codex patch" }), h("pre", { className: "diff", text: codex.patch || "(no changes)" })),
-      h("details", {}, h("summary", { text: "Claude patch" }), h("pre", { className: "diff", text: claude.patch || "(no changes)" })))))
+      h("div", {}, h("h4", { text: "Codex patch" }), renderDiff(codex.patch, "Codex patch")),
+      h("div", {}, h("h4", { text: "Claude patch" }), renderDiff(claude.patch, "Claude patch")))))
     if (report.about_review && report.about_review.note) body.append(section("About this review", h("p", { className: "about", text: report.about_review.note })))
+    labelScrollRegions(body)
+  }
+
+  /** Every wide table scrolls in a focusable, named region with a cue when it overflows. */
+  function labelScrollRegions(container) {
+    const used = new Set()
+    for (const region of container.querySelectorAll(".table-scroll")) {
+      if (!region.hasAttribute("tabindex")) region.setAttribute("tabindex", "0")
+      if (!region.hasAttribute("role")) region.setAttribute("role", "region")
+      if (!region.hasAttribute("aria-label")) {
+        const heading = region.parentElement.querySelector(":scope > h4, :scope > h3") || (region.closest("section") && region.closest("section").querySelector("h3"))
+        const base = `${heading ? heading.textContent.trim() : "Table"} (scrolls sideways)`
+        let label = base
+        for (let n = 2; used.has(label); n++) label = `${base} ${n}`
+        region.setAttribute("aria-label", label)
+      }
+      used.add(region.getAttribute("aria-label"))
+      requestAnimationFrame(() => region.classList.toggle("overflowing", region.scrollWidth > region.clientWidth + 1))
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Runs view: every run of the run root, newest first, filtered and paged (list_runs)
+
+  const RUNS_PAGE = 50
+  const VERDICTS = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
+  const runsView = { offset: 0, result: null, token: 0 }
+
+  async function loadRunsView() {
+    const token = ++runsView.token
+    const args = { offset: runsView.offset, limit: RUNS_PAGE }
+    const query = $("runs-query").value.trim()
+    if (query) args.query = query
+    if ($("runs-status").value) args.status = $("runs-status").value
+    if ($("runs-winner").value) args.winner = $("runs-winner").value
+    $("runs-summary").textContent = "Loading runs…"
+    try {
+      const result = await callTool("list_runs", args)
+      if (token !== runsView.token) return
+      runsView.result = result
+      renderRunsView()
+    } catch (error) {
+      if (token === runsView.token) $("runs-summary").textContent = `Could not list runs: ${error.message}`
+    }
+  }
+
+  function supervisionText(run) {
+    const s = run.supervision || {}
+    if (s.read_only) return `Running in controller ${s.controller_session_id}${s.controller_url ? ` (${s.controller_url})` : ""}; read-only here.`
+    return s.this_controller ? "This controller" : "Earlier controller"
+  }
+
+  function renderRunsView() {
+    const result = runsView.result || { runs: [], total: 0, offset: 0 }
+    const body = $("runs-rows")
+    body.replaceChildren()
+    $("runs-summary").textContent = result.total === 0
+      ? `No runs match in ${result.run_root || "the run root"}.`
+      : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}, newest first.`
+    for (const run of result.runs) {
+      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}` : "—"
+      const label = run.report_ready ? "Open results" : "Open run"
+      body.append(h("tr", { "data-run-id": run.run_id },
+        h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
+        h("td", { className: "mono", text: run.thread_id || "—" }),
+        h("td", { className: "mono", text: run.model || "—" }),
+        h("td", {}, statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
+        h("td", { text: verdict }),
+        h("td", { className: "muted", text: supervisionText(run) }),
+        h("td", {}, h("button", { type: "button", className: "secondary small", text: label, "aria-label": `${label}: ${run.model || ""} ${run.run_id}`, onClick: () => openFromRunsView(run) }))))
+    }
+    $("runs-prev").disabled = result.offset === 0
+    $("runs-next").disabled = !result.has_more
+    labelScrollRegions($("step-runs"))
+  }
+
+  /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
+  function openFromRunsView(run) {
+    const siblings = ((runsView.result && runsView.result.runs) || [])
+      .filter((other) => run.start_group && other.start_group === run.start_group)
+      .map((other) => other.run_id)
+    draft.run_ids = siblings.length ? siblings : [run.run_id]
+    draft.results_run = null
+    saveDraft()
+    if (run.report_ready) {
+      pollRuns()
+      openResults(run.run_id, true)
+    } else {
+      showStep("run", true)
+      pollRuns()
+    }
+  }
+
+  function wireRunsView() {
+    let timer = null
+    const reload = () => {
+      runsView.offset = 0
+      clearTimeout(timer)
+      timer = setTimeout(loadRunsView, 200)
+    }
+    $("runs-query").addEventListener("input", reload)
+    $("runs-status").addEventListener("change", reload)
+    $("runs-winner").addEventListener("change", reload)
+    $("runs-prev").addEventListener("click", () => {
+      runsView.offset = Math.max(0, runsView.offset - RUNS_PAGE)
+      loadRunsView()
+    })
+    $("runs-next").addEventListener("click", () => {
+      runsView.offset += RUNS_PAGE
+      loadRunsView()
+    })
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Replay again: a finished, failed or cancelled run's configuration, pre-filled
+
+  const MAX_REMEMBERED_CONFIGS = 24
+  function rememberConfig(runIds) {
+    const kept = Object.entries(draft.run_configs || {}).slice(-MAX_REMEMBERED_CONFIGS)
+    draft.run_configs = Object.fromEntries(kept.concat(runIds.map((id) => [id, draft.config])))
+  }
+
+  function replayAgain(run) {
+    const saved = (draft.run_configs || {})[run.run_id]
+    draft.thread_id = run.thread_id
+    draft.config = saved ? { ...saved } : null
+    app.pendingModels = saved ? null : (Array.isArray(run.models) && run.models.length ? run.models : [run.model]).filter(Boolean)
+    app.prepared = null
+    saveDraft()
+    showStep("configure", true)
+    inspect(run.thread_id)
+  }
+
+  /** After an inspection, the models of the run being replayed again (when its configuration was not kept). */
+  function applyPendingModels() {
+    if (!app.pendingModels || !draft.config) return
+    const offered = ((app.inspect && app.inspect.models) || []).map((model) => model.id)
+    const models = app.pendingModels.filter((model) => offered.includes(model))
+    if (models.length) draft.config.models = models
+    app.pendingModels = null
+  }
+
+  /** A capability gap's remediation, as a sentence instead of its internal identifier. */
+  const REMEDIATIONS = {
+    enable_web_search: "turn on web search for Codex (in ~/.codex/config.toml) so it can look things up as Claude did.",
+    configure_mcp_server: "configure the same MCP servers for Codex that Claude used in this thread.",
+    describe_images_in_request: "describe in the task prompt the images Claude was shown.",
+    copy_claude_md_to_agents_md: "copy the project's CLAUDE.md instructions into an AGENTS.md file that Codex reads."
+  }
+  const remediationText = (action) => REMEDIATIONS[action] || String(action).replace(/_/g, " ") + "."
+
+  // ------------------------------------------------------------------------------------------
+  // Run view: phase counters, a readable trajectory, review order, cancel confirmation
+
+  function clockText(ms) {
+    const seconds = Math.max(0, Math.floor(ms / 1000))
+    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
+  }
+
+  /** When each phase started and ended, from the run's events. */
+  function phaseTimes(run) {
+    const order = (run.phases || []).map((phase) => phase.id)
+    const starts = {}
+    for (const event of run.events || []) if (!(event.phase in starts)) starts[event.phase] = Date.parse(event.at)
+    const times = {}
+    order.forEach((id, index) => {
+      if (!(id in starts)) return
+      const next = order.slice(index + 1).find((later) => later in starts)
+      const end = next ? starts[next] : run.completed_at ? Date.parse(run.completed_at) : null
+      times[id] = { start: starts[id], end }
+    })
+    return times
+  }
+
+  function phaseCounter(run, phase, times) {
+    const time = times[phase.id]
+    if (!time || phase.status === "waiting") return null
+    const running = phase.status === "running" && isActive(run)
+    return h("span", {
+      className: "phase-elapsed mono",
+      "data-since": running ? String(time.start) : undefined,
+      text: clockText((running ? Date.now() : time.end || Date.now()) - time.start)
+    })
+  }
+
+  /** Ticks the counters of running phases between polls. */
+  function tickPhaseCounters() {
+    for (const counter of document.querySelectorAll("[data-since]")) counter.textContent = clockText(Date.now() - Number(counter.getAttribute("data-since")))
+  }
+
+  function reviewOrderText(run) {
+    if (run.phase !== "reviewing" || !isActive(run)) return null
+    const log = run.run_log || ""
+    const started = (log.match(/review:codex:(ab|ba)\] started|review:codex:(ab|ba) started/g) || []).length
+    return started ? `Blind review: order ${Math.min(started, 2)} of 2` : "Blind review: starting"
+  }
+
+  /** Codex's messages, commands with exit codes and file changes, out of the implementation's JSON lines. */
+  function trajectoryOf(runLog) {
+    const steps = []
+    for (const line of (runLog || "").split("\n")) {
+      const at = line.indexOf("[implementation:stdout] ")
+      if (at < 0) continue
+      let event
+      try {
+        event = JSON.parse(line.slice(at + "[implementation:stdout] ".length))
+      } catch {
+        continue
+      }
+      const item = event && event.type === "item.completed" ? event.item : null
+      if (!item) continue
+      if (item.type === "agent_message" && item.text) steps.push({ kind: "message", text: item.text })
+      else if (item.type === "command_execution") steps.push({ kind: "command", text: item.command || "", exit: item.exit_code })
+      else if (item.type === "file_change") for (const change of item.changes || []) steps.push({ kind: "file", text: `${change.kind || "update"} ${change.path || ""}` })
+      else if (item.type === "reasoning" && item.text) steps.push({ kind: "reasoning", text: item.text })
+    }
+    return steps
+  }
+
+  function trajectorySection(run) {
+    const steps = trajectoryOf(run.run_log)
+    const list = h("ol", { className: "trajectory" }, steps.slice(-200).map((step) => {
+      if (step.kind === "command") {
+        const ok = step.exit === 0
+        return h("li", { className: "step-command" }, h("span", { className: "badge", text: "command" }), " ", h("code", { text: step.text }), " ",
+          h("span", { className: ok ? "exit-ok" : "exit-bad", text: step.exit === undefined || step.exit === null ? "running" : `exit ${step.exit}` }))
+      }
+      if (step.kind === "file") return h("li", { className: "step-file" }, h("span", { className: "badge", text: "file" }), " ", h("code", { text: step.text }))
+      return h("li", { className: `step-${step.kind}` }, h("span", { className: "badge", text: step.kind === "message" ? "Codex" : "thinking" }), " ", h("span", { text: step.text }))
+    }))
+    return h("details", { className: "trajectory-box", open: true, "data-key": `trajectory:${run.run_id}` },
+      h("summary", { "data-focus-key": `trajectory:${run.run_id}`, text: `What Codex did (${steps.length} step${steps.length === 1 ? "" : "s"})` }),
+      steps.length ? list : h("p", { className: "muted", text: "Nothing yet." }))
+  }
+
+  function cancelControls(run, id) {
+    if (run.supervision && run.supervision.read_only) return h("p", { className: "hint", text: supervisionText(run) })
+    if (!isActive(run)) return null
+    if (app.confirmCancel === id) {
+      return h("div", { className: "confirm", role: "group", "aria-label": "Confirm cancellation" },
+        h("span", { text: "Cancel this run? Codex stops and no report is written." }), " ",
+        h("button", { type: "button", className: "danger", text: "Yes, cancel the run", "data-confirm-cancel": id, "data-focus-key": `confirm:${id}`, onClick: () => {
+          app.confirmCancel = null
+          cancel(id)
+        } }), " ",
+        h("button", { type: "button", className: "secondary", text: "Keep running", "data-focus-key": `keep:${id}`, onClick: () => {
+          app.confirmCancel = null
+          runsSignature = ""
+          renderRuns()
+          const again = document.querySelector(`[data-cancel="${CSS.escape(id)}"]`)
+          if (again) again.focus()
+        } }))
+    }
+    return h("button", { type: "button", className: "danger", text: "Cancel", "data-cancel": id, "data-focus-key": `cancel:${id}`, onClick: () => {
+      app.confirmCancel = id
+      runsSignature = ""
+      renderRuns()
+      const confirm = document.querySelector(`[data-confirm-cancel="${CSS.escape(id)}"]`)
+      if (confirm) confirm.focus()
+    } })
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Results: several models side by side, diffs as diffs, final responses as safe Markdown
+
+  const DIMENSION_SHORT = { reliability: "Reliability", code_quality: "Code quality", request_fulfillment: "Request", change_scope: "Scope", safe_operations: "Safety", accurate_reporting: "Reporting" }
+
+  async function loadReports(ids) {
+    await Promise.all(ids.filter((id) => !app.reports[id]).map(async (id) => {
+      try {
+        app.reports[id] = (await callTool("get_report", { run_id: id })).report
+      } catch {
+        // shown as missing in the table
+      }
+    }))
+  }
+
+  /** A report candidate's tokens (ordinary input, cache read and write, output) in one figure. */
+  function candidateTokens(candidate) {
+    const t = candidate && candidate.tokens
+    if (!t) return null
+    return (t.ordinary_input || 0) + (t.cache_read || 0) + (t.cache_write || 0) + (t.output || 0)
+  }
+
+  function sideBySideTable(ids) {
+    const reports = ids.map((id) => [id, app.reports[id]]).filter(([, report]) => report)
+    if (reports.length < 2) return null
+    const claude = reports[0][1].candidates.claude
+    const dimensionCell = (report, id) => {
+      const result = report.evaluation && report.evaluation.dimensions && report.evaluation.dimensions[id]
+      const winner = result ? result.winner : null
+      return h("td", { className: `outcome outcome-${winner || "none"}`, text: winner === "codex" ? "won" : winner === "claude" ? "lost" : winner === "tie" ? "tie" : winner ? "N/A" : "—" })
+    }
+    const rows = reports.map(([id, report]) => {
+      const codex = report.candidates.codex
+      return h("tr", { "data-run-id": id },
+        h("th", { scope: "row", className: "mono", text: codex.model || id }),
+        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" })),
+        DIMENSIONS.map((d) => dimensionCell(report, d.id)),
+        h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
+        h("td", { className: "num", text: integer(candidateTokens(codex)) }),
+        h("td", { className: "num", text: costText(codex.cost) }),
+        h("td", {}, h("button", { type: "button", className: "secondary small", text: "Details", "aria-label": `Details of ${codex.model || id}`, onClick: () => openResults(id, false) })))
+    })
+    rows.push(h("tr", { className: "claude-row" },
+      h("th", { scope: "row", text: `Historical Claude (${claude.model || "—"})` }), h("td", { text: "—" }), DIMENSIONS.map(() => h("td", { text: "—" })),
+      h("td", { className: "num", text: formatDuration(claude.elapsed_ms) }), h("td", { className: "num", text: integer(candidateTokens(claude)) }),
+      h("td", { className: "num", text: costText(claude.cost) }), h("td", { text: "—" })))
+    return section("Every model beside Claude", scrollTable("Every model beside Claude", h("table", { className: "side-table" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Model" }), h("th", { scope: "col", text: "Verdict" }),
+        DIMENSIONS.map((d) => h("th", { scope: "col", text: DIMENSION_SHORT[d.id] || d.label })),
+        h("th", { scope: "col", text: "Time" }), h("th", { scope: "col", text: "Tokens" }), h("th", { scope: "col", text: "Cost" }), h("th", { scope: "col", text: "Details" }))),
+      h("tbody", {}, rows))),
+    h("p", { className: "hint", text: "Dimensions from Codex's side: won, tie or lost against the historical Claude result, agreed in both review orders." }))
+  }
+
+  /** A wide table; `labelScrollRegions` makes its region focusable, named, and cued when it overflows. */
+  const scrollTable = (label, table) => h("div", { className: "table-scroll", "aria-label": `${label} (scrolls sideways)` }, table)
+
+  /** A unified diff as per-file collapsible blocks: file headers, added and removed lines coloured. */
+  function renderDiff(patch, label) {
+    if (!patch || !patch.trim()) return h("p", { className: "muted", text: "(no changes)" })
+    const files = []
+    for (const line of patch.split("\n")) {
+      if (line.startsWith("diff --git ") || !files.length) files.push({ name: line.startsWith("diff --git ") ? line.replace(/^diff --git a\/(.*?) b\/.*$/, "$1") : "", lines: [] })
+      const file = files[files.length - 1]
+      if (line.startsWith("+++ ") && !file.name) file.name = line.slice(4).replace(/^b\//, "")
+      file.lines.push(line)
+    }
+    const wrap = h("div", { className: "diff-files", "aria-label": label })
+    for (const file of files) {
+      const added = file.lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).length
+      const removed = file.lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).length
+      const pre = h("pre", { className: "diff-view", tabindex: "0", "aria-label": `Diff of ${file.name || "file"}` }, file.lines.map((line) => {
+        const kind = line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ") || line.startsWith("index ") ? "meta"
+          : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx"
+        return h("span", { className: `diff-line diff-${kind}`, text: `${line}\n` })
+      }))
+      wrap.append(h("details", { className: "diff-file", open: files.length <= 5 },
+        h("summary", {}, h("span", { className: "mono", text: file.name || "(patch)" }), " ", h("span", { className: "diff-add", text: `+${added}` }), " ", h("span", { className: "diff-del", text: `−${removed}` })),
+        pre))
+    }
+    return wrap
+  }
+
+  /** Markdown as DOM nodes: headings, lists, code, emphasis; never markup, scripts or requests (links stay text). */
+  function renderMarkdown(text) {
+    const root = h("div", { className: "markdown response", tabindex: "0" })
+    const lines = String(text || "").split("\n")
+    let list = null
+    let code = null
+    let paragraph = []
+    const flush = () => {
+      if (paragraph.length) root.append(h("p", {}, inline(paragraph.join(" "))))
+      paragraph = []
+    }
+    for (const line of lines) {
+      if (code) {
+        if (/^\s*```/.test(line)) {
+          root.append(h("pre", { className: "md-code", tabindex: "0" }, h("code", { text: code.join("\n") })))
+          code = null
+        } else code.push(line)
+        continue
+      }
+      if (/^\s*```/.test(line)) {
+        flush()
+        list = null
+        code = []
+        continue
+      }
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line)
+      const item = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line)
+      if (heading) {
+        flush()
+        list = null
+        root.append(h(`h${Math.min(6, heading[1].length + 3)}`, {}, inline(heading[2])))
+      } else if (item) {
+        flush()
+        if (!list) {
+          list = h(/^\s*\d/.test(line) ? "ol" : "ul")
+          root.append(list)
+        }
+        list.append(h("li", {}, inline(item[1])))
+      } else if (!line.trim()) {
+        flush()
+        list = null
+      } else {
+        list = null
+        paragraph.push(line.trim())
+      }
+    }
+    if (code) root.append(h("pre", { className: "md-code", tabindex: "0" }, h("code", { text: code.join("\n") })))
+    flush()
+    if (!root.childElementCount) root.append(h("p", { className: "muted", text: "(none)" }))
+    return root
+  }
+
+  function inline(text) {
+    const nodes = []
+    const pattern = /(`[^`]+`|\*\*[^*]+\*\*|\*[^*\s][^*]*\*|\[[^\]]+\]\([^)]+\))/g
+    let last = 0
+    for (const match of text.matchAll(pattern)) {
+      if (match.index > last) nodes.push(text.slice(last, match.index))
+      const token = match[0]
+      if (token.startsWith("`")) nodes.push(h("code", { text: token.slice(1, -1) }))
+      else if (token.startsWith("**")) nodes.push(h("strong", { text: token.slice(2, -2) }))
+      else if (token.startsWith("[")) {
+        const link = /^\[([^\]]+)\]\(([^)]+)\)$/.exec(token)
+        nodes.push(h("span", { className: "md-link", text: `${link[1]} (${link[2]})` }))
+      } else nodes.push(h("em", { text: token.slice(1, -1) }))
+      last = match.index + token.length
+    }
+    if (last < text.length) nodes.push(text.slice(last))
+    return nodes
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1106,7 +1562,8 @@
       renderRecent()
       return app.state
     } catch (error) {
-      $("controller-status").textContent = `Unavailable: ${error.message}`
+      if (error instanceof TypeError) showControllerGone()
+      else $("controller-status").textContent = `Unavailable: ${error.message}`
       return null
     }
   }
@@ -1120,17 +1577,53 @@
           refreshState()
         }
       },
-      (error) => {
+      () => {
         unreachable = true
-        $("controller-status").textContent = `Controller unreachable: ${error.message}`
+        showControllerGone()
       }
     )
+
+  // ------------------------------------------------------------------------------------------
+  // The controller itself: stopping it, and saying plainly when it is gone
+
+  const GONE_TEXT = () => `The controller at ${location.origin}/ is not running any more. Start it again with “npm start” or “codex-replay open” in a terminal, then open the address it prints.`
+
+  function showControllerGone() {
+    $("controller-status").textContent = "Controller stopped"
+    $("stop-controller").hidden = true
+    notice(GONE_TEXT())
+  }
+
+  async function stopController() {
+    const button = $("stop-controller")
+    button.disabled = true
+    try {
+      const response = await fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })
+      const payload = await response.json().catch(() => ({}))
+      if (response.status === 409) {
+        notice(`The controller was not stopped: ${failureText(payload, response)}`)
+        return
+      }
+      if (!response.ok) throw new Error(failureText(payload, response))
+      unreachable = true
+      clearTimeout(app.pollTimer)
+      $("controller-status").textContent = "Controller stopped"
+      button.hidden = true
+      notice(`The controller was stopped. ${GONE_TEXT().replace(/^The controller at \S+ is not running any more\. /, "")}`)
+    } catch (error) {
+      if (error instanceof TypeError) showControllerGone()
+      else notice(`The controller was not stopped: ${error.message}`)
+    } finally {
+      button.disabled = false
+    }
+  }
 
   function wire() {
     for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
       const latest = name === "results" ? draft.results_run || latestCompleted() : null
       if (latest) openResults(latest, true)
       else showStep(name, true)
+      if (name === "runs") loadRunsView()
     })
     for (const radio of document.querySelectorAll('input[name="source"]')) {
       radio.addEventListener("change", (event) => {
@@ -1151,6 +1644,9 @@
       saveDraft()
       loadThreads(false)
     })
+    $("stop-controller").addEventListener("click", stopController)
+    wireRunsView()
+    setInterval(tickPhaseCounters, 1000)
   }
 
   async function boot() {

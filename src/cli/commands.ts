@@ -8,6 +8,8 @@ import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { controllerError } from "../domain/errors.js"
 import { VERSION } from "../domain/product.js"
+import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../programs/runHistory.js"
+import { helpRequested } from "./help.js"
 
 /**
  * Each command loads its own modules when it runs: `threads` (answered from the thread index in a moment)
@@ -33,10 +35,13 @@ const wholeNumber = (name: string, description: string, fallback: number) =>
 
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
-    const { ensureController } = await import("../programs/ensureController.js")
-    return Effect.flatMap(ensureController(process.env, homedir()), (url) => Console.log(url))
+    const { ensureKnownController } = await import("../programs/ensureController.js")
+    return Effect.flatMap(ensureKnownController(process.env, homedir()), ({ url, explanation }) =>
+      Effect.zipRight(Console.log(url), Console.error(explanation)))
   }))
-).pipe(Command.withDescription("Start (or reuse) the local controller and print its URL."))
+).pipe(Command.withDescription(
+  "Print the URL of the local controller for this history folder, run root and Codex path, starting one if none is running; says on stderr which controller it reused or started, and why."
+))
 
 const threads = Command.make("threads", {
   query: Options.text("query").pipe(
@@ -108,9 +113,45 @@ const report = Command.make("report", {
   )))
   .pipe(Command.withDescription("Print the paths of a run's report (and open it)."))
 
+const runs = Command.make("runs", {
+  query: Options.text("query").pipe(
+    Options.withPseudoName("text"),
+    Options.withDescription("Only runs whose run id, thread id, model or controller session contains this text (case-insensitive)."),
+    Options.optional
+  ),
+  status: Options.choice("status", RUN_STATUSES).pipe(Options.withDescription("Only runs with this status."), Options.optional),
+  winner: Options.choice("winner", RUN_WINNERS).pipe(Options.withDescription("Only runs with this verdict."), Options.optional),
+  limit: wholeNumber("limit", `Runs per page: a whole number from 1 through ${MAX_RUNS_PAGE}.`, DEFAULT_RUNS_PAGE),
+  offset: wholeNumber("offset", "Runs to skip: a whole number from 0 through 1000000.", 0),
+  json
+}, (options) =>
+  lazily(async () => (await import("./runs.js")).runsCommand({
+    query: Option.getOrUndefined(options.query),
+    status: Option.getOrUndefined(options.status),
+    winner: Option.getOrUndefined(options.winner),
+    limit: options.limit,
+    offset: options.offset,
+    json: options.json
+  }))).pipe(Command.withDescription("List every replay run in the run root, newest first, whichever controller ran it."))
+
+const stop = Command.make("stop", {
+  session: Options.text("session").pipe(
+    Options.withPseudoName("id"),
+    Options.withDescription("Stop only the controller with this session id (32 hexadecimal characters) instead of every controller of this installation."),
+    Options.optional
+  ),
+  json
+}, (options) =>
+  launcher(lazily(async () =>
+    (await import("./stop.js")).stopCommand({ session: Option.getOrUndefined(options.session), json: options.json }, process.env, homedir())
+  )))
+  .pipe(Command.withDescription(
+    "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
+  ))
+
 const cli = Command.make("codex-replay").pipe(
   Command.withDescription("Replay Claude Code tasks with Codex. With no arguments, speaks MCP on stdio."),
-  Command.withSubcommands([open, threads, replay, report])
+  Command.withSubcommands([open, threads, replay, report, runs, stop])
 )
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
@@ -121,6 +162,8 @@ const switchWithValue = (argv: ReadonlyArray<string>) =>
 /** The terminal commands (SPEC §12). A command-line mistake has already been printed by `@effect/cli`. */
 export const commandLineMain = (argv: ReadonlyArray<string>) =>
   Effect.suspend(() => {
+    const help = helpRequested(argv)
+    if (help !== undefined) return Effect.sync(() => void process.stdout.write(help))
     const misused = switchWithValue(argv)
     return misused === undefined
       ? Command.run(cli, { name: "codex-replay", version: VERSION })(argv)

@@ -1,4 +1,4 @@
-import { Effect, Either, Exit } from "effect"
+import { Clock, Effect, Either, Exit } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
@@ -8,6 +8,7 @@ import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
+import { clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
 export interface ReplayOptions {
   readonly threadId: string
@@ -163,6 +164,9 @@ interface Watched {
   readonly model: string
   last: string
   state: Json | undefined
+  /** When the command first saw the run, and its current phase. */
+  startedAt: number
+  phaseAt: number
 }
 
 const phaseLabel = (state: Json) => {
@@ -170,24 +174,61 @@ const phaseLabel = (state: Json) => {
   return phases.find((phase) => phase.id === state.phase)?.label ?? state.phase ?? "-"
 }
 
-/** Polls `get_run` for every run and prints each model's phase changes until all have finished. */
+const isFinished = (run: Watched) => run.state !== undefined && TERMINAL_STATUSES.has(String(run.state.status))
+
+/** What a run is doing, in words: its phase, or how it ended. */
+const statusLine = (state: Json) => {
+  const status = String(state.status)
+  return TERMINAL_STATUSES.has(status)
+    ? `${status}${typeof state.error === "string" && state.error !== "" ? `: ${firstLine(state.error, 400)}` : ""}`
+    : String(phaseLabel(state))
+}
+
+/**
+ * On a terminal: one line per model, rewritten in place, with the phase's elapsed time. Elsewhere
+ * (a pipe, a file, `--json` progress on a redirected stderr): a plain line per change, with the
+ * time since the run started.
+ */
+const progressDisplay = (out: Output, watched: ReadonlyArray<Watched>) => {
+  const stream = out.json ? process.stderr : process.stdout
+  const live = stream.isTTY === true
+  let drawn = 0
+  const counterLine = (run: Watched, now: number) =>
+    `[${run.model}] ${run.last}  ${clock(now - (isFinished(run) ? run.startedAt : run.phaseAt))}${isFinished(run) ? " in total" : ""}`
+  return {
+    /** A run changed phase or ended. */
+    changed: (run: Watched, now: number) =>
+      live ? Effect.void : out.say(isFinished(run) ? `[${run.model}] ${run.last} in ${clock(now - run.startedAt)}` : `[${run.model}] ${run.last} (at ${clock(now - run.startedAt)})`),
+    /** Redraws the counters (terminal only). */
+    tick: (now: number) =>
+      Effect.sync(() => {
+        if (!live) return
+        const lines = watched.map((run) => `\x1b[2K${counterLine(run, now)}`)
+        stream.write(`${drawn > 0 ? `\x1b[${drawn}A` : ""}${lines.map((line) => `\r${line}\n`).join("")}`)
+        drawn = lines.length
+      })
+  }
+}
+
+/** Polls `get_run` for every run and shows each model's phase with an elapsed-time counter until all have finished. */
 const watchRuns = (call: CallTool, out: Output, watched: ReadonlyArray<Watched>) =>
   Effect.gen(function*() {
-    while (watched.some((run) => run.state === undefined || !TERMINAL_STATUSES.has(String(run.state.status)))) {
+    const display = progressDisplay(out, watched)
+    while (!watched.every(isFinished)) {
       for (const run of watched) {
-        if (run.state !== undefined && TERMINAL_STATUSES.has(String(run.state.status))) continue
+        if (isFinished(run)) continue
         const state = structured(yield* call("get_run", { run_id: run.runId })).run as Json
         run.state = state
-        const status = String(state.status)
-        const line = TERMINAL_STATUSES.has(status)
-          ? `${status}${typeof state.error === "string" && state.error !== "" ? `: ${firstLine(state.error, 400)}` : ""}`
-          : String(phaseLabel(state))
+        const line = statusLine(state)
         if (line !== run.last) {
+          const now = yield* Clock.currentTimeMillis
           run.last = line
-          yield* out.say(`[${run.model}] ${line}`)
+          run.phaseAt = now
+          yield* display.changed(run, now)
         }
       }
-      if (watched.some((run) => !TERMINAL_STATUSES.has(String(run.state?.status)))) yield* Effect.sleep(POLL_MILLIS)
+      yield* display.tick(yield* Clock.currentTimeMillis)
+      if (!watched.every(isFinished)) yield* Effect.sleep(POLL_MILLIS)
     }
   })
 
@@ -195,6 +236,19 @@ const reportFile = (runRoot: string, runId: string, format: "html" | "json") => 
   const file = path.join(runRoot, runId, `report.${format}`)
   return fs.existsSync(file) ? file : null
 }
+
+/** The end of a replay for one model: the verdict and the report path, or why there is none. */
+const printRunSummary = (
+  out: Output,
+  run: { readonly model: string; readonly run_id: string; readonly verdict: Verdict | null; readonly report_html: string | null },
+  state?: Json
+) =>
+  Effect.gen(function*() {
+    yield* out.say(`${run.model} (${run.run_id})`)
+    if (run.verdict === null) return yield* out.say(`  ${state === undefined ? "no verdict" : noReportSentence(state)}`)
+    for (const line of verdictLines(run.verdict)) yield* out.say(`  ${line}`)
+    if (run.report_html !== null) yield* out.say(`  Report:  ${run.report_html}`)
+  })
 
 /**
  * `codex-replay replay <thread> --model …`: drives this install's controller over RPC — inspect, prepare,
@@ -272,7 +326,8 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       Effect.gen(function*() {
         started = structured(yield* call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token }))
         for (const run of (Array.isArray(started.runs) ? started.runs : []) as Array<Json>) {
-          watched.push({ runId: String(run.run_id), model: String(run.model), last: "", state: undefined })
+          const now = yield* Clock.currentTimeMillis
+          watched.push({ runId: String(run.run_id), model: String(run.model), last: "", state: undefined, startedAt: now, phaseAt: now })
         }
         const exit = yield* Effect.exit(restore(follow))
         // Interrupted (Ctrl-C) or failed while following: the runs must not outlive the command.
@@ -281,20 +336,23 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       })
     )
 
-    const runs = watched.map((run) => ({
-      run_id: run.runId,
-      model: run.model,
-      status: String(run.state?.status ?? "unknown"),
-      error: typeof run.state?.error === "string" ? run.state.error : null,
-      report_html: reportFile(runRoot, run.runId, "html"),
-      report_json: reportFile(runRoot, run.runId, "json")
-    }))
+    const runs = watched.map((run) => {
+      const reportJson = reportFile(runRoot, run.runId, "json")
+      return {
+        run_id: run.runId,
+        model: run.model,
+        status: String(run.state?.status ?? "unknown"),
+        error: typeof run.state?.error === "string" ? run.state.error : null,
+        report_html: reportFile(runRoot, run.runId, "html"),
+        report_json: reportJson,
+        verdict: run.state === undefined ? null : verdictOf(run.state, readReportJson(reportJson))
+      }
+    })
     if (options.json) {
       yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
     } else {
-      for (const run of runs) {
-        if (run.report_html !== null) yield* out.say(`[${run.model}] report: ${run.report_html}`)
-      }
+      yield* out.say("")
+      for (const [index, run] of runs.entries()) yield* printRunSummary(out, run, watched[index]?.state)
     }
     const unfinished = runs.filter((run) => run.status !== "completed")
     if (unfinished.length > 0) {

@@ -1,4 +1,4 @@
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import { controllerError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -6,7 +6,8 @@ import { CoreLive } from "../layers.js"
 import { locateReport } from "../programs/reports.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
-import { makeOutput, openWithDesktop } from "./terminal.js"
+import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
+import { noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
 
 export interface ReportOptions {
   readonly runId: string
@@ -16,22 +17,40 @@ export interface ReportOptions {
 
 const ReportLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
 
-/** The real paths of a run's `report.html` and `report.json` (each inside the run directory), if written. */
+/**
+ * A run's state (when it has one), its verdict and the real paths of its `report.html` and
+ * `report.json` (each inside the run directory). A cancelled or failed run says so instead.
+ */
 export const reportPaths = (runId: string) =>
   Effect.gen(function*() {
     if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
     const runs = yield* RunStore
     // Without a run root there is no run (resolving inside a missing root would blame containment).
-    if (!fs.existsSync(runs.runRoot)) return yield* controllerError("The replay run is unavailable.")
-    const directory = yield* runs.existingDirectory(runId)
+    const missing = controllerError(`No run ${runId} in ${runs.runRoot}.`)
+    if (!fs.existsSync(runs.runRoot)) return yield* missing
+    const directory = yield* runs.existingDirectory(runId).pipe(Effect.catchIf(
+      (error) => error.message === "The replay run is unavailable.",
+      () => Effect.fail(missing)
+    ))
+    const state = Option.getOrUndefined(Option.map(yield* Effect.option(runs.readAny(runId)), (run) => run.state))
     const html = yield* Effect.either(locateReport(directory, "html"))
     const json = yield* Effect.either(locateReport(directory, "json"))
-    if (Either.isLeft(html) && Either.isLeft(json)) return yield* html.left
+    if (Either.isLeft(html) && Either.isLeft(json)) {
+      if (state !== undefined && state.status !== "completed") {
+        return yield* controllerError(`Run ${runId}: ${noReportSentence(state)}.`)
+      }
+      return yield* html.left
+    }
+    const reportJson = Either.isRight(json) ? json.right.path : null
     return {
       run_id: runId,
       run_directory: directory,
       report_html: Either.isRight(html) ? html.right.path : null,
-      report_json: Either.isRight(json) ? json.right.path : null
+      report_json: reportJson,
+      status: state?.status ?? null,
+      model: typeof state?.model === "string" ? state.model : null,
+      thread_id: typeof state?.thread_id === "string" ? state.thread_id : null,
+      verdict: state === undefined ? null : verdictOf(state, readReportJson(reportJson))
     }
   })
 
@@ -45,6 +64,10 @@ export const reportCommand = (options: ReportOptions) =>
       yield* openWithDesktop(found.report_html)
     }
     if (options.json) return yield* out.result({ ...found, opened: options.open })
+    if (found.verdict !== null) {
+      yield* out.say(`Run:     ${found.run_id} (${orDash(found.model)}, thread ${orDash(found.thread_id)})`)
+      for (const line of verdictLines(found.verdict)) yield* out.say(line)
+    }
     if (found.report_html !== null) yield* out.say(found.report_html)
     if (found.report_json !== null) yield* out.say(found.report_json)
   }).pipe(Effect.provide(ReportLive))

@@ -74,7 +74,13 @@ export const threadsCommand = (options: ThreadsOptions) =>
       ...(options.source === undefined ? {} : { source: options.source })
     }))
     if (options.json) return yield* out.result(result)
+    if (result.empty_history !== null && result.source === "sample" && options.source === undefined) {
+      yield* out.say(`${result.empty_history} Showing the packaged samples.`)
+    }
     if (result.threads.length === 0) {
+      if (result.source === "imported" && result.empty_history !== null) {
+        return yield* out.say(`${result.empty_history} Try the packaged samples: codex-replay threads --source sample`)
+      }
       return yield* out.say(result.total === 0 && options.query !== undefined ? "No thread matches the search." : "No threads.")
     }
     for (const [index, thread] of result.threads.entries()) {

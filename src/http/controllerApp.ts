@@ -62,6 +62,18 @@ const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
   )
 }
 
+const BUSY_MESSAGE = "A replay is still running in this controller. Cancel it or wait for it to finish, then stop the controller."
+
+/** The page's "Stop controller": refused while a run is active, like `/api/shutdown`, else a clean exit. */
+const stopFromPage = <RT, RD>(options: ControllerAppOptions<RT, RD>) =>
+  Effect.gen(function*() {
+    if (yield* options.busy) {
+      return jsonResponse(409, { active_run: true, isError: true, content: [{ type: "text", text: BUSY_MESSAGE }] })
+    }
+    yield* Deferred.succeed(options.shutdown, undefined)
+    return jsonResponse(200, { stopping: true })
+  })
+
 /**
  * A call that was not itself interrupted can still meet an interruption (work it waited for was given up
  * by another client): a 503 with the usual headers rather than the platform's bare one.
@@ -158,7 +170,7 @@ const serveRequests = <RT, RD>(
       }
       return withSecurityHeaders(yield* options.rpc)
     }
-    if (!["/api/call", "/api/download", "/api/heartbeat"].includes(url.pathname)) {
+    if (!["/api/call", "/api/download", "/api/heartbeat", "/api/stop"].includes(url.pathname)) {
       return jsonResponse(404, { error: "Not found." })
     }
     if (request.headers.origin !== runtime.origin) return errorResponse(403, "Invalid origin.")
@@ -178,6 +190,7 @@ const serveRequests = <RT, RD>(
           heartbeat_interval_seconds: HEARTBEAT_INTERVAL_SECONDS
         })
       }
+      if (url.pathname === "/api/stop") return yield* stopFromPage(options)
       if (url.pathname === "/api/download") {
         const download = yield* inServices(options.download(body.run_id, body.format), services)
         return withSecurityHeaders(HttpServerResponse.stream(

@@ -11,12 +11,22 @@ import type { FileStore } from "../services/FileStore.js"
 
 export const OPEN_CONTROLLER_TOOL = {
   name: "open_controller",
-  description: "Start the local Codex Replay browser controller for this session and return its URL.",
+  description:
+    "Start the local Codex Replay browser controller (a daemon on 127.0.0.1) for this Codex session and return its URL for the user to open. Codex Replay replays a past Claude Code task with Codex models and compares the results in a blind review. Call it once per controller session id: a retry with the same id answers the same URL while that controller lives, and is refused otherwise. It never opens a browser.",
   inputSchema: {
     type: "object",
     properties: {
-      controller_session_id: { type: "string", pattern: "^[a-f0-9]{32}$" },
-      codex_cli_path: { type: "string" }
+      controller_session_id: {
+        type: "string",
+        pattern: "^[a-f0-9]{32}$",
+        description:
+          "A new random id for this launch: exactly 32 lowercase hexadecimal characters (16 random bytes), for example from `openssl rand -hex 16`. Use a fresh id for each new controller; the same id is used only once."
+      },
+      codex_cli_path: {
+        type: "string",
+        description:
+          "Optional absolute path of the Codex executable the replays should drive (an executable file). Leave it out to use CODEX_CLI_PATH from the environment, or else `codex` on PATH."
+      }
     },
     required: ["controller_session_id"],
     additionalProperties: false

@@ -15,6 +15,7 @@ import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
+import { ListRunsArguments, listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
 
 const RECENT_RUNS = 12
 
@@ -103,12 +104,19 @@ export const getState = defineTool(StatePayload, () =>
     })
   }))
 
+/** Any run of the run root; one that another live controller is executing is named as read-only. */
 export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
-    const { directory, state } = yield* runs.readOwned(run_id)
-    return toolSuccess(`Replay ${run_id} is ${state.status}.`, { run: yield* runSnapshot(directory, state) })
+    const { directory, state } = yield* runs.readAny(run_id)
+    const supervision = yield* supervisionOf(state)
+    return toolSuccess(`Replay ${run_id} is ${state.status}.${supervisionText(supervision)}`, {
+      run: { ...(yield* runSnapshot(directory, state)), supervision }
+    })
   }))
+
+export const listRunsTool = defineTool(ListRunsArguments, (args) =>
+  Effect.map(listRuns(args), (result) => toolSuccess(listRunsText(result), { ...result })))
 
 /**
  * Marks the run cancelled first (so the run's own fiber cannot record anything else), then
@@ -151,6 +159,7 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
 export const baseTools = {
   get_state: getState,
   get_run: getRun,
+  list_runs: listRunsTool,
   cancel_run: cancelRun
 } satisfies Record<string, ControllerTool<any>>
 

@@ -3,20 +3,37 @@ import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { controllerOrigin, VERSION } from "../domain/product.js"
 import { controllerError } from "../domain/errors.js"
-import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
+import { ControllerClient, type KnownController, settingsMismatch } from "../services/ControllerClient.js"
+import { controllerSettingsOf } from "../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
 
+/** A controller to talk to, and in one sentence which one it is and why it was chosen. */
+export interface EnsuredController {
+  readonly url: string
+  readonly controller: KnownController
+  readonly reused: boolean
+  readonly explanation: string
+}
+
 /**
- * A live controller of this version for this install and its URL: one that is already running, or a
- * new one launched exactly as MCP would.
+ * A live controller of this version for this install and its URL: one that is already running with
+ * the same settings (history folder, run root, Codex path), or a new one launched exactly as MCP would.
  */
 export const ensureKnownController = (env: Readonly<Record<string, string | undefined>>, home: string) =>
   Effect.gen(function*() {
     const client = yield* ControllerClient
     const settings = yield* settingsOf(env, home)
-    const running = yield* client.findLive(settings.controllersRoot, (controller, status, health) =>
-      status === "compatible" && health.version === VERSION && health.controller_session_id === controller.sessionId)
-    if (Option.isSome(running)) return known(running.value)
+    const wanted = controllerSettingsOf(settings)
+    const history = `${settings.claudeConfigDir}/projects`
+    const live: Array<KnownController> = []
+    const running = yield* client.findLive(settings.controllersRoot, (controller, status, health) => {
+      const usable = status === "compatible" && health.version === VERSION && health.controller_session_id === controller.sessionId
+      if (usable) live.push(controller)
+      return usable && settingsMismatch(controller.settings, wanted) === undefined
+    })
+    if (Option.isSome(running)) {
+      return known(running.value, true, `Reused controller ${running.value.sessionId}: it reads ${history} and keeps runs in ${settings.runRoot}.`)
+    }
     const sessionId = randomBytes(16).toString("hex")
     const cliPath = settings.codexCliPath
     const result = yield* openController({
@@ -28,10 +45,19 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
     }
     const launched = yield* client.readRuntime(settings.controllersRoot, sessionId)
     if (Option.isNone(launched)) return yield* controllerError("The controller started without a readable runtime file.")
-    return known(launched.value)
+    const other = live[0]
+    const why = other === undefined
+      ? "no controller of this version was running"
+      : `controller ${other.sessionId} is running but ${settingsMismatch(other.settings, wanted)}`
+    return known(launched.value, false, `Started controller ${sessionId} for ${history} (${why}).`)
   })
 
-const known = (controller: KnownController) => ({ url: `${controllerOrigin(controller.port)}/`, controller })
+const known = (controller: KnownController, reused: boolean, explanation: string): EnsuredController => ({
+  url: `${controllerOrigin(controller.port)}/`,
+  controller,
+  reused,
+  explanation
+})
 
 /** `codex-replay open` / `npm start`: the URL of a live controller of this version (see `ensureKnownController`). */
 export const ensureController = (env: Readonly<Record<string, string | undefined>>, home: string) =>

@@ -94,6 +94,7 @@ const spawnDaemon = (settings: ResolvedSettings, input: OpenControllerInput, res
           env: {
             ...process.env,
             CODEX_REPLAY_RUN_ROOT: settings.runRoot,
+            CLAUDE_CONFIG_DIR: settings.claudeConfigDir,
             CODEX_REPLAY_CONTROLLER_PORT: String(port),
             CODEX_REPLAY_CONTROLLER_SESSION_ID: input.controller_session_id,
             ...(inherit ? { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "3" } : { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "" }),

@@ -41,7 +41,7 @@ export const reconcileInterruptedRuns = (options: { readonly atStart: boolean })
     const runs = yield* RunStore
     const settings = yield* Settings
     const processes = yield* ProcessRunner
-    const orphaned = (yield* runs.listEvery).filter((state) =>
+    const orphaned = (yield* runs.listAll()).filter((state) =>
       state.status === "running" &&
       (options.atStart
         ? state.coordinator_pid === process.pid || supervisorIsGone(state)

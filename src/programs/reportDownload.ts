@@ -4,29 +4,25 @@ import { controllerError } from "../domain/errors.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
-import { Settings } from "../services/Settings.js"
 import { openReportDownload } from "./reports.js"
 
 /**
- * The directory of a run this controller may read a report from. A report is ready only once its run
- * completed: the run is marked completed after both report files were written whole, so a run that
- * ended any other way (killed while reporting, say) has no report to serve, whatever files it left.
+ * The directory of a run to read a report from: any run of the run root, whichever controller ran it
+ * (runs belong to the run root). A report is ready only once its run completed: the run is marked
+ * completed after both report files were written whole, so a run that ended any other way (killed
+ * while reporting, say) has no report to serve, whatever files it left.
  */
 export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runId: string) {
   const runs = yield* RunStore
   const files = yield* FileStore
-  const settings = yield* Settings
   if (runId === "") return yield* controllerError("run_id is required.")
   const directory = yield* runs.existingDirectory(runId)
   const state = yield* files.readJsonOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES)
-  if (Option.isSome(state) && state.value.controller_session_id !== settings.controllerSessionId) {
-    return yield* controllerError("The replay belongs to a different controller session.")
-  }
   if (Option.isNone(state) || state.value.status !== "completed") return yield* controllerError("The replay report is not ready.")
   return directory
 })
 
-/** `POST /api/download`: the report of an owned run, as an attachment. */
+/** `POST /api/download`: the report of a completed run, as an attachment. */
 export const reportDownload = (runId: unknown, format: unknown) =>
   Effect.gen(function*() {
     if (typeof runId !== "string") return yield* controllerError("run_id is required.")

@@ -147,26 +147,25 @@ const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
   Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
 
 // ---------------------------------------------------------------------------------------------
-// Rules across runs of this controller
-
-const isLaunchedRunOf = (state: RunState, configuration: RunConfiguration) =>
-  state.thread_id === configuration.thread_id && state.launch_failed !== true
+// Rules across runs of the run root
 
 const sameRange = (state: RunState, configuration: RunConfiguration) =>
+  state.thread_id === configuration.thread_id &&
   state.range_start === configuration.range_start && state.range_end === configuration.range_end
 
-/** A whole-thread replay is single-use per controller; a chunk may run once beside other chunks. */
+/**
+ * A thread may be replayed any number of times, each replay a new run; a chunk has at most one
+ * active run at a time (chunks of one thread may run side by side).
+ */
 const ensureCanStart = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
+    if (!isChunk(configuration)) return
     const runs = yield* RunStore
-    const earlier = (yield* runs.listOwned()).filter((state) => isLaunchedRunOf(state, configuration))
-    if (!isChunk(configuration) && earlier.some((state) => (state.range_start ?? null) === null)) {
+    const active = (yield* runs.listAll()).filter((state) => sameRange(state, configuration) && runs.isActive(state))
+    if (active.length > 0) {
       return yield* controllerError(
-        "This controller has already replayed this thread. Open a new Codex task and invoke Codex Replay to run another comparison."
+        `This chunk is already being replayed (run ${active[0]?.run_id}). Wait for it to finish or cancel it first.`
       )
-    }
-    if (isChunk(configuration) && earlier.some((state) => sameRange(state, configuration))) {
-      return yield* controllerError("This chunk has already been started in this controller.")
     }
   })
 
@@ -360,7 +359,7 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     if (models.some((model) => !accounted.has(model))) {
       // The controller stopped in the middle of this start: some models never launched.
       return yield* controllerError(
-        "The approved replay did not finish starting every selected model. Open a new Codex task and invoke Codex Replay to run another comparison."
+        "The approved replay did not finish starting every selected model. Prepare and approve the replay again."
       )
     }
     return Option.some(yield* startedResponse(ordered, models, errors, true))
@@ -559,7 +558,7 @@ export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     for (;;) {
-      const { state } = yield* runs.readOwned(runId)
+      const { state } = yield* runs.readAny(runId)
       if (TERMINAL_STATUSES.has(state.status)) return state
       yield* Effect.sleep(options.pollInterval ?? "250 millis")
     }

@@ -1,4 +1,5 @@
 import { Effect, Either, Schema } from "effect"
+import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
 import type { ModelOption } from "../domain/history/models.js"
@@ -8,6 +9,7 @@ import { Baseline, type BaselineProposal, type StateKind } from "../services/Bas
 import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
+import { Settings } from "../services/Settings.js"
 
 // ---------------------------------------------------------------------------------------------------
 // Payload schemas (documentation and typing); decoding below gives one clear message per bad field.
@@ -45,6 +47,10 @@ export interface ListThreadsResult {
   readonly total: number
   readonly has_more: boolean
   readonly diagnostics: ReadonlyArray<string>
+  /** Where imported threads are read (`$CLAUDE_CONFIG_DIR/projects`). */
+  readonly history_directory: string
+  /** "No Claude Code threads in <history_directory>." when that folder holds none (missing or empty), else null. */
+  readonly empty_history: string | null
 }
 
 export type ThreadSort = "date" | "cost"
@@ -187,6 +193,7 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const args = yield* decodeListThreadsArguments(payload)
   const history = yield* ClaudeHistory
   const samples = yield* Samples
+  const historyDirectory = path.join((yield* Settings).claudeConfigDir, "projects")
   const [imported, sampleThreads] = yield* Effect.all([history.list(), samples.list()], { concurrency: 2 })
   const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
   const collection = source === "sample" ? sampleThreads : imported.threads
@@ -203,7 +210,9 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
     offset: args.offset,
     total: selected.length,
     has_more: args.offset + threads.length < selected.length,
-    diagnostics: imported.diagnostics.slice(0, 20)
+    diagnostics: imported.diagnostics.slice(0, 20),
+    history_directory: historyDirectory,
+    empty_history: imported.threads.length === 0 ? `No Claude Code threads in ${historyDirectory}.` : null
   } satisfies ListThreadsResult
 })
 

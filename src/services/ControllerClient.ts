@@ -10,7 +10,7 @@ import {
   SERVER_NAME
 } from "../domain/product.js"
 import { isControllerSessionId } from "../domain/ids.js"
-import { healthProof, tokensEqual } from "./ControllerRuntime.js"
+import { type ControllerSettings, healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
 
 export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
@@ -29,6 +29,30 @@ export interface KnownController {
   readonly sessionId: string
   readonly port: number
   readonly controlToken: string
+  /** What the controller recorded it works on (absent in runtime files of older versions). */
+  readonly settings?: ControllerSettings | undefined
+}
+
+const settingsFrom = (value: unknown): ControllerSettings | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const { claude_config_dir, run_root, codex_cli_path } = value as Record<string, unknown>
+  return typeof claude_config_dir === "string" && typeof run_root === "string" &&
+      (typeof codex_cli_path === "string" || codex_cli_path === null)
+    ? { claude_config_dir, run_root, codex_cli_path }
+    : undefined
+}
+
+/** Why a controller with `recorded` settings cannot serve `wanted`, or undefined when it can. */
+export const settingsMismatch = (recorded: ControllerSettings | undefined, wanted: ControllerSettings) => {
+  if (recorded === undefined) return "it does not say which history folder it reads"
+  if (recorded.claude_config_dir !== wanted.claude_config_dir) {
+    return `it reads another history folder (${recorded.claude_config_dir}/projects)`
+  }
+  if (recorded.run_root !== wanted.run_root) return `it keeps runs in another run root (${recorded.run_root})`
+  if (recorded.codex_cli_path !== wanted.codex_cli_path) {
+    return `it drives another Codex executable (${recorded.codex_cli_path ?? "codex on PATH"})`
+  }
+  return undefined
 }
 
 const request = (url: string, init: RequestInit, timeoutMillis: number) =>
@@ -58,7 +82,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       const { port, control_token } = runtime.value
       return typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 &&
           typeof control_token === "string" && control_token.length >= 32
-        ? Option.some({ sessionId, port, controlToken: control_token })
+        ? Option.some({ sessionId, port, controlToken: control_token, settings: settingsFrom(runtime.value.settings) })
         : Option.none()
     })
 
@@ -77,14 +101,18 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return { status: (proven ? "compatible" : "unverified") as ProbeStatus, health }
     })
 
-    const shutdown = Effect.fn("ControllerClient.shutdown")(function*(controller: KnownController) {
+    /** Asks a controller to stop: `stopping`, `busy` (a run is active: 409) or `unanswered`. */
+    const requestStop = Effect.fn("ControllerClient.requestStop")(function*(controller: KnownController, timeoutMillis = 5000) {
       const answer = yield* request(`${controllerOrigin(controller.port)}/api/shutdown`, {
         method: "POST",
         headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken },
         body: "{}"
-      }, 2000)
-      return Option.isSome(answer) && answer.value.status === 200
+      }, timeoutMillis)
+      if (Option.isNone(answer)) return "unanswered" as const
+      return answer.value.status === 200 ? "stopping" as const : answer.value.status === 409 ? "busy" as const : "unanswered" as const
     })
+
+    const shutdown = (controller: KnownController) => Effect.map(requestStop(controller, 2000), (outcome) => outcome === "stopping")
 
     /** The first controller of `controllersRoot` whose runtime file reads and whose `/health` answer `accept`s. */
     const findLive = Effect.fn("ControllerClient.findLive")(function*(
@@ -100,7 +128,19 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return Option.none<KnownController>()
     })
 
-    return { readRuntime, probe, shutdown, findLive } as const
+    /** Every controller of `controllersRoot` whose runtime file reads and whose `/health` proves it. */
+    const listLive = Effect.fn("ControllerClient.listLive")(function*(controllersRoot: string) {
+      const live: Array<KnownController> = []
+      for (const sessionId of (yield* files.listDirectories(controllersRoot)).filter(isControllerSessionId)) {
+        const runtime = yield* readRuntime(controllersRoot, sessionId)
+        if (Option.isNone(runtime)) continue
+        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)
+        if (status === "compatible" && health.controller_session_id === sessionId) live.push(runtime.value)
+      }
+      return live
+    })
+
+    return { readRuntime, probe, shutdown, requestStop, findLive, listLive } as const
   }),
   dependencies: [FileStore.Default]
 }) {}

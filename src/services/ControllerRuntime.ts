@@ -32,7 +32,26 @@ export interface RuntimeFile {
   readonly port: number
   readonly controller_session_id: string
   readonly control_token: string
+  /** What this controller works on; a launcher reuses it only for the same three (see `settingsMismatch`). */
+  readonly settings: ControllerSettings
 }
+
+/** The settings that make two controllers interchangeable: the history read, the run root, the Codex executable. */
+export interface ControllerSettings {
+  readonly claude_config_dir: string
+  readonly run_root: string
+  readonly codex_cli_path: string | null
+}
+
+export const controllerSettingsOf = (settings: {
+  readonly claudeConfigDir: string
+  readonly runRoot: string
+  readonly codexCliPath: string | undefined
+}): ControllerSettings => ({
+  claude_config_dir: settings.claudeConfigDir,
+  run_root: settings.runRoot,
+  codex_cli_path: settings.codexCliPath ?? null
+})
 
 /**
  * The identity of this running daemon: its session, its secret control token, the port it serves,
@@ -55,7 +74,8 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
       pid: process.pid,
       port,
       controller_session_id: settings.controllerSessionId,
-      control_token: controlToken
+      control_token: controlToken,
+      settings: controllerSettingsOf(settings)
     }
 
     yield* files.ensurePrivateDirectory(instanceDirectory)

@@ -103,19 +103,26 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         ), { discard: true })
     )
 
-    /** The state of a run this controller owns; a foreign or missing run is a user error. */
-    const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
+    /** The state of any run in the run root (runs outlive their controller); a missing run is a user error. */
+    const readAny = Effect.fn("RunStore.readAny")(function*(runId: string) {
       const directory = yield* existingDirectory(runId)
       const remembered = unwritten.get(directory)
       const state = remembered !== undefined
         ? Option.some<JsonObject>(remembered)
         : yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
       if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
-      const run = yield* asRunState(STATE_FILE, state.value)
-      if (run.controller_session_id !== owner) {
-        return yield* controllerError("The replay belongs to a different controller session.")
+      return { directory, state: yield* asRunState(STATE_FILE, state.value) }
+    })
+
+    /** The state of a run this controller supervises (only it may change the run); a foreign run is a user error. */
+    const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
+      const run = yield* readAny(runId)
+      if (run.state.controller_session_id !== owner) {
+        return yield* controllerError(
+          `The replay belongs to a different controller session (${run.state.controller_session_id}); only that controller can change it.`
+        )
       }
-      return { directory, state: run }
+      return run
     })
 
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
@@ -195,7 +202,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return names
     })
 
-    /** Every readable run state in the run root, whichever controller it belongs to. */
+    const newestFirst = (a: RunState, b: RunState) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)
+
+    /**
+     * Every readable run state in the run root, whichever controller ran it, newest first; a final state
+     * that a full disk has not taken yet is answered from memory.
+     */
     const listEveryNow = Effect.gen(function*() {
       const names = yield* runDirectoryNames
       // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
@@ -204,14 +216,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         const remembered = unwritten.get(directory)
         return remembered === undefined ? readStateCached(directory) : Effect.succeed(Option.some(remembered))
       })
-      return states.flatMap((state) => (Option.isSome(state) ? [state.value] : []))
+      return states.flatMap((state) => (Option.isSome(state) ? [state.value] : [])).sort(newestFirst)
     })
+    const listAll = (): Effect.Effect<ReadonlyArray<RunState>> => listEveryNow
 
     // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwnedNow = Effect.map(listEveryNow, (states) =>
-      states
-        .filter((state) => state.controller_session_id === owner)
-        .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)))
+    const listOwnedNow = Effect.map(listEveryNow, (states) => states.filter((state) => state.controller_session_id === owner))
 
     /**
      * Every readable run state of this controller, newest first; unreadable directories are skipped.
@@ -258,11 +268,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       runRoot: settings.runRoot,
       resolveDirectory,
       existingDirectory,
+      readAny,
       readOwned,
       create,
       update,
       listOwned,
-      listEvery: listEveryNow,
+      listAll,
       flushUnwritten,
       isActive,
       countActive,

@@ -2,6 +2,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../rpc/support.js"
+import { spawn } from "node:child_process"
+import { BIN } from "../rpc/support.js"
 import { runCli, runDirectories, spawnCli, waitUntil } from "./support.js"
 import { isAlive } from "../support/daemon.js"
 
@@ -30,7 +32,14 @@ describe("codex-replay replay", () => {
       controller_url: string
       thread_id: string
       models: ReadonlyArray<string>
-      runs: ReadonlyArray<{ run_id: string; model: string; status: string; report_html: string | null; report_json: string | null }>
+      runs: ReadonlyArray<{
+        run_id: string
+        model: string
+        status: string
+        report_html: string | null
+        report_json: string | null
+        verdict: { winner: string; dimensions: { won: number; tied: number; lost: number }; codex: { elapsed_ms: number }; claude: object }
+      }>
     }
     expect(answer.controller_url).toBe(`${daemon.origin}/`)
     expect(answer.thread_id).toBe(SAMPLE)
@@ -39,9 +48,16 @@ describe("codex-replay replay", () => {
       expect(run.status).toBe("completed")
       expect(run.report_html).toBe(path.join(daemon.runRoot, run.run_id, "report.html"))
       expect(fs.readFileSync(run.report_html!, "utf8")).toContain("<html")
-      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as { about_review: Record<string, unknown> }
+      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as Record<string, any>
       expect(report.about_review).toMatchObject({ reviewer_model: OTHER_MODEL, self_review: run.model === OTHER_MODEL })
+      // --json carries the verdict: the winner, the six dimensions from Codex's side, both sides' figures.
+      expect(run.verdict.winner).toBe(report.winner)
+      expect(run.verdict.dimensions.won + run.verdict.dimensions.tied + run.verdict.dimensions.lost).toBe(6)
+      expect(run.verdict.codex.elapsed_ms).toBe(report.candidates.codex.elapsed_ms)
+      expect(run.verdict.claude).toHaveProperty("cost_usd")
     }
+    // Not a terminal: plain lines, never an ANSI sequence.
+    expect(result.stderr).not.toContain("\x1b")
     // A person's view (configuration, approval, phases) went to stderr under --json.
     expect(result.stderr).toContain(`Thread:     ${SAMPLE}`)
     expect(result.stderr).toContain(`Reviewer:   ${OTHER_MODEL} (self-review for ${OTHER_MODEL})\n`)
@@ -49,9 +65,9 @@ describe("codex-replay replay", () => {
     // Phases are sampled every 500 ms, so which ones show depends on speed; the first sample is never the end.
     for (const model of [MODEL, OTHER_MODEL]) {
       expect(result.stderr).toMatch(
-        new RegExp(`\\[${model}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report)\n`)
+        new RegExp(`\\[${model}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report) \\(at \\d+:\\d\\d\\)\n`)
       )
-      expect(result.stderr).toContain(`[${model}] completed\n`)
+      expect(result.stderr).toMatch(new RegExp(`\\[${model}\\] completed in \\d+:\\d\\d\n`))
       expect(result.stderr.indexOf(`[${model}] started`)).toBeLessThan(result.stderr.indexOf(`[${model}] completed`))
     }
     expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
@@ -59,7 +75,27 @@ describe("codex-replay replay", () => {
     // The same report through `codex-replay report`.
     const first = answer.runs[0]!
     const report = await runCli(["report", first.run_id], daemon.env)
-    expect(report.stdout.split("\n")[0]).toBe(fs.realpathSync(first.report_html!))
+    const lines = report.stdout.split("\n")
+    expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
+    expect(lines[1]).toMatch(/^Verdict: (Codex wins|Claude wins|Tie|Inconclusive \(no order-balanced verdict\))( — \d dimension\(s\) won, \d tied, \d lost)?$/)
+    expect(lines[2]).toMatch(/^Time:    Codex \d+ s · Claude /)
+    expect(lines[3]).toMatch(/^Cost:    Codex .+ · Claude /)
+    expect(lines[4]).toBe(fs.realpathSync(first.report_html!))
+  })
+
+  it("on a terminal, keeps one updating line per model with the phase's elapsed time, then the verdict", { timeout: 120_000 }, async () => {
+    // `script` gives the command a pseudo-terminal, as a person's shell would.
+    const command = [process.execPath, BIN, "replay", SAMPLE, "--model", MODEL, "--yes"].map((word) => `'${word}'`).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { env: daemon.env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
+    expect(code).toBe(0)
+    expect(output).toMatch(new RegExp(`\r\x1b\\[2K\\[${MODEL}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report)  \\d+:\\d\\d`))
+    expect(output).toMatch(/\x1b\[1A/)
+    expect(output).toMatch(new RegExp(`\\[${MODEL}\\] completed  \\d+:\\d\\d in total`))
+    expect(output).toMatch(/Verdict: /)
+    expect(output).toMatch(/ {2}Report: {2}\S+report\.html/)
   })
 
   it("starts nothing when the approval is declined", async () => {
@@ -142,7 +178,8 @@ describe("codex-replay replay", () => {
     expect(unknownThread.code).toBe(1)
     expect(unknownThread.stderr).toMatch(/codex-replay: .*(sample|thread)/i)
     expect(unknownThread.stderr).not.toMatch(/\bat .+\.js:\d+/)
-    expect(runDirectories(daemon.runRoot)).toHaveLength(2)
+    // The runs of the two replays above (two models, then one on a terminal), and nothing more.
+    expect(runDirectories(daemon.runRoot)).toHaveLength(3)
   })
 })
 

@@ -177,7 +177,7 @@ describe("codex-replay report", () => {
   it.concurrent.each([
     [["report", "../escape"], "The run ID is invalid."],
     [["report", ".hidden"], "The run ID is invalid."],
-    [["report", "no-such-run"], "The replay run is unavailable."],
+    [["report", "no-such-run"], "No run no-such-run in "],
     [["report"], "Missing argument <run-id>"],
     [["report", "a", "b"], "Received unknown argument: 'b'"],
     [["report", "run-x", "--format", "pdf"], "Received unknown argument"]

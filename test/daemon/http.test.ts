@@ -247,7 +247,6 @@ describe("controller daemon over real HTTP", () => {
       ["run/../../x", "The run ID is invalid."],
       [".hidden", "The run ID is invalid."],
       ["run-missing", "The replay run is unavailable."],
-      ["run-foreign", "The replay belongs to a different controller session."],
       ["run-link", "The run directory is outside the configured run root."]
     ]
     for (const [runId, message] of refusals) {
@@ -257,6 +256,13 @@ describe("controller daemon over real HTTP", () => {
         expect(refused.json.content[0].text).toBe(message)
       }
     }
+    // Runs belong to the run root: another controller's run can be read, never cancelled from here.
+    const foreign = await callTool(daemon.port, "get_run", { run_id: "run-foreign" })
+    expect(foreign.status).toBe(200)
+    expect(foreign.json.structuredContent.run.supervision).toMatchObject({ this_controller: false })
+    const refused = await callTool(daemon.port, "cancel_run", { run_id: "run-foreign" })
+    expect(refused.status).toBe(400)
+    expect(refused.json.content[0].text).toMatch(/^The replay belongs to a different controller session \([a-f0-9]{32}\); only that controller can change it\.$/)
     expect(listTree(daemon.root)).toEqual(before)
     expect(readState(daemon.runRoot, "run-foreign").status).toBe("running")
     fs.rmSync(path.join(daemon.runRoot, "run-link"))
@@ -344,7 +350,7 @@ describe("controller daemon over real HTTP", () => {
     const refusals: Array<[unknown, string]> = [
       [{ run_id: "run-linked-report", format: "html" }, "The replay report is outside its run directory."],
       [{ run_id: "run-own-running", format: "json" }, "The replay report is not ready."],
-      [{ run_id: "run-foreign", format: "json" }, "The replay belongs to a different controller session."],
+      [{ run_id: "run-foreign", format: "json" }, "The replay report is not ready."],
       [{ run_id: "run-own-finished", format: "pdf" }, "format must be json or html."],
       [{ run_id: "run-own-finished" }, "format must be json or html."],
       [{ format: "json" }, "run_id is required."],

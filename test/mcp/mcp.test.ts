@@ -73,12 +73,16 @@ describe("MCP server through the official SDK client", () => {
     expect(tools[0]!.inputSchema).toEqual({
       type: "object",
       properties: {
-        controller_session_id: { type: "string", pattern: "^[a-f0-9]{32}$" },
-        codex_cli_path: { type: "string" }
+        controller_session_id: { type: "string", pattern: "^[a-f0-9]{32}$", description: expect.stringContaining("32 lowercase hexadecimal") },
+        codex_cli_path: { type: "string", description: expect.stringContaining("CODEX_CLI_PATH") }
       },
       required: ["controller_session_id"],
       additionalProperties: false
     })
+    // A model calling it learns what each parameter is and where the Codex path otherwise comes from.
+    expect(tools[0]!.description).toContain("once per controller session id")
+    expect(tools[0]!.inputSchema.properties!.controller_session_id).toMatchObject({ description: expect.stringContaining("used only once") })
+    expect(tools[0]!.inputSchema.properties!.codex_cli_path).toMatchObject({ description: expect.stringContaining("`codex` on PATH") })
     const other = await client.callTool({ name: "start_run", arguments: {} })
     expect(other.isError).toBe(true)
     expect(textOf(other)).toBe("Only open_controller is exposed through MCP.")

@@ -22,6 +22,7 @@ afterAll(async () => {
 const NAMES = [
   "get_state",
   "get_run",
+  "list_runs",
   "cancel_run",
   "list_threads",
   "inspect_thread",
@@ -71,6 +72,12 @@ const request = (tag: string, payload: unknown, id = "7") =>
   JSON.stringify({ _tag: "Request", id, tag, payload, headers: [] })
 
 describe("POST /api/rpc through the RPC client", () => {
+  it("answers list_runs with every run of the run root, and refuses a bad filter with a typed error", writesNothing(async () => {
+    const listed = success(await call("list_runs", {})).structuredContent as { runs: Array<unknown>; total: number; limit: number }
+    expect(listed).toMatchObject({ total: 0, limit: 50 })
+    expect(failure(await call("list_runs", { status: "done" }))).toBe("status: must be one of running, completed, failed, cancelled.")
+  }))
+
   it("answers get_state with this controller's identity", async () => {
     const result = success(await call("get_state", {}))
     const state = result.structuredContent?.state as { controller_session_id: string; run_root: string }

@@ -100,8 +100,11 @@ describe("a non-git replay through the real daemon", () => {
     expect(again.run_id).toBe(started.run_id)
     expect(runDirectories(daemon.runRoot)).toEqual([started.run_id])
 
-    // A whole-thread replay is single-use per controller.
-    expect(await daemon.refused("prepare_run", config)).toMatch(/already replayed this thread/)
+    // A thread may be replayed again: a new approval starts a new run beside the first.
+    const rerun = await start(daemon, config)
+    expect(rerun.run_id).not.toBe(started.run_id)
+    expect((await awaitTerminal(daemon, rerun.run_id)).status).toBe("completed")
+    expect(runDirectories(daemon.runRoot).sort()).toEqual([started.run_id, rerun.run_id].sort())
   })
 })
 

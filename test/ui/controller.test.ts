@@ -295,12 +295,16 @@ describe("browser controller", () => {
     expect(await page.locator("#cfg-baseline").inputValue()).toBe("")
     expect(await page.locator("#prepare").isDisabled()).toBe(true)
     await page.locator("#cfg-baseline").fill(baseline)
+    // Reviewing the repository gates Prepare.
+    expect(await page.locator("#start-reason").textContent()).toContain("Confirm that you have reviewed this repository and these commits.")
+    await page.check("#cfg-confirm-repo")
     await page.locator("#cfg-request").fill("Add a --words option.\nfake-scenario: hang")
     await page.click("#prepare")
     await page.click("#approve-start")
     const run = page.locator("article.run")
     await expect.poll(() => run.count()).toBe(1)
     await run.locator("button[data-cancel]").click()
+    await run.locator("button[data-confirm-cancel]").click()
     await expect.poll(() => run.locator(".status").textContent(), { timeout: 15_000 }).toBe("cancelled")
     expect(await run.locator("button[data-cancel]").count()).toBe(0)
     expect(await page.locator("#step-run").isVisible()).toBe(true)
@@ -358,7 +362,7 @@ describe("browser controller", () => {
     await tabTo((focus) => focus === "prepare")
     await page.keyboard.press("Enter")
     await page.locator("#approval-prompt").waitFor({ timeout: 5_000 })
-    // A whole thread replays once per controller; going back to editing does not start anything.
+    // Going back to editing does not start anything.
     await tabTo((focus) => focus === "edit-config" || focus === "approve-start")
     await page.locator("#edit-config").focus()
     await page.keyboard.press("Enter")

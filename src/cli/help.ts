@@ -1,0 +1,103 @@
+/**
+ * The `--help` text of every command, in the project's words. Plain text only: it never carries
+ * ANSI colour, whatever the terminal.
+ */
+interface CommandHelp {
+  readonly usage: string
+  readonly summary: string
+  readonly arguments?: ReadonlyArray<readonly [string, string]>
+  readonly options: ReadonlyArray<readonly [string, string]>
+  readonly notes?: ReadonlyArray<string>
+}
+
+const JSON_OPTION = ["--json", "Print exactly one JSON document on stdout; progress and questions go to stderr."] as const
+
+export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
+  open: {
+    usage: "codex-replay open",
+    summary:
+      "Print the URL of the local controller for this history folder, run root and Codex path, starting one if none is running. Says on stderr which controller it reused or started, and why.",
+    options: []
+  },
+  threads: {
+    usage: "codex-replay threads [--query TEXT] [--source imported|sample] [--limit N] [--offset N] [--json]",
+    summary:
+      "List the Claude Code threads that can be replayed, newest first, numbered #N as in the browser. Reads $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects); no controller needed.",
+    options: [
+      ["--query TEXT", "Only threads whose title, project directory, model or thread id contains TEXT (case-insensitive)."],
+      ["--source imported|sample", "Your imported Claude Code threads, or the packaged sample threads."],
+      ["--limit N", "Threads per page, 1 through 100 (default 20)."],
+      ["--offset N", "Threads to skip, 0 through 100000 (default 0)."],
+      JSON_OPTION
+    ]
+  },
+  replay: {
+    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--yes] [--json]",
+    summary:
+      "Replay a thread with one to four Codex models in parallel: show the configuration, ask for approval, follow each model's phase with an elapsed-time counter, then print the verdict per model and the report paths. Ctrl-C cancels the started runs.",
+    arguments: [["<thread-id>", "The thread to replay, as listed by `codex-replay threads`."]],
+    options: [
+      ["--model MODEL", "A Codex model to replay with; repeat it for several models (at most 4)."],
+      ["--yes", "Approve the configuration without asking."],
+      JSON_OPTION
+    ],
+    notes: ["Exit code 0 only when every run completed."]
+  },
+  report: {
+    usage: "codex-replay report <run-id> [--open] [--json]",
+    summary:
+      "Print the verdict of a run (winner, dimensions won, tied and lost, time and cost on both sides) and the paths of its report.html and report.json; a cancelled or failed run says so.",
+    arguments: [["<run-id>", "A run of the run root, as listed by `codex-replay runs`."]],
+    options: [["--open", "Open report.html with the desktop's browser."], JSON_OPTION]
+  },
+  runs: {
+    usage: "codex-replay runs [--query TEXT] [--status STATUS] [--winner WINNER] [--limit N] [--offset N] [--json]",
+    summary: "List every replay run in the run root, newest first, whichever controller ran it. No controller needed.",
+    options: [
+      ["--query TEXT", "Only runs whose run id, thread id, model or controller session contains TEXT (case-insensitive)."],
+      ["--status STATUS", "Only runs that are running, completed, failed or cancelled."],
+      ["--winner WINNER", "Only runs whose verdict is codex, claude, tie or inconclusive."],
+      ["--limit N", "Runs per page, 1 through 200 (default 50)."],
+      ["--offset N", "Runs to skip (default 0)."],
+      JSON_OPTION
+    ]
+  },
+  stop: {
+    usage: "codex-replay stop [--session ID] [--json]",
+    summary:
+      "Stop the local controllers of this installation. A controller that is running a replay refuses and is named (exit code 1): cancel the run or wait for it first.",
+    options: [["--session ID", "Stop only the controller with this session id (32 hexadecimal characters)."], JSON_OPTION]
+  }
+}
+
+const table = (rows: ReadonlyArray<readonly [string, string]>) => {
+  const width = Math.max(...rows.map(([name]) => name.length))
+  return rows.map(([name, description]) => `  ${name.padEnd(width)}  ${description}`).join("\n")
+}
+
+export const commandHelp = (name: string) => {
+  const help = COMMAND_HELP[name]
+  if (help === undefined) return topLevelHelp()
+  const sections = [`Usage: ${help.usage}`, help.summary]
+  if (help.arguments !== undefined) sections.push(`Arguments:\n${table(help.arguments)}`)
+  sections.push(`Options:\n${table([...help.options, ["--help", "Show this help."]])}`)
+  if (help.notes !== undefined) sections.push(help.notes.join("\n"))
+  return `${sections.join("\n\n")}\n`
+}
+
+export const topLevelHelp = () =>
+  [
+    "Usage: codex-replay <command> [options]",
+    "Replay past Claude Code tasks with OpenAI Codex and compare the results with a blind, order-balanced review.\nWith no arguments, codex-replay speaks MCP on stdio; `codex-replay --http` is the controller daemon.",
+    `Commands:\n${table(Object.entries(COMMAND_HELP).map(([name, help]) => [name, help.summary.split(". ")[0]!.replace(/\.$/, "") + "."]))}`,
+    `Options:\n${table([["--help", "Show this help; `codex-replay <command> --help` shows a command's."], ["--version", "Print the version."]])}`,
+    "Settings come from the environment: CODEX_REPLAY_RUN_ROOT, CLAUDE_CONFIG_DIR, CODEX_CLI_PATH, …"
+  ].join("\n\n") + "\n"
+
+/** The help asked for on a command line, or undefined when none was. */
+export const helpRequested = (argv: ReadonlyArray<string>) => {
+  const args = argv.slice(2)
+  if (!args.some((argument) => argument === "--help" || argument === "-h")) return undefined
+  const command = args.find((argument) => !argument.startsWith("-"))
+  return command !== undefined && command in COMMAND_HELP ? commandHelp(command) : topLevelHelp()
+}

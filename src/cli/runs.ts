@@ -1,0 +1,62 @@
+import { Effect, Layer } from "effect"
+import { controllerError } from "../domain/errors.js"
+import { CoreLive } from "../layers.js"
+import { listRuns, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS, type RunSummary } from "../programs/runHistory.js"
+import { Settings } from "../services/Settings.js"
+import { makeOutput, orDash } from "./terminal.js"
+
+export interface RunsOptions {
+  readonly query: string | undefined
+  readonly status: (typeof RUN_STATUSES)[number] | undefined
+  readonly winner: (typeof RUN_WINNERS)[number] | undefined
+  readonly limit: number
+  readonly offset: number
+  readonly json: boolean
+}
+
+/** The run root is read in this process: listing runs needs no controller. */
+const RunsLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
+
+const validate = (options: RunsOptions) =>
+  Effect.gen(function*() {
+    if (!(Number.isInteger(options.limit) && options.limit >= 1 && options.limit <= MAX_RUNS_PAGE)) {
+      return yield* controllerError(`--limit must be a whole number from 1 through ${MAX_RUNS_PAGE}.`)
+    }
+    if (!(Number.isInteger(options.offset) && options.offset >= 0 && options.offset <= 1_000_000)) {
+      return yield* controllerError("--offset must be a whole number from 0 through 1000000.")
+    }
+    if (options.query !== undefined && options.query.length > 1000) {
+      return yield* controllerError("--query must be at most 1000 characters.")
+    }
+  })
+
+const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Claude wins", tie: "tie", inconclusive: "inconclusive" }
+
+/** One line per run: when, id, thread, model, status and the verdict. */
+export const runLine = (run: RunSummary) => {
+  const verdict = run.winner === null ? "" : `  ${WINNER_WORDS[run.winner] ?? run.winner}`
+  const tally = run.dimensions === null ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
+  const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${where}`
+}
+
+/** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */
+export const runsCommand = (options: RunsOptions) =>
+  Effect.gen(function*() {
+    yield* validate(options)
+    const out = makeOutput(options.json)
+    const result = yield* listRuns({
+      limit: options.limit,
+      offset: options.offset,
+      ...(options.query === undefined ? {} : { query: options.query }),
+      ...(options.status === undefined ? {} : { status: options.status }),
+      ...(options.winner === undefined ? {} : { winner: options.winner })
+    })
+    if (options.json) return yield* out.result(result)
+    if (result.runs.length === 0) {
+      return yield* out.say(result.total === 0 ? `No replay runs in ${result.run_root}.` : "No runs on this page.")
+    }
+    for (const run of result.runs) yield* out.say(runLine(run))
+    const last = result.offset + result.runs.length
+    yield* out.say(`${result.offset + 1}–${last} of ${result.total} run(s) in ${result.run_root}${result.has_more ? `; more with --offset ${last}` : ""}.`)
+  }).pipe(Effect.provide(RunsLive))

@@ -1,0 +1,73 @@
+import { Effect } from "effect"
+import { controllerError } from "../domain/errors.js"
+import { isControllerSessionId } from "../domain/ids.js"
+import { controllerOrigin } from "../domain/product.js"
+import type { Environment } from "../domain/settings.js"
+import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
+import { settingsOf } from "../services/Settings.js"
+import { makeOutput } from "./terminal.js"
+
+export interface StopOptions {
+  readonly session: string | undefined
+  readonly json: boolean
+}
+
+const STOP_WITHIN_MILLIS = 10_000
+
+/** Waits until the controller no longer answers `/health` (it removes its runtime file as it exits). */
+const awaitGone = (controller: KnownController) =>
+  Effect.gen(function*() {
+    const client = yield* ControllerClient
+    const deadline = Date.now() + STOP_WITHIN_MILLIS
+    while (Date.now() < deadline) {
+      if ((yield* client.probe(controller.port, controller.controlToken)).status === "absent") return true
+      yield* Effect.sleep("100 millis")
+    }
+    return false
+  })
+
+const stopOne = (controller: KnownController) =>
+  Effect.gen(function*() {
+    const client = yield* ControllerClient
+    const url = `${controllerOrigin(controller.port)}/`
+    const answer = yield* client.requestStop(controller)
+    const outcome = answer === "stopping" ? ((yield* awaitGone(controller)) ? "stopped" : "stopping") : answer
+    return { controller_session_id: controller.sessionId, url, outcome }
+  })
+
+const sentence = (stopped: { controller_session_id: string; url: string; outcome: string }) =>
+  stopped.outcome === "stopped"
+    ? `Stopped controller ${stopped.controller_session_id} (${stopped.url}).`
+    : stopped.outcome === "stopping"
+    ? `Controller ${stopped.controller_session_id} (${stopped.url}) is stopping.`
+    : stopped.outcome === "busy"
+    ? `Controller ${stopped.controller_session_id} (${stopped.url}) is running a replay and was not stopped; cancel the run or wait for it to finish.`
+    : `Controller ${stopped.controller_session_id} (${stopped.url}) did not answer the request to stop.`
+
+/**
+ * `codex-replay stop [--session ID]`: asks every live controller of this installation (or the one
+ * given) to stop. A controller with an active run refuses, as `/api/shutdown` does; the exit code is
+ * then 1.
+ */
+export const stopCommand = (options: StopOptions, env: Environment, home: string) =>
+  Effect.gen(function*() {
+    if (options.session !== undefined && !isControllerSessionId(options.session)) {
+      return yield* controllerError("--session must be a controller session id (32 lowercase hexadecimal characters).")
+    }
+    const out = makeOutput(options.json)
+    const settings = yield* settingsOf(env, home)
+    const client = yield* ControllerClient
+    const live = (yield* client.listLive(settings.controllersRoot)).filter((controller) =>
+      options.session === undefined || controller.sessionId === options.session)
+    if (live.length === 0 && options.session !== undefined) {
+      return yield* controllerError(`No running controller with session ${options.session} in ${settings.controllersRoot}.`)
+    }
+    const results = yield* Effect.forEach(live, stopOne, { concurrency: 4 })
+    if (options.json) yield* out.result({ controllers: results })
+    else if (results.length === 0) yield* out.say("No controller of this installation is running.")
+    else for (const result of results) yield* out.say(sentence(result))
+    const refused = results.filter((result) => result.outcome === "busy" || result.outcome === "unanswered")
+    if (refused.length > 0) {
+      return yield* controllerError(`${refused.length} controller(s) were not stopped.`)
+    }
+  })

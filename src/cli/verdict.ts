@@ -1,0 +1,115 @@
+import * as fs from "node:fs"
+
+/** One side of a comparison as the summary shows it. */
+export interface SideFigures {
+  readonly elapsed_ms: number | null
+  readonly cost_usd: number | null
+}
+
+/** The verdict of a finished run, for a person and for `--json`. */
+export interface Verdict {
+  readonly winner: string | null
+  readonly dimensions: { readonly won: number; readonly tied: number; readonly lost: number } | null
+  readonly codex: SideFigures
+  readonly claude: SideFigures
+}
+
+type Json = Record<string, any>
+
+const numberOrNull = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : null)
+
+const sideOf = (candidate: Json | undefined): SideFigures => ({
+  elapsed_ms: numberOrNull(candidate?.elapsed_ms),
+  cost_usd: numberOrNull(candidate?.cost?.usd)
+})
+
+/** The report's JSON when it is readable (reports can be large, but the summary needs only a few fields). */
+export const readReportJson = (file: string | null): Json | undefined => {
+  if (file === null) return undefined
+  try {
+    const value = JSON.parse(fs.readFileSync(file, "utf8")) as unknown
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Dimension outcomes from Codex's side, out of the run state's report summary. */
+const tallyOf = (state: Json) => {
+  const dimensions = Object.values((state.report_summary?.evaluation?.dimensions ?? {}) as Record<string, unknown>)
+  if (dimensions.length === 0) return null
+  return {
+    won: dimensions.filter((winner) => winner === "codex").length,
+    tied: dimensions.filter((winner) => winner !== "codex" && winner !== "claude").length,
+    lost: dimensions.filter((winner) => winner === "claude").length
+  }
+}
+
+/** The verdict of a completed run from its state and report, or null when it has none. */
+export const verdictOf = (state: Json, report: Json | undefined): Verdict | null => {
+  if (state.status !== "completed" && report === undefined) return null
+  const candidates = (report?.candidates ?? {}) as Json
+  return {
+    winner: typeof state.report_summary?.winner === "string" ? state.report_summary.winner : typeof report?.winner === "string" ? report.winner : null,
+    dimensions: tallyOf(state),
+    codex: sideOf(candidates.codex),
+    claude: sideOf(candidates.claude)
+  }
+}
+
+const WINNERS: Record<string, string> = {
+  codex: "Codex wins",
+  claude: "Claude wins",
+  tie: "Tie",
+  inconclusive: "Inconclusive (no order-balanced verdict)"
+}
+
+export const formatDuration = (ms: number | null) => {
+  if (ms === null || ms < 0) return "unknown"
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 60) return `${seconds} s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
+}
+
+const formatUsd = (usd: number | null) =>
+  usd === null ? "unknown" : `$${usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(3) : usd.toFixed(4)}`
+
+/** `m:ss` for a counter. */
+export const clock = (ms: number) => {
+  const seconds = Math.max(0, Math.floor(ms / 1000))
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
+}
+
+/** The verdict in three lines: who won and by how many dimensions, then time and cost on both sides. */
+export const verdictLines = (verdict: Verdict) => {
+  const tally = verdict.dimensions === null
+    ? ""
+    : ` — ${verdict.dimensions.won} dimension(s) won, ${verdict.dimensions.tied} tied, ${verdict.dimensions.lost} lost`
+  return [
+    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner}${tally}`,
+    `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
+    `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}`
+  ]
+}
+
+const atTime = (iso: unknown) => {
+  if (typeof iso !== "string") return ""
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? "" : ` at ${date.toTimeString().slice(0, 5)}`
+}
+
+/** What a run without a report says about itself: cancelled, failed or still running. */
+export const noReportSentence = (state: Json) => {
+  const error = typeof state.error === "string" && state.error !== "" ? state.error.split("\n")[0] : ""
+  if (state.status === "cancelled") {
+    const by = state.cancellation_reason === "user_requested" || error === "Cancelled by user." ? " by the user" : ""
+    return `cancelled${by}${atTime(state.completed_at ?? state.updated_at)} — no report`
+  }
+  if (state.status === "failed") {
+    return `failed${atTime(state.completed_at ?? state.updated_at)}${error === "" ? "" : `: ${error}`} — no report`
+  }
+  if (state.status === "running") return "still running — no report yet"
+  return `${String(state.status)} — no report`
+}

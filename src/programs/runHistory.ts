@@ -1,0 +1,159 @@
+import { Effect, Option, Schema } from "effect"
+import * as path from "node:path"
+import { isControllerSessionId } from "../domain/ids.js"
+import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../domain/product.js"
+import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
+import { FileStore } from "../services/FileStore.js"
+import { RunStore } from "../services/RunStore.js"
+import { Settings } from "../services/Settings.js"
+
+export const RUN_STATUSES = ["running", "completed", "failed", "cancelled"] as const
+export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
+export const DEFAULT_RUNS_PAGE = 50
+export const MAX_RUNS_PAGE = 200
+
+const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
+  Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
+    message: () => `must be one of ${values.join(", ")}.`
+  }))
+
+const wholeNumber = (min: number, max: number) =>
+  Schema.Number.pipe(Schema.filter((value) => Number.isInteger(value) && value >= min && value <= max, {
+    message: () => `must be a whole number from ${min} through ${max}.`
+  }))
+
+/** `list_runs` arguments: every filter optional, pages of 50 by default. */
+export const ListRunsArguments = Schema.Struct({
+  query: Schema.optional(Schema.String.pipe(Schema.maxLength(1000, { message: () => "must be at most 1000 characters." }))),
+  status: Schema.optional(oneOf(RUN_STATUSES)),
+  winner: Schema.optional(oneOf(RUN_WINNERS)),
+  limit: Schema.optional(wholeNumber(1, MAX_RUNS_PAGE)),
+  offset: Schema.optional(wholeNumber(0, 1_000_000))
+})
+export type ListRunsArguments = typeof ListRunsArguments.Type
+
+/** Who supervises a run: only that controller may cancel it; for anyone else the run is read-only. */
+export interface Supervision {
+  readonly controller_session_id: string
+  /** This controller supervises the run. */
+  readonly this_controller: boolean
+  /** The run is running and its controller process is alive. */
+  readonly live: boolean
+  /** Running under another live controller: shown, never changed, from here. */
+  readonly read_only: boolean
+  /** The URL of the supervising controller, when it is live and its runtime file is readable. */
+  readonly controller_url: string | null
+}
+
+const controllerUrlOf = (sessionId: string) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    if (!isControllerSessionId(sessionId)) return null
+    const runtime = yield* files.readJsonOption(path.join(settings.controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES).pipe(
+      Effect.orElseSucceed(() => Option.none())
+    )
+    const port = Option.isSome(runtime) ? runtime.value.port : undefined
+    return typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 ? `${controllerOrigin(port)}/` : null
+  })
+
+export const supervisionOf = (state: RunState) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const runs = yield* RunStore
+    const thisController = state.controller_session_id === settings.controllerSessionId
+    const live = runs.isActive(state)
+    const readOnly = live && !thisController
+    return {
+      controller_session_id: state.controller_session_id,
+      this_controller: thisController,
+      live,
+      read_only: readOnly,
+      controller_url: readOnly ? yield* controllerUrlOf(state.controller_session_id) : null
+    } satisfies Supervision
+  })
+
+/** The sentence that names who runs a run another controller is executing. */
+export const supervisionText = (supervision: Supervision) =>
+  supervision.read_only
+    ? ` It is running in controller ${supervision.controller_session_id}${
+      supervision.controller_url === null ? "" : ` (${supervision.controller_url})`
+    }; only that controller can cancel it.`
+    : ""
+
+const text = (value: unknown) => (typeof value === "string" ? value : null)
+
+export const winnerOf = (state: RunState) => {
+  const summary = state.report_summary
+  const winner = typeof summary === "object" && summary !== null ? (summary as { winner?: unknown }).winner : undefined
+  return text(winner)
+}
+
+/** Dimension outcomes from Codex's side: won, tied (or not applicable) and lost. */
+export const dimensionTally = (state: RunState) => {
+  const summary = state.report_summary as { evaluation?: { dimensions?: Record<string, unknown> } } | null | undefined
+  const dimensions = Object.values(summary?.evaluation?.dimensions ?? {})
+  if (dimensions.length === 0) return null
+  return {
+    won: dimensions.filter((winner) => winner === "codex").length,
+    tied: dimensions.filter((winner) => winner !== "codex" && winner !== "claude").length,
+    lost: dimensions.filter((winner) => winner === "claude").length
+  }
+}
+
+const phaseLabelOf = (state: RunState) => state.phases.find((phase) => phase.id === state.phase)?.label ?? state.phase
+
+/** One row of the run history. */
+export const runSummary = (state: RunState, supervision: Supervision) => ({
+  run_id: state.run_id,
+  thread_id: text(state.thread_id),
+  model: text(state.model),
+  models: Array.isArray(state.models) ? state.models : [],
+  status: state.status,
+  phase: state.phase,
+  phase_label: phaseLabelOf(state),
+  winner: winnerOf(state),
+  dimensions: dimensionTally(state),
+  started_at: state.started_at,
+  completed_at: state.completed_at ?? null,
+  updated_at: state.updated_at,
+  error: state.error,
+  chunk: state.range_start === undefined || state.range_start === null
+    ? null
+    : { range_start: state.range_start, range_end: state.range_end ?? null },
+  report_ready: typeof state.report_html === "string" && TERMINAL_STATUSES.has(state.status),
+  /** Runs started by one approval share it (several models of one start). */
+  start_group: typeof state.prepare_token_hash === "string" ? state.prepare_token_hash.slice(0, 16) : null,
+  supervision
+})
+export type RunSummary = ReturnType<typeof runSummary>
+
+const matchesQuery = (state: RunState, query: string) => {
+  const needle = query.trim().toLowerCase()
+  if (needle === "") return true
+  return [state.run_id, state.thread_id, state.model, state.controller_session_id]
+    .some((value) => typeof value === "string" && value.toLowerCase().includes(needle))
+}
+
+/**
+ * Every run in the run root, whichever controller ran it, newest first: `query` matches run id,
+ * thread id, model and controller session (case-insensitive), then status and winner filter.
+ */
+export const listRuns = Effect.fn("runHistory.listRuns")(function*(args: ListRunsArguments) {
+  const runs = yield* RunStore
+  const limit = args.limit ?? DEFAULT_RUNS_PAGE
+  const offset = args.offset ?? 0
+  const matching = (yield* runs.listAll()).filter((state) =>
+    matchesQuery(state, args.query ?? "") &&
+    (args.status === undefined || state.status === args.status) &&
+    (args.winner === undefined || winnerOf(state) === args.winner)
+  )
+  const page = yield* Effect.forEach(matching.slice(offset, offset + limit), (state) =>
+    Effect.map(supervisionOf(state), (supervision) => runSummary(state, supervision)))
+  return { runs: page, total: matching.length, offset, limit, has_more: offset + page.length < matching.length, run_root: runs.runRoot }
+})
+
+export const listRunsText = (result: { readonly runs: ReadonlyArray<unknown>; readonly total: number; readonly offset: number }) =>
+  result.total === 0
+    ? "No replay runs match."
+    : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}.`
