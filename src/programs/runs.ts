@@ -93,13 +93,9 @@ const realDirectory = (directory: string) =>
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const { capabilities, record } = yield* threadForComparison({
-      threadId: configuration.thread_id,
-      repo: configuration.repo,
-      beginningKind: configuration.beginning_kind,
-      endingKind: configuration.ending_kind,
-      baselineCommit: configuration.baseline_commit,
-      endingCommit: configuration.ending_commit
+    const { capabilities, record } = yield* threadForComparison(configuration.thread_id, {
+      repository: configuration.repo,
+      commit: configuration.beginning_kind === "git" ? configuration.baseline_commit : null
     })
     const comparability = (baselineCommit: string | null) =>
       comparabilityFacts({

@@ -224,36 +224,21 @@ export const threadRecordById = Effect.fn("threads.threadRecordById")(function*(
 })
 
 /**
- * A thread's record with its capability gaps against the replay's chosen starting state (the same
- * assessment `inspect_thread` shows); instruction files that cannot be checked count as unknown.
+ * A thread's record with its capability gaps against the replay's starting state (the same assessment
+ * `inspect_thread` shows); instruction files that cannot be checked count as unknown.
  */
-export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(start: {
-  readonly threadId: string
-  readonly repo: string | null
-  readonly beginningKind: StateKind
-  readonly endingKind: StateKind
-  readonly baselineCommit: string | null
-  readonly endingCommit: string | null
-}) {
+export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(
+  threadId: string,
+  start: { readonly repository: string | null; readonly commit: string | null }
+) {
   const baselines = yield* Baseline
-  const { inspection } = yield* loadThread(start.threadId)
-  const { record } = inspection
-  const instructions = yield* baselines.propose({
-    projectDir: record.project_dir,
-    startedAt: record.started_at,
-    endedAt: record.ended_at,
-    gitBranch: record.git_branch,
-    changedFiles: record.historical_changed_files,
-    repo: start.repo ?? undefined,
-    beginningKind: start.beginningKind,
-    endingKind: start.endingKind,
-    baselineCommit: start.baselineCommit ?? undefined,
-    endingCommit: start.endingCommit ?? undefined
-  }).pipe(
-    Effect.map((proposal) => proposal.instructions),
-    Effect.catchAllCause(() => Effect.succeed(undefined))
-  )
-  return { record, capabilities: assessCapabilities(inspection.evidence, instructions) }
+  const { inspection } = yield* loadThread(threadId)
+  const instructions = start.repository === null
+    ? undefined
+    : yield* baselines.instructionsAtStart({ repository: start.repository, commit: start.commit }).pipe(
+      Effect.catchAllCause(() => Effect.succeed(undefined))
+    )
+  return { record: inspection.record, capabilities: assessCapabilities(inspection.evidence, instructions) }
 })
 
 // ---------------------------------------------------------------------------------------------------
