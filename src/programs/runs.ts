@@ -93,10 +93,7 @@ const realDirectory = (directory: string) =>
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const { capabilities, record } = yield* threadForComparison(configuration.thread_id, {
-      repository: configuration.repo,
-      commit: configuration.beginning_kind === "git" ? configuration.baseline_commit : null
-    })
+    const { capabilities, record } = yield* threadForComparison(configuration.thread_id)
     const comparability = (baselineCommit: string | null) =>
       comparabilityFacts({
         beginning_kind: configuration.beginning_kind,

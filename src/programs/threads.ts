@@ -224,21 +224,13 @@ export const threadRecordById = Effect.fn("threads.threadRecordById")(function*(
 })
 
 /**
- * A thread's record with its capability gaps against the replay's starting state (the same assessment
- * `inspect_thread` shows); instruction files that cannot be checked count as unknown.
+ * A thread's record with the capability gaps its transcript shows (as `inspect_thread` assesses them).
+ * The project's instruction files are not checked here: that needs the repository, which prepare and
+ * start should not wait for, so the CLAUDE.md-without-AGENTS.md gap is left to the Configure step.
  */
-export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(
-  threadId: string,
-  start: { readonly repository: string | null; readonly commit: string | null }
-) {
-  const baselines = yield* Baseline
+export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(threadId: string) {
   const { inspection } = yield* loadThread(threadId)
-  const instructions = start.repository === null
-    ? undefined
-    : yield* baselines.instructionsAtStart({ repository: start.repository, commit: start.commit }).pipe(
-      Effect.catchAllCause(() => Effect.succeed(undefined))
-    )
-  return { record: inspection.record, capabilities: assessCapabilities(inspection.evidence, instructions) }
+  return { record: inspection.record, capabilities: assessCapabilities(inspection.evidence, undefined) }
 })
 
 // ---------------------------------------------------------------------------------------------------

@@ -75,17 +75,6 @@ const isDirectory = (candidate: string) =>
   fs.stat(candidate).then((stat) => stat.isDirectory(), () => false)
 const exists = (candidate: string) => fs.stat(candidate).then(() => true, () => false)
 
-const directoryInstructions = (repository: string) =>
-  Effect.promise(async (): Promise<ProjectInstructions | undefined> =>
-    (await isDirectory(repository))
-      ? {
-        claudeMd: await exists(path.join(repository, "CLAUDE.md")),
-        agentsMd: await exists(path.join(repository, "AGENTS.md")),
-        where: "The project directory"
-      }
-      : undefined
-  )
-
 const liveFiles = (files: ReadonlyArray<ChangedFile>) => files.filter((file) => !file.abandoned && !file.outside_project)
 
 /**
@@ -130,7 +119,15 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       if (liveFiles(request.changedFiles).length === 0) {
         questions.push("Claude changed no files with its file tools; the comparison covers the final answer only.")
       }
-      const instructions = repository === null ? undefined : yield* directoryInstructions(repository)
+      const instructions = repository === null ? undefined : yield* Effect.promise(async () =>
+        (await isDirectory(repository))
+          ? {
+            claudeMd: await exists(path.join(repository, "CLAUDE.md")),
+            agentsMd: await exists(path.join(repository, "AGENTS.md")),
+            where: "The project directory"
+          }
+          : undefined
+      )
       return {
         baseline: {
           repository,
@@ -348,22 +345,6 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       )
     }
 
-    /**
-     * CLAUDE.md / AGENTS.md where a replay starts: at the commit of a Git beginning (`toplevel` with the
-     * project's `prefix`), or in the project directory; undefined when that cannot be checked.
-     */
-    const instructionsAtStart = (start: { readonly repository: string; readonly commit: string | null }) =>
-      start.commit === null
-        ? directoryInstructions(start.repository)
-        : git.probe(["rev-parse", "--show-toplevel"], { cwd: start.repository }).pipe(
-          Effect.flatMap((out) => {
-            const toplevel = out?.trim()
-            return toplevel === undefined || toplevel === ""
-              ? Effect.succeed(undefined)
-              : instructionsAt(toplevel, start.commit!, path.relative(toplevel, path.resolve(start.repository)))
-          })
-        )
-
     const propose = Effect.fn("Baseline.propose")(function*(request: BaselineRequest) {
       const repository = request.repo ?? request.projectDir
       if (repository === null) return yield* nonGit(request, null, ["The thread records no project directory."])
@@ -380,7 +361,7 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       return yield* gitProposal(request, repository, toplevel)
     })
 
-    return { propose, instructionsAtStart } as const
+    return { propose } as const
   }),
   dependencies: [Git.Default]
 }) {}

@@ -147,10 +147,7 @@ describe("list_threads and inspect_thread", () => {
   })
 
   const failingSteps = Layer.mergeAll(
-    Layer.succeed(Baseline, Baseline.make({
-      propose: () => Effect.die(controllerError("The repository is ambiguous.")),
-      instructionsAtStart: () => Effect.succeed(undefined)
-    })),
+    Layer.succeed(Baseline, Baseline.make({ propose: () => Effect.die(controllerError("The repository is ambiguous.")) })),
     Layer.succeed(CodexModels, CodexModels.make({ list: () => Effect.die(new Error("models exploded")) }))
   )
   it.layer(Layer.merge(failingSteps, historyLayer(settingsFor(CLAUDE_HOME))))((it) => {
