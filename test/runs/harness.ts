@@ -43,7 +43,7 @@ export const tieBallot = JSON.stringify({
       checks: Object.fromEntries(dimension.checks.map((check) => [check.id, { evidence: "seen", result: 1 }])),
       score: 1
     }
-    return [dimension.id, { candidates: { A: candidate, B: candidate }, comparison: "equal", reason: "Candidate A and Candidate B are equal.", winner: "tie" }]
+    return [dimension.id, { candidates: { A: candidate, B: candidate }, comparison: "equal", winner: "tie" }]
   }))
 })
 
