@@ -101,14 +101,7 @@ const realDirectory = (directory: string) =>
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const { capabilities, record } = yield* threadForComparison({
-      threadId: configuration.thread_id,
-      repo: configuration.repo,
-      beginningKind: configuration.beginning_kind,
-      endingKind: configuration.ending_kind,
-      baselineCommit: configuration.baseline_commit,
-      endingCommit: configuration.ending_commit
-    })
+    const { capabilities, record } = yield* threadForComparison(configuration.thread_id)
     const comparability = (baselineCommit: string | null) =>
       comparabilityFacts({
         beginning_kind: configuration.beginning_kind,

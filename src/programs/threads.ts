@@ -253,36 +253,13 @@ export const threadRecordById = Effect.fn("threads.threadRecordById")(function*(
 })
 
 /**
- * A thread's record with its capability gaps against the replay's chosen starting state (the same
- * assessment `inspect_thread` shows); instruction files that cannot be checked count as unknown.
+ * A thread's record with the capability gaps its transcript shows (as `inspect_thread` assesses them).
+ * The project's instruction files are not checked here: that needs the repository, which prepare and
+ * start should not wait for, so the CLAUDE.md-without-AGENTS.md gap is left to the Configure step.
  */
-export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(start: {
-  readonly threadId: string
-  readonly repo: string | null
-  readonly beginningKind: StateKind
-  readonly endingKind: StateKind
-  readonly baselineCommit: string | null
-  readonly endingCommit: string | null
-}) {
-  const baselines = yield* Baseline
-  const { inspection } = yield* loadThread(start.threadId)
-  const { record } = inspection
-  const instructions = yield* baselines.propose({
-    projectDir: record.project_dir,
-    startedAt: record.started_at,
-    endedAt: record.ended_at,
-    gitBranch: record.git_branch,
-    changedFiles: record.historical_changed_files,
-    repo: start.repo ?? undefined,
-    beginningKind: start.beginningKind,
-    endingKind: start.endingKind,
-    baselineCommit: start.baselineCommit ?? undefined,
-    endingCommit: start.endingCommit ?? undefined
-  }).pipe(
-    Effect.map((proposal) => proposal.instructions),
-    Effect.catchAllCause(() => Effect.succeed(undefined))
-  )
-  return { record, capabilities: assessCapabilities(inspection.evidence, instructions) }
+export const threadForComparison = Effect.fn("threads.threadForComparison")(function*(threadId: string) {
+  const { inspection } = yield* loadThread(threadId)
+  return { record: inspection.record, capabilities: assessCapabilities(inspection.evidence, undefined) }
 })
 
 // ---------------------------------------------------------------------------------------------------
