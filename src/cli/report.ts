@@ -18,7 +18,7 @@ export interface ReportOptions {
 const ReportLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
 
 /**
- * A run's state (when it has one), its verdict and the real paths of its `report.html` and
+ * A completed run's state, its verdict and the real paths of its `report.html` and
  * `report.json` (each inside the run directory). A cancelled or failed run says so instead.
  */
 export const reportPaths = (runId: string) =>
@@ -32,25 +32,24 @@ export const reportPaths = (runId: string) =>
       (error) => error.message === "The replay run is unavailable.",
       () => Effect.fail(missing)
     ))
+    // As the controller serves it: a report exists only for a completed run, whatever files a run
+    // that ended another way (killed while reporting, say) left behind.
     const state = Option.getOrUndefined(Option.map(yield* Effect.option(runs.readAny(runId)), (run) => run.state))
+    if (state === undefined) return yield* controllerError("The replay report is not ready.")
+    if (state.status !== "completed") return yield* controllerError(`Run ${runId}: ${noReportSentence(state)}.`)
     const html = yield* Effect.either(locateReport(directory, "html"))
     const json = yield* Effect.either(locateReport(directory, "json"))
-    if (Either.isLeft(html) && Either.isLeft(json)) {
-      if (state !== undefined && state.status !== "completed") {
-        return yield* controllerError(`Run ${runId}: ${noReportSentence(state)}.`)
-      }
-      return yield* html.left
-    }
+    if (Either.isLeft(html) && Either.isLeft(json)) return yield* html.left
     const reportJson = Either.isRight(json) ? json.right.path : null
     return {
       run_id: runId,
       run_directory: directory,
       report_html: Either.isRight(html) ? html.right.path : null,
       report_json: reportJson,
-      status: state?.status ?? null,
-      model: typeof state?.model === "string" ? state.model : null,
-      thread_id: typeof state?.thread_id === "string" ? state.thread_id : null,
-      verdict: state === undefined ? null : verdictOf(state, readReportJson(reportJson))
+      status: state.status,
+      model: typeof state.model === "string" ? state.model : null,
+      thread_id: typeof state.thread_id === "string" ? state.thread_id : null,
+      verdict: verdictOf(state, readReportJson(reportJson))
     }
   })
 

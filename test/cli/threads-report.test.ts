@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installEnv, listTree, scratch } from "../rpc/support.js"
+import { writeRun } from "../support/daemon.js"
 import { runCli, waitUntil } from "./support.js"
 
 let root: string
@@ -126,9 +127,11 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
 
 describe("codex-replay report", () => {
   const runRoot = () => env.CODEX_REPLAY_RUN_ROOT!
-  const makeRun = (runId: string, files: Record<string, string>) => {
+  /** A run directory with the given files; its state says `completed` unless `state` says otherwise. */
+  const makeRun = (runId: string, files: Record<string, string>, state: Record<string, unknown> | null = { status: "completed" }) => {
     const directory = path.join(runRoot(), runId)
-    fs.mkdirSync(directory, { recursive: true })
+    if (state === null) fs.mkdirSync(directory, { recursive: true })
+    else writeRun(runRoot(), runId, { controller_session_id: "0".repeat(32), model: "gpt-5.6-terra", thread_id: "thread-x", ...state })
     for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(directory, name), content)
     return directory
   }
@@ -138,13 +141,18 @@ describe("codex-replay report", () => {
     const result = await runCli(["report", "run-with-report"], env)
     expect(result.code).toBe(0)
     const real = fs.realpathSync(directory)
-    expect(result.stdout).toBe(`${path.join(real, "report.html")}\n${path.join(real, "report.json")}\n`)
+    // The verdict summary first (the run's state has no verdict to show), then the paths.
+    expect(result.stdout).toMatch(/^Run: {5}run-with-report \(gpt-5\.6-terra, thread thread-x\)\n/)
+    expect(result.stdout.endsWith(`${path.join(real, "report.html")}\n${path.join(real, "report.json")}\n`)).toBe(true)
     const json = await runCli(["report", "run-with-report", "--json"], env)
-    expect(JSON.parse(json.stdout)).toEqual({
+    expect(JSON.parse(json.stdout)).toMatchObject({
       run_id: "run-with-report",
       run_directory: directory,
       report_html: path.join(real, "report.html"),
       report_json: path.join(real, "report.json"),
+      status: "completed",
+      model: "gpt-5.6-terra",
+      thread_id: "thread-x",
       opened: false
     })
   })
@@ -160,7 +168,7 @@ describe("codex-replay report", () => {
     const result = await runCli(["report", "run-to-open", "--open"], { ...env, PATH: `${bin}:${env.PATH}` })
     expect(result.code).toBe(0)
     const expected = path.join(fs.realpathSync(directory), "report.html")
-    expect(result.stdout).toBe(`${expected}\n`)
+    expect(result.stdout.endsWith(`\n${expected}\n`)).toBe(true)
     // The opener is detached: it may write after the command has ended.
     await waitUntil("the opener to run", () => fs.existsSync(log) && fs.readFileSync(log, "utf8") !== "", 10_000)
     expect(fs.readFileSync(log, "utf8")).toBe(expected)
@@ -208,5 +216,20 @@ describe("codex-replay report", () => {
     expect(escaping.code).toBe(1)
     expect(escaping.stderr).toContain("The replay report is outside its run directory.")
     expect(escaping.stdout).toBe("")
+  })
+
+  it("serves no report for a run that did not complete or has no state, whatever files it left", async () => {
+    const files = { "report.html": "<html></html>", "report.json": "{}" }
+    makeRun("run-killed-reporting", files, { status: "failed", phase: "reporting", error: "Interrupted." })
+    const killed = await runCli(["report", "run-killed-reporting", "--json"], env)
+    expect(killed.code).toBe(1)
+    expect(killed.stderr).toContain("Run run-killed-reporting: failed")
+    expect(killed.stderr).toContain("— no report")
+    expect(killed.stdout).toBe("")
+    makeRun("run-without-state", files, null)
+    const stateless = await runCli(["report", "run-without-state"], env)
+    expect(stateless.code).toBe(1)
+    expect(stateless.stderr).toContain("The replay report is not ready.")
+    expect(stateless.stdout).toBe("")
   })
 })
