@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 import { type BrowserContext, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -100,5 +101,21 @@ describe("report.html in headless Chromium", () => {
     expect(requests.every((url) => url === reportUrl)).toBe(true)
     expect(consoleErrors).toEqual([])
     await page.close()
+  }, 60_000)
+  it("has no accessibility violation of impact moderate or higher (axe-core)", async () => {
+    // The report runs no script of its own; this page alone lets axe-core in.
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    try {
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage()
+      await page.goto(reportUrl, { waitUntil: "load" })
+      await page.evaluate(await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"))
+      const violations = await page.evaluate(async () => {
+        const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+        return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
+      }) as Array<{ id: string; impact: string; nodes: Array<string> }>
+      expect(violations.filter((v) => ["moderate", "serious", "critical"].includes(v.impact))).toEqual([])
+    } finally {
+      await browser.close()
+    }
   }, 60_000)
 })

@@ -155,5 +155,5 @@ export const renderEvaluationTable = (evaluation: EvaluationView | null | undefi
   const sections = reviews.map((review, index) => reviewSection(review, index, mapping, comparable)).join("")
   const noBallot = reviews.some(hasBallot) ? "" : `<p class="no-ballot">${NO_BALLOT_MESSAGE}</p>`
   const aggregate = evaluation === null || evaluation === undefined ? "" : aggregateSection(evaluation, comparable)
-  return `<section class="evaluation" aria-label="Evaluation"><p class="legend">${LEGEND}</p>${noBallot}${aggregate}${sections}</section>`
+  return `<div class="evaluation"><p class="legend">${LEGEND}</p>${noBallot}${aggregate}${sections}</div>`
 }
