@@ -8,7 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { controllerError } from "../domain/errors.js"
 import { VERSION } from "../domain/product.js"
-import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../programs/runHistory.js"
+import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { helpRequested } from "./help.js"
 
 /**

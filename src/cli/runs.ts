@@ -1,7 +1,8 @@
 import { Effect, Layer } from "effect"
 import { controllerError } from "../domain/errors.js"
 import { CoreLive } from "../layers.js"
-import { listRuns, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS, type RunSummary } from "../programs/runHistory.js"
+import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
+import { listRuns, type RunSummary } from "../programs/runHistory.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, orDash } from "./terminal.js"
 

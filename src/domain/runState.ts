@@ -146,3 +146,9 @@ export const applyStateUpdate = (
 export const isRunState = (value: Record<string, unknown>): value is RunState =>
   typeof value.run_id === "string" && typeof value.status === "string" &&
   typeof value.controller_session_id === "string"
+
+/** `list_runs` filters and paging (SPEC §0, run history). */
+export const RUN_STATUSES = ["running", "completed", "failed", "cancelled"] as const
+export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
+export const DEFAULT_RUNS_PAGE = 50
+export const MAX_RUNS_PAGE = 200

@@ -2,15 +2,18 @@ import { Effect, Option, Schema } from "effect"
 import * as path from "node:path"
 import { isControllerSessionId } from "../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../domain/product.js"
-import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
+import {
+  DEFAULT_RUNS_PAGE,
+  MAX_RUNS_PAGE,
+  RUN_STATUSES,
+  RUN_WINNERS,
+  type RunState,
+  TERMINAL_STATUSES
+} from "../domain/runState.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 
-export const RUN_STATUSES = ["running", "completed", "failed", "cancelled"] as const
-export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
-export const DEFAULT_RUNS_PAGE = 50
-export const MAX_RUNS_PAGE = 200
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
