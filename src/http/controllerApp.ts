@@ -8,7 +8,7 @@ import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"
-import { bytesResponse, errorResponse, jsonResponse, textResponse, toolAnswerResponse, withSecurityHeaders } from "./responses.js"
+import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "./staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
 
@@ -123,11 +123,8 @@ const serveRequests = <RT, RD>(
   activity: Activity,
   services: Context.Context<RT | RD>
 ) => {
-  /** Without a challenge the answer changes only with the active-run count: one response per count. */
-  let unchallenged: { readonly activeRuns: number; readonly response: HttpServerResponse.HttpServerResponse } | undefined
-  const health = (activeRuns: number, challenge: string) => {
-    if (challenge === "" && unchallenged?.activeRuns === activeRuns) return unchallenged.response
-    const response = jsonResponse(200, {
+  const health = (activeRuns: number, challenge: string) =>
+    jsonResponse(200, {
       server: SERVER_NAME,
       protocol_version: CONTROLLER_PROTOCOL_VERSION,
       version: VERSION,
@@ -136,9 +133,6 @@ const serveRequests = <RT, RD>(
       active_runs: activeRuns,
       proof: runtime.proof(challenge)
     })
-    if (challenge === "") unchallenged = { activeRuns, response }
-    return response
-  }
 
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -211,7 +205,7 @@ const serveRequests = <RT, RD>(
       // The HTTP server runs handlers uninterruptibly; tools fork fibers and use timeouts, which need
       // the ordinary interruptible region to work.
       const called = inServices(callTool(options.tools, body.name, body.arguments ?? {}), services)
-      return toolAnswerResponse(yield* Effect.interruptible(called))
+      return jsonResponse(200, yield* Effect.interruptible(called))
     }).pipe(Effect.catchAll(answerFailure), Effect.catchAllCause(answerInterruption))
   }).pipe(
     Effect.catchAllDefect((defect) =>

@@ -36,15 +36,6 @@ export const bytesResponse = (body: Uint8Array, contentType: string) =>
 export const jsonResponse = (status: number, body: unknown) =>
   stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
 
-/** The last tool answer and its response: `get_state` answers with the same object while nothing changed. */
-let lastAnswer: { readonly body: object; readonly response: HttpServerResponse.HttpServerResponse } | undefined
-
-/** A tool's answer (never changed once made); a response is immutable, so the same one is sent again. */
-export const toolAnswerResponse = (body: object) => {
-  if (lastAnswer?.body !== body) lastAnswer = { body, response: jsonResponse(200, body) }
-  return lastAnswer.response
-}
-
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")
 

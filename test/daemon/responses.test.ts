@@ -5,7 +5,6 @@ import {
   jsonResponse,
   SECURITY_HEADERS,
   textResponse,
-  toolAnswerResponse,
   withSecurityHeaders
 } from "../../src/http/responses.js"
 import { HttpServerResponse } from "@effect/platform"
@@ -31,18 +30,5 @@ describe("controller responses", () => {
     ]
     for (const response of responses) expect(response.headers).toMatchObject(lowerCased)
     expect(responses[2]!.headers["content-length"]).toBe("3")
-  })
-
-  it("a tool answer sent again keeps its JSON, and a different answer gets its own", () => {
-    const bodyOf = (response: HttpServerResponse.HttpServerResponse) => (response.body as { body: string }).body
-    const first = { content: [{ type: "text", text: "first" }] }
-    const second = { content: [{ type: "text", text: "second ✓" }] }
-    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
-    expect(toolAnswerResponse(first)).toBe(toolAnswerResponse(first))
-    const other = toolAnswerResponse(second)
-    expect(bodyOf(other)).toBe(JSON.stringify(second))
-    expect(other.headers["content-length"]).toBe(String(Buffer.byteLength(JSON.stringify(second))))
-    expect(bodyOf(toolAnswerResponse(first))).toBe(JSON.stringify(first))
-    expect(toolAnswerResponse(first).headers).toMatchObject(lowerCased)
   })
 })
