@@ -19,31 +19,19 @@ export const SECURITY_HEADERS = {
 
 const securityHeaders = Headers.fromInput(SECURITY_HEADERS)
 
-/** For responses made elsewhere (RPC, streams); the constructors below include the headers already. */
+/** The controller app's last step: every answer, whoever made it (a route, RPC, a stream), carries these. */
 export const withSecurityHeaders = (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeaders(response, securityHeaders)
 
-/**
- * A string body handed to Node as it is: one write with the headers, where an encoded byte body
- * would cost an encoding pass and a second buffer (this is the daemon's hottest path).
- */
+/** A string body handed to Node as it is: one write with the headers, no encoding pass. */
 const stringResponse = (status: number, body: string, contentType: string) =>
-  HttpServerResponse.raw(body, { status, headers: securityHeaders, contentType, contentLength: Buffer.byteLength(body) })
+  HttpServerResponse.raw(body, { status, contentType, contentLength: Buffer.byteLength(body) })
 
 export const bytesResponse = (body: Uint8Array, contentType: string) =>
-  HttpServerResponse.uint8Array(body, { status: 200, headers: securityHeaders, contentType })
+  HttpServerResponse.uint8Array(body, { status: 200, contentType })
 
 export const jsonResponse = (status: number, body: unknown) =>
   stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
-
-/** The last tool answer and its response: `get_state` answers with the same object while nothing changed. */
-let lastAnswer: { readonly body: object; readonly response: HttpServerResponse.HttpServerResponse } | undefined
-
-/** A tool's answer (never changed once made); a response is immutable, so the same one is sent again. */
-export const toolAnswerResponse = (body: object) => {
-  if (lastAnswer?.body !== body) lastAnswer = { body, response: jsonResponse(200, body) }
-  return lastAnswer.response
-}
 
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")

@@ -7,9 +7,9 @@ import {
   VERSION
 } from "../domain/product.js"
 import { reviewerFor } from "../domain/reviewer.js"
-import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
+import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
-import { CodexModels, type ModelList } from "../services/CodexModels.js"
+import { CodexModels } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
@@ -39,68 +39,31 @@ export const runSnapshot = (directory: string, state: object) =>
     run_log: runLog
   }))
 
-interface StateInputs {
-  readonly settings: object
-  readonly models: ModelList
-  readonly recent: ReadonlyArray<RunState>
-}
-
-const sameInputs = (before: StateInputs, now: StateInputs) =>
-  before.settings === now.settings && before.models === now.models && before.recent.length === now.recent.length &&
-  before.recent.every((state, index) => state === now.recent[index])
-
-/**
- * The last `get_state` answer and what it was made of: the same object is returned while nothing in
- * it changed, so the HTTP edge can send the same response.
- */
-let lastState: { readonly inputs: StateInputs; readonly answer: ToolResult } | undefined
-const stateAnswer = (inputs: StateInputs, answer: () => ToolResult) => {
-  if (lastState === undefined || !sameInputs(lastState.inputs, inputs)) lastState = { inputs, answer: answer() }
-  return lastState.answer
-}
-
-/**
- * An answer handed to every caller until something changes, so it is frozen: the answer, its state,
- * and the lists in it (runs, models, diagnostics), including the model list CodexModels keeps.
- */
-const frozen = (answer: ToolResult): ToolResult => {
-  const freeze = (value: unknown, depth: number) => {
-    if (depth === 0 || typeof value !== "object" || value === null || Object.isFrozen(value)) return
-    for (const child of Object.values(value)) freeze(child, depth - 1)
-    Object.freeze(value)
-  }
-  // Deep enough for the lists of `structuredContent.state`, not into the run states the store caches.
-  freeze(answer, 4)
-  return answer
-}
-
 export const getState = defineTool(StatePayload, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const runs = yield* RunStore
     const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
     const models = yield* (yield* CodexModels).list()
-    return stateAnswer({ settings, models, recent }, () => {
-      const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
-      const diagnostics = [
-        ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
-        ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
-      ]
-      return frozen(toolSuccess("Codex Replay is ready.", {
-        state: {
-          plugin_version: VERSION,
-          controller_session_id: settings.controllerSessionId,
-          max_parallel_runs: MAX_PARALLEL_RUNS,
-          max_replay_threads: MAX_REPLAY_THREADS,
-          batch: null,
-          models: models.options,
-          // The controller's reviewer, used when a configuration names no reviewer_model.
-          reviewer_model: Either.getOrNull(reviewer),
-          diagnostics,
-          recent_runs: recent,
-          run_root: settings.runRoot
-        }
-      }))
+    const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
+    const diagnostics = [
+      ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
+      ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
+    ]
+    return toolSuccess("Codex Replay is ready.", {
+      state: {
+        plugin_version: VERSION,
+        controller_session_id: settings.controllerSessionId,
+        max_parallel_runs: MAX_PARALLEL_RUNS,
+        max_replay_threads: MAX_REPLAY_THREADS,
+        batch: null,
+        models: models.options,
+        // The controller's reviewer, used when a configuration names no reviewer_model.
+        reviewer_model: Either.getOrNull(reviewer),
+        diagnostics,
+        recent_runs: recent,
+        run_root: settings.runRoot
+      }
     })
   }))
 

@@ -19,8 +19,11 @@ import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js
 /** How often a daemon looks for runs whose supervising daemon died. */
 const RECONCILE_INTERVAL = Duration.seconds(15)
 
-/** How often final run states the disk refused are written again. */
-const FLUSH_INTERVAL = Duration.seconds(1)
+/**
+ * How often the run store looks at the run root for runs other processes wrote, and writes again the
+ * final states a full disk refused.
+ */
+const RUN_ROOT_INTERVAL = Duration.seconds(1)
 
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
@@ -71,16 +74,15 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       Effect.delay(RECONCILE_INTERVAL),
       Effect.forkScoped
     )
-    // Final states a full disk refused reach the disk as soon as it takes them.
-    yield* runs.flushUnwritten.pipe(Effect.repeat(Schedule.spaced(FLUSH_INTERVAL)), Effect.forkScoped)
+    yield* Effect.zipRight(runs.flushUnwritten, runs.rescan).pipe(
+      Effect.repeat(Schedule.spaced(RUN_ROOT_INTERVAL)),
+      Effect.forkScoped
+    )
 
-    const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
-    const busyWith = (countRuns: Effect.Effect<number, unknown>) =>
-      Effect.gen(function*() {
-        if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
-        return (yield* countRuns.pipe(Effect.orElseSucceed(() => 0))) > 0
-      })
-    const busy = busyWith(runs.countActive)
+    const busy = Effect.gen(function*() {
+      if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
+      return (yield* runs.countActive) > 0
+    })
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
@@ -96,8 +98,8 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       tools: options.tools,
       assets: loadStaticAssets(),
       download: options.download,
-      activeRuns,
-      busy: busyWith(runs.countActiveNow),
+      activeRuns: runs.countActive,
+      busy,
       shutdown,
       rpc: yield* makeRpcHttpApp(options.tools)
     })

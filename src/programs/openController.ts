@@ -84,6 +84,8 @@ const spawnDaemon = (settings: ResolvedSettings, input: OpenControllerInput, res
   Effect.try({
     try: () => {
       const port = (reservation.address() as net.AddressInfo).port
+      // Node has no public accessor for a listening socket's descriptor (handing a server to a child needs an
+      // IPC channel, which a detached daemon must not keep). Without one, the daemon binds the port itself.
       const socketFd = (reservation as unknown as { _handle?: { fd?: number } })._handle?.fd
       const log = fs.openSync(logPath, "a", 0o600)
       const inherit = typeof socketFd === "number" && socketFd >= 0

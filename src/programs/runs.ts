@@ -1,4 +1,4 @@
-import { Clock, type Duration, Effect, Either, Option, Schema } from "effect"
+import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
@@ -542,18 +542,34 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
 // await and cancel
 
 export interface AwaitRunOptions {
-  /** How often the state is read; 250 ms by default. */
+  /** How often another process's run is looked at again; 250 ms by default. This controller's runs need no looking. */
   readonly pollInterval?: Duration.DurationInput
 }
 
-/** Waits until the run is `completed`, `failed` or `cancelled`, and answers its final state. */
+const finalState = (state: RunState | undefined) =>
+  state !== undefined && TERMINAL_STATUSES.has(state.status) ? Option.some(state) : Option.none()
+
+/**
+ * Waits until the run is `completed`, `failed` or `cancelled`, and answers its final state: a run
+ * of this controller by following the run store, another process's run by reading it again.
+ */
 export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
+    const settings = yield* Settings
+    const { state } = yield* runs.readAny(runId)
+    if (TERMINAL_STATUSES.has(state.status)) return state
+    if (state.controller_session_id === settings.controllerSessionId) {
+      const final = yield* runs.changes.pipe(
+        Stream.filterMap((snapshot) => finalState(snapshot.runs.get(runId)?.state)),
+        Stream.runHead
+      )
+      if (Option.isSome(final)) return final.value
+    }
     for (;;) {
+      yield* Effect.sleep(options.pollInterval ?? "250 millis")
       const { state } = yield* runs.readAny(runId)
       if (TERMINAL_STATUSES.has(state.status)) return state
-      yield* Effect.sleep(options.pollInterval ?? "250 millis")
     }
   }).pipe(Effect.withSpan("runs.awaitRun"))
 

@@ -7,6 +7,12 @@ import { ControllerError, controllerError, StorageError } from "../domain/errors
 
 export type JsonObject = Record<string, unknown>
 
+export interface FileIdentity {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ino: number
+}
+
 /** Nothing there, or a file where a directory of the path should be (`runs/notes.txt/…`). */
 const isMissing = (error: unknown) => {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
@@ -267,6 +273,15 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       )
     })
 
+    /** A file's size, modification time and inode, or none when it is not there. */
+    const statOption = (file: string) =>
+      Effect.promise(() =>
+        fs.stat(file).then(
+          (stat) => Option.some({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }),
+          () => Option.none<FileIdentity>()
+        )
+      )
+
     const remove = (target: string) =>
       write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
 
@@ -286,6 +301,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       exists,
       isDirectory,
       listDirectories,
+      statOption,
       remove
     } as const
   }

@@ -1,5 +1,4 @@
-import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
-import { statSync } from "node:fs"
+import { Clock, DateTime, Effect, Either, Option, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
 import { ControllerError, controllerError, RunCancelled, StateTransitionConflict, StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -13,36 +12,66 @@ import {
   TERMINAL_STATUSES,
   type StateUpdate
 } from "../domain/runState.js"
-import { FileStore, type JsonObject } from "./FileStore.js"
-import { cachedFor } from "./internal/cachedFor.js"
+import { type FileIdentity, FileStore, type JsonObject } from "./FileStore.js"
 import { isSameProcess, startTimeOf } from "./internal/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 
-const ACTIVE_COUNT_TTL = Duration.millis(250)
-
-/** A local stat is cheaper done at once than through the thread pool; this runs on every `get_state`. */
-const statOrUndefined = (file: string) => statSync(file, { throwIfNoEntry: false })
-
-/**
- * An identity for a file's content, or undefined while it changed too recently to tell: file
- * timestamps advance in coarse ticks, so two changes within one tick can share an mtime.
- */
-const settledStamp = (stat: { readonly mtimeMs: number; readonly size: number; readonly ino: number }) =>
-  Date.now() - stat.mtimeMs < 1000 ? undefined : `${stat.size}:${stat.mtimeMs}:${stat.ino}`
-
 export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
+
+/** One run as the store knows it. */
+interface StoredRun {
+  readonly directory: string
+  readonly state: RunState
+  /**
+   * The state file as last read from disk, or undefined when it must be read again: this process
+   * wrote it, or it changed too recently to tell (file times advance in coarse ticks).
+   */
+  readonly stamp: string | undefined
+  /** A final state the disk refused (it was full): it stands all the same, and is written later. */
+  readonly unwritten: boolean
+}
+
+/** Every run of the run root at one moment, and this controller's own, newest first. */
+export interface RunsSnapshot {
+  readonly runs: ReadonlyMap<string, StoredRun>
+  readonly owned: ReadonlyArray<RunState>
+}
+
+const newestFirst = (a: RunState, b: RunState) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)
+
+const snapshotOf = (runs: ReadonlyMap<string, StoredRun>, owner: string): RunsSnapshot => ({
+  runs,
+  owned: [...runs.values()].flatMap(({ state }) => (state.controller_session_id === owner ? [state] : [])).sort(newestFirst)
+})
+
+const SETTLE_MILLIS = 1000
+
+const stampOf = (file: FileIdentity, now: number) =>
+  now - file.mtimeMs < SETTLE_MILLIS ? undefined : `${file.size}:${file.mtimeMs}:${file.ino}`
 
 const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
   isRunState(value) ? Effect.succeed(value) : Effect.fail(controllerError(`${name} is not a replay run state.`))
 
-/** Run directories under the run root and their durable `controller-state.json` (SPEC §7.3). */
+/** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
+export const isActive = (state: RunState) =>
+  state.status === "running" && isSameProcess(state.coordinator_pid, state.coordinator_start_time)
+
+/**
+ * The runs of the run root (SPEC §7.3), held in memory and written through to each run's
+ * `controller-state.json`. This controller's runs change only through it, so memory is their truth;
+ * runs other processes write are noticed by `rescan`, which the daemon repeats in the background.
+ */
 export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore", {
   effect: Effect.gen(function*() {
     const settings = yield* Settings
     const files = yield* FileStore
     const runLog = yield* RunLog
     const owner = settings.controllerSessionId
+    const ref = yield* SubscriptionRef.make(snapshotOf(new Map(), owner))
+
+    const statePath = (directory: string) => path.join(directory, STATE_FILE)
+    const runIdOf = (directory: string) => path.basename(directory)
 
     /** The directory of a run id from a request: validated, contained, and not a symlink leading out. */
     const resolveDirectory = Effect.fn("RunStore.resolveDirectory")(function*(runId: string) {
@@ -58,58 +87,104 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return directory
     })
 
-    const statePath = (directory: string) => path.join(directory, STATE_FILE)
-
     const readStateAt = (directory: string) =>
       files.readJson(statePath(directory), MAX_STATE_BYTES).pipe(Effect.flatMap((value) => asRunState(STATE_FILE, value)))
 
-    /**
-     * Final states the disk refused (it was full): the run has ended all the same, in memory at once, and
-     * `flushUnwritten` writes them as soon as the disk takes them. Reads see these states, not the file.
-     */
-    const unwritten = new Map<string, RunState>()
+    /** Applies changes to the runs, each only if its run is still as `before` saw it (a write of ours may have come first). */
+    const publish = (changes: ReadonlyMap<string, StoredRun | undefined>, before?: ReadonlyMap<string, StoredRun>) =>
+      SubscriptionRef.update(ref, (current) => {
+        const runs = new Map(current.runs)
+        let changed = false
+        for (const [runId, run] of changes) {
+          if (before !== undefined && current.runs.get(runId) !== before.get(runId)) continue
+          if (run === undefined ? runs.delete(runId) : runs.set(runId, run)) changed = true
+        }
+        return changed ? snapshotOf(runs, owner) : current
+      })
 
-    /** Every state write goes through here, so the shared listing (below) never hides one of ours. */
-    const writeState = (directory: string, state: RunState) =>
-      files.writeJson(statePath(directory), state).pipe(
-        Effect.tap(() => Effect.sync(() => unwritten.delete(directory))),
-        Effect.ensuring(Effect.sync(() => forgetListing()))
-      )
+    const remember = (run: StoredRun) => publish(new Map([[runIdOf(run.directory), run]]))
+
+    /** A run's state as it is on disk now, or none when it has no readable state. */
+    const lookAt = (directory: string, now: number) =>
+      Effect.gen(function*() {
+        const identity = yield* files.statOption(statePath(directory))
+        if (Option.isNone(identity)) return Option.none<StoredRun>()
+        const state = yield* readStateAt(directory).pipe(Effect.option)
+        return Option.map(state, (state): StoredRun => ({ directory, state, stamp: stampOf(identity.value, now), unwritten: false }))
+      })
+
+    /**
+     * Looks at the run root again: runs that appeared, changed or went since the last look. A state
+     * file whose size, time and inode are unchanged is not read again.
+     */
+    const rescan = Effect.gen(function*() {
+      const before = (yield* SubscriptionRef.get(ref)).runs
+      const now = yield* Clock.currentTimeMillis
+      const names = new Set<string>((yield* files.listDirectories(settings.runRoot)).filter(isRunId))
+      const changes = new Map<string, StoredRun | undefined>()
+      for (const runId of before.keys()) if (!names.has(runId) && !before.get(runId)!.unwritten) changes.set(runId, undefined)
+      yield* Effect.forEach(names, (runId) =>
+        Effect.gen(function*() {
+          const known = before.get(runId)
+          if (known?.unwritten === true) return
+          const directory = path.join(settings.runRoot, runId)
+          if (known?.stamp !== undefined) {
+            const identity = yield* files.statOption(statePath(directory))
+            if (Option.isSome(identity) && stampOf(identity.value, now) === known.stamp) return
+          }
+          const seen = Option.getOrUndefined(yield* lookAt(directory, now))
+          if (seen !== undefined || known !== undefined) changes.set(runId, seen)
+        }), { concurrency: 16, discard: true })
+      if (changes.size > 0) yield* publish(changes, before)
+    }).pipe(Effect.withSpan("RunStore.rescan"))
+
+    /** The first use of the store reads the run root. */
+    const loaded = yield* Effect.cached(rescan)
+
+    /** Every state write goes through here. */
+    const writeState = (directory: string, state: RunState) => files.writeJson(statePath(directory), state)
 
     /** A final state that cannot be written is kept in memory; any other refused write fails the update. */
-    const writeOrRemember = (directory: string, state: RunState) =>
+    const writeThrough = (directory: string, state: RunState) =>
       writeState(directory, state).pipe(
+        Effect.as(false),
         Effect.catchTag("StorageError", (error) =>
           TERMINAL_STATUSES.has(state.status)
-            ? Effect.zipRight(
-              Effect.sync(() => {
-                unwritten.set(directory, state)
-                forgetListing()
-              }),
-              Effect.logWarning(`Run ${state.run_id} ended ${state.status}; its state will be written when the disk allows: ${error.message}`)
+            ? Effect.as(
+              Effect.logWarning(`Run ${state.run_id} ended ${state.status}; its state will be written when the disk allows: ${error.message}`),
+              true
             )
-            : Effect.fail(error))
+            : Effect.fail(error)),
+        Effect.tap((unwritten) => remember({ directory, state, stamp: undefined, unwritten }))
       )
 
     /** Writes the final states the disk refused earlier; those it still refuses stay for the next try. */
-    const flushUnwritten = Effect.suspend(() =>
-      Effect.forEach([...unwritten.keys()], (directory) =>
+    const flushUnwritten = Effect.gen(function*() {
+      const pending = [...(yield* SubscriptionRef.get(ref)).runs.values()].filter((run) => run.unwritten)
+      yield* Effect.forEach(pending, ({ directory }) =>
         files.withLock(
           statePath(directory),
-          Effect.suspend(() => {
-            const state = unwritten.get(directory)
-            return state === undefined ? Effect.void : Effect.ignore(writeState(directory, state))
+          Effect.gen(function*() {
+            const run = (yield* SubscriptionRef.get(ref)).runs.get(runIdOf(directory))
+            if (run === undefined || !run.unwritten) return
+            yield* writeState(directory, run.state).pipe(
+              Effect.zipRight(remember({ ...run, unwritten: false })),
+              Effect.ignore
+            )
           })
         ), { discard: true })
-    )
+    })
 
     /** The state of any run in the run root (runs outlive their controller); a missing run is a user error. */
     const readAny = Effect.fn("RunStore.readAny")(function*(runId: string) {
+      yield* loaded
       const directory = yield* existingDirectory(runId)
-      const remembered = unwritten.get(directory)
-      const state = remembered !== undefined
-        ? Option.some<JsonObject>(remembered)
-        : yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
+      const known = (yield* SubscriptionRef.get(ref)).runs.get(runId)
+      // Another process's run may have changed since the last look; this controller's has not.
+      if (known !== undefined && (known.unwritten || known.state.controller_session_id === owner)) {
+        return { directory, state: known.state }
+      }
+      const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
       if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
       return { directory, state: yield* asRunState(STATE_FILE, state.value) }
     })
@@ -126,6 +201,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     })
 
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
+      yield* loaded
       const directory = yield* resolveDirectory(run.runId)
       if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
       const state = initialRunState({
@@ -140,22 +216,31 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         yield* writeState(directory, state)
         yield* runLog.append(directory, "controller", "run approved")
       }).pipe(Effect.tapError(() => Effect.ignore(files.remove(directory))))
+      yield* remember({ directory, state, stamp: undefined, unwritten: false })
       return { directory, state }
     })
 
-    /** Serialised, atomic transition; the summary also goes to the run log. */
+    /** The state an update starts from: the store's for this controller's runs, else the file's. */
+    const currentState = (directory: string) =>
+      Effect.gen(function*() {
+        const known = (yield* SubscriptionRef.get(ref)).runs.get(runIdOf(directory))
+        if (known !== undefined && (known.unwritten || known.state.controller_session_id === owner)) return known.state
+        return yield* readStateAt(directory)
+      })
+
+    /** Serialised, atomic transition, written through; the summary also goes to the run log. */
     const update = (
       directory: string,
       change: StateUpdate
     ): Effect.Effect<RunState, ControllerError | StorageError | StateTransitionConflict | RunCancelled> =>
       Effect.gen(function*() {
+        yield* loaded
         const next = yield* files.withLock(
           statePath(directory),
           Effect.gen(function*() {
-            const current = unwritten.get(directory) ?? (yield* readStateAt(directory))
-            const applied = applyStateUpdate(current, change, yield* nowIso)
+            const applied = applyStateUpdate(yield* currentState(directory), change, yield* nowIso)
             if (Either.isLeft(applied)) return yield* applied.left
-            yield* writeOrRemember(directory, applied.right)
+            yield* writeThrough(directory, applied.right)
             return applied.right
           })
         )
@@ -168,101 +253,25 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         return next
       }).pipe(Effect.withSpan("RunStore.update"))
 
-    /** Parsed states by path, reused while the file's size and mtime are unchanged (atomic writes replace it). */
-    const parsed = new Map<string, { readonly stamp: string; readonly state: Option.Option<RunState> }>()
-    const readStateCached = (directory: string): Effect.Effect<Option.Option<RunState>> =>
-      Effect.suspend(() => {
-        const file = statePath(directory)
-        const stat = statOrUndefined(file)
-        if (stat === undefined) return Effect.succeed(Option.none())
-        const stamp = settledStamp(stat)
-        const known = parsed.get(file)
-        if (stamp !== undefined && known?.stamp === stamp) return Effect.succeed(known.state)
-        // A read that failed (the disk, not the content) is not remembered: the next look tries again.
-        return readStateAt(directory).pipe(
-          Effect.map(Option.some),
-          Effect.catchTag("ControllerError", () => Effect.succeed(Option.none<RunState>())),
-          Effect.tap((state) => {
-            if (stamp === undefined) parsed.delete(file)
-            else parsed.set(file, { stamp, state })
-          }),
-          Effect.orElseSucceed(() => Option.none<RunState>())
-        )
+    const snapshot = Effect.zipRight(loaded, SubscriptionRef.get(ref))
+
+    /** This controller's runs, newest first. */
+    const listOwned = (): Effect.Effect<ReadonlyArray<RunState>> => Effect.map(snapshot, (current) => current.owned)
+
+    /** Every readable run state in the run root, whichever controller ran it, newest first (looked at afresh). */
+    const listAll = (): Effect.Effect<ReadonlyArray<RunState>> =>
+      Effect.gen(function*() {
+        yield* loaded
+        yield* rescan
+        const { runs } = yield* SubscriptionRef.get(ref)
+        return [...runs.values()].map((run) => run.state).sort(newestFirst)
       })
 
-    /** The run directory names, read again only when the run root's mtime says an entry came or went. */
-    let knownNames: { readonly stamp: string; readonly names: ReadonlyArray<string> } | undefined
-    const runDirectoryNames = Effect.gen(function*() {
-      const stat = statOrUndefined(settings.runRoot)
-      if (stat === undefined) return []
-      const stamp = settledStamp(stat)
-      if (stamp !== undefined && knownNames?.stamp === stamp) return knownNames.names
-      const names = (yield* files.listDirectories(settings.runRoot)).filter(isRunId)
-      knownNames = stamp === undefined ? undefined : { stamp, names }
-      return names
-    })
+    /** How many of this controller's runs are active. */
+    const countActive = Effect.map(listOwned(), (owned) => owned.filter(isActive).length)
 
-    const newestFirst = (a: RunState, b: RunState) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id)
-
-    /**
-     * Every readable run state in the run root, whichever controller ran it, newest first; a final state
-     * that a full disk has not taken yet is answered from memory.
-     */
-    const listEveryNow = Effect.gen(function*() {
-      const names = yield* runDirectoryNames
-      // One after another: nearly every state is a cache hit answered at once, where forking readers costs more.
-      const states = yield* Effect.forEach(names, (name) => {
-        const directory = path.join(settings.runRoot, name)
-        const remembered = unwritten.get(directory)
-        return remembered === undefined ? readStateCached(directory) : Effect.succeed(Option.some(remembered))
-      })
-      return states.flatMap((state) => (Option.isSome(state) ? [state.value] : [])).sort(newestFirst)
-    })
-    const listAll = (): Effect.Effect<ReadonlyArray<RunState>> => listEveryNow
-
-    // Not an `Effect.fn`: its span and call-site capture would double the cost of `get_state`.
-    const listOwnedNow = Effect.map(listEveryNow, (states) => states.filter((state) => state.controller_session_id === owner))
-
-    /**
-     * Every readable run state of this controller, newest first; unreadable directories are skipped.
-     * Requests handled in one turn of the event loop share one look at the disk (a look costs a stat
-     * per run): a listing is kept only if it finished before the loop's next check phase (where
-     * `setImmediate` runs), and only until then. This process's own state writes drop it at once.
-     */
-    let listedThisTurn: ReadonlyArray<RunState> | undefined
-    let listingGeneration = 0
-    let turnEndPending = false
-    const forgetListing = () => {
-      listedThisTurn = undefined
-      listingGeneration++
-    }
-    const endTurn = () => {
-      turnEndPending = false
-      forgetListing()
-    }
-    const listOwned = (): Effect.Effect<ReadonlyArray<RunState>> =>
-      Effect.suspend(() => {
-        if (listedThisTurn !== undefined) return Effect.succeed(listedThisTurn)
-        if (!turnEndPending) {
-          turnEndPending = true
-          setImmediate(endTurn)
-        }
-        const generation = listingGeneration
-        return Effect.tap(listOwnedNow, (states) => {
-          if (listingGeneration === generation) listedThisTurn = states
-        })
-      })
-
-    /** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
-    const isActive = (state: RunState) =>
-      state.status === "running" && isSameProcess(state.coordinator_pid, state.coordinator_start_time)
-
-    /**
-     * How many owned runs are active. It reads every state file, so answers are reused for a moment:
-     * `/health` and the idle rule ask often, and a run's start or end shows up within that moment.
-     */
-    const countActiveNow = Effect.map(listOwned(), (states) => states.filter(isActive).length)
-    const countActive = yield* cachedFor(countActiveNow, ACTIVE_COUNT_TTL)
+    /** The snapshot now and at every change; this controller's own writes show at once, others' after a rescan. */
+    const changes: Stream.Stream<RunsSnapshot> = Stream.unwrap(Effect.as(loaded, ref.changes))
 
     return {
       runRoot: settings.runRoot,
@@ -274,10 +283,11 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       update,
       listOwned,
       listAll,
+      rescan: Effect.zipRight(loaded, rescan),
+      changes,
       flushUnwritten,
       isActive,
       countActive,
-      countActiveNow,
       statePath
     } as const
   }),

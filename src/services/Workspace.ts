@@ -95,10 +95,6 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
     })
 
-    /**
-     * Runs several git commands in one shell, stopping at the first failure: one process to start
-     * and to supervise instead of one per command (each argument is single-quoted, never parsed).
-     */
     /** init (no template, so no sample hooks), fetch of the one commit (no tags, no maintenance), checkout. */
     const fetchCommit = (directory: string, repository: string, commit: string, runTag: string | undefined) =>
       git.sequence(

@@ -13,7 +13,10 @@ import {
   request,
   scratch,
   sessionId,
+  recentRuns,
   startDaemon,
+  untilListed,
+  untilNoticed,
   writeRun
 } from "../support/daemon.js"
 
@@ -52,6 +55,7 @@ describe("controller daemon over real HTTP", () => {
     })
     // Supervised by a live process (this test runner): another daemon's run, which this one leaves alone.
     writeRun(daemon.runRoot, "run-foreign", { controller_session_id: foreignSession, status: "running", coordinator_pid: process.pid })
+    await untilListed(daemon.port, ["run-own-finished", "run-own-running"])
   })
   afterAll(async () => {
     await daemon?.stop()
@@ -188,18 +192,14 @@ describe("controller daemon over real HTTP", () => {
   it("get_state follows runs that appear, change and go between two calls", async () => {
     const own = await startDaemon()
     try {
-      const recent = async () =>
-        (await callTool(own.port, "get_state")).json.structuredContent.state.recent_runs.map(
-          (run: { run_id: string; status: string }) => `${run.run_id}:${run.status}`
-        )
-      expect(await recent()).toEqual([])
-      expect(await recent()).toEqual([])
+      const listed = (expected: Array<string>) => untilNoticed(async () => expect(await recentRuns(own.port)).toEqual(expected))
+      expect(await recentRuns(own.port)).toEqual([])
       writeRun(own.runRoot, "run-appearing", { controller_session_id: own.sessionId, status: "running" })
-      expect(await recent()).toEqual(["run-appearing:running"])
+      await listed(["run-appearing:running"])
       writeRun(own.runRoot, "run-appearing", { controller_session_id: own.sessionId, status: "completed" })
-      expect(await recent()).toEqual(["run-appearing:completed"])
+      await listed(["run-appearing:completed"])
       fs.rmSync(path.join(own.runRoot, "run-appearing"), { recursive: true })
-      expect(await recent()).toEqual([])
+      await listed([])
     } finally {
       await own.stop()
     }
@@ -392,12 +392,10 @@ describe("controller daemon lifecycle", () => {
       expect((await request(daemon.port, "/health")).json.active_runs).toBe(0)
       writeRun(daemon.runRoot, "run-active", { controller_session_id: daemon.sessionId, coordinator_pid: sleeper.pid })
       const token = daemon.runtime().control_token
-      // /health may answer from a count up to 250 ms old; shutdown always looks afresh.
+      await untilNoticed(async () => expect((await request(daemon.port, "/health")).json.active_runs).toBe(1))
       const busy = await request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token }, body: "{}" })
       expect(busy.status).toBe(409)
       expect(busy.json.active_run).toBe(true)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      expect((await request(daemon.port, "/health")).json.active_runs).toBe(1)
       sleeper.kill("SIGKILL")
       await new Promise((resolve) => sleeper.once("exit", resolve))
       const stopping = await request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token }, body: "{}" })

@@ -17,6 +17,7 @@ import {
   sessionId,
   sleep,
   startDaemon,
+  untilNoticed,
   writeRun
 } from "../support/daemon.js"
 
@@ -121,7 +122,9 @@ describe("several daemons side by side", () => {
       writeRun(first.runRoot, "run-first", { controller_session_id: first.sessionId, coordinator_pid: sleeper.pid })
       writeRun(first.runRoot, "run-second", { controller_session_id: second.sessionId, coordinator_pid: sleeper.pid })
       expect(first.port).not.toBe(second.port)
-      await sleep(300) // /health may answer from an active-run count up to 250 ms old
+      for (const daemon of [first, second]) {
+        await untilNoticed(async () => expect((await request(daemon.port, "/health")).json.active_runs).toBe(1))
+      }
       for (const [daemon, own] of [[first, "run-first"], [second, "run-second"]] as const) {
         const health = await request(daemon.port, "/health")
         expect(health.json.controller_session_id).toBe(daemon.sessionId)

@@ -12,20 +12,29 @@ const settings = settingsFor(path.join(root, "claude"), { runRoot: path.join(roo
 fs.mkdirSync(settings.runRoot, { recursive: true, mode: 0o700 })
 const layer = RunStore.Default.pipe(Layer.provideMerge(historyLayer(settings)))
 
-it.effect("answers with one frozen object while nothing changed, and a new one when a run appears", () =>
-  Effect.gen(function*() {
-    const first = yield* getState.run({})
-    expect(yield* getState.run({})).toBe(first)
-    const state = first.structuredContent!.state as { recent_runs: Array<unknown>; models: Array<unknown> }
-    for (const part of [first, first.content, first.structuredContent, state, state.recent_runs, state.models]) {
-      expect(Object.isFrozen(part)).toBe(true)
-    }
-    expect(() => state.recent_runs.push({})).toThrow(TypeError)
+const recentRuns = Effect.map(getState.run({}), (answer) =>
+  (answer.structuredContent!.state as { recent_runs: Array<{ run_id: string; status: string }> }).recent_runs.map(
+    (run) => `${run.run_id}:${run.status}`
+  ))
 
+it.effect("answers from the run store: a run this controller creates or changes shows in the next answer", () =>
+  Effect.gen(function*() {
+    expect(yield* recentRuns).toEqual([])
     const runs = yield* RunStore
-    yield* runs.create({ runId: "run-new", coordinatorPid: process.pid })
-    const next = yield* getState.run({})
-    expect(next).not.toBe(first)
-    expect((next.structuredContent!.state as { recent_runs: Array<{ run_id: string }> }).recent_runs.map((run) => run.run_id))
-      .toEqual(["run-new"])
+    const { directory } = yield* runs.create({ runId: "run-new", coordinatorPid: process.pid })
+    expect(yield* recentRuns).toEqual(["run-new:running"])
+    yield* runs.update(directory, { status: "completed", phase: "reporting" })
+    expect(yield* recentRuns).toEqual(["run-new:completed"])
+  }).pipe(Effect.provide(layer)))
+
+it.effect("lists the 12 most recent of this controller's runs, newest first", () =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    for (let index = 10; index < 25; index++) yield* runs.create({ runId: `run-${index}`, coordinatorPid: process.pid })
+    const listed = yield* recentRuns
+    expect(listed).toHaveLength(12)
+    // Every run was created at the same (TestClock) instant: the run id breaks the tie.
+    expect(listed[0]).toBe("run-new:completed")
+    expect(listed[1]).toBe("run-24:running")
+    expect(listed.at(-1)).toBe("run-14:running")
   }).pipe(Effect.provide(layer)))

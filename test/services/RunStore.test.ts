@@ -1,5 +1,5 @@
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -10,59 +10,85 @@ import { sessionId, writeRun } from "../support/daemon.js"
 
 const session = sessionId()
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "runstore-")))
-const runRoot = path.join(root, "runs")
-fs.mkdirSync(runRoot, { mode: 0o700 })
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
-const RunStoreLive = RunStore.Default.pipe(
-  Layer.provide(Layer.effect(Settings, settingsOf({ CODEX_REPLAY_RUN_ROOT: runRoot, CODEX_REPLAY_CONTROLLER_SESSION_ID: session })))
-)
-
-const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-const listed = (runs: RunStore) => Effect.map(runs.listOwned(), (states) => states.map((state) => `${state.run_id}:${state.status}`))
-
-/** Files changed within the last second are read again each time; older ones are answered from memory. */
-const settle = () => {
-  const past = new Date(Date.now() - 60_000)
-  for (const entry of [runRoot, ...fs.readdirSync(runRoot, { recursive: true }).map((name) => path.join(runRoot, String(name)))]) {
-    fs.utimesSync(entry, past, past)
-  }
+/** A store over a run root of its own. */
+const storeOver = (name: string) => {
+  const runRoot = path.join(root, name)
+  fs.mkdirSync(runRoot, { mode: 0o700 })
+  const layer = RunStore.Default.pipe(
+    Layer.provide(Layer.effect(Settings, settingsOf({ CODEX_REPLAY_RUN_ROOT: runRoot, CODEX_REPLAY_CONTROLLER_SESSION_ID: session })))
+  )
+  return { runRoot, layer }
 }
 
-it.effect("lists this process's own writes at once, and another writer's from the next turn", () =>
-  Effect.gen(function*() {
+const listed = (runs: RunStore) => Effect.map(runs.listOwned(), (states) => states.map((state) => `${state.run_id}:${state.status}`))
+
+it.effect("loads the run root at first use, and holds this controller's writes at once", () => {
+  const { layer, runRoot } = storeOver("own")
+  writeRun(runRoot, "run-before", { controller_session_id: session, status: "completed", started_at: "2026-01-01T00:00:00.000Z" })
+  return Effect.gen(function*() {
+    const runs = yield* RunStore
+    expect(yield* listed(runs)).toEqual(["run-before:completed"])
+    const { directory } = yield* runs.create({ runId: "run-own", coordinatorPid: process.pid })
+    // The TestClock dates our own run 1970: newest first puts it last.
+    expect(yield* listed(runs)).toEqual(["run-before:completed", "run-own:running"])
+    yield* runs.update(directory, { status: "completed", phase: "reporting" })
+    expect(yield* listed(runs)).toEqual(["run-before:completed", "run-own:completed"])
+    // Written through: the file says the same.
+    expect(JSON.parse(fs.readFileSync(path.join(directory, "controller-state.json"), "utf8")).status).toBe("completed")
+    expect(yield* runs.countActive).toBe(0)
+  }).pipe(Effect.provide(layer))
+})
+
+it.effect("notices runs other processes write, change or remove when it looks at the run root again", () => {
+  const { layer, runRoot } = storeOver("others")
+  return Effect.gen(function*() {
     const runs = yield* RunStore
     expect(yield* listed(runs)).toEqual([])
+    writeRun(runRoot, "run-elsewhere", { controller_session_id: session, status: "running" })
+    expect(yield* listed(runs)).toEqual([])
+    yield* runs.rescan
+    expect(yield* listed(runs)).toEqual(["run-elsewhere:running"])
+    writeRun(runRoot, "run-elsewhere", { controller_session_id: session, status: "completed", note: "grown" })
+    yield* runs.rescan
+    expect(yield* listed(runs)).toEqual(["run-elsewhere:completed"])
+    fs.rmSync(path.join(runRoot, "run-elsewhere"), { recursive: true })
+    yield* runs.rescan
+    expect(yield* listed(runs)).toEqual([])
+  }).pipe(Effect.provide(layer))
+})
 
-    const { directory } = yield* runs.create({ runId: "run-own", coordinatorPid: process.pid })
-    expect(yield* listed(runs)).toEqual(["run-own:running"])
-    yield* runs.update(directory, { status: "completed", phase: "reporting" })
-    expect(yield* listed(runs)).toEqual(["run-own:completed"])
-
-    settle()
-    // Once settled, the state files are parsed once more and then known by their stamps, so a listing
-    // needs no asynchronous read and is kept for the rest of its turn.
-    expect(yield* listed(runs)).toEqual(["run-own:completed"])
-    yield* nextTurn
-    expect(yield* listed(runs)).toEqual(["run-own:completed"])
-    writeRun(runRoot, "run-written-elsewhere", { controller_session_id: session, status: "running" })
-    // Requests handled in the same turn share one look at the disk.
-    expect(yield* listed(runs)).toEqual(["run-own:completed"])
-    yield* nextTurn
-    // Newest first: the TestClock dated our own run 1970.
-    expect(yield* listed(runs)).toEqual(["run-written-elsewhere:running", "run-own:completed"])
-
-    fs.rmSync(path.join(runRoot, "run-own"), { recursive: true })
-    yield* nextTurn
-    expect(yield* listed(runs)).toEqual(["run-written-elsewhere:running"])
-  }).pipe(Effect.provide(RunStoreLive)))
-
-it.effect("keeps no listing that took more than one turn: a run removed meanwhile is gone next time", () =>
-  Effect.gen(function*() {
+it.effect("answers another controller's run from its file, and lists every run afresh", () => {
+  const { layer, runRoot } = storeOver("foreign")
+  const foreign = sessionId()
+  return Effect.gen(function*() {
     const runs = yield* RunStore
-    writeRun(runRoot, "run-recent", { controller_session_id: session, status: "running" })
-    // The run root changed within the last second, so this listing reads the directory asynchronously.
-    expect(yield* listed(runs)).toContain("run-recent:running")
-    fs.rmSync(path.join(runRoot, "run-recent"), { recursive: true })
-    expect(yield* listed(runs)).not.toContain("run-recent:running")
-  }).pipe(Effect.provide(RunStoreLive)))
+    writeRun(runRoot, "run-foreign", { controller_session_id: foreign, status: "running" })
+    expect((yield* runs.readAny("run-foreign")).state.status).toBe("running")
+    writeRun(runRoot, "run-foreign", { controller_session_id: foreign, status: "failed" })
+    expect((yield* runs.readAny("run-foreign")).state.status).toBe("failed")
+    expect((yield* runs.listAll()).map((state) => state.run_id)).toEqual(["run-foreign"])
+    expect(yield* listed(runs)).toEqual([])
+    const refused = yield* Effect.flip(runs.readOwned("run-foreign"))
+    expect(refused.message).toContain(`different controller session (${foreign})`)
+  }).pipe(Effect.provide(layer))
+})
+
+it.effect("publishes every change to its subscribers", () => {
+  const { layer } = storeOver("changes")
+  return Effect.gen(function*() {
+    const runs = yield* RunStore
+    const seen = yield* runs.changes.pipe(
+      Stream.map((snapshot) => snapshot.owned.map((state) => `${state.run_id}:${state.status}`).join(",")),
+      Stream.changes,
+      Stream.take(3),
+      Stream.runCollect,
+      Effect.fork
+    )
+    yield* Effect.yieldNow()
+    const { directory } = yield* runs.create({ runId: "run-watched", coordinatorPid: process.pid })
+    yield* runs.update(directory, { status: "cancelled" })
+    expect(Chunk.toReadonlyArray(yield* Fiber.join(seen))).toEqual(["", "run-watched:running", "run-watched:cancelled"])
+  }).pipe(Effect.provide(layer))
+})

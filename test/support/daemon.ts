@@ -6,6 +6,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { expect, vi } from "vitest"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
@@ -90,6 +91,25 @@ export const callTool = (port: number, name: string, args: unknown = {}) =>
     method: "POST",
     headers: browserHeaders(port),
     body: JSON.stringify({ name, arguments: args })
+  })
+
+/**
+ * Waits until `check` passes against a daemon that has to notice files the test wrote behind its back:
+ * its run store looks at the run root again every second.
+ */
+export const untilNoticed = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 100 })
+
+/** This controller's runs as `get_state` lists them, `run_id:status`, newest first. */
+export const recentRuns = async (port: number): Promise<Array<string>> =>
+  (await callTool(port, "get_state")).json.structuredContent.state.recent_runs.map(
+    (run: { run_id: string; status: string }) => `${run.run_id}:${run.status}`
+  )
+
+/** Waits until the daemon lists these runs of its own session that the test wrote. */
+export const untilListed = (port: number, runIds: ReadonlyArray<string>) =>
+  untilNoticed(async () => {
+    const listed = (await recentRuns(port)).map((run) => run.split(":")[0])
+    for (const runId of runIds) expect(listed).toContain(runId)
   })
 
 export interface Daemon {
