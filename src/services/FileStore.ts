@@ -4,17 +4,11 @@ import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
+import { describeError, errnoOf, existsPath, isDirectoryPath, isMissing } from "./internal/errno.js"
 
 export type JsonObject = Record<string, unknown>
 
-/** Nothing there, or a file where a directory of the path should be (`runs/notes.txt/…`). */
-const isMissing = (error: unknown) => {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-  return code === "ENOENT" || code === "ENOTDIR"
-}
-
-const isSymlinkRefusal = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ELOOP"
+const isSymlinkRefusal = (error: unknown) => errnoOf(error) === "ELOOP"
 
 /**
  * Opens a file without following a symlink as its last component (`O_NOFOLLOW`): files of run
@@ -43,9 +37,7 @@ const readRegularFile = async (file: string, maxBytes: number): Promise<string |
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
-const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describe(error)}` })
+const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describeError(error)}` })
 
 /** Lexical containment: `candidate` equals `root` or lies below it. */
 export const isInside = (root: string, candidate: string) => {
@@ -79,8 +71,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         try: run,
         catch: (error): ControllerError | StorageError =>
           isMissing(error)
-            ? controllerError(`${what}: ${describe(error)}`)
-            : isSymlinkRefusal(error) || (error as { code?: unknown }).code === "ENOTREGULAR"
+            ? controllerError(`${what}: ${describeError(error)}`)
+            : isSymlinkRefusal(error) || errnoOf(error) === "ENOTREGULAR"
             ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
             : storageError(what, error)
       })
@@ -209,6 +201,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       })
     })
 
+    const realpathOption = (target: string) => Effect.option(Effect.tryPromise(() => fs.realpath(target)))
+
     /**
      * Resolves `segments` below `root` and refuses anything that leaves it, lexically or through a
      * symlink. Segments that do not exist yet are allowed as long as their existing parent is inside.
@@ -219,10 +213,11 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       if (segments.some((segment) => segment.split(/[\\/]/).includes("..")) || !isInside(root, candidate)) {
         return yield* outside
       }
-      const realRoot = yield* Effect.promise(() => fs.realpath(root).catch(() => path.resolve(root)))
+      // A path that cannot be resolved (missing, unreadable) is judged by its nearest resolvable parent.
+      const realRoot = yield* realpathOption(root).pipe(Effect.map(Option.getOrElse(() => path.resolve(root))))
       let existing = candidate
       for (;;) {
-        const real = yield* Effect.promise(() => fs.realpath(existing).then((value) => value, () => undefined))
+        const real = Option.getOrUndefined(yield* realpathOption(existing))
         if (real !== undefined) {
           if (!isInside(realRoot, real)) return yield* outside
           break
@@ -252,19 +247,34 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         )
       )
 
-    const exists = (file: string) =>
-      Effect.promise(() => fs.lstat(file).then(() => true, () => false))
+    /** Whether anything is at `file` (a link counts as itself); a missing file is `false`. */
+    const exists = (file: string) => write(`Cannot look at ${path.basename(file)}`, () => existsPath(file))
 
-    const isDirectory = (target: string) =>
-      Effect.promise(() => fs.stat(target).then((stat) => stat.isDirectory(), () => false))
+    /** Whether `target` is a directory (following links); a missing one is `false`. */
+    const isDirectory = (target: string) => write(`Cannot look at ${path.basename(target)}`, () => isDirectoryPath(target))
 
+    /** The names of the directories in `directory`; a missing directory has none. */
     const listDirectories = Effect.fn("FileStore.listDirectories")(function*(directory: string) {
-      return yield* Effect.promise(() =>
+      return yield* write(`Cannot list ${path.basename(directory)}`, () =>
         fs.readdir(directory, { withFileTypes: true }).then(
           (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
-          () => [] as string[]
-        )
-      )
+          (error: unknown) => {
+            if (isMissing(error)) return [] as Array<string>
+            throw error
+          }
+        ))
+    })
+
+    /** Appends `text` to a private file (created 0600), never through a symlink: a link could lead anywhere. */
+    const appendText = Effect.fn("FileStore.appendText")(function*(file: string, text: string) {
+      yield* write(`Cannot write ${path.basename(file)}`, async () => {
+        const handle = await openNoFollow(file, APPEND_NO_FOLLOW, 0o600)
+        try {
+          await handle.appendFile(text)
+        } finally {
+          await handle.close()
+        }
+      })
     })
 
     const remove = (target: string) =>
@@ -286,6 +296,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       exists,
       isDirectory,
       listDirectories,
+      appendText,
       remove
     } as const
   }

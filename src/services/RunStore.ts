@@ -197,7 +197,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       if (stat === undefined) return []
       const stamp = settledStamp(stat)
       if (stamp !== undefined && knownNames?.stamp === stamp) return knownNames.names
-      const names = (yield* files.listDirectories(settings.runRoot)).filter(isRunId)
+      const names = (yield* Effect.orElseSucceed(files.listDirectories(settings.runRoot), () => [])).filter(isRunId)
       knownNames = stamp === undefined ? undefined : { stamp, names }
       return names
     })
