@@ -2,6 +2,7 @@ import { Clock, Effect, Either, Exit } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
+import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
@@ -33,7 +34,6 @@ export const REPLAY_TOOLS = [
 ] as const
 
 const POLL_MILLIS = 500
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
 type Json = Record<string, any>
@@ -41,7 +41,7 @@ type Json = Record<string, any>
 /** Checks the command line before anything is contacted or written. */
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
-  if (!THREAD_ID.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
+  if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
   if (options.models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
   const invalid = options.models.find((model) => !MODEL_ID.test(model))
   if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))

@@ -4,7 +4,8 @@ import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
-import { describeError, errnoOf, existsPath, isDirectoryPath, isMissing } from "./internal/errno.js"
+import { describeError, errnoOf, isMissing } from "../domain/ioErrors.js"
+import { existsPath, isDirectoryPath } from "./internal/paths.js"
 
 export type JsonObject = Record<string, unknown>
 

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Queue } from "effect"
+import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as readline from "node:readline"
 import { controllerError } from "../domain/errors.js"
@@ -31,8 +31,8 @@ const SWEEP_KILL_WITHIN_MILLIS = 5000
 
 const waitUntil = (done: () => boolean, within: Duration.Duration) =>
   Effect.gen(function*() {
-    const deadline = Date.now() + Duration.toMillis(within)
-    while (!done() && Date.now() < deadline) yield* Effect.sleep(POLL)
+    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(within)
+    while (!done() && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
     return done()
   })
 
@@ -57,9 +57,9 @@ const makeProcessRunner = (graceMillis: number) => {
         stopped.add(pid)
       }
     }
-    const deadline = Date.now() + SWEEP_KILL_WITHIN_MILLIS
+    const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
     let pids = yield* tagged(tag)
-    while (pids.length > 0 && Date.now() < deadline) {
+    while (pids.length > 0 && (yield* Clock.currentTimeMillis) < deadline) {
       for (const pid of pids) {
         const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
         if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, "SIGKILL")
