@@ -281,6 +281,13 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const remove = (target: string) =>
       write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
 
+    /** A fresh private directory `<parent>/<prefix>XXXXXX`, removed with everything in it when the scope closes. */
+    const temporaryDirectory = (parent: string, prefix: string) =>
+      Effect.acquireRelease(
+        write(`Cannot create a temporary directory in ${parent}`, () => fs.mkdtemp(path.join(parent, prefix))),
+        (directory) => Effect.catchAll(remove(directory), (error) => Effect.logWarning(error.message))
+      )
+
     return {
       ensurePrivateDirectory,
       ensurePrivateDirectoryInside,
@@ -298,6 +305,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       isDirectory,
       listDirectories,
       appendText,
+      temporaryDirectory,
       remove
     } as const
   }
