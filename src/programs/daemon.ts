@@ -6,14 +6,13 @@ import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
 import { loadStaticAssets } from "../http/staticAssets.js"
 import { makeRpcHttpApp } from "../rpc/http.js"
-import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import type { ControllerTool } from "./controllerTools.js"
-import { awaitIdle } from "./idle.js"
+import { awaitIdle, daemonBusy, daemonIdleRule } from "./idle.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
 
 /** How often a daemon looks for runs whose supervising daemon died. */
@@ -57,7 +56,6 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     const runtime = yield* ControllerRuntime
     const runs = yield* RunStore
     const supervisor = yield* RunSupervisor
-    const activity = yield* Activity
     const shutdown = yield* Deferred.make<void>()
 
     yield* files.ensurePrivateDirectory(settings.runRoot)
@@ -75,12 +73,6 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     yield* runs.flushUnwritten.pipe(Effect.repeat(Schedule.spaced(FLUSH_INTERVAL)), Effect.forkScoped)
 
     const activeRuns = runs.countActive.pipe(Effect.orElseSucceed(() => 0))
-    const busyWith = (countRuns: Effect.Effect<number, unknown>) =>
-      Effect.gen(function*() {
-        if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
-        return (yield* countRuns.pipe(Effect.orElseSucceed(() => 0))) > 0
-      })
-    const busy = busyWith(runs.countActive)
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
@@ -97,7 +89,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       assets: loadStaticAssets(),
       download: options.download,
       activeRuns,
-      busy: busyWith(runs.countActiveNow),
+      busy: yield* daemonBusy(runs.countActiveNow),
       shutdown,
       rpc: yield* makeRpcHttpApp(options.tools)
     })
@@ -112,13 +104,9 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     )
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
 
-    const idle = awaitIdle({
-      timeoutMillis: settings.idleTimeoutMillis,
-      busyPollMillis: BUSY_POLL_MILLIS,
-      lastActivity: activity.lastActivity,
-      touch: activity.touch,
-      isBusy: busy
-    })
+    const idle = awaitIdle(
+      yield* daemonIdleRule({ timeoutMillis: settings.idleTimeoutMillis, busyPollMillis: BUSY_POLL_MILLIS, countRuns: runs.countActive })
+    )
     const reason = yield* Effect.raceFirst(
       Effect.as(Deferred.await(shutdown), "shutdown requested"),
       Effect.as(idle, "idle timeout")
