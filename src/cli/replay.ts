@@ -1,5 +1,4 @@
 import { Clock, Effect, Either, Exit } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
@@ -8,6 +7,7 @@ import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
 import { type CallTool, connectController } from "../rpc/client.js"
+import { FileStore } from "../services/FileStore.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
@@ -80,7 +80,8 @@ const configurationFrom = (
   request: string,
   models: ReadonlyArray<string>,
   acceptEmptyBeginning: boolean,
-  reviewerModel: string | undefined
+  reviewerModel: string | undefined,
+  repositoryIsHere: boolean
 ) => {
   const thread = (inspection.thread ?? {}) as Json
   const baseline = (inspection.baseline ?? {}) as Json
@@ -95,7 +96,7 @@ const configurationFrom = (
     // sample's recorded directory does not).
     repo: typeof baseline.repository !== "string"
       ? null
-      : beginning === "git" || fs.existsSync(baseline.repository)
+      : beginning === "git" || repositoryIsHere
       ? baseline.repository
       : null,
     beginning_kind: beginning,
@@ -234,7 +235,10 @@ const watchRuns = (call: CallTool, out: Output, watched: ReadonlyArray<Watched>)
 
 const reportFile = (runRoot: string, runId: string, format: "html" | "json") => {
   const file = path.join(runRoot, runId, `report.${format}`)
-  return fs.existsSync(file) ? file : null
+  return Effect.flatMap(FileStore, (files) => files.exists(file)).pipe(
+    Effect.map((exists) => (exists ? file : null)),
+    Effect.orElseSucceed(() => null)
+  )
 }
 
 /** The end of a replay for one model: the verdict and the report path, or why there is none. */
@@ -279,13 +283,17 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
     }
 
+    const recordedRepository = (inspection.baseline as Json | undefined)?.repository
+    const repositoryIsHere = typeof recordedRepository === "string" &&
+      (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
     const configuration = configurationFrom(
       options.threadId,
       inspection,
       request,
       options.models,
       options.acceptEmptyBeginning === true,
-      options.reviewerModel
+      options.reviewerModel,
+      repositoryIsHere
     )
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
@@ -336,18 +344,19 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       })
     )
 
-    const runs = watched.map((run) => {
-      const reportJson = reportFile(runRoot, run.runId, "json")
-      return {
-        run_id: run.runId,
-        model: run.model,
-        status: String(run.state?.status ?? "unknown"),
-        error: typeof run.state?.error === "string" ? run.state.error : null,
-        report_html: reportFile(runRoot, run.runId, "html"),
-        report_json: reportJson,
-        verdict: run.state === undefined ? null : verdictOf(run.state, readReportJson(reportJson))
-      }
-    })
+    const runs = yield* Effect.forEach(watched, (run) =>
+      Effect.gen(function*() {
+        const reportJson = yield* reportFile(runRoot, run.runId, "json")
+        return {
+          run_id: run.runId,
+          model: run.model,
+          status: String(run.state?.status ?? "unknown"),
+          error: typeof run.state?.error === "string" ? run.state.error : null,
+          report_html: yield* reportFile(runRoot, run.runId, "html"),
+          report_json: reportJson,
+          verdict: run.state === undefined ? null : verdictOf(run.state, yield* readReportJson(reportJson))
+        }
+      }))
     if (options.json) {
       yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
     } else {

@@ -1,7 +1,7 @@
 import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as readline from "node:readline"
-import { controllerError } from "../domain/errors.js"
+import { type ControllerError, controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import * as procfs from "./internal/procfs.js"
 
@@ -155,7 +155,18 @@ const makeProcessRunner = (graceMillis: number) => {
     return exit
   })).pipe(Effect.withSpan("ProcessRunner.run"))
 
-  return { graceMillis, run, sweepTag, isAlive: procfs.isAlive } as const
+  /** Starts a program that outlives us (a desktop opener), without waiting for it or reading its output. */
+  const startDetached = (command: string, args: ReadonlyArray<string>) =>
+    Effect.async<void, ControllerError>((resume) => {
+      const child = spawn(command, [...args], { detached: true, stdio: "ignore" })
+      child.once("error", (error) => resume(Effect.fail(controllerError(`Cannot start ${command}: ${error.message}`))))
+      child.once("spawn", () => {
+        child.unref()
+        resume(Effect.void)
+      })
+    })
+
+  return { graceMillis, run, startDetached, sweepTag, isAlive: procfs.isAlive } as const
 }
 
 /**
