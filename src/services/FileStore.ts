@@ -281,6 +281,14 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const remove = (target: string) =>
       write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
 
+    /** The real path of `target` (links resolved); `None` when it does not exist. */
+    const realPath = (target: string) =>
+      write(`Cannot resolve ${path.basename(target)}`, () =>
+        fs.realpath(target).then(Option.some, (error: unknown) => {
+          if (isMissing(error)) return Option.none<string>()
+          throw error
+        }))
+
     /** A fresh private directory `<parent>/<prefix>XXXXXX`, removed with everything in it when the scope closes. */
     const temporaryDirectory = (parent: string, prefix: string) =>
       Effect.acquireRelease(
@@ -306,6 +314,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       listDirectories,
       appendText,
       temporaryDirectory,
+      realPath,
       remove
     } as const
   }

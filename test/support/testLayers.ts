@@ -191,6 +191,7 @@ export class MemoryFiles {
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
       appendText,
       temporaryDirectory,
+      realPath: (target: string) => Effect.sync(() => (files.has(target) ? Option.some(path.resolve(target)) : Option.none<string>())),
       remove
     })
   }
