@@ -9,6 +9,11 @@ import { existsPath, isDirectoryPath } from "./internal/paths.js"
 
 export type JsonObject = Record<string, unknown>
 
+export type LocatedFile =
+  | { readonly _tag: "Found"; readonly path: string; readonly size: number }
+  | { readonly _tag: "Outside" }
+  | { readonly _tag: "Missing" }
+
 const isSymlinkRefusal = (error: unknown) => errnoOf(error) === "ELOOP"
 
 /**
@@ -281,6 +286,24 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const remove = (target: string) =>
       write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
 
+    /**
+     * Where the file `name` of `root` really is: `Found` when it is a regular file whose real location is
+     * inside `root` (links resolved), `Outside` when a link leads out or dangles, `Missing` otherwise.
+     */
+    const locateFileInside = (root: string, name: string) =>
+      write(`Cannot look at ${name}`, async (): Promise<LocatedFile> => {
+        const realRoot = await fs.realpath(root)
+        const candidate = path.join(root, name)
+        const real = await fs.realpath(candidate).catch((error: unknown) => {
+          if (errnoOf(error) !== "ENOENT") throw error
+          return undefined
+        })
+        if (real === undefined) return (await existsPath(candidate)) ? { _tag: "Outside" } : { _tag: "Missing" }
+        if (!isInside(realRoot, real)) return { _tag: "Outside" }
+        const stat = await fs.stat(real)
+        return stat.isFile() ? { _tag: "Found", path: real, size: stat.size } : { _tag: "Missing" }
+      })
+
     /** The real path of `target` (links resolved); `None` when it does not exist. */
     const realPath = (target: string) =>
       write(`Cannot resolve ${path.basename(target)}`, () =>
@@ -315,6 +338,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       appendText,
       temporaryDirectory,
       realPath,
+      locateFileInside,
       remove
     } as const
   }

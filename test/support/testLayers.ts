@@ -1,7 +1,7 @@
 import { type Context, Effect, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
 import { controllerError, StorageError } from "../../src/domain/errors.js"
-import { FileStore, isInside, type JsonObject } from "../../src/services/FileStore.js"
+import { FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { archivedWorkspaceName, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
 
@@ -191,6 +191,12 @@ export class MemoryFiles {
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
       appendText,
       temporaryDirectory,
+      locateFileInside: (root: string, name: string) =>
+        Effect.sync((): LocatedFile => {
+          const file = path.join(root, name)
+          const text = files.text(file)
+          return text === undefined ? { _tag: "Missing" } : { _tag: "Found", path: path.resolve(file), size: Buffer.byteLength(text) }
+        }),
       realPath: (target: string) => Effect.sync(() => (files.has(target) ? Option.some(path.resolve(target)) : Option.none<string>())),
       remove
     })
