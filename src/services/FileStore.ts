@@ -45,6 +45,18 @@ const readRegularFile = async (file: string, maxBytes: number): Promise<string |
 
 const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describeError(error)}` })
 
+/** The JSON object in the text of the file `name`, or why it is not one. */
+export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => controllerError(`${name} does not contain valid JSON.`)
+  }).pipe(
+    Effect.filterOrFail(
+      (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
+      () => controllerError(`${name} does not contain an object.`)
+    )
+  )
+
 /** Lexical containment: `candidate` equals `root` or lies below it. */
 export const isInside = (root: string, candidate: string) => {
   const relative = path.relative(root, candidate)
@@ -156,19 +168,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return text
     })
 
-    const parseObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
-      Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () => controllerError(`${name} does not contain valid JSON.`)
-      }).pipe(
-        Effect.filterOrFail(
-          (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-          () => controllerError(`${name} does not contain an object.`)
-        )
-      )
-
     const readJson = (file: string, maxBytes: number) =>
-      readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseObject(path.basename(file), text)))
+      readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseJsonObject(path.basename(file), text)))
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
     const readJsonOption = (file: string, maxBytes: number) =>

@@ -14,6 +14,16 @@ const idleFiber = (countRuns: Effect.Effect<number, unknown>) =>
 
 const isDone = (fiber: Fiber.Fiber<void>) => Effect.map(Fiber.poll(fiber), Option.isSome)
 
+/** Not done a second before the timeout has passed since the last sign of use, done at it. */
+const stopsAfterExactlyOneTimeout = (idle: Fiber.Fiber<void>) =>
+  Effect.gen(function*() {
+    yield* TestClock.adjust(Duration.subtract(TIMEOUT, Duration.seconds(1)))
+    expect(yield* isDone(idle)).toBe(false)
+    yield* TestClock.adjust(Duration.seconds(1))
+    yield* settle
+    expect(yield* isDone(idle)).toBe(true)
+  })
+
 describe("idle shutdown (TestClock)", () => {
   it.scoped("stops exactly one timeout after the last sign of use; a heartbeat starts the timeout again", () =>
     Effect.gen(function*() {
@@ -22,11 +32,7 @@ describe("idle shutdown (TestClock)", () => {
         const idle = yield* idleFiber(Effect.succeed(0))
         yield* TestClock.adjust(Duration.seconds(40))
         yield* (yield* Activity).touch
-        yield* TestClock.adjust(Duration.seconds(59))
-        expect(yield* isDone(idle)).toBe(false)
-        yield* TestClock.adjust(Duration.seconds(1))
-        yield* settle
-        expect(yield* isDone(idle)).toBe(true)
+        yield* stopsAfterExactlyOneTimeout(idle)
       }).pipe(Effect.provide(engine.layer))
     }))
 
@@ -45,11 +51,7 @@ describe("idle shutdown (TestClock)", () => {
         yield* settledUntil(Effect.map(stateOf("run-idle"), (state) => state.status === "completed"), "completion")
         yield* settledUntil(Effect.map((yield* RunSupervisor).activeCount, (count) => count === 0), "the fiber's end")
         // The run's end is a sign of use: the full timeout counts from it, whatever the busy poll saw.
-        yield* TestClock.adjust(Duration.seconds(59))
-        expect(yield* isDone(idle)).toBe(false)
-        yield* TestClock.adjust(Duration.seconds(1))
-        yield* settle
-        expect(yield* isDone(idle)).toBe(true)
+        yield* stopsAfterExactlyOneTimeout(idle)
       }).pipe(Effect.provide(engine.layer))
     }))
 
@@ -66,11 +68,7 @@ describe("idle shutdown (TestClock)", () => {
         expect(yield* isDone(idle)).toBe(false)
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(call)
-        yield* TestClock.adjust(Duration.seconds(59))
-        expect(yield* isDone(idle)).toBe(false)
-        yield* TestClock.adjust(Duration.seconds(1))
-        yield* settle
-        expect(yield* isDone(idle)).toBe(true)
+        yield* stopsAfterExactlyOneTimeout(idle)
       }).pipe(Effect.provide(engine.layer))
     }))
 
@@ -88,11 +86,7 @@ describe("idle shutdown (TestClock)", () => {
         yield* TestClock.adjust(Duration.seconds(3))
         yield* settle
         expect(yield* isDone(idle)).toBe(false)
-        yield* TestClock.adjust(Duration.seconds(59))
-        expect(yield* isDone(idle)).toBe(false)
-        yield* TestClock.adjust(Duration.seconds(1))
-        yield* settle
-        expect(yield* isDone(idle)).toBe(true)
+        yield* stopsAfterExactlyOneTimeout(idle)
       }).pipe(Effect.provide(engine.layer))
     }))
 

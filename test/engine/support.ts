@@ -14,7 +14,7 @@ import { RunStore } from "../../src/services/RunStore.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { Settings } from "../../src/services/Settings.js"
 import { Workspace } from "../../src/services/Workspace.js"
-import { tieBallot } from "../runs/harness.js"
+import { coordinatorRequest, tieBallot } from "../runs/harness.js"
 import { MemoryFiles, memoryWorkspaces, recordingProcesses, type WorkspaceHooks } from "../support/testLayers.js"
 
 /** Settings of a controller whose run root lives in memory. */
@@ -98,28 +98,6 @@ export const retryable = new WorkerError({
 /** Codex's answer: writes greet.py into its workspace. */
 export const writeGreeting = (files: MemoryFiles) => (request: WorkerRequest<unknown, unknown>) =>
   Effect.as(Effect.sync(() => files.writeText(path.join(request.workingDirectory, "greet.py"), "print('hi')\n")), "Done.")
-
-export const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest> = {}): CoordinatorRequest => ({
-  run_id: runId,
-  run_tag: runId,
-  thread_id: "sample-hello-cli",
-  model: "gpt-5.6-sol",
-  request: "Create greet.py.",
-  timeout_seconds: 600,
-  workspace: { kind: "non_git", repository: null, commit: null, carriedForwardFiles: [] },
-  claude: {
-    model: "claude",
-    patch: "",
-    final_response: "Done.",
-    files: [],
-    worktree: null,
-    elapsed_ms: 1000,
-    tokens: null,
-    cost: { usd: null, reason: "unknown" }
-  },
-  reviewer_model: "gpt-review",
-  ...overrides
-})
 
 /** A run directory as `start_run` leaves it, and its fiber launched. */
 export const launch = (files: MemoryFiles, runId: string, overrides: Partial<CoordinatorRequest> = {}) =>

@@ -12,7 +12,7 @@ import { RunCoordinator, type CoordinatorRequest } from "../../src/services/RunC
 import { RunStore } from "../../src/services/RunStore.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
-import { fakeWorker, pipelineLayer, type Respond, testSettings, tieBallot } from "./harness.js"
+import { coordinatorRequest, fakeWorker, pipelineLayer, type Respond, testSettings, tieBallot } from "./harness.js"
 
 /** Waits for the run's fiber to end (the pipeline's timing is tested under TestClock in test/engine/). */
 const ended = (runId: string) => Effect.flatMap(RunSupervisor, (supervisor) => supervisor.awaitEnd(runId))
@@ -21,28 +21,6 @@ const writeAnswer = (request: WorkerRequest<unknown, unknown>) =>
   Effect.sync(() => fs.writeFileSync(path.join(request.workingDirectory, "greet.py"), "print('hi')\n"))
 
 const succeed: Respond = (request) => Effect.as(writeAnswer(request), "Done.")
-
-const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest> = {}): CoordinatorRequest => ({
-  run_id: runId,
-  run_tag: runId,
-  thread_id: "sample-hello-cli",
-  model: "gpt-5.6-sol",
-  request: "Create greet.py.",
-  timeout_seconds: 600,
-  workspace: { kind: "non_git", repository: null, commit: null, carriedForwardFiles: [] },
-  claude: {
-    model: "claude",
-    patch: "",
-    final_response: "Done.",
-    files: [],
-    worktree: null,
-    elapsed_ms: 1000,
-    tokens: null,
-    cost: { usd: null, reason: "unknown" }
-  },
-  reviewer_model: "gpt-review",
-  ...overrides
-})
 
 /** A run directory as `start_run` leaves it, and its fiber launched. */
 const launch = (runId: string, overrides: Partial<CoordinatorRequest> = {}) =>
