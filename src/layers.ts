@@ -1,6 +1,5 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
-import { fstatSync } from "node:fs"
 import type { Server } from "node:http"
 import { controllerError } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
@@ -20,6 +19,7 @@ import { Samples } from "./services/Samples.js"
 import { ControllerClient } from "./services/ControllerClient.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
+import { isSocketDescriptor } from "./services/internal/descriptors.js"
 import { ProcessRunner } from "./services/ProcessRunner.js"
 import { RunLog } from "./services/RunLog.js"
 import { RunStore } from "./services/RunStore.js"
@@ -67,20 +67,12 @@ const closeWithin = (server: Server, graceMillis: number) =>
     })
   })
 
-const isSocket = (fd: number) => {
-  try {
-    return fstatSync(fd).isSocket()
-  } catch {
-    return false
-  }
-}
-
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.flatMap(Settings, (settings) => {
     const fd = settings.inheritedSocketFd
     // Anything but a socket is refused here: Node aborts the whole process when asked to listen on one of its own pipes.
-    if (fd !== undefined && !isSocket(fd)) {
+    if (fd !== undefined && !isSocketDescriptor(fd)) {
       return Effect.fail(controllerError(`CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`))
     }
     const server = createHoldingServer()

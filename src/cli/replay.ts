@@ -1,12 +1,13 @@
 import { Clock, Effect, Either, Exit } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
+import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
 import { type CallTool, connectController } from "../rpc/client.js"
+import { FileStore } from "../services/FileStore.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
@@ -33,7 +34,6 @@ export const REPLAY_TOOLS = [
 ] as const
 
 const POLL_MILLIS = 500
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
 type Json = Record<string, any>
@@ -41,7 +41,7 @@ type Json = Record<string, any>
 /** Checks the command line before anything is contacted or written. */
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
-  if (!THREAD_ID.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
+  if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
   if (options.models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
   const invalid = options.models.find((model) => !MODEL_ID.test(model))
   if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
@@ -80,7 +80,8 @@ const configurationFrom = (
   request: string,
   models: ReadonlyArray<string>,
   acceptEmptyBeginning: boolean,
-  reviewerModel: string | undefined
+  reviewerModel: string | undefined,
+  repositoryIsHere: boolean
 ) => {
   const thread = (inspection.thread ?? {}) as Json
   const baseline = (inspection.baseline ?? {}) as Json
@@ -95,7 +96,7 @@ const configurationFrom = (
     // sample's recorded directory does not).
     repo: typeof baseline.repository !== "string"
       ? null
-      : beginning === "git" || fs.existsSync(baseline.repository)
+      : beginning === "git" || repositoryIsHere
       ? baseline.repository
       : null,
     beginning_kind: beginning,
@@ -234,7 +235,10 @@ const watchRuns = (call: CallTool, out: Output, watched: ReadonlyArray<Watched>)
 
 const reportFile = (runRoot: string, runId: string, format: "html" | "json") => {
   const file = path.join(runRoot, runId, `report.${format}`)
-  return fs.existsSync(file) ? file : null
+  return Effect.flatMap(FileStore, (files) => files.exists(file)).pipe(
+    Effect.map((exists) => (exists ? file : null)),
+    Effect.orElseSucceed(() => null)
+  )
 }
 
 /** The end of a replay for one model: the verdict and the report path, or why there is none. */
@@ -279,13 +283,17 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
     }
 
+    const recordedRepository = (inspection.baseline as Json | undefined)?.repository
+    const repositoryIsHere = typeof recordedRepository === "string" &&
+      (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
     const configuration = configurationFrom(
       options.threadId,
       inspection,
       request,
       options.models,
       options.acceptEmptyBeginning === true,
-      options.reviewerModel
+      options.reviewerModel,
+      repositoryIsHere
     )
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
@@ -336,18 +344,19 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       })
     )
 
-    const runs = watched.map((run) => {
-      const reportJson = reportFile(runRoot, run.runId, "json")
-      return {
-        run_id: run.runId,
-        model: run.model,
-        status: String(run.state?.status ?? "unknown"),
-        error: typeof run.state?.error === "string" ? run.state.error : null,
-        report_html: reportFile(runRoot, run.runId, "html"),
-        report_json: reportJson,
-        verdict: run.state === undefined ? null : verdictOf(run.state, readReportJson(reportJson))
-      }
-    })
+    const runs = yield* Effect.forEach(watched, (run) =>
+      Effect.gen(function*() {
+        const reportJson = yield* reportFile(runRoot, run.runId, "json")
+        return {
+          run_id: run.runId,
+          model: run.model,
+          status: String(run.state?.status ?? "unknown"),
+          error: typeof run.state?.error === "string" ? run.state.error : null,
+          report_html: yield* reportFile(runRoot, run.runId, "html"),
+          report_json: reportJson,
+          verdict: run.state === undefined ? null : verdictOf(run.state, yield* readReportJson(reportJson))
+        }
+      }))
     if (options.json) {
       yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
     } else {

@@ -1,9 +1,9 @@
 import { Effect, Either, Layer, Option } from "effect"
-import * as fs from "node:fs"
 import { controllerError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { CoreLive } from "../layers.js"
 import { locateReport } from "../programs/reports.js"
+import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
@@ -27,7 +27,7 @@ export const reportPaths = (runId: string) =>
     const runs = yield* RunStore
     // Without a run root there is no run (resolving inside a missing root would blame containment).
     const missing = controllerError(`No run ${runId} in ${runs.runRoot}.`)
-    if (!fs.existsSync(runs.runRoot)) return yield* missing
+    if (!(yield* (yield* FileStore).isDirectory(runs.runRoot))) return yield* missing
     const directory = yield* runs.existingDirectory(runId).pipe(Effect.catchIf(
       (error) => error.message === "The replay run is unavailable.",
       () => Effect.fail(missing)
@@ -49,7 +49,7 @@ export const reportPaths = (runId: string) =>
       status: state.status,
       model: typeof state.model === "string" ? state.model : null,
       thread_id: typeof state.thread_id === "string" ? state.thread_id : null,
-      verdict: verdictOf(state, readReportJson(reportJson))
+      verdict: verdictOf(state, yield* readReportJson(reportJson))
     }
   })
 

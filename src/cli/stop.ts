@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { controllerError } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
@@ -18,8 +18,8 @@ const STOP_WITHIN_MILLIS = 10_000
 const awaitGone = (controller: KnownController) =>
   Effect.gen(function*() {
     const client = yield* ControllerClient
-    const deadline = Date.now() + STOP_WITHIN_MILLIS
-    while (Date.now() < deadline) {
+    const deadline = (yield* Clock.currentTimeMillis) + STOP_WITHIN_MILLIS
+    while ((yield* Clock.currentTimeMillis) < deadline) {
       if ((yield* client.probe(controller.port, controller.controlToken)).status === "absent") return true
       yield* Effect.sleep("100 millis")
     }

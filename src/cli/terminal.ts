@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as readline from "node:readline"
 import { controllerError } from "../domain/errors.js"
+import { ProcessRunner } from "../services/ProcessRunner.js"
 
 /**
  * Where a command writes. With `--json`, stdout carries exactly one JSON document and everything meant
@@ -47,14 +47,11 @@ export const isYes = (answer: string) => /^\s*(y|yes)\s*$/i.test(answer)
 
 /** Opens a file with the desktop's handler (`open` on macOS, `xdg-open` elsewhere), without waiting for it. */
 export const openWithDesktop = (file: string) =>
-  Effect.async<void, ReturnType<typeof controllerError>>((resume) => {
+  Effect.gen(function*() {
     const opener = process.platform === "darwin" ? "open" : "xdg-open"
-    const child = spawn(opener, [file], { detached: true, stdio: "ignore" })
-    child.once("error", () => resume(Effect.fail(controllerError(`Cannot open the report: ${opener} is not available.`))))
-    child.once("spawn", () => {
-      child.unref()
-      resume(Effect.void)
-    })
+    yield* (yield* ProcessRunner).startDetached(opener, [file]).pipe(
+      Effect.mapError(() => controllerError(`Cannot open the report: ${opener} is not available.`))
+    )
   })
 
 /** A one-line rendering of a value that may be missing. */

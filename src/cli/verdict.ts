@@ -1,4 +1,5 @@
-import * as fs from "node:fs"
+import { Effect } from "effect"
+import { FileStore } from "../services/FileStore.js"
 
 /** One side of a comparison as the summary shows it. */
 export interface SideFigures {
@@ -23,16 +24,17 @@ const sideOf = (candidate: Json | undefined): SideFigures => ({
   cost_usd: numberOrNull(candidate?.cost?.usd)
 })
 
-/** The report's JSON when it is readable (reports can be large, but the summary needs only a few fields). */
-export const readReportJson = (file: string | null): Json | undefined => {
-  if (file === null) return undefined
-  try {
-    const value = JSON.parse(fs.readFileSync(file, "utf8")) as unknown
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json : undefined
-  } catch {
-    return undefined
-  }
-}
+/** Reports are large only for huge patches; the summary needs a few of their fields. */
+const MAX_REPORT_BYTES = 512 * 1024 * 1024
+
+/** The report's JSON when it is readable, else `undefined`. */
+export const readReportJson = (file: string | null): Effect.Effect<Json | undefined, never, FileStore> =>
+  file === null
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(FileStore, (files) => files.readJson(file, MAX_REPORT_BYTES)).pipe(
+      Effect.map((value): Json | undefined => value as Json),
+      Effect.orElseSucceed(() => undefined)
+    )
 
 /** Dimension outcomes from Codex's side, out of the run state's report summary. */
 const tallyOf = (state: Json) => {

@@ -1,6 +1,9 @@
 import { Schema } from "effect"
 
-export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+/** A name that is safe as one path segment and in a log line: run ids and imported thread ids. */
+export const SAFE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+export const RUN_ID_PATTERN = SAFE_ID_PATTERN
+export const THREAD_ID_PATTERN = SAFE_ID_PATTERN
 export const CONTROLLER_SESSION_ID_PATTERN = /^[a-f0-9]{32}$/
 
 export const RunId = Schema.String.pipe(

@@ -6,14 +6,13 @@ import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
 import { loadStaticAssets } from "../http/staticAssets.js"
 import { makeRpcHttpApp } from "../rpc/http.js"
-import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import type { ControllerTool } from "./controllerTools.js"
-import { awaitIdle } from "./idle.js"
+import { awaitIdle, daemonBusy, daemonIdleRule } from "./idle.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
 
 /** How often a daemon looks for runs whose supervising daemon died. */
@@ -60,7 +59,6 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     const runtime = yield* ControllerRuntime
     const runs = yield* RunStore
     const supervisor = yield* RunSupervisor
-    const activity = yield* Activity
     const shutdown = yield* Deferred.make<void>()
 
     yield* files.ensurePrivateDirectory(settings.runRoot)
@@ -79,10 +77,6 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       Effect.forkScoped
     )
 
-    const busy = Effect.gen(function*() {
-      if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
-      return (yield* runs.countActive) > 0
-    })
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
@@ -99,7 +93,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
       assets: loadStaticAssets(),
       download: options.download,
       activeRuns: runs.countActive,
-      busy,
+      busy: yield* daemonBusy(runs.countActive),
       shutdown,
       rpc: yield* makeRpcHttpApp(options.tools)
     })
@@ -114,13 +108,9 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     )
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
 
-    const idle = awaitIdle({
-      timeoutMillis: settings.idleTimeoutMillis,
-      busyPollMillis: BUSY_POLL_MILLIS,
-      lastActivity: activity.lastActivity,
-      touch: activity.touch,
-      isBusy: busy
-    })
+    const idle = awaitIdle(
+      yield* daemonIdleRule({ timeoutMillis: settings.idleTimeoutMillis, busyPollMillis: BUSY_POLL_MILLIS, countRuns: runs.countActive })
+    )
     const reason = yield* Effect.raceFirst(
       Effect.as(Deferred.await(shutdown), "shutdown requested"),
       Effect.as(idle, "idle timeout")

@@ -1,4 +1,6 @@
 import { Clock, Duration, Effect } from "effect"
+import { Activity } from "../services/Activity.js"
+import { RunSupervisor } from "../services/RunSupervisor.js"
 
 export interface IdleRule {
   readonly timeoutMillis: number
@@ -38,4 +40,35 @@ export const awaitIdle = (rule: IdleRule) =>
       }
       return
     }
+  })
+
+/**
+ * The daemon is busy while one of its run fibers lives, a worker call outside runs is in flight, or
+ * `countRuns` (the run root's active runs, other processes' included) counts one; a count that fails is none.
+ */
+export const daemonBusy = (countRuns: Effect.Effect<number, unknown>) =>
+  Effect.gen(function*() {
+    const supervisor = yield* RunSupervisor
+    const activity = yield* Activity
+    return Effect.gen(function*() {
+      if ((yield* supervisor.activeCount) > 0 || (yield* activity.inFlight) > 0) return true
+      return (yield* countRuns.pipe(Effect.orElseSucceed(() => 0))) > 0
+    })
+  })
+
+/** The daemon's idle rule (SPEC: shut down after the idle timeout with nothing running). */
+export const daemonIdleRule = (options: {
+  readonly timeoutMillis: number
+  readonly busyPollMillis: number
+  readonly countRuns: Effect.Effect<number, unknown>
+}) =>
+  Effect.gen(function*() {
+    const activity = yield* Activity
+    return {
+      timeoutMillis: options.timeoutMillis,
+      busyPollMillis: options.busyPollMillis,
+      lastActivity: activity.lastActivity,
+      touch: activity.touch,
+      isBusy: yield* daemonBusy(options.countRuns)
+    } satisfies IdleRule
   })

@@ -1,8 +1,7 @@
 import { Effect, ParseResult, Schema } from "effect"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
-import { isInside, openNoFollow, READ_NO_FOLLOW } from "../services/FileStore.js"
+import { FileStore } from "../services/FileStore.js"
 
 export const ReportFormat = Schema.Literal("json", "html")
 export type ReportFormat = typeof ReportFormat.Type
@@ -42,25 +41,13 @@ const NOT_READY = "The replay report is not ready."
  * it must be a regular file whose real location is inside the run directory (no symlink leading out).
  */
 export const locateReport = (runDirectory: string, format: ReportFormat) =>
-  Effect.tryPromise({
-    try: async () => {
-      const realRun = await fs.realpath(runDirectory)
-      const candidate = path.join(runDirectory, `report.${format}`)
-      const real = await fs.realpath(candidate).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") {
-          // A dangling symlink is refused like one leading out; a missing file is simply not ready.
-          return fs.lstat(candidate).then(() => OUTSIDE, () => NOT_READY)
-        }
-        throw error
-      })
-      if (real === OUTSIDE || real === NOT_READY) return { problem: real } as const
-      if (!isInside(realRun, real)) return { problem: OUTSIDE } as const
-      const stat = await fs.stat(real)
-      if (!stat.isFile()) return { problem: NOT_READY } as const
-      return { path: real, size: stat.size } as const
-    },
-    catch: () => controllerError(NOT_READY)
-  }).pipe(Effect.flatMap((found) => ("problem" in found ? Effect.fail(controllerError(found.problem)) : Effect.succeed(found))))
+  Effect.flatMap(FileStore, (files) => files.locateFileInside(runDirectory, `report.${format}`)).pipe(
+    Effect.mapError(() => controllerError(NOT_READY)),
+    Effect.flatMap((found) =>
+      found._tag === "Found"
+        ? Effect.succeed({ path: found.path, size: found.size })
+        : Effect.fail(controllerError(found._tag === "Outside" ? OUTSIDE : NOT_READY)))
+  )
 
 export interface ReportDownload {
   /** The file to stream (its real path, inside the run directory). */
@@ -88,18 +75,11 @@ export const openReportDownload = Effect.fn("reports.openReportDownload")(functi
   } satisfies ReportDownload
 })
 
+/** The whole report, never through a link; reports have no size limit here. */
 const readWhole = (file: string, format: ReportFormat) =>
-  Effect.tryPromise({
-    try: async () => {
-      const handle = await openNoFollow(file, READ_NO_FOLLOW)
-      try {
-        return await handle.readFile("utf8")
-      } finally {
-        await handle.close()
-      }
-    },
-    catch: () => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`)
-  })
+  Effect.flatMap(FileStore, (files) => files.readBounded(file, Number.MAX_SAFE_INTEGER)).pipe(
+    Effect.mapError(() => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`))
+  )
 
 const parseReport = (text: string) =>
   Effect.try({

@@ -1,8 +1,9 @@
-import { Clock, DateTime, Duration, Effect, Schema } from "effect"
-import * as fs from "node:fs/promises"
+import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
+import { controllerError } from "../domain/errors.js"
 import { CodexWorker } from "../services/CodexWorker.js"
+import { FileStore } from "../services/FileStore.js"
 
 /** The two LLM-backed controller tools of SPEC §8.3, as programs over plain thread data. */
 
@@ -123,9 +124,8 @@ export const singleUserPrompt = (input: SynthesisInput): string | undefined => {
 
 /** An empty private directory for one worker call, removed afterwards whatever happens. */
 const temporaryWorkspace = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)))),
-    (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
+  Effect.flatMap(FileStore, (files) => files.temporaryDirectory(os.tmpdir(), prefix)).pipe(
+    Effect.mapError((error) => controllerError(`Cannot create a workspace for the model: ${error.message}`))
   )
 
 const synthesizeWithModel = (input: SynthesisInput, model: string) =>
@@ -178,16 +178,14 @@ const expandHome = (value: string) =>
 
 /** The resolved path when `value` names an existing absolute directory, else "". */
 export const existingDirectory = (value: string | undefined) =>
-  Effect.promise(async () => {
+  Effect.gen(function*() {
     if (value === undefined || value.trim() === "") return ""
     const candidate = expandHome(value.trim())
     if (!path.isAbsolute(candidate)) return ""
-    try {
-      return (await fs.stat(candidate)).isDirectory() ? await fs.realpath(candidate) : ""
-    } catch {
-      return ""
-    }
-  })
+    const files = yield* FileStore
+    if (!(yield* files.isDirectory(candidate))) return ""
+    return Option.getOrElse(yield* files.realPath(candidate), () => "")
+  }).pipe(Effect.orElseSucceed(() => ""))
 
 const inferWithModel = (input: WorkingDirectoryInput, model: string) =>
   Effect.scoped(

@@ -1,5 +1,4 @@
 import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "effect"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import { reviewerFor } from "../domain/reviewer.js"
@@ -92,10 +91,10 @@ const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null
 })
 
 const realDirectory = (directory: string) =>
-  Effect.tryPromise({
-    try: () => fs.realpath(directory),
-    catch: () => controllerError(`The project directory ${excerpt(directory)} (repo) does not exist.`)
-  })
+  Effect.flatMap(FileStore, (files) => files.realPath(directory)).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail("missing"), onSome: Effect.succeed })),
+    Effect.mapError(() => controllerError(`The project directory ${excerpt(directory)} (repo) does not exist.`))
+  )
 
 /** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
 const readHistorical = (configuration: RunConfiguration) =>

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { ProjectInstructions } from "../domain/history/capabilities.js"
 import type { ChangedFile } from "../domain/history/changes.js"
 import type { StateKind } from "../domain/runConfig.js"
 import { Git } from "./Git.js"
+import { existsPath, isDirectoryPath } from "./internal/paths.js"
 
 export type { StateKind }
 
@@ -71,9 +71,9 @@ const seconds = (iso: string | null) => (iso === null ? undefined : Math.floor(D
 const short = (sha: string) => sha.slice(0, 7)
 const isoAt = (unix: number) => new Date(unix * 1000).toISOString()
 
-const isDirectory = (candidate: string) =>
-  fs.stat(candidate).then((stat) => stat.isDirectory(), () => false)
-const exists = (candidate: string) => fs.stat(candidate).then(() => true, () => false)
+/** A project directory (or file in it) that cannot even be looked at counts as not on this machine. */
+const isDirectory = (candidate: string) => Effect.orElseSucceed(Effect.tryPromise(() => isDirectoryPath(candidate)), () => false)
+const exists = (candidate: string) => Effect.orElseSucceed(Effect.tryPromise(() => existsPath(candidate)), () => false)
 
 const liveFiles = (files: ReadonlyArray<ChangedFile>) => files.filter((file) => !file.abandoned && !file.outside_project)
 
@@ -119,15 +119,11 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       if (liveFiles(request.changedFiles).length === 0) {
         questions.push("Claude changed no files with its file tools; the comparison covers the final answer only.")
       }
-      const instructions = repository === null ? undefined : yield* Effect.promise(async () =>
-        (await isDirectory(repository))
-          ? {
-            claudeMd: await exists(path.join(repository, "CLAUDE.md")),
-            agentsMd: await exists(path.join(repository, "AGENTS.md")),
-            where: "The project directory"
-          }
-          : undefined
-      )
+      const instructions = repository === null || !(yield* isDirectory(repository)) ? undefined : {
+        claudeMd: yield* exists(path.join(repository, "CLAUDE.md")),
+        agentsMd: yield* exists(path.join(repository, "AGENTS.md")),
+        where: "The project directory"
+      }
       return {
         baseline: {
           repository,
@@ -348,7 +344,7 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
     const propose = Effect.fn("Baseline.propose")(function*(request: BaselineRequest) {
       const repository = request.repo ?? request.projectDir
       if (repository === null) return yield* nonGit(request, null, ["The thread records no project directory."])
-      if (!(yield* Effect.promise(() => isDirectory(repository)))) {
+      if (!(yield* isDirectory(repository))) {
         return yield* nonGit(request, repository, [`${repository} does not exist on this machine.`])
       }
       const toplevel = (yield* git.probe(["rev-parse", "--show-toplevel"], { cwd: repository }))?.trim()

@@ -6,16 +6,9 @@ import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
-import { controllerError } from "../domain/errors.js"
+import { controllerError, StorageError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
-import {
-  digestSession,
-  isMissing,
-  readTranscript,
-  responseKeysOf,
-  type SessionDigest,
-  type SessionFiles
-} from "../domain/history/reader.js"
+import { digestSession, responseKeysOf, type SessionDigest, type SessionFiles } from "../domain/history/reader.js"
 import type { SummaryReply, SummaryTask } from "../domain/history/summaryWorker.js"
 import {
   type AgentFile,
@@ -26,13 +19,15 @@ import {
   type ThreadRecord,
   type ThreadSummary
 } from "../domain/history/session.js"
-import { loadThreadIndex, saveThreadIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import { type LoadedIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import { THREAD_ID_PATTERN } from "../domain/ids.js"
+import { describeError, isMissing } from "../domain/ioErrors.js"
 import { VERSION } from "../domain/product.js"
+import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
+import { loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
 
 export { readTranscript }
-
-export const THREAD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
 interface FileStamp {
   readonly path: string
@@ -358,22 +353,27 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
      * that cannot be looked at (a symlink loop, no permission) is skipped and described in `unreadable`.
      */
     const discoverWithUnreadable = Effect.fn("ClaudeHistory.discover")(function*() {
-      return yield* Effect.promise(async () => {
-        const unreadable: Array<string> = []
-        const folders = (await readDirectory(projectsRoot)).filter((entry) => entry.isDirectory())
-        const perFolder = await Promise.all(
-          folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name), unreadable))
-        )
-        const seen = new Set<string>()
-        const locations = perFolder.flat().map((location) => {
-          let threadId = location.threadId
-          for (let suffix = 2; seen.has(threadId); suffix++) threadId = `${location.threadId}.${suffix}`
-          seen.add(threadId)
-          return threadId === location.threadId ? location : { ...location, threadId }
-        })
-        return { locations, unreadable: unreadable.sort() }
+      return yield* Effect.tryPromise({
+        try: () => discoverLocations(),
+        catch: (error) => new StorageError({ message: `Cannot list the Claude history: ${describeError(error)}` })
       })
     })
+
+    const discoverLocations = async () => {
+      const unreadable: Array<string> = []
+      const folders = (await readDirectory(projectsRoot)).filter((entry) => entry.isDirectory())
+      const perFolder = await Promise.all(
+        folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name), unreadable))
+      )
+      const seen = new Set<string>()
+      const locations = perFolder.flat().map((location) => {
+        let threadId = location.threadId
+        for (let suffix = 2; seen.has(threadId); suffix++) threadId = `${location.threadId}.${suffix}`
+        seen.add(threadId)
+        return threadId === location.threadId ? location : { ...location, threadId }
+      })
+      return { locations, unreadable: unreadable.sort() }
+    }
 
     const discover = () => Effect.map(discoverWithUnreadable(), ({ locations }) => locations)
 
@@ -422,11 +422,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       Effect.tryPromise({
         try: () =>
           pool === undefined || (sharesMainThread && !pool.hasRoom())
-            ? digestSession(filesOf(location))
+            ? digestSession(filesOf(location), readChunks)
             : pool.run(filesOf(location)).catch((error: unknown) => {
               if (!(error instanceof WorkerLost)) return Promise.reject(error)
               lastListing = { ...lastListing, fallbacks: lastListing.fallbacks + 1 }
-              return digestSession(filesOf(location))
+              return digestSession(filesOf(location), readChunks)
             }),
         catch: readFailure(location)
       })
@@ -496,7 +496,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
             concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),
             discard: true
           }),
-        (pool) => Effect.promise(() => pool.close())
+        (pool) => Effect.tryPromise(() => pool.close()).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
+        )
       )
     })
 
@@ -526,15 +528,16 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       return predecessors
     }
 
+    /** The response keys of the earlier sessions of a family; one that cannot be read contributes none. */
     const copiedKeys = (earlier: ReadonlyArray<SessionLocation>) =>
-      Effect.promise(async () => {
+      Effect.tryPromise(async () => {
         const copied = new Set<string>()
         for (const location of earlier) {
-          const keys = await responseKeysOf(location.main.path).catch(() => new Set<string>())
+          const keys = await responseKeysOf(location.main.path, readChunks).catch(() => new Set<string>())
           for (const key of keys) copied.add(key)
         }
         return copied
-      })
+      }).pipe(Effect.orElseSucceed(() => new Set<string>()))
 
     /** Summaries of the resumed sessions with their copies left out (cached while no file of the family changes). */
     const resumedSummaries = Effect.fn("ClaudeHistory.resumedSummaries")(function*(
@@ -555,7 +558,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         const copied = yield* copiedKeys(earlier)
         indexDirty = true
         const summary = yield* Effect.tryPromise({
-          try: () => digestSession(filesOf(location), undefined, copied),
+          try: () => digestSession(filesOf(location), readChunks, copied),
           catch: readFailure(location)
         }).pipe(
           Effect.map((digest) => digest.summary),
@@ -579,7 +582,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const readIndex = Effect.gen(function*() {
       if (indexRead) return
       indexRead = true
-      const loaded = yield* Effect.promise(() => loadThreadIndex(indexFile, VERSION, projectsRoot))
+      const loaded = yield* Effect.tryPromise(() => loadThreadIndex(indexFile, VERSION, projectsRoot)).pipe(
+        Effect.orElseSucceed((): LoadedIndex => ({ _tag: "Discarded", reason: "it cannot be read" }))
+      )
       if (loaded._tag === "Discarded") {
         yield* Effect.logWarning(`The thread index ${indexFile} was discarded because ${loaded.reason}; it is being rebuilt.`)
       }

@@ -1,5 +1,5 @@
 import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
-import { Duration, Effect, Either, Layer, Runtime, type Schedule, type Schema } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Runtime, type Schedule, type Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
@@ -24,10 +24,13 @@ import {
   recordEvent,
   sandboxConfigFor,
   threadOptionsFor,
+  workerError,
   WorkerPurpose,
   type WorkerResultData,
   ZERO_USAGE
 } from "../domain/worker.js"
+import { describeError, errnoOf } from "../domain/ioErrors.js"
+import { isDirectoryPath } from "./internal/paths.js"
 import * as procfs from "./internal/procfs.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
@@ -128,8 +131,8 @@ const resolveCli = (cliPath: string, searchPath: string | undefined) =>
     return undefined
   })
 
-const isDirectory = (directory: string) =>
-  Effect.promise(() => fs.stat(directory).then((stat) => stat.isDirectory(), () => false))
+/** Whether the working directory is a directory; one that cannot even be looked at is not. */
+const isDirectory = (directory: string) => Effect.orElseSucceed(Effect.tryPromise(() => isDirectoryPath(directory)), () => false)
 
 /** A real repository or worktree: `.git/HEAD`, or a `.git` file pointing to the git directory. */
 const isGitMarker = async (candidate: string) => {
@@ -417,8 +420,23 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       isReadOnlyPurpose(purpose)
         ? Effect.succeed(undefined)
         : Effect.acquireRelease(
-          Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "tmp-")).then((directory) => fs.realpath(directory))),
-          (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
+          Effect.tryPromise({
+            try: () => fs.mkdtemp(path.join(os.tmpdir(), "tmp-")).then((directory) => fs.realpath(directory)),
+            catch: (error) =>
+              workerError({
+                code: "spawn_failed",
+                message: `Codex could not be started: its scratch directory cannot be created: ${describeError(error)}`,
+                retryable: false,
+                stage: "spawn",
+                exitCode: null,
+                systemCode: errnoOf(error) ?? null,
+                elapsedMs: 0
+              })
+          }),
+          (directory) =>
+            Effect.tryPromise(() => fs.rm(directory, { recursive: true, force: true })).pipe(
+              Effect.catchAll((error) => Effect.logWarning(`Cannot remove the worker's scratch directory: ${describeError(error.error)}`))
+            )
         )
 
     const runAttempt = (prepared: PreparedRequest, log: Logger) =>
@@ -457,14 +475,17 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     const runAny = Effect.fn("CodexWorker.run")(function*(request: AnyRequest) {
       const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment.PATH, settings.hiddenRoots)
       const log = logger(request)
-      const started = Date.now()
+      const started = yield* Clock.currentTimeMillis
+      const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
       yield* log.note(`started (${request.purpose}, model ${request.model})`)
       const limit = settings.attemptTimeout
       const { session, thrown } = yield* Effect.scoped(runAttempt(prepared, log)).pipe(
-        Effect.timeoutFail({ duration: limit, onTimeout: () => attemptTimedOut(Date.now() - started, Duration.toMillis(limit)) }),
+        Effect.timeout(limit),
+        Effect.catchTag("TimeoutException", () =>
+          Effect.flatMap(elapsed, (elapsedMs) => Effect.fail(attemptTimedOut(elapsedMs, Duration.toMillis(limit))))),
         Effect.tapError((failure) => log.note(`failed: ${failure.code}: ${failure.message}`))
       )
-      const elapsedMs = Date.now() - started
+      const elapsedMs = yield* elapsed
       const failure = classifyAttempt({ record: session.record, thrown, elapsedMs })
       if (failure !== undefined) {
         yield* logFailure(log, failure, thrown)

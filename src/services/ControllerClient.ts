@@ -114,12 +114,19 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
 
     const shutdown = (controller: KnownController) => Effect.map(requestStop(controller, 2000), (outcome) => outcome === "stopping")
 
+    /** The controller directories of `controllersRoot`; one that cannot be listed has none to offer. */
+    const sessionIds = (controllersRoot: string) =>
+      files.listDirectories(controllersRoot).pipe(
+        Effect.map((names) => names.filter(isControllerSessionId)),
+        Effect.orElseSucceed(() => [])
+      )
+
     /** The first controller of `controllersRoot` whose runtime file reads and whose `/health` answer `accept`s. */
     const findLive = Effect.fn("ControllerClient.findLive")(function*(
       controllersRoot: string,
       accept: (controller: KnownController, status: ProbeStatus, health: Health) => boolean
     ) {
-      for (const sessionId of (yield* files.listDirectories(controllersRoot)).filter(isControllerSessionId)) {
+      for (const sessionId of yield* sessionIds(controllersRoot)) {
         const runtime = yield* readRuntime(controllersRoot, sessionId)
         if (Option.isNone(runtime)) continue
         const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)
@@ -131,7 +138,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
     /** Every controller of `controllersRoot` whose runtime file reads and whose `/health` proves it. */
     const listLive = Effect.fn("ControllerClient.listLive")(function*(controllersRoot: string) {
       const live: Array<KnownController> = []
-      for (const sessionId of (yield* files.listDirectories(controllersRoot)).filter(isControllerSessionId)) {
+      for (const sessionId of yield* sessionIds(controllersRoot)) {
         const runtime = yield* readRuntime(controllersRoot, sessionId)
         if (Option.isNone(runtime)) continue
         const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)

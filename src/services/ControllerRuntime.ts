@@ -13,7 +13,9 @@ import {
   SERVER_NAME,
   VERSION
 } from "../domain/product.js"
+import { StorageError } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
+import { describeError } from "../domain/ioErrors.js"
 import { Settings } from "./Settings.js"
 
 export const healthProof = (controlToken: string, challenge: string) =>
@@ -87,11 +89,15 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
         Effect.orElseSucceed(() => Option.none())
       )
       if (Option.isSome(current) && current.value.control_token === controlToken) {
-        yield* Effect.promise(() => fs.rm(runtimePath, { force: true }))
+        yield* files.remove(runtimePath)
       }
-      yield* Effect.promise(() => removeEmptyLog(path.join(instanceDirectory, CONTROLLER_LOG_FILE)))
-      yield* Effect.promise(() => fs.rmdir(instanceDirectory).catch(() => undefined))
-    })
+      yield* Effect.tryPromise({
+        try: () => removeEmptyLog(path.join(instanceDirectory, CONTROLLER_LOG_FILE)),
+        catch: (error) => new StorageError({ message: `Cannot remove the empty controller log: ${describeError(error)}` })
+      })
+      // Left in place while anything else is in it.
+      yield* Effect.ignore(Effect.tryPromise(() => fs.rmdir(instanceDirectory)))
+    }).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot clean up the controller's files: ${error.message}`)))
 
     return {
       sessionId: settings.controllerSessionId,

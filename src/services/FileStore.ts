@@ -4,6 +4,8 @@ import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
+import { describeError, errnoOf, isMissing } from "../domain/ioErrors.js"
+import { existsPath, isDirectoryPath } from "./internal/paths.js"
 
 export type JsonObject = Record<string, unknown>
 
@@ -13,14 +15,12 @@ export interface FileIdentity {
   readonly ino: number
 }
 
-/** Nothing there, or a file where a directory of the path should be (`runs/notes.txt/…`). */
-const isMissing = (error: unknown) => {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-  return code === "ENOENT" || code === "ENOTDIR"
-}
+export type LocatedFile =
+  | { readonly _tag: "Found"; readonly path: string; readonly size: number }
+  | { readonly _tag: "Outside" }
+  | { readonly _tag: "Missing" }
 
-const isSymlinkRefusal = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ELOOP"
+const isSymlinkRefusal = (error: unknown) => errnoOf(error) === "ELOOP"
 
 /**
  * Opens a file without following a symlink as its last component (`O_NOFOLLOW`): files of run
@@ -49,9 +49,19 @@ const readRegularFile = async (file: string, maxBytes: number): Promise<string |
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describeError(error)}` })
 
-const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describe(error)}` })
+/** The JSON object in the text of the file `name`, or why it is not one. */
+export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => controllerError(`${name} does not contain valid JSON.`)
+  }).pipe(
+    Effect.filterOrFail(
+      (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
+      () => controllerError(`${name} does not contain an object.`)
+    )
+  )
 
 /** Lexical containment: `candidate` equals `root` or lies below it. */
 export const isInside = (root: string, candidate: string) => {
@@ -85,8 +95,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         try: run,
         catch: (error): ControllerError | StorageError =>
           isMissing(error)
-            ? controllerError(`${what}: ${describe(error)}`)
-            : isSymlinkRefusal(error) || (error as { code?: unknown }).code === "ENOTREGULAR"
+            ? controllerError(`${what}: ${describeError(error)}`)
+            : isSymlinkRefusal(error) || errnoOf(error) === "ENOTREGULAR"
             ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
             : storageError(what, error)
       })
@@ -164,19 +174,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return text
     })
 
-    const parseObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
-      Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () => controllerError(`${name} does not contain valid JSON.`)
-      }).pipe(
-        Effect.filterOrFail(
-          (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-          () => controllerError(`${name} does not contain an object.`)
-        )
-      )
-
     const readJson = (file: string, maxBytes: number) =>
-      readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseObject(path.basename(file), text)))
+      readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseJsonObject(path.basename(file), text)))
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
     const readJsonOption = (file: string, maxBytes: number) =>
@@ -215,6 +214,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       })
     })
 
+    const realpathOption = (target: string) => Effect.option(Effect.tryPromise(() => fs.realpath(target)))
+
     /**
      * Resolves `segments` below `root` and refuses anything that leaves it, lexically or through a
      * symlink. Segments that do not exist yet are allowed as long as their existing parent is inside.
@@ -225,10 +226,11 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       if (segments.some((segment) => segment.split(/[\\/]/).includes("..")) || !isInside(root, candidate)) {
         return yield* outside
       }
-      const realRoot = yield* Effect.promise(() => fs.realpath(root).catch(() => path.resolve(root)))
+      // A path that cannot be resolved (missing, unreadable) is judged by its nearest resolvable parent.
+      const realRoot = yield* realpathOption(root).pipe(Effect.map(Option.getOrElse(() => path.resolve(root))))
       let existing = candidate
       for (;;) {
-        const real = yield* Effect.promise(() => fs.realpath(existing).then((value) => value, () => undefined))
+        const real = Option.getOrUndefined(yield* realpathOption(existing))
         if (real !== undefined) {
           if (!isInside(realRoot, real)) return yield* outside
           break
@@ -258,32 +260,82 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         )
       )
 
-    const exists = (file: string) =>
-      Effect.promise(() => fs.lstat(file).then(() => true, () => false))
+    /** Whether anything is at `file` (a link counts as itself); a missing file is `false`. */
+    const exists = (file: string) => write(`Cannot look at ${path.basename(file)}`, () => existsPath(file))
 
-    const isDirectory = (target: string) =>
-      Effect.promise(() => fs.stat(target).then((stat) => stat.isDirectory(), () => false))
+    /** Whether `target` is a directory (following links); a missing one is `false`. */
+    const isDirectory = (target: string) => write(`Cannot look at ${path.basename(target)}`, () => isDirectoryPath(target))
 
+    /** The names of the directories in `directory`; a missing directory has none. */
     const listDirectories = Effect.fn("FileStore.listDirectories")(function*(directory: string) {
-      return yield* Effect.promise(() =>
+      return yield* write(`Cannot list ${path.basename(directory)}`, () =>
         fs.readdir(directory, { withFileTypes: true }).then(
           (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
-          () => [] as string[]
-        )
-      )
+          (error: unknown) => {
+            if (isMissing(error)) return [] as Array<string>
+            throw error
+          }
+        ))
+    })
+
+    /** Appends `text` to a private file (created 0600), never through a symlink: a link could lead anywhere. */
+    const appendText = Effect.fn("FileStore.appendText")(function*(file: string, text: string) {
+      yield* write(`Cannot write ${path.basename(file)}`, async () => {
+        const handle = await openNoFollow(file, APPEND_NO_FOLLOW, 0o600)
+        try {
+          await handle.appendFile(text)
+        } finally {
+          await handle.close()
+        }
+      })
     })
 
     /** A file's size, modification time and inode, or none when it is not there. */
     const statOption = (file: string) =>
-      Effect.promise(() =>
+      write(`Cannot look at ${path.basename(file)}`, () =>
         fs.stat(file).then(
-          (stat) => Option.some({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }),
-          () => Option.none<FileIdentity>()
-        )
-      )
+          (stat) => Option.some<FileIdentity>({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }),
+          (error: unknown) => {
+            if (isMissing(error)) return Option.none<FileIdentity>()
+            throw error
+          }
+        ))
 
     const remove = (target: string) =>
       write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
+
+    /**
+     * Where the file `name` of `root` really is: `Found` when it is a regular file whose real location is
+     * inside `root` (links resolved), `Outside` when a link leads out or dangles, `Missing` otherwise.
+     */
+    const locateFileInside = (root: string, name: string) =>
+      write(`Cannot look at ${name}`, async (): Promise<LocatedFile> => {
+        const realRoot = await fs.realpath(root)
+        const candidate = path.join(root, name)
+        const real = await fs.realpath(candidate).catch((error: unknown) => {
+          if (errnoOf(error) !== "ENOENT") throw error
+          return undefined
+        })
+        if (real === undefined) return (await existsPath(candidate)) ? { _tag: "Outside" } : { _tag: "Missing" }
+        if (!isInside(realRoot, real)) return { _tag: "Outside" }
+        const stat = await fs.stat(real)
+        return stat.isFile() ? { _tag: "Found", path: real, size: stat.size } : { _tag: "Missing" }
+      })
+
+    /** The real path of `target` (links resolved); `None` when it does not exist. */
+    const realPath = (target: string) =>
+      write(`Cannot resolve ${path.basename(target)}`, () =>
+        fs.realpath(target).then(Option.some, (error: unknown) => {
+          if (isMissing(error)) return Option.none<string>()
+          throw error
+        }))
+
+    /** A fresh private directory `<parent>/<prefix>XXXXXX`, removed with everything in it when the scope closes. */
+    const temporaryDirectory = (parent: string, prefix: string) =>
+      Effect.acquireRelease(
+        write(`Cannot create a temporary directory in ${parent}`, () => fs.mkdtemp(path.join(parent, prefix))),
+        (directory) => Effect.catchAll(remove(directory), (error) => Effect.logWarning(error.message))
+      )
 
     return {
       ensurePrivateDirectory,
@@ -302,6 +354,10 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       isDirectory,
       listDirectories,
       statOption,
+      appendText,
+      temporaryDirectory,
+      realPath,
+      locateFileInside,
       remove
     } as const
   }

@@ -1,7 +1,7 @@
-import { Duration, Effect, Layer, Queue } from "effect"
+import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as readline from "node:readline"
-import { controllerError } from "../domain/errors.js"
+import { type ControllerError, controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import * as procfs from "./internal/procfs.js"
 
@@ -31,8 +31,8 @@ const SWEEP_KILL_WITHIN_MILLIS = 5000
 
 const waitUntil = (done: () => boolean, within: Duration.Duration) =>
   Effect.gen(function*() {
-    const deadline = Date.now() + Duration.toMillis(within)
-    while (!done() && Date.now() < deadline) yield* Effect.sleep(POLL)
+    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(within)
+    while (!done() && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
     return done()
   })
 
@@ -57,9 +57,9 @@ const makeProcessRunner = (graceMillis: number) => {
         stopped.add(pid)
       }
     }
-    const deadline = Date.now() + SWEEP_KILL_WITHIN_MILLIS
+    const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
     let pids = yield* tagged(tag)
-    while (pids.length > 0 && Date.now() < deadline) {
+    while (pids.length > 0 && (yield* Clock.currentTimeMillis) < deadline) {
       for (const pid of pids) {
         const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
         if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, "SIGKILL")
@@ -155,7 +155,18 @@ const makeProcessRunner = (graceMillis: number) => {
     return exit
   })).pipe(Effect.withSpan("ProcessRunner.run"))
 
-  return { graceMillis, run, sweepTag, isAlive: procfs.isAlive } as const
+  /** Starts a program that outlives us (a desktop opener), without waiting for it or reading its output. */
+  const startDetached = (command: string, args: ReadonlyArray<string>) =>
+    Effect.async<void, ControllerError>((resume) => {
+      const child = spawn(command, [...args], { detached: true, stdio: "ignore" })
+      child.once("error", (error) => resume(Effect.fail(controllerError(`Cannot start ${command}: ${error.message}`))))
+      child.once("spawn", () => {
+        child.unref()
+        resume(Effect.void)
+      })
+    })
+
+  return { graceMillis, run, startDetached, sweepTag, isAlive: procfs.isAlive } as const
 }
 
 /**

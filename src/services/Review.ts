@@ -1,5 +1,4 @@
 import { Effect, Random, Schedule } from "effect"
-import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type ControllerError, controllerError, type WorkerError, StorageError } from "../domain/errors.js"
@@ -162,12 +161,8 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
 
     /** A fresh private directory with a neutral name outside the run directory, removed when the scope closes. */
     const temporaryWorkspace = (input: ReviewInput) =>
-      Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => fs.mkdtemp(path.join(input.workspaceParent ?? os.tmpdir(), REVIEWER_WORKSPACE_PREFIX)),
-          catch: (error) => controllerError(`Cannot create a reviewer workspace: ${String(error)}`)
-        }),
-        (directory) => Effect.promise(() => fs.rm(directory, { recursive: true, force: true }))
+      files.temporaryDirectory(input.workspaceParent ?? os.tmpdir(), REVIEWER_WORKSPACE_PREFIX).pipe(
+        Effect.mapError((error) => controllerError(`Cannot create a reviewer workspace: ${error.message}`))
       )
 
     /** Writes the candidates into `workspace`, swapped for the B/A order; answers the files. */

@@ -1,8 +1,7 @@
 import { Clock, DateTime, Effect } from "effect"
 import * as path from "node:path"
-import { StorageError } from "../domain/errors.js"
 import { MAX_RUN_LOG_TAIL_BYTES, RUN_LOG_FILE } from "../domain/product.js"
-import { APPEND_NO_FOLLOW, FileStore, openNoFollow } from "./FileStore.js"
+import { FileStore } from "./FileStore.js"
 
 export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
 
@@ -19,21 +18,8 @@ export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
       const now = yield* Clock.currentTimeMillis
       const file = path.join(runDirectory, RUN_LOG_FILE)
       const line = formatLogLine(DateTime.toDateUtc(DateTime.unsafeMake(now)), source, message)
-      yield* files.withLock(
-        file,
-        Effect.tryPromise({
-          // Never through a symlink: a link named run.log must not make the daemon append elsewhere.
-          try: async () => {
-            const handle = await openNoFollow(file, APPEND_NO_FOLLOW, 0o600)
-            try {
-              await handle.appendFile(line)
-            } finally {
-              await handle.close()
-            }
-          },
-          catch: (error) => new StorageError({ message: `Cannot write ${RUN_LOG_FILE}: ${String(error)}` })
-        })
-      )
+      // Never through a symlink: a link named run.log must not make the daemon append elsewhere.
+      yield* files.withLock(file, files.appendText(file, line))
     })
 
     const tail = (runDirectory: string, maxBytes = MAX_RUN_LOG_TAIL_BYTES) =>

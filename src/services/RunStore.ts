@@ -136,7 +136,11 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
           if (seen !== undefined || known !== undefined) changes.set(runId, seen)
         }), { concurrency: 16, discard: true })
       if (changes.size > 0) yield* publish(changes, before)
-    }).pipe(Effect.withSpan("RunStore.rescan"))
+    }).pipe(
+      // The run root could not be looked at: what the store holds stands until the next look.
+      Effect.catchAll((error) => Effect.logWarning(`Cannot look at the run root: ${error.message}`)),
+      Effect.withSpan("RunStore.rescan")
+    )
 
     /** The first use of the store reads the run root. */
     const loaded = yield* Effect.cached(rescan)

@@ -28,12 +28,19 @@ export class RunSupervisor extends Effect.Service<RunSupervisor>()("codex-replay
       return true
     })
 
+    /** Waits until the run's fiber has ended (at once when none runs). */
+    const awaitEnd = Effect.fn("RunSupervisor.awaitEnd")(function*(runId: string) {
+      const fiber = yield* FiberMap.get(fibers, runId).pipe(Effect.option)
+      if (Option.isSome(fiber)) yield* Fiber.await(fiber.value)
+    })
+
     const stopAccepting = Ref.set(accepting, false)
     yield* Effect.addFinalizer(() => stopAccepting)
 
     return {
       launch,
       interrupt,
+      awaitEnd,
       isRunning: (runId: string) => FiberMap.has(fibers, runId),
       activeCount: FiberMap.size(fibers),
       stopAccepting,

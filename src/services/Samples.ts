@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { controllerError } from "../domain/errors.js"
+import { controllerError, StorageError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
 import { excerpt } from "../domain/toolResult.js"
 import {
@@ -16,6 +16,7 @@ import {
 import type { ThreadInspection } from "./ClaudeHistory.js"
 import { Git } from "./Git.js"
 import { cachedOnceComputed } from "./internal/cachedFor.js"
+import { describeError } from "../domain/ioErrors.js"
 import { Settings } from "./Settings.js"
 
 export const SAMPLE_ID_PREFIX = "sample-"
@@ -65,16 +66,17 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
     const materialisedRoot = path.join(settings.cacheRoot, "samples")
 
     const loadAll = Effect.fn("Samples.loadAll")(function*() {
-      const names = yield* Effect.promise(() =>
-        fs.readdir(root, { withFileTypes: true }).then(
-          (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort(),
-          () => [] as Array<string>
-        )
+      // The samples are optional content of the package: any that cannot be read are left out.
+      const names = yield* Effect.tryPromise(() => fs.readdir(root, { withFileTypes: true })).pipe(
+        Effect.map((entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()),
+        Effect.orElseSucceed(() => [] as Array<string>)
       )
       const samples: Array<LoadedSample> = []
       for (const name of names) {
         const directory = path.join(root, name)
-        const text = yield* Effect.promise(() => fs.readFile(path.join(directory, "sample.json"), "utf8").catch(() => ""))
+        const text = yield* Effect.tryPromise(() => fs.readFile(path.join(directory, "sample.json"), "utf8")).pipe(
+          Effect.orElseSucceed(() => "")
+        )
         const manifest = decodeManifest(text)
         if (manifest._tag === "Left") continue
         const transcriptPath = path.join(directory, manifest.right.transcript)
@@ -121,8 +123,13 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
       const target = path.join(materialisedRoot, sample.manifest.id)
       const ready = yield* git.probe(["rev-parse", "--verify", "--quiet", "HEAD"], { cwd: target })
       if (ready !== undefined) return target
-      yield* Effect.promise(() => fs.rm(target, { recursive: true, force: true }))
-      yield* Effect.promise(() => fs.mkdir(materialisedRoot, { recursive: true, mode: 0o700 }))
+      yield* Effect.tryPromise({
+        try: async () => {
+          await fs.rm(target, { recursive: true, force: true })
+          await fs.mkdir(materialisedRoot, { recursive: true, mode: 0o700 })
+        },
+        catch: (error) => new StorageError({ message: `The packaged sample repository could not be prepared: ${describeError(error)}` })
+      })
       yield* git.run(["clone", "--quiet", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
         Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
       )

@@ -140,7 +140,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           [[...base, "read-tree", startFrom], [...base, "add", "--all", "."], [...base, ...last]],
           { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), ...NEUTRAL_GIT_ENVIRONMENT, GIT_INDEX_FILE: index } }
         )
-        yield* Effect.promise(() => fs.rm(index, { force: true }))
+        yield* files.remove(index)
         return output
       }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
 
@@ -148,7 +148,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const snapshotRepository = (parent: string, runTag: string | undefined) =>
       Effect.gen(function*() {
         const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
-        yield* Effect.promise(() => fs.rm(gitDir, { recursive: true, force: true }))
+        yield* files.remove(gitDir)
         yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
           Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
         )
@@ -180,7 +180,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         })
         return { directory, gitDir, base: plan.commit, runTag } satisfies MaterialisedWorkspace
       }
-      yield* Effect.promise(() => fs.mkdir(directory, { mode: 0o700 }))
+      yield* files.ensurePrivateDirectoryInside(runDirectory, directory)
       yield* copyCarriedFiles(plan, directory)
       const gitDir = yield* snapshotRepository(parent, runTag)
       const base = (yield* withWorkspaceIndex({ directory, gitDir, runTag }, EMPTY_TREE, ["write-tree"])).trim()

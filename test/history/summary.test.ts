@@ -4,7 +4,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
-import { readTranscript, type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
+import { type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
+import { readChunks, readTranscript } from "../../src/services/internal/transcriptFiles.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
 import { ClaudeHistory, type SessionLocation, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
@@ -69,7 +70,7 @@ describe("the listing's streaming summary equals the full parse's summary", () =
       const main = await readTranscript(location.main.path)
       const agents = await Promise.all(location.agents.map(async (stamp) => ({ path: stamp.path, decoded: await readTranscript(stamp.path) })))
       const expected = fullSummary(location.threadId, location.main.path, main, agents)
-      const actual = await summarizeSession(filesOf(location))
+      const actual = await summarizeSession(filesOf(location), readChunks)
       expect(actual).toEqual(expected)
       if (expected !== undefined) threads++
     }
@@ -82,7 +83,7 @@ describe("the listing's streaming summary equals the full parse's summary", () =
     for (const location of locations) {
       const main = await readTranscript(location.main.path)
       const agents = await Promise.all(location.agents.map(async (stamp) => ({ path: stamp.path, decoded: await readTranscript(stamp.path) })))
-      expect(await summarizeSession(filesOf(location))).toEqual(fullSummary(location.threadId, location.main.path, main, agents))
+      expect(await summarizeSession(filesOf(location), readChunks)).toEqual(fullSummary(location.threadId, location.main.path, main, agents))
     }
   })
 

@@ -4,6 +4,9 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { getReport, getReportText, openReportDownload } from "../../src/programs/reports.js"
+import { FileStore } from "../../src/services/FileStore.js"
+
+const withFiles = <A, E>(effect: Effect.Effect<A, E, FileStore>) => Effect.provide(effect, FileStore.Default)
 
 const NINETEEN_MIB = 19 * 1024 * 1024
 
@@ -22,7 +25,7 @@ const failureMessage = <A, E>(exit: Exit.Exit<A, E>) =>
 
 describe("get_report", () => {
   it.effect("answers the parsed report and paths, or exactly the artifact fields, also beyond 19 MiB", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { runDirectory } = yield* scratch()
       const bodies = {
         json: JSON.stringify({ winner: "codex", summary: "Résumé", original_request: "x".repeat(NINETEEN_MIB) }),
@@ -52,10 +55,10 @@ describe("get_report", () => {
       }
       const withNull = yield* getReport(runDirectory, { run_id: "run-1", format: null })
       expect("report" in withNull).toBe(true)
-    }), 60_000)
+    })), 60_000)
 
   it.effect("rejects any other format value", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { runDirectory } = yield* scratch()
       yield* write(path.join(runDirectory, "report.json"), "{}")
       for (const format of ["pdf", ["json"], { format: "json" }, false, 1, "JSON"]) {
@@ -63,18 +66,18 @@ describe("get_report", () => {
         expect(failureMessage(exit)).toBe("Report format must be json or html.")
       }
       expect(failureMessage(yield* Effect.exit(getReport(runDirectory, { format: "json" })))).toBe("run_id is required.")
-    }))
+    })))
 
   it.effect("says the report is not ready when it does not exist", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { runDirectory } = yield* scratch()
       expect(failureMessage(yield* Effect.exit(getReport(runDirectory, { run_id: "run-1" })))).toBe("The replay report is not ready.")
       yield* write(path.join(runDirectory, "report.json"), "{}")
       expect(failureMessage(yield* Effect.exit(getReport(runDirectory, { run_id: "run-1", format: "html" })))).toBe("The replay report is not ready.")
-    }))
+    })))
 
   it.effect("refuses report symlinks leading out of the run directory", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { root, runDirectory } = yield* scratch()
       const externalJson = path.join(root, "external.json")
       yield* write(externalJson, '{"secret":"outside the run"}')
@@ -91,12 +94,12 @@ describe("get_report", () => {
       yield* Effect.promise(() => fs.symlink(externalHtml, path.join(runDirectory, "report.html")))
       const exit = yield* Effect.exit(getReport(runDirectory, { run_id: "run-1", format: "html" }))
       expect(failureMessage(exit)).toBe("The replay report is outside its run directory.")
-    }))
+    })))
 })
 
 describe("report download", () => {
   it.effect("opens a report of any size for streaming, with its type and attachment name", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { runDirectory } = yield* scratch()
       const body = `<!doctype html><p>${"y".repeat(NINETEEN_MIB + 1024)}</p>`
       yield* write(path.join(runDirectory, "report.html"), body)
@@ -109,10 +112,10 @@ describe("report download", () => {
       })
       expect(download.size).toBeGreaterThan(NINETEEN_MIB)
       expect(failureMessage(yield* Effect.exit(openReportDownload(runDirectory, "run-1", "json")))).toBe("The replay report is not ready.")
-    }), 60_000)
+    })), 60_000)
 
   it.effect("allows a symlink inside the run directory and refuses one leading out or dangling", () =>
-    Effect.gen(function*() {
+    withFiles(Effect.gen(function*() {
       const { root, runDirectory } = yield* scratch()
       yield* write(path.join(runDirectory, "inner.json"), "{}")
       yield* Effect.promise(() => fs.symlink(path.join(runDirectory, "inner.json"), path.join(runDirectory, "report.json")))
@@ -123,5 +126,5 @@ describe("report download", () => {
       expect(failureMessage(yield* Effect.exit(openReportDownload(runDirectory, "run-1", "html")))).toBe("The replay report is outside its run directory.")
       yield* Effect.promise(() => fs.rm(path.join(root, "secret.html")))
       expect(failureMessage(yield* Effect.exit(openReportDownload(runDirectory, "run-1", "html")))).toBe("The replay report is outside its run directory.")
-    }))
+    })))
 })

@@ -11,6 +11,7 @@ import { Baseline } from "../../src/services/Baseline.js"
 import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
 import { CodexWorker, type FakeAnswer } from "../../src/services/CodexWorker.js"
+import type { CoordinatorRequest } from "../../src/services/RunCoordinator.js"
 import { Git } from "../../src/services/Git.js"
 import { Samples } from "../../src/services/Samples.js"
 import { Settings } from "../../src/services/Settings.js"
@@ -78,3 +79,26 @@ export const pipelineLayer = (
     Layer.provideMerge(CoreLive),
     Layer.provideMerge(Settings.layer(settings))
   )
+
+/** What `start_run` hands the coordinator for a non-git replay of the hello-cli sample. */
+export const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest> = {}): CoordinatorRequest => ({
+  run_id: runId,
+  run_tag: runId,
+  thread_id: "sample-hello-cli",
+  model: "gpt-5.6-sol",
+  request: "Create greet.py.",
+  timeout_seconds: 600,
+  workspace: { kind: "non_git", repository: null, commit: null, carriedForwardFiles: [] },
+  claude: {
+    model: "claude",
+    patch: "",
+    final_response: "Done.",
+    files: [],
+    worktree: null,
+    elapsed_ms: 1000,
+    tokens: null,
+    cost: { usd: null, reason: "unknown" }
+  },
+  reviewer_model: "gpt-review",
+  ...overrides
+})

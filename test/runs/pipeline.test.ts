@@ -1,66 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Either, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { Effect, Either, Layer, Ref } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { controllerError, WorkerError } from "../../src/domain/errors.js"
+import { controllerError } from "../../src/domain/errors.js"
 import { configurationFingerprint, normalizeConfiguration, tokenHash } from "../../src/domain/runConfig.js"
-import { awaitIdle } from "../../src/programs/idle.js"
-import { awaitRun, cancelRun, prepareRun, startRun } from "../../src/programs/runs.js"
-import { Activity } from "../../src/services/Activity.js"
+import { awaitRun, prepareRun, startRun } from "../../src/programs/runs.js"
 import type { WorkerRequest } from "../../src/services/CodexWorker.js"
 import { FileStore } from "../../src/services/FileStore.js"
 import { RunCoordinator, type CoordinatorRequest } from "../../src/services/RunCoordinator.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
-import { fakeWorker, pipelineLayer, type Respond, testSettings, tieBallot } from "./harness.js"
+import { coordinatorRequest, fakeWorker, pipelineLayer, type Respond, testSettings, tieBallot } from "./harness.js"
 
-const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Polls in real time (the test clock does not move by itself). */
-const until = <E, R>(check: Effect.Effect<boolean, E, R>, what: string, withinMs = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + withinMs
-    while (!(yield* check)) {
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* realSleep(20)
-    }
-  })
-
-const retryable = new WorkerError({
-  code: "stream_error",
-  message: "stream_error: Codex reported an unrecoverable stream error.",
-  retryable: true,
-  diagnostic: { worker_code: "stream_error", exit_code: 1, system_code: null, worker_stage: "stream", elapsed_ms: 5 }
-})
+/** Waits for the run's fiber to end (the pipeline's timing is tested under TestClock in test/engine/). */
+const ended = (runId: string) => Effect.flatMap(RunSupervisor, (supervisor) => supervisor.awaitEnd(runId))
 
 const writeAnswer = (request: WorkerRequest<unknown, unknown>) =>
   Effect.sync(() => fs.writeFileSync(path.join(request.workingDirectory, "greet.py"), "print('hi')\n"))
 
 const succeed: Respond = (request) => Effect.as(writeAnswer(request), "Done.")
-
-const coordinatorRequest = (runId: string, overrides: Partial<CoordinatorRequest> = {}): CoordinatorRequest => ({
-  run_id: runId,
-  run_tag: runId,
-  thread_id: "sample-hello-cli",
-  model: "gpt-5.6-sol",
-  request: "Create greet.py.",
-  timeout_seconds: 600,
-  workspace: { kind: "non_git", repository: null, commit: null, carriedForwardFiles: [] },
-  claude: {
-    model: "claude",
-    patch: "",
-    final_response: "Done.",
-    files: [],
-    worktree: null,
-    elapsed_ms: 1000,
-    tokens: null,
-    cost: { usd: null, reason: "unknown" }
-  },
-  reviewer_model: "gpt-review",
-  ...overrides
-})
 
 /** A run directory as `start_run` leaves it, and its fiber launched. */
 const launch = (runId: string, overrides: Partial<CoordinatorRequest> = {}) =>
@@ -76,162 +36,6 @@ const launch = (runId: string, overrides: Partial<CoordinatorRequest> = {}) =>
   })
 
 const stateOf = (runId: string) => Effect.flatMap(RunStore, (runs) => Effect.map(runs.readOwned(runId), ({ state }) => state))
-
-describe("run pipeline timing (TestClock, fake worker)", () => {
-  it.scoped("retries a retryable failure 1 s, then 2 s later, each in a fresh workspace", () =>
-    Effect.gen(function*() {
-      const times = yield* Ref.make<Array<number>>([])
-      const implement: Respond = (request) =>
-        Effect.gen(function*() {
-          const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          const attempts = yield* Ref.updateAndGet(times, (list) => [...list, now])
-          expect(fs.readdirSync(request.workingDirectory)).toEqual([])
-          fs.writeFileSync(path.join(request.workingDirectory, `partial-${attempts.length}.txt`), "partial")
-          if (attempts.length <= 2) return yield* retryable
-          return yield* succeed(request)
-        })
-      const settings = testSettings()
-      yield* Effect.gen(function*() {
-        const directory = yield* launch("run-retry")
-        const attempts = Effect.map(Ref.get(times), (list) => list.length)
-        yield* until(Effect.map(attempts, (count) => count === 1), "the first attempt")
-        yield* until(Effect.sync(() => fs.existsSync(path.join(directory, "workspaces", "codex-attempt-1-failed"))), "the archive")
-        yield* realSleep(100)
-        yield* TestClock.adjust(Duration.millis(999))
-        yield* realSleep(150)
-        expect(yield* attempts).toBe(1)
-        yield* TestClock.adjust(Duration.millis(1))
-        yield* until(Effect.map(attempts, (count) => count === 2), "the second attempt")
-        yield* until(Effect.sync(() => fs.existsSync(path.join(directory, "workspaces", "codex-attempt-2-failed"))), "the archive")
-        yield* realSleep(100)
-        yield* TestClock.adjust(Duration.millis(1999))
-        yield* realSleep(150)
-        expect(yield* attempts).toBe(2)
-        yield* TestClock.adjust(Duration.millis(1))
-        yield* until(Effect.map(stateOf("run-retry"), (state) => state.status === "completed"), "completion")
-        expect(yield* Ref.get(times)).toEqual([0, 1000, 3000])
-        for (const attempt of [1, 2]) {
-          expect(fs.existsSync(path.join(directory, "workspaces", `codex-attempt-${attempt}-failed`, `partial-${attempt}.txt`))).toBe(true)
-        }
-        const log = fs.readFileSync(path.join(directory, "run.log"), "utf8")
-        expect(log).toContain("implementation attempt 1 failed with retryable stream_error; starting retry 1 of 3")
-        expect(log).toContain("starting retry 2 of 3")
-        expect((yield* stateOf("run-retry")).implementation_attempt).toBe(3)
-      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
-    }))
-
-  it.scoped("gives up after 3 retries and records the diagnostic", () =>
-    Effect.gen(function*() {
-      const settings = testSettings()
-      yield* Effect.gen(function*() {
-        const directory = yield* launch("run-exhausted")
-        const archives = () =>
-          fs.existsSync(path.join(directory, "workspaces"))
-            ? fs.readdirSync(path.join(directory, "workspaces")).filter((name) => name.endsWith("-failed")).length
-            : 0
-        for (const [index, wait] of [1000, 2000, 4000].entries()) {
-          yield* until(Effect.sync(() => archives() === index + 1), "an archive")
-          yield* realSleep(100)
-          yield* TestClock.adjust(Duration.millis(wait))
-        }
-        yield* until(Effect.map(stateOf("run-exhausted"), (state) => state.status === "failed"), "failure")
-        const state = yield* stateOf("run-exhausted")
-        expect(state.failure_diagnostic).toMatchObject({ worker_code: "stream_error", retryable: true, retry_count: 3 })
-        expect(state.implementation_attempt).toBe(4)
-        expect(archives()).toBe(3)
-      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(() => Effect.fail(retryable)))))
-    }))
-
-  it.scoped("holds a fifth run in queued while four hold the slots", () =>
-    Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const order = yield* Ref.make<Array<string>>([])
-      const implement: Respond = (request) =>
-        Effect.gen(function*() {
-          yield* Ref.update(order, (list) => [...list, `start ${request.runTag}`])
-          yield* Deferred.await(gate)
-          yield* Ref.update(order, (list) => [...list, `end ${request.runTag}`])
-          return yield* succeed(request)
-        })
-      const settings = testSettings()
-      yield* Effect.gen(function*() {
-        const ids = ["run-1", "run-2", "run-3", "run-4", "run-5"]
-        for (const id of ids) yield* launch(id)
-        const phases = Effect.forEach(ids, (id) => Effect.map(stateOf(id), (state) => state.phase))
-        yield* until(Effect.map(phases, (list) => list.filter((phase) => phase === "implementing").length === 4), "four implementing")
-        yield* realSleep(200)
-        expect((yield* phases).filter((phase) => phase === "queued")).toHaveLength(1)
-        expect((yield* Ref.get(order))).toHaveLength(4)
-        expect(yield* (yield* RunSupervisor).activeCount).toBe(5)
-
-        // A queued run that is cancelled never starts.
-        const queuedDirectory = yield* launch("run-6")
-        const cancelled = yield* cancelRun("run-6")
-        expect(cancelled).toMatchObject({ run_id: "run-6", idempotent: false })
-        expect((yield* stateOf("run-6")).status).toBe("cancelled")
-        expect(yield* (yield* RunSupervisor).isRunning("run-6")).toBe(false)
-
-        yield* Deferred.succeed(gate, undefined)
-        yield* until(
-          Effect.map(Effect.forEach(ids, stateOf), (states) => states.every((state) => state.status === "completed")),
-          "all five completed"
-        )
-        expect((yield* stateOf("run-6")).status).toBe("cancelled")
-        expect(fs.readFileSync(path.join(queuedDirectory, "run.log"), "utf8")).not.toContain("creating_workspace")
-        expect(fs.existsSync(path.join(queuedDirectory, "workspaces"))).toBe(false)
-        const events = yield* Ref.get(order)
-        const fifthStart = events.findIndex((event, index) => index >= 4 && event.startsWith("start"))
-        expect(events.slice(0, fifthStart).some((event) => event.startsWith("end"))).toBe(true)
-      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
-    }))
-
-  it.scoped("fails a run that does not finish within timeout_seconds and stops its worker", () =>
-    Effect.gen(function*() {
-      const stopped = yield* Ref.make(false)
-      const settings = testSettings()
-      yield* Effect.gen(function*() {
-        yield* launch("run-slow", { timeout_seconds: 30 })
-        yield* until(Effect.map(stateOf("run-slow"), (state) => state.phase === "implementing"), "implementing")
-        yield* realSleep(100)
-        yield* TestClock.adjust(Duration.seconds(29))
-        yield* realSleep(100)
-        expect((yield* stateOf("run-slow")).status).toBe("running")
-        yield* TestClock.adjust(Duration.seconds(1))
-        yield* until(Effect.map(stateOf("run-slow"), (state) => state.status === "failed"), "the timeout")
-        expect((yield* stateOf("run-slow")).error).toBe("The replay did not finish within 30 seconds.")
-        expect(yield* Ref.get(stopped)).toBe(true)
-      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(() => Effect.never.pipe(Effect.onInterrupt(() => Ref.set(stopped, true)))))))
-    }))
-
-  it.scoped("keeps the controller awake while a run is active, and idles a full timeout after it ends", () =>
-    Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const settings = testSettings()
-      yield* Effect.gen(function*() {
-        const supervisor = yield* RunSupervisor
-        const activity = yield* Activity
-        yield* launch("run-idle", { timeout_seconds: 7200 })
-        yield* until(Effect.map(stateOf("run-idle"), (state) => state.phase === "implementing"), "implementing")
-        const idle = yield* Effect.fork(awaitIdle({
-          timeoutMillis: 60_000,
-          busyPollMillis: 5_000,
-          lastActivity: activity.lastActivity,
-          touch: activity.touch,
-          isBusy: Effect.map(supervisor.activeCount, (count) => count > 0)
-        }))
-        yield* TestClock.adjust(Duration.minutes(10))
-        expect(Option.isNone(yield* Fiber.poll(idle))).toBe(true)
-        yield* Deferred.succeed(gate, undefined)
-        yield* until(Effect.map(stateOf("run-idle"), (state) => state.status === "completed"), "completion")
-        yield* until(Effect.map(supervisor.activeCount, (count) => count === 0), "the fiber's end")
-        yield* TestClock.adjust(Duration.seconds(5))
-        yield* TestClock.adjust(Duration.seconds(50))
-        expect(Option.isNone(yield* Fiber.poll(idle))).toBe(true)
-        yield* TestClock.adjust(Duration.seconds(10))
-        yield* until(Effect.map(Fiber.poll(idle), Option.isSome), "idle")
-      }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker((request) => Effect.zipRight(Deferred.await(gate), succeed(request))))))
-    }))
-})
 
 describe("workspaces", () => {
   it.scoped("copies carried-forward files into a non-git workspace and leaves them out of the Codex patch", () =>
@@ -251,7 +55,7 @@ describe("workspaces", () => {
         const directory = yield* launch("run-carried", {
           workspace: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: ["lib/util.py"] }
         })
-        yield* until(Effect.map(stateOf("run-carried"), (state) => state.status !== "running"), "the end")
+        yield* ended("run-carried")
         expect((yield* stateOf("run-carried")).status).toBe("completed")
         expect(yield* Ref.get(seen)).toEqual(["lib", "lib/util.py"])
         const record = JSON.parse(fs.readFileSync(path.join(directory, "run.json"), "utf8"))
@@ -275,7 +79,7 @@ describe("carried-forward files and symlinks", () => {
       const reached = yield* Ref.make(false)
       return yield* Effect.gen(function*() {
         yield* launch(runId, { workspace })
-        yield* until(Effect.map(stateOf(runId), (state) => state.status !== "running"), "the end")
+        yield* ended(runId)
         const state = yield* stateOf(runId)
         return { status: state.status, error: String(state.error), reached: yield* Ref.get(reached) }
       }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker((request) => Effect.zipRight(Ref.set(reached, true), succeed(request))))))

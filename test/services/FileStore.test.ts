@@ -80,3 +80,19 @@ it.effect("reads the tail of a log at a line start", () =>
     expect(yield* files.readTail(file, 1000)).toBe("first line\nsecond line\nthird line\n")
     expect(yield* files.readTail(path.join(path.dirname(file), "none.log"), 10)).toBe("")
   }).pipe(Effect.provide(FileStore.Default)))
+
+it.effect("a path that cannot be looked at is a StorageError, not 'absent'; a missing one is absent", () =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const directory = scratch()
+    const loop = path.join(directory, "loop")
+    fs.symlinkSync(loop, loop)
+    expect(yield* files.exists(path.join(directory, "missing"))).toBe(false)
+    expect(yield* files.isDirectory(path.join(directory, "missing"))).toBe(false)
+    expect(yield* files.listDirectories(path.join(directory, "missing"))).toEqual([])
+    for (const failed of [Effect.asVoid(files.exists(path.join(loop, "x"))), Effect.asVoid(files.isDirectory(loop)), Effect.asVoid(files.listDirectories(loop))]) {
+      const error = yield* Effect.flip(failed)
+      expect(error._tag).toBe("StorageError")
+      expect(error.message).toMatch(/ELOOP/)
+    }
+  }).pipe(Effect.provide(FileStore.Default)))

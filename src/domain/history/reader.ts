@@ -1,70 +1,20 @@
-import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
+import { isMissing } from "../ioErrors.js"
 import type { JsonObject } from "./json.js"
-import { LineSplitter, makeFileDecoder, type DecodedFile, parseEntry } from "./lines.js"
+import { LineSplitter, parseEntry } from "./lines.js"
 import { isBillableAssistant, responseKey } from "./entries.js"
 import { skeletonOf } from "./skeleton.js"
 import { makeSummaryBuilder } from "./summary.js"
 import type { ThreadSummary } from "./session.js"
 
 /**
- * The importer's file reading, shared by the ClaudeHistory service (asynchronous, on the main thread) and
- * the listing's worker threads (synchronous: a worker has nothing else to do while it reads).
+ * The importer's streaming summaries over a chunk reader: the ClaudeHistory service reads asynchronously on
+ * the main thread, the listing's worker threads synchronously (src/services/internal/transcriptFiles.ts).
  */
 
-export const READ_CHUNK_BYTES = 1024 * 1024
+export type ChunkSink = (chunk: Buffer) => void
+/** Streams a file to its sink chunk by chunk; rejects (or throws) with Node's error, ENOENT for a vanished file. */
+export type ChunkReader = (file: string, sink: ChunkSink) => Promise<void> | void
 
-export const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT"
-
-type ChunkSink = (chunk: Buffer) => void
-
-/**
- * Read buffers are reused: a fresh megabyte per file costs hundreds of page faults (most of a listing's
- * system time). A handful covers the service's concurrent reads.
- */
-const spareBuffers: Array<Buffer> = []
-const MAX_SPARE_BUFFERS = 8
-
-/** Streams a file to `sink` chunk by chunk; memory is bounded by the chunk size (the sink copies what it keeps). */
-export const readChunks = async (file: string, sink: ChunkSink): Promise<void> => {
-  const handle = await fsp.open(file, "r")
-  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(READ_CHUNK_BYTES)
-  try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
-      sink(buffer.subarray(0, bytesRead))
-    }
-  } finally {
-    if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(buffer)
-    await handle.close()
-  }
-}
-
-let syncBuffer: Buffer | undefined
-
-/** `readChunks` for a worker thread, reusing one buffer. */
-export const readChunksSync = (file: string, sink: ChunkSink): void => {
-  const buffer = syncBuffer ??= Buffer.allocUnsafe(READ_CHUNK_BYTES)
-  const fd = fs.openSync(file, "r")
-  try {
-    for (;;) {
-      const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
-      sink(buffer.subarray(0, bytesRead))
-    }
-  } finally {
-    fs.closeSync(fd)
-  }
-}
-
-/** Streams a transcript through the lenient line decoder, keeping every entry (thread records). */
-export const readTranscript = async (file: string): Promise<DecodedFile> => {
-  const decoder = makeFileDecoder()
-  await readChunks(file, decoder.push)
-  return decoder.finish()
-}
 
 export interface SessionFiles {
   readonly threadId: string
@@ -92,7 +42,7 @@ export interface SessionDigest {
  */
 export const digestSession = async (
   files: SessionFiles,
-  read: (file: string, sink: ChunkSink) => Promise<void> | void = readChunks,
+  read: ChunkReader,
   copied?: ReadonlySet<string>
 ): Promise<SessionDigest> => {
   const builder = makeSummaryBuilder(files.threadId, files.mainPath, copied)
@@ -114,17 +64,17 @@ export const digestSession = async (
 
 export const summarizeSession = async (
   files: SessionFiles,
-  read: (file: string, sink: ChunkSink) => Promise<void> | void = readChunks
+  read: ChunkReader
 ): Promise<ThreadSummary | undefined> => (await digestSession(files, read)).summary
 
 /** The keys of every response in a session file (a resumed copy of it repeats them). */
-export const responseKeysOf = async (file: string): Promise<Set<string>> => {
+export const responseKeysOf = async (file: string, read: ChunkReader): Promise<Set<string>> => {
   const keys = new Set<string>()
   const splitter = entrySplitter((raw, line) => {
     const entry = { raw, line, file, origin: "main" as const }
     if (isBillableAssistant(entry)) keys.add(responseKey(entry))
   })
-  await readChunks(file, (chunk) => splitter.push(chunk))
+  await read(file, (chunk) => splitter.push(chunk))
   splitter.end()
   return keys
 }

@@ -4,7 +4,8 @@
  * Tasks run one after another (reads are synchronous), so one read buffer serves them all.
  */
 import { parentPort } from "node:worker_threads"
-import { digestSession, readChunksSync, type SessionDigest, type SessionFiles } from "./reader.js"
+import { readChunksSync } from "../../services/internal/transcriptFiles.js"
+import { digestSession, type SessionDigest, type SessionFiles } from "./reader.js"
 
 export interface SummaryTask {
   readonly id: number

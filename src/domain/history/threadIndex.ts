@@ -1,6 +1,4 @@
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { randomBytes } from "node:crypto"
 import { isRecord } from "./json.js"
 import type { SessionDigest } from "./reader.js"
 import type { ThreadSummary } from "./session.js"
@@ -66,15 +64,8 @@ const isSummary = (value: unknown): value is ThreadSummary =>
   isRecord(value) && typeof value.imported_thread_id === "string" && typeof value.title === "string" &&
   typeof value.human_turns === "number" && isRecord(value.tokens) && Array.isArray(value.claude_models)
 
-/** Reads and checks the index; anything that is not this format, version and history is discarded. */
-export const loadThreadIndex = async (file: string, version: string, projectsRoot: string): Promise<LoadedIndex> => {
-  let text: string
-  try {
-    text = await fs.readFile(file, "utf8")
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "ENOENT") return { _tag: "Missing" }
-    return { _tag: "Discarded", reason: `it cannot be read (${(error as Error).message})` }
-  }
+/** Checks the index file's text; anything that is not this format, version and history is discarded. */
+export const parseThreadIndex = (text: string, version: string, projectsRoot: string): LoadedIndex => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -113,11 +104,8 @@ export const loadThreadIndex = async (file: string, version: string, projectsRoo
   return { _tag: "Loaded", index: { sessions, resumed, agents } }
 }
 
-/**
- * Writes the index atomically: a private temporary file with a unique name, then a rename, so that two
- * processes writing at once leave one whole index (the last rename wins) and a reader never sees half.
- */
-export const saveThreadIndex = async (file: string, version: string, projectsRoot: string, index: ThreadIndex) => {
+/** The index file's text. */
+export const serializeThreadIndex = (version: string, projectsRoot: string, index: ThreadIndex): string => {
   const content: IndexFile = {
     kind: KIND,
     format: THREAD_INDEX_FORMAT,
@@ -131,13 +119,5 @@ export const saveThreadIndex = async (file: string, version: string, projectsRoo
       [...index.agents].map(([agentPath, entry]) => [agentPath, { stamp: entry.stamp, sessionId: entry.sessionId ?? null }])
     )
   }
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
-  try {
-    await fs.writeFile(temporary, JSON.stringify(content), { mode: 0o600, flag: "wx" })
-    await fs.rename(temporary, file)
-  } catch (error) {
-    await fs.rm(temporary, { force: true })
-    throw error
-  }
+  return JSON.stringify(content)
 }

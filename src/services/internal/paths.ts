@@ -1,0 +1,16 @@
+import * as fs from "node:fs/promises"
+import { isMissing } from "../../domain/ioErrors.js"
+
+/** Whether `target` is a directory (following links); missing is `false`, any other failure rejects. */
+export const isDirectoryPath = (target: string): Promise<boolean> =>
+  fs.stat(target).then((stat) => stat.isDirectory(), (error: unknown) => {
+    if (isMissing(error)) return false
+    throw error
+  })
+
+/** Whether anything is at `target` (not following a final link); missing is `false`, any other failure rejects. */
+export const existsPath = (target: string): Promise<boolean> =>
+  fs.lstat(target).then(() => true, (error: unknown) => {
+    if (isMissing(error)) return false
+    throw error
+  })
