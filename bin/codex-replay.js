@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import("../dist/cli/main.js").catch((error) => {
+import("../dist/bundle/main.mjs").catch((error) => {
   process.stderr.write(`codex-replay could not start: ${error?.message ?? error}\nRun "npm run build" first.\n`)
   process.exit(1)
 })

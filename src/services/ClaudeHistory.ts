@@ -150,11 +150,13 @@ interface SummaryPool {
 }
 
 /**
- * The worker entry beside the pure summariser. From dist it is plain JavaScript. From src (tsx, vitest) it is
+ * The worker entry beside the pure summariser. In the command line's bundle (`dist/bundle/*.mjs`) it is the
+ * bundle's own entry beside this chunk. From dist it is plain JavaScript. From src (tsx, vitest) it is
  * TypeScript: a small bootstrap registers tsx's loader in the worker first (`--import tsx` in a worker's
  * execArgv does not reach its module loader on Node 20).
  */
 const workerEntry = (): { readonly script: string | URL; readonly eval: boolean } => {
+  if (import.meta.url.endsWith(".mjs")) return { script: new URL("./summaryWorker.mjs", import.meta.url), eval: false }
   if (!import.meta.url.endsWith(".ts")) {
     return { script: new URL("../domain/history/summaryWorker.js", import.meta.url), eval: false }
   }

@@ -99,21 +99,18 @@ describe("codex-replay replay", () => {
   })
 
   it("starts nothing when the approval is declined", async () => {
-    const second = await startDaemon()
-    try {
-      const result = await runCli(["replay", SAMPLE, "--model", MODEL], second.env, { input: "n\n" })
-      expect(result.code).toBe(1)
-      expect(result.stdout).toContain(`Thread:     ${SAMPLE}`)
-      expect(result.stderr).toContain(`Approve a Codex replay of ${SAMPLE} with ${MODEL}? [y/N]`)
-      expect(result.stderr).toContain("codex-replay: The replay was not approved; nothing was started.")
-      expect(runDirectories(second.runRoot)).toEqual([])
-      const ended = await runCli(["replay", SAMPLE, "--model", MODEL], second.env, { input: "" })
-      expect(ended.code).toBe(1)
-      expect(ended.stderr).toContain("The replay was not approved; nothing was started.")
-      expect(runDirectories(second.runRoot)).toEqual([])
-    } finally {
-      await second.stop()
-    }
+    // The shared controller: the runs of the tests above stay, and no run directory is added.
+    const before = runDirectories(daemon.runRoot)
+    const result = await runCli(["replay", SAMPLE, "--model", MODEL], daemon.env, { input: "n\n" })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`Thread:     ${SAMPLE}`)
+    expect(result.stderr).toContain(`Approve a Codex replay of ${SAMPLE} with ${MODEL}? [y/N]`)
+    expect(result.stderr).toContain("codex-replay: The replay was not approved; nothing was started.")
+    expect(runDirectories(daemon.runRoot)).toEqual(before)
+    const ended = await runCli(["replay", SAMPLE, "--model", MODEL], daemon.env, { input: "" })
+    expect(ended.code).toBe(1)
+    expect(ended.stderr).toContain("The replay was not approved; nothing was started.")
+    expect(runDirectories(daemon.runRoot)).toEqual(before)
   })
 
   it("cancels its runs on Ctrl-C and leaves no Codex process behind", async () => {

@@ -1,0 +1,34 @@
+/**
+ * The second half of `npm run build`: bundles tsc's output for the command line, the MCP server and the
+ * daemon (`bin/codex-replay.js` imports `dist/bundle/main.mjs`) and for the listing's worker threads.
+ * Node then reads a few dozen files at start instead of about 900 modules (effect's barrels alone pull
+ * in hundreds), which is most of a short command's wall time. The embedding API (`dist/index.js`) stays
+ * tsc's plain modules.
+ *
+ * `dist/bundle/` is as deep as `dist/cli/`, so the modules' `new URL("../../static/", import.meta.url)`
+ * and the like find the same files. Code splitting keeps each mode's modules behind its dynamic import.
+ */
+import { build } from "esbuild"
+import { rmSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+const dist = fileURLToPath(new URL("../dist/", import.meta.url))
+const outdir = `${dist}bundle`
+
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: { main: `${dist}cli/main.js`, summaryWorker: `${dist}domain/history/summaryWorker.js` },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outExtension: { ".js": ".mjs" },
+  // The Codex SDK finds its vendored `codex` binary beside its own module; msgpackr-extract loads a
+  // native addon from its own folder.
+  external: ["@openai/codex-sdk", "msgpackr-extract"],
+  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
+  logLevel: "warning"
+})
