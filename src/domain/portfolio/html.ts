@@ -16,9 +16,9 @@ const PORTFOLIO_CSS = `
 .headline{font-size:17px}
 `
 
-const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
+export const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
 
-const pValue = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3))
+export const pValue = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3))
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
 
@@ -127,7 +127,8 @@ const tallyTable = (model: ModelPortfolio, sets: RunSets) => {
   return `<table class="portfolio-table"><caption class="hint">Codex (${escapeHtml(model.model)}) against Claude; win rate = wins ÷ (wins + losses)</caption><thead><tr><th scope="col">Verdict</th><th scope="col">Codex wins</th><th scope="col">Ties</th><th scope="col">Claude wins</th><th scope="col">Not counted</th><th scope="col">Win rate</th><th scope="col">95% Wilson interval</th><th scope="col">Sign test p</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 
-const projectionText = (model: ModelPortfolio) => {
+/** "How many more threads" in words. */
+export const projectionSentence = (model: ModelPortfolio) => {
   const { wins, losses } = model.overall
   const projection = model.overall.more_threads_for_significance
   if (wins.count === losses.count) return "Wins equal losses: there is no difference to confirm, however many threads."
@@ -136,7 +137,8 @@ const projectionText = (model: ModelPortfolio) => {
   return `${plural(projection.more, "more thread")} (${projection.threads} in all) at the same shares of wins, ties and losses.`
 }
 
-const headline = (model: ModelPortfolio) => {
+/** Who leads, by how much, and whether the sign test calls it significant. */
+export const portfolioHeadline = (model: ModelPortfolio) => {
   const { overall } = model
   const leader = overall.wins.count > overall.losses.count ? "Codex leads" : overall.wins.count < overall.losses.count ? "Claude leads" : "Even"
   const significance = overall.sign_test_p === null
@@ -147,7 +149,7 @@ const headline = (model: ModelPortfolio) => {
   return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}; ${significance}.`
 }
 
-const totalsText = (totals: Totals, format: (value: number) => string, runs: number) =>
+export const totalsText = (totals: Totals, format: (value: number) => string, runs: number) =>
   totals.total === null
     ? "Not available"
     : `${format(totals.total)} in all, median ${format(totals.median!)}${totals.counted.count === runs ? "" : ` (known for ${totals.counted.count} of ${runs})`}`
@@ -162,7 +164,7 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
-  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionText(model))}</dd>${
+  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
 }
@@ -189,7 +191,7 @@ const modelSection = (model: ModelPortfolio, index: number) => {
   const table = tallyTable(model, sets)
   const facts = figures(model, sets)
   return `<section aria-labelledby="${headingId}"><h2 id="${headingId}">${escapeHtml(model.model)} against Claude</h2><p class="headline">${
-    escapeHtml(headline(model))
+    escapeHtml(portfolioHeadline(model))
   }</p>${outcomeChart(model)}${intervalChart(model)}${table}${facts}${runsTable(model)}${sets.render()}</section>`
 }
 
