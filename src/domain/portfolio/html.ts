@@ -27,20 +27,26 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  * figure is a link to `#<id>`, and the list's items link to the runs' reports.
  */
 class RunSets {
-  private readonly sets: Array<{ readonly id: string; readonly label: string; readonly run_ids: ReadonlyArray<string> }> = []
+  private readonly sets: Array<{ readonly id: string; readonly labels: Array<string>; readonly run_ids: ReadonlyArray<string> }> = []
   constructor(private readonly prefix: string) {}
 
+  /** Figures that count the same runs share one list, which names them all. */
   link(text: string, counted: Counted, label: string): string {
     if (counted.count === 0) return escapeHtml(text)
-    const id = `${this.prefix}-set-${this.sets.length + 1}`
-    this.sets.push({ id, label, run_ids: counted.run_ids })
-    return `<a href="#${id}">${escapeHtml(text)}</a>`
+    const key = counted.run_ids.join("\n")
+    let set = this.sets.find((known) => known.run_ids.join("\n") === key)
+    if (set === undefined) {
+      set = { id: `${this.prefix}-set-${this.sets.length + 1}`, labels: [], run_ids: counted.run_ids }
+      this.sets.push(set)
+    }
+    set.labels.push(label)
+    return `<a href="#${set.id}">${escapeHtml(text)}</a>`
   }
 
   render(): string {
     if (this.sets.length === 0) return ""
     const items = this.sets.map((set) =>
-      `<dt id="${set.id}">${escapeHtml(set.label)}</dt><dd>${
+      `<dt id="${set.id}">${escapeHtml(set.labels.join("; "))}</dt><dd>${
         set.run_ids.map((runId) => `<a href="${escapeHtml(runReportLink(runId))}">${escapeHtml(runId)}</a>`).join(", ")
       }</dd>`
     ).join("")
