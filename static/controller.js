@@ -1071,15 +1071,9 @@
   async function download(id, format) {
     try {
       const response = await postRaw("/api/download", { run_id: id, format })
-      const blob = await response.blob()
       const disposition = response.headers.get("Content-Disposition") || ""
       const match = /filename="([^"]+)"/.exec(disposition)
-      const url = URL.createObjectURL(blob)
-      const link = h("a", { href: url, download: match ? match[1] : `codex-replay-${id}-report.${format}`, className: "visually-hidden" })
-      document.body.append(link)
-      link.click()
-      link.remove()
-      setTimeout(() => URL.revokeObjectURL(url), 10000)
+      saveBlob(await response.blob(), match ? match[1] : `codex-replay-${id}-report.${format}`)
     } catch (error) {
       notice(`Download failed: ${error.message}`)
     }
@@ -1233,8 +1227,9 @@
     $("portfolio-clear").disabled = count === 0
   }
 
-  function saveHtml(html, fileName) {
-    const url = URL.createObjectURL(new Blob([html], { type: "text/html" }))
+  /** Hands a file to the browser's downloads. */
+  function saveBlob(blob, fileName) {
+    const url = URL.createObjectURL(blob)
     const link = h("a", { href: url, download: fileName, className: "visually-hidden" })
     document.body.append(link)
     link.click()
@@ -1258,7 +1253,7 @@
     status.replaceChildren(h("p", { className: "muted", text: `Counting ${runIds.length} run${runIds.length === 1 ? "" : "s"}…` }))
     try {
       const result = await callTool("make_portfolio", { run_ids: runIds, include_html: true })
-      saveHtml(result.html, result.html_file_name)
+      saveBlob(new Blob([result.html], { type: "text/html" }), result.html_file_name)
       status.replaceChildren(
         h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
