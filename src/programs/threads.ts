@@ -4,6 +4,7 @@ import { type ControllerError, controllerError } from "../domain/errors.js"
 import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
 import type { ModelOption } from "../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
+import type { SplitPoint } from "../domain/history/chunks.js"
 import type { ThreadRecord, ThreadSummary } from "../domain/history/session.js"
 import { Baseline, type BaselineProposal, type StateKind } from "../services/Baseline.js"
 import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
@@ -55,7 +56,15 @@ export interface ListThreadsResult {
 
 export type ThreadSort = "date" | "cost"
 
-export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated">
+export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
+
+/** Whether a thread can be replayed in chunks, and where it can be split (SPEC §0, chunks). */
+export interface ChunkOffer {
+  readonly available: boolean
+  /** Why it cannot be split, when it cannot. */
+  readonly reason: string | null
+  readonly split_points: ReadonlyArray<SplitPoint>
+}
 
 export interface InspectThreadResult {
   readonly thread: ThreadOutput
@@ -71,6 +80,7 @@ export interface InspectThreadResult {
     readonly complete: boolean
   }
   readonly models: ReadonlyArray<ModelOption>
+  readonly chunks: ChunkOffer
   readonly questions: ReadonlyArray<string>
   readonly repository_blockers: ReadonlyArray<string>
   readonly blockers: ReadonlyArray<string>
@@ -266,8 +276,18 @@ export const threadForComparison = Effect.fn("threads.threadForComparison")(func
 // inspect_thread
 
 const publicRecord = (record: ThreadRecord): ThreadOutput => {
-  const { prompt_reconstruction_turns: _turns, prompt_reconstruction_truncated: _truncated, ...rest } = record
+  const { prompt_reconstruction_turns: _turns, prompt_reconstruction_truncated: _truncated, split_points: _points, ...rest } = record
   return rest
+}
+
+export const SAMPLE_NOT_SPLIT = "Packaged samples cannot be split into chunks; replay the whole thread."
+export const SINGLE_PROMPT_NOT_SPLIT = "This thread has fewer than two human prompts, so it cannot be split into chunks."
+
+/** The split points `inspect_thread` offers: an imported thread's human prompts, never a packaged sample's. */
+export const chunkOffer = (record: ThreadRecord): ChunkOffer => {
+  if (record.source === "sample") return { available: false, reason: SAMPLE_NOT_SPLIT, split_points: [] }
+  if (record.split_points.length === 0) return { available: false, reason: SINGLE_PROMPT_NOT_SPLIT, split_points: [] }
+  return { available: true, reason: null, split_points: record.split_points }
 }
 
 /** §8.3: one prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
@@ -365,6 +385,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
       complete: selection?.complete ?? false
     },
     models,
+    chunks: chunkOffer(record),
     questions: proposal?.questions ?? [],
     repository_blockers: proposal?.repository_blocking_reasons ?? [],
     blockers: proposal?.blocking_reasons ?? [],
