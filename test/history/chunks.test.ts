@@ -2,7 +2,7 @@ import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import type { FileOperation } from "../../src/domain/history/changes.js"
-import { splitPoints } from "../../src/domain/history/chunks.js"
+import { BACKGROUND_HEADING, CHUNK_TASK_HEADING, splitPoints } from "../../src/domain/history/chunks.js"
 import type { RequestTurn } from "../../src/domain/history/request.js"
 import { inspectThread, SAMPLE_NOT_SPLIT, SINGLE_PROMPT_NOT_SPLIT } from "../../src/programs/threads.js"
 import { CLAUDE_HOME, historyLayer, settingsFor } from "./support.js"
@@ -94,6 +94,63 @@ describe("inspect_thread offers the split points", () => {
         expect(result.chunks.split_points[1]!.prompt).toBe("ok can you create a hello_world.py file and add a minimal code in it?")
         // The record itself stays as it was: the split points are offered once, under `chunks`.
         expect("split_points" in result.thread).toBe(false)
+      }))
+
+    it.effect("answers a chunk's request, its earlier prompts named as completed background, and the files carried into it", () =>
+      Effect.gen(function*() {
+        const first = yield* inspectThread({
+          thread_id: "c45af7b1-cb7c-4e51-93db-8cbb250a877a",
+          range_start: "0bdd2740-b6f7-4e7b-b1c9-f159cc83b104",
+          range_end: "e8404307-5b6c-44e3-b48e-9a18baedd204"
+        })
+        // The first chunk has no background: its own two prompts.
+        expect(first.chunks.selected).toEqual({
+          range_start: "0bdd2740-b6f7-4e7b-b1c9-f159cc83b104",
+          range_end: "e8404307-5b6c-44e3-b48e-9a18baedd204",
+          first_index: 1,
+          last_index: 2,
+          request: "can you run a command ls -la\n\nok can you create a hello_world.py file and add a minimal code in it?",
+          carried_forward_files: []
+        })
+        const second = yield* inspectThread({
+          thread_id: "c45af7b1-cb7c-4e51-93db-8cbb250a877a",
+          range_start: "4ff8f9dd-bfe1-4e7c-bb26-72641ef6d43c",
+          range_end: "0eb6476b-5bf2-4941-be36-65b7d7834a11"
+        })
+        const selected = second.chunks.selected!
+        expect(selected.request).toBe([
+          BACKGROUND_HEADING,
+          "1. can you run a command ls -la",
+          "2. ok can you create a hello_world.py file and add a minimal code in it?",
+          "   Files changed: hello_world.py",
+          "",
+          CHUNK_TASK_HEADING,
+          "can you read it back with Read tool?",
+          "",
+          "can you run `cat nonexistent.txt`",
+          "",
+          "do something requiring multiple tools in one turn,"
+        ].join("\n"))
+        expect(selected.request).toContain("do not redo it")
+        expect(selected.carried_forward_files).toEqual(["hello_world.py"])
+        expect([selected.first_index, selected.last_index]).toEqual([3, 5])
+      }))
+
+    it.effect("refuses a chunk that is not one in one sentence", () =>
+      Effect.gen(function*() {
+        const thread_id = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+        const first = "0bdd2740-b6f7-4e7b-b1c9-f159cc83b104"
+        const last = "0eb6476b-5bf2-4941-be36-65b7d7834a11"
+        const refusal = (payload: Record<string, unknown>) => Effect.map(Effect.flip(inspectThread(payload)), (error) => error.message)
+        expect(yield* refusal({ thread_id, range_start: first })).toBe("A chunk needs both range_start and range_end.")
+        expect(yield* refusal({ thread_id, range_start: "nope", range_end: last })).toBe(
+          "range_start is not a split point of this thread (see inspect_thread's chunks)."
+        )
+        expect(yield* refusal({ thread_id, range_start: first, range_end: "nope" })).toBe(
+          "range_end is not a split point of this thread (see inspect_thread's chunks)."
+        )
+        expect(yield* refusal({ thread_id, range_start: last, range_end: first })).toBe("range_end comes before range_start; a chunk runs forward.")
+        expect(yield* refusal({ thread_id: "sample-hello-cli", range_start: first, range_end: last })).toBe(SAMPLE_NOT_SPLIT)
       }))
 
     it.effect("not of a packaged sample, and not of a thread with one prompt, each with the reason", () =>

@@ -63,3 +63,63 @@ export const splitPoints = (
     }
   })
 }
+
+/** What a chunk of a thread asks, and what it starts from. */
+export interface ChunkSelection {
+  readonly range_start: string
+  readonly range_end: string
+  /** The split points of the chunk (first and last, 1-based). */
+  readonly first_index: number
+  readonly last_index: number
+  /** The chunk's own prompts, preceded by the earlier chunks' prompts as completed background. */
+  readonly request: string
+  /** Files Claude changed before the chunk: its workspace starts with Claude's version of them. */
+  readonly carried_forward_files: ReadonlyArray<string>
+}
+
+export const BACKGROUND_HEADING =
+  "Completed background from earlier chunks (context only: this work is already done in this workspace; do not redo it):"
+export const CHUNK_TASK_HEADING = "Your task now:"
+
+const fullText = (turns: ReadonlyArray<RequestTurn>, point: SplitPoint) =>
+  turns.find((turn) => turn.uuid === point.message_id)?.text.trim() ?? point.prompt
+
+const backgroundItem = (turns: ReadonlyArray<RequestTurn>, point: SplitPoint) => {
+  const files = point.files_touched.length === 0 ? "" : `\n   Files changed: ${point.files_touched.join(", ")}`
+  return `${point.index}. ${fullText(turns, point).replace(/\n/g, "\n   ")}${files}`
+}
+
+/**
+ * The chunk from the split point `rangeStart` through the work before the one after `rangeEnd`
+ * (both message ids of split points, in order), or the sentence that says why not. Its request is
+ * its own prompts; from the second chunk on, the earlier prompts come first, named as completed
+ * background that is not to be redone.
+ */
+export const chunkSelection = (
+  turns: ReadonlyArray<RequestTurn>,
+  points: ReadonlyArray<SplitPoint>,
+  rangeStart: string,
+  rangeEnd: string
+): { readonly selection: ChunkSelection } | { readonly error: string } => {
+  const first = points.findIndex((point) => point.message_id === rangeStart)
+  const last = points.findIndex((point) => point.message_id === rangeEnd)
+  if (first < 0) return { error: "range_start is not a split point of this thread (see inspect_thread's chunks)." }
+  if (last < 0) return { error: "range_end is not a split point of this thread (see inspect_thread's chunks)." }
+  if (last < first) return { error: "range_end comes before range_start; a chunk runs forward." }
+  const earlier = points.slice(0, first)
+  const own = points.slice(first, last + 1).map((point) => fullText(turns, point)).join("\n\n")
+  const request = earlier.length === 0
+    ? own
+    : `${BACKGROUND_HEADING}\n${earlier.map((point) => backgroundItem(turns, point)).join("\n")}\n\n${CHUNK_TASK_HEADING}\n${own}`
+  const carried = earlier.flatMap((point) => point.files_touched).filter((file) => !path.posix.isAbsolute(file))
+  return {
+    selection: {
+      range_start: rangeStart,
+      range_end: rangeEnd,
+      first_index: first + 1,
+      last_index: last + 1,
+      request,
+      carried_forward_files: [...new Set(carried)].sort()
+    }
+  }
+}
