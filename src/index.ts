@@ -54,6 +54,7 @@ export {
 } from "./programs/threads.js"
 export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
 export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
+export { MakePortfolioArguments, makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"
 export {
   InferredWorkingDirectory,
   inferWorkingDirectory,
@@ -88,5 +89,8 @@ export { type ToolResult, toolFailure, toolSuccess } from "./domain/toolResult.j
 export { PHASES, type RunState, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
 export { normalizeConfiguration, type RunConfiguration } from "./domain/runConfig.js"
 export { Ballot } from "./domain/review/ballot.js"
+export { buildPortfolio, type Portfolio, portfolioRun } from "./domain/portfolio/portfolio.js"
+export { moreThreadsForSignificance, signTestPValue, wilsonInterval } from "./domain/portfolio/statistics.js"
+export { renderPortfolioHtml } from "./domain/portfolio/html.js"
 export { WorkerItem, WorkerPurpose, WorkerResultData, WorkerUsage } from "./domain/worker.js"
 export { VERSION } from "./domain/product.js"

@@ -1071,15 +1071,9 @@
   async function download(id, format) {
     try {
       const response = await postRaw("/api/download", { run_id: id, format })
-      const blob = await response.blob()
       const disposition = response.headers.get("Content-Disposition") || ""
       const match = /filename="([^"]+)"/.exec(disposition)
-      const url = URL.createObjectURL(blob)
-      const link = h("a", { href: url, download: match ? match[1] : `codex-replay-${id}-report.${format}`, className: "visually-hidden" })
-      document.body.append(link)
-      link.click()
-      link.remove()
-      setTimeout(() => URL.revokeObjectURL(url), 10000)
+      saveBlob(await response.blob(), match ? match[1] : `codex-replay-${id}-report.${format}`)
     } catch (error) {
       notice(`Download failed: ${error.message}`)
     }
@@ -1158,7 +1152,7 @@
 
   const RUNS_PAGE = 50
   const VERDICTS = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
-  const runsView = { offset: 0, result: null, token: 0 }
+  const runsView = { offset: 0, result: null, token: 0, selected: new Set() }
 
   async function loadRunsView() {
     const token = ++runsView.token
@@ -1195,6 +1189,7 @@
       const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
+        h("td", {}, compareBox(run)),
         h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
         h("td", { className: "mono", text: run.thread_id || "—" }),
         h("td", { className: "mono", text: run.model || "—" }),
@@ -1206,6 +1201,69 @@
     $("runs-prev").disabled = result.offset === 0
     $("runs-next").disabled = !result.has_more
     labelScrollRegions($("step-runs"))
+    renderPortfolioActions()
+  }
+
+  /** A completed run can be ticked for the portfolio; the selection outlives pages and filters. */
+  function compareBox(run) {
+    if (run.status !== "completed") return h("span", { className: "muted", text: "—" })
+    return h("input", {
+      type: "checkbox",
+      className: "compare-run",
+      checked: runsView.selected.has(run.run_id),
+      "aria-label": `Compare ${run.model || ""} ${run.run_id}`,
+      onChange: (event) => {
+        if (event.target.checked) runsView.selected.add(run.run_id)
+        else runsView.selected.delete(run.run_id)
+        renderPortfolioActions()
+      }
+    })
+  }
+
+  function renderPortfolioActions() {
+    const count = runsView.selected.size
+    $("portfolio-compare").disabled = count === 0
+    $("portfolio-compare").textContent = count === 0 ? "Compare selected" : `Compare ${count} selected run${count === 1 ? "" : "s"}`
+    $("portfolio-clear").disabled = count === 0
+  }
+
+  /** Hands a file to the browser's downloads. */
+  function saveBlob(blob, fileName) {
+    const url = URL.createObjectURL(blob)
+    const link = h("a", { href: url, download: fileName, className: "visually-hidden" })
+    document.body.append(link)
+    link.click()
+    link.remove()
+    setTimeout(() => URL.revokeObjectURL(url), 10000)
+  }
+
+  const percentText = (share) => (share === null || share === undefined ? "—" : `${Math.round(share * 100)}%`)
+
+  function portfolioModelLine(model) {
+    const overall = model.overall
+    const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
+    const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.`
+  }
+
+  async function comparePortfolio() {
+    const status = $("portfolio-status")
+    const runIds = [...runsView.selected]
+    $("portfolio-compare").disabled = true
+    status.replaceChildren(h("p", { className: "muted", text: `Counting ${runIds.length} run${runIds.length === 1 ? "" : "s"}…` }))
+    try {
+      const result = await callTool("make_portfolio", { run_ids: runIds, include_html: true })
+      saveBlob(new Blob([result.html], { type: "text/html" }), result.html_file_name)
+      status.replaceChildren(
+        h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
+        h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
+        h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
+      )
+    } catch (error) {
+      status.replaceChildren(h("p", { className: "callout callout-bad", id: "portfolio-error", text: `Could not compare: ${error.message}` }))
+    } finally {
+      renderPortfolioActions()
+    }
   }
 
   /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
@@ -1242,6 +1300,12 @@
     $("runs-next").addEventListener("click", () => {
       runsView.offset += RUNS_PAGE
       loadRunsView()
+    })
+    $("portfolio-compare").addEventListener("click", comparePortfolio)
+    $("portfolio-clear").addEventListener("click", () => {
+      runsView.selected.clear()
+      for (const box of document.querySelectorAll(".compare-run")) box.checked = false
+      renderPortfolioActions()
     })
   }
 

@@ -134,6 +134,27 @@ const runs = Command.make("runs", {
     json: options.json
   }))).pipe(Command.withDescription("List every replay run in the run root, newest first, whichever controller ran it."))
 
+const portfolio = Command.make("portfolio", {
+  runIds: Args.text({ name: "run-id" }).pipe(
+    Args.withDescription("A completed run to count (see `codex-replay runs`); repeat for each run."),
+    Args.repeated
+  ),
+  recent: Options.text("recent").pipe(
+    Options.withPseudoName("integer"),
+    Options.withDescription("Count the N most recent completed runs instead: a whole number from 1 through 100."),
+    Options.map((raw) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.optional
+  ),
+  json
+}, (options) =>
+  lazily(async () => (await import("./portfolio.js")).portfolioCommand({
+    runIds: options.runIds,
+    recent: Option.getOrUndefined(options.recent),
+    json: options.json
+  }))).pipe(Command.withDescription(
+    "The portfolio verdict of completed runs: per Codex model, wins, ties and losses against Claude with a 95% Wilson interval and a sign test, flips, comparability, time and cost; writes portfolio.html and portfolio.json under the run root."
+  ))
+
 const stop = Command.make("stop", {
   session: Options.text("session").pipe(
     Options.withPseudoName("id"),
@@ -151,7 +172,7 @@ const stop = Command.make("stop", {
 
 const cli = Command.make("codex-replay").pipe(
   Command.withDescription("Replay Claude Code tasks with Codex. With no arguments, speaks MCP on stdio."),
-  Command.withSubcommands([open, threads, replay, report, runs, stop])
+  Command.withSubcommands([open, threads, replay, report, runs, portfolio, stop])
 )
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */

@@ -1,3 +1,4 @@
+import { makePortfolioTool } from "./portfolio.js"
 import { prepareRunTool, startRunTool } from "./runs.js"
 import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
 import {
@@ -18,7 +19,8 @@ const tools = {
   infer_working_directory: inferWorkingDirectoryTool,
   get_report: getReportTool,
   prepare_run: prepareRunTool,
-  start_run: startRunTool
+  start_run: startRunTool,
+  make_portfolio: makePortfolioTool
 }
 
 export type ControllerToolRequirements = ToolRequirements<typeof tools>

@@ -4,6 +4,7 @@ import { type ControllerError, controllerError } from "../domain/errors.js"
 import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
 import type { ModelOption } from "../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
+import { type ChunkSelection, chunkSelection, type SplitPoint } from "../domain/history/chunks.js"
 import type { ThreadRecord, ThreadSummary } from "../domain/history/session.js"
 import { Baseline, type BaselineProposal, type StateKind } from "../services/Baseline.js"
 import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
@@ -32,7 +33,9 @@ export const InspectThreadArguments = Schema.Struct({
   ending_kind: Schema.optional(StateKindSchema),
   baseline_commit: Schema.optional(Schema.String),
   ending_commit: Schema.optional(Schema.String),
-  excluded_files: Schema.optional(Schema.Array(Schema.String))
+  excluded_files: Schema.optional(Schema.Array(Schema.String)),
+  range_start: Schema.optional(Schema.String),
+  range_end: Schema.optional(Schema.String)
 })
 export type InspectThreadArguments = typeof InspectThreadArguments.Type
 
@@ -55,7 +58,17 @@ export interface ListThreadsResult {
 
 export type ThreadSort = "date" | "cost"
 
-export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated">
+export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
+
+/** Whether a thread can be replayed in chunks, and where it can be split (SPEC §0, chunks). */
+export interface ChunkOffer {
+  readonly available: boolean
+  /** Why it cannot be split, when it cannot. */
+  readonly reason: string | null
+  readonly split_points: ReadonlyArray<SplitPoint>
+  /** The chunk `range_start`/`range_end` asked for: its request and the files carried forward into it. */
+  readonly selected?: ChunkSelection
+}
 
 export interface InspectThreadResult {
   readonly thread: ThreadOutput
@@ -71,6 +84,7 @@ export interface InspectThreadResult {
     readonly complete: boolean
   }
   readonly models: ReadonlyArray<ModelOption>
+  readonly chunks: ChunkOffer
   readonly questions: ReadonlyArray<string>
   readonly repository_blockers: ReadonlyArray<string>
   readonly blockers: ReadonlyArray<string>
@@ -156,6 +170,17 @@ const stringList = (args: Arguments, field: string): Either.Either<ReadonlyArray
     : Either.left(controllerError(`${field} must be a list of file paths.`))
 }
 
+/** A chunk names both ends or neither. */
+const chunkRange = (args: Arguments) =>
+  Either.gen(function*() {
+    const start = yield* optionalNonEmpty(args, "range_start")
+    const end = yield* optionalNonEmpty(args, "range_end")
+    if ((start === undefined) !== (end === undefined)) {
+      return yield* Either.left(controllerError("A chunk needs both range_start and range_end."))
+    }
+    return start === undefined || end === undefined ? {} : { range: { start, end } }
+  })
+
 export const decodeInspectThreadArguments = (payload: unknown) =>
   Either.gen(function*() {
     const args = yield* asArguments(payload)
@@ -170,7 +195,8 @@ export const decodeInspectThreadArguments = (payload: unknown) =>
       ending_kind: yield* stateKind(args, "ending_kind"),
       baseline_commit: yield* optionalNonEmpty(args, "baseline_commit"),
       ending_commit: yield* optionalNonEmpty(args, "ending_commit"),
-      excluded_files: yield* stringList(args, "excluded_files")
+      excluded_files: yield* stringList(args, "excluded_files"),
+      ...(yield* chunkRange(args))
     }
   })
 
@@ -266,8 +292,29 @@ export const threadForComparison = Effect.fn("threads.threadForComparison")(func
 // inspect_thread
 
 const publicRecord = (record: ThreadRecord): ThreadOutput => {
-  const { prompt_reconstruction_turns: _turns, prompt_reconstruction_truncated: _truncated, ...rest } = record
+  const { prompt_reconstruction_turns: _turns, prompt_reconstruction_truncated: _truncated, split_points: _points, ...rest } = record
   return rest
+}
+
+export const SAMPLE_NOT_SPLIT = "Packaged samples cannot be split into chunks; replay the whole thread."
+export const SINGLE_PROMPT_NOT_SPLIT = "This thread has fewer than two human prompts, so it cannot be split into chunks."
+
+/**
+ * The split points `inspect_thread` offers (an imported thread's human prompts, never a packaged
+ * sample's) and the chunk asked for, if any; a chunk that cannot be is the caller's error.
+ */
+export const chunkOffer = (
+  record: ThreadRecord,
+  range: { readonly start: string; readonly end: string } | undefined
+): Either.Either<ChunkOffer, ControllerError> => {
+  const unavailable = (reason: string) =>
+    range === undefined ? Either.right({ available: false, reason, split_points: [] }) : Either.left(controllerError(reason))
+  if (record.source === "sample") return unavailable(SAMPLE_NOT_SPLIT)
+  if (record.split_points.length === 0) return unavailable(SINGLE_PROMPT_NOT_SPLIT)
+  const offer = { available: true, reason: null, split_points: record.split_points }
+  if (range === undefined) return Either.right(offer)
+  const chosen = chunkSelection(record.request_turns, record.split_points, range.start, range.end)
+  return "error" in chosen ? Either.left(controllerError(chosen.error)) : Either.right({ ...offer, selected: chosen.selection })
 }
 
 /** §8.3: one prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
@@ -336,6 +383,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   )
 
   if (Either.isLeft(threadStep)) return yield* controllerError(messageOf(threadStep.left))
+  const chunks = yield* chunkOffer(threadStep.right.inspection.record, args.range)
   const diagnostics: Array<{ step: InspectionStep; message: string }> = []
   const failed = (step: InspectionStep, outcome: Either.Either<unknown, unknown>) => {
     if (Either.isLeft(outcome)) diagnostics.push({ step, message: messageOf(outcome.left) })
@@ -365,6 +413,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
       complete: selection?.complete ?? false
     },
     models,
+    chunks,
     questions: proposal?.questions ?? [],
     repository_blockers: proposal?.repository_blocking_reasons ?? [],
     blockers: proposal?.blocking_reasons ?? [],

@@ -1,0 +1,72 @@
+import { Effect, Layer } from "effect"
+import { controllerError } from "../domain/errors.js"
+import { percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
+import { MAX_PORTFOLIO_RUNS, type ModelPortfolio } from "../domain/portfolio/portfolio.js"
+import { formatElapsed, formatUsd } from "../domain/report/format.js"
+import { CoreLive } from "../layers.js"
+import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio.js"
+import { RunStore } from "../services/RunStore.js"
+import { Settings } from "../services/Settings.js"
+import { makeOutput } from "./terminal.js"
+
+export interface PortfolioOptions {
+  readonly runIds: ReadonlyArray<string>
+  readonly recent: number | undefined
+  readonly json: boolean
+}
+
+/** The run root is read and written in this process: a portfolio needs no controller. */
+const PortfolioLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
+
+/** The chosen runs: the ids given, or the `--recent N` most recent completed runs. */
+const chosenRuns = (options: PortfolioOptions) =>
+  Effect.gen(function*() {
+    if (options.recent === undefined) {
+      if (options.runIds.length === 0) return yield* controllerError("Choose the runs: give their run ids or --recent N.")
+      return options.runIds
+    }
+    if (options.runIds.length > 0) return yield* controllerError("Give run ids or --recent N, not both.")
+    if (!(Number.isInteger(options.recent) && options.recent >= 1 && options.recent <= MAX_PORTFOLIO_RUNS)) {
+      return yield* controllerError(`--recent must be a whole number from 1 through ${MAX_PORTFOLIO_RUNS}.`)
+    }
+    const recent = yield* recentCompletedRunIds(options.recent)
+    if (recent.length === 0) return yield* controllerError(`No completed run in ${(yield* RunStore).runRoot}.`)
+    return recent
+  })
+
+/** A model's section in a few lines, the figures of portfolio.html. */
+export const modelLines = (model: ModelPortfolio) => {
+  const { overall } = model
+  const runs = model.runs.length
+  const interval = overall.win_rate_interval === null
+    ? ""
+    : ` (95% Wilson interval ${percent(overall.win_rate_interval.lower)}–${percent(overall.win_rate_interval.upper)})`
+  return [
+    `${model.model}: ${portfolioHeadline(model)}`,
+    `  Win rate:       ${percent(overall.win_rate)}${interval}, sign test p = ${pValue(overall.sign_test_p)}`,
+    `  For 5%:         ${projectionSentence(model)}`,
+    `  Flips:          ${model.flipped_dimensions.count} dimension(s) order-dependent, in ${model.flipped_dimensions.runs.count} run(s)`,
+    `  Not like-for-like: ${model.not_like_for_like.count} verdict(s) of ${runs}`,
+    `  Time:           Codex ${totalsText(model.time_ms.codex, formatElapsed, runs)} · Claude ${totalsText(model.time_ms.claude, formatElapsed, runs)}`,
+    `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${totalsText(model.cost_usd.claude, formatUsd, runs)}`
+  ]
+}
+
+/** `codex-replay portfolio RUN_ID… | --recent N`: the portfolio verdict, written under the run root. */
+export const portfolioCommand = (options: PortfolioOptions) =>
+  Effect.gen(function*() {
+    const out = makeOutput(options.json)
+    const written = yield* makePortfolio(yield* chosenRuns(options))
+    if (options.json) {
+      return yield* out.result({
+        portfolio_id: written.portfolio.portfolio_id,
+        portfolio_json: written.portfolio_json,
+        portfolio_html: written.portfolio_html,
+        portfolio: written.portfolio
+      })
+    }
+    yield* out.say(`Portfolio of ${written.portfolio.run_ids.length} run(s):`)
+    for (const model of written.portfolio.models) for (const line of modelLines(model)) yield* out.say(line)
+    yield* out.say(`Report:  ${written.portfolio_html}`)
+    yield* out.say(`         ${written.portfolio_json}`)
+  }).pipe(Effect.provide(PortfolioLive))

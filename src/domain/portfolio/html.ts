@@ -1,0 +1,233 @@
+import { DIMENSION_IDS } from "../review/dimensions.js"
+import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
+import { REPORT_CSS } from "../report/styles.js"
+import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolio.js"
+import { MAX_PROJECTED_THREADS } from "./statistics.js"
+
+/** Where a run's report is from `<run root>/portfolios/<id>/portfolio.html`. */
+export const runReportLink = (runId: string) => `../../${encodeURIComponent(runId)}/report.html`
+
+const PORTFOLIO_CSS = `
+.figures{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:8px 0}.figures dt{font-weight:600}.figures dd{margin:0}
+.run-sets{font-size:13px}.run-sets dt{font-weight:600;margin-top:6px}.run-sets dd{margin:0;overflow-wrap:anywhere}
+.portfolio-chart{max-width:760px;display:block;margin:8px 0 12px}.portfolio-chart text{font:12px system-ui,sans-serif;fill:var(--ink)}
+.seg-win{fill:var(--codex)}.seg-loss{fill:var(--claude)}.seg-tie{fill:#8a96a3}.seg-none{fill:#d8dee4}
+.interval{stroke:var(--ink);stroke-width:2}.half-line{stroke:var(--bad);stroke-dasharray:4 3}
+.headline{font-size:17px}
+`
+
+export const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
+
+export const pValue = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3))
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
+
+/**
+ * The run lists every figure links to. Each list gets an id the first time a figure needs it, so a
+ * figure is a link to `#<id>`, and the list's items link to the runs' reports.
+ */
+class RunSets {
+  private readonly sets: Array<{ readonly id: string; readonly labels: Array<string>; readonly run_ids: ReadonlyArray<string> }> = []
+  constructor(private readonly prefix: string) {}
+
+  /** Figures that count the same runs share one list, which names them all. */
+  link(text: string, counted: Counted, label: string): string {
+    if (counted.count === 0) return escapeHtml(text)
+    const key = counted.run_ids.join("\n")
+    let set = this.sets.find((known) => known.run_ids.join("\n") === key)
+    if (set === undefined) {
+      set = { id: `${this.prefix}-set-${this.sets.length + 1}`, labels: [], run_ids: counted.run_ids }
+      this.sets.push(set)
+    }
+    set.labels.push(label)
+    return `<a href="#${set.id}">${escapeHtml(text)}</a>`
+  }
+
+  render(): string {
+    if (this.sets.length === 0) return ""
+    const items = this.sets.map((set) =>
+      `<dt id="${set.id}">${escapeHtml(set.labels.join("; "))}</dt><dd>${
+        set.run_ids.map((runId) => `<a href="${escapeHtml(runReportLink(runId))}">${escapeHtml(runId)}</a>`).join(", ")
+      }</dd>`
+    ).join("")
+    return `<h3>The runs behind each figure</h3><dl class="run-sets">${items}</dl>`
+  }
+}
+
+const ROW_HEIGHT = 22
+const CHART = { width: 640, labelWidth: 170, barWidth: 300, top: 26 } as const
+
+interface ChartRow {
+  readonly label: string
+  readonly tally: Tally
+}
+
+const chartRows = (model: ModelPortfolio): ReadonlyArray<ChartRow> => [
+  { label: "Overall verdict", tally: model.overall },
+  ...DIMENSION_IDS.map((id) => ({ label: model.dimensions[id].label, tally: model.dimensions[id] }))
+]
+
+const SEGMENTS = [
+  { key: "wins", className: "seg-win", name: "Codex wins" },
+  { key: "ties", className: "seg-tie", name: "Ties" },
+  { key: "losses", className: "seg-loss", name: "Claude wins" },
+  { key: "not_counted", className: "seg-none", name: "Not counted" }
+] as const
+
+/** One stacked bar per row: wins, ties, losses and the rest, as shares of the runs. */
+const outcomeChart = (model: ModelPortfolio) => {
+  const rows = chartRows(model)
+  const total = Math.max(1, model.runs.length)
+  const legend = SEGMENTS.map((segment, index) =>
+    `<rect x="${CHART.labelWidth + index * 110}" y="4" width="12" height="12" class="${segment.className}"/><text x="${CHART.labelWidth + index * 110 + 16}" y="14">${segment.name}</text>`
+  ).join("")
+  const bars = rows.map((row, rowIndex) => {
+    const y = CHART.top + rowIndex * ROW_HEIGHT
+    let x = CHART.labelWidth
+    const segments = SEGMENTS.map((segment) => {
+      const count = row.tally[segment.key].count
+      const width = (count / total) * CHART.barWidth
+      const rect = count === 0 ? "" : `<rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="14" class="${segment.className}"><title>${escapeHtml(`${row.label}: ${segment.name} ${count}`)}</title></rect>`
+      x += width
+      return rect
+    }).join("")
+    const summary = `${row.tally.wins.count} / ${row.tally.ties.count} / ${row.tally.losses.count}`
+    return `<text x="0" y="${y + 12}">${escapeHtml(row.label)}</text>${segments}<text x="${CHART.labelWidth + CHART.barWidth + 8}" y="${y + 12}">${summary}</text>`
+  }).join("")
+  const height = CHART.top + rows.length * ROW_HEIGHT
+  return `<svg class="portfolio-chart" role="img" aria-label="${escapeHtml(`Wins, ties and losses of ${model.model} against Claude, overall and per dimension`)}" viewBox="0 0 ${CHART.width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">${legend}${bars}</svg>`
+}
+
+/** Each row's win rate as a dot with its 95% Wilson interval, against the 50% line of "no difference". */
+const intervalChart = (model: ModelPortfolio) => {
+  const rows = chartRows(model)
+  const at = (share: number) => (CHART.labelWidth + share * CHART.barWidth).toFixed(1)
+  const axis = [0, 0.25, 0.5, 0.75, 1].map((share) =>
+    `<text x="${at(share)}" y="14" text-anchor="middle">${percent(share)}</text>`
+  ).join("")
+  const height = CHART.top + rows.length * ROW_HEIGHT
+  const half = `<line x1="${at(0.5)}" y1="${CHART.top - 6}" x2="${at(0.5)}" y2="${height}" class="half-line"/>`
+  const marks = rows.map((row, rowIndex) => {
+    const y = CHART.top + rowIndex * ROW_HEIGHT + 7
+    const { win_rate: rate, win_rate_interval: interval } = row.tally
+    const label = `<text x="0" y="${y + 5}">${escapeHtml(row.label)}</text>`
+    if (rate === null || interval === null) {
+      return `${label}<text x="${at(0)}" y="${y + 5}">no decisive verdict</text>`
+    }
+    const title = `${row.label}: win rate ${percent(rate)}, 95% interval ${percent(interval.lower)}–${percent(interval.upper)}`
+    return `${label}<g><title>${escapeHtml(title)}</title><line x1="${at(interval.lower)}" y1="${y}" x2="${at(interval.upper)}" y2="${y}" class="interval"/><circle cx="${at(rate)}" cy="${y}" r="5" class="seg-win"/></g>`
+  }).join("")
+  return `<svg class="portfolio-chart" role="img" aria-label="${escapeHtml(`Win rate of ${model.model} with 95% Wilson intervals, overall and per dimension; the dashed line is 50%`)}" viewBox="0 0 ${CHART.width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">${axis}${half}${marks}</svg>`
+}
+
+const tallyRow = (label: string, tally: Tally, sets: RunSets) => {
+  const cell = (counted: Counted, what: string) => `<td class="number">${sets.link(String(counted.count), counted, `${label}: ${what}`)}</td>`
+  const interval = tally.win_rate_interval === null ? "—" : `${percent(tally.win_rate_interval.lower)}–${percent(tally.win_rate_interval.upper)}`
+  return `<tr><th scope="row">${escapeHtml(label)}</th>${cell(tally.wins, "Codex wins")}${cell(tally.ties, "ties")}${cell(tally.losses, "Claude wins")}${
+    cell(tally.not_counted, "not counted")
+  }<td class="number">${percent(tally.win_rate)}</td><td class="number">${interval}</td><td class="number">${pValue(tally.sign_test_p)}${tally.significant ? " (significant)" : ""}</td></tr>`
+}
+
+const tallyTable = (model: ModelPortfolio, sets: RunSets) => {
+  const rows = chartRows(model).map((row) => tallyRow(row.label, row.tally, sets)).join("")
+  return `<table class="portfolio-table"><caption class="hint">Codex (${escapeHtml(model.model)}) against Claude; win rate = wins ÷ (wins + losses)</caption><thead><tr><th scope="col">Verdict</th><th scope="col">Codex wins</th><th scope="col">Ties</th><th scope="col">Claude wins</th><th scope="col">Not counted</th><th scope="col">Win rate</th><th scope="col">95% Wilson interval</th><th scope="col">Sign test p</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+
+/** "How many more threads" in words. */
+export const projectionSentence = (model: ModelPortfolio) => {
+  const { wins, losses } = model.overall
+  const projection = model.overall.more_threads_for_significance
+  if (wins.count === losses.count) return "Wins equal losses: there is no difference to confirm, however many threads."
+  if (projection === null) return `Not within ${MAX_PROJECTED_THREADS.toLocaleString("en-US")} threads at these shares.`
+  if (projection.more === 0) return "None: the difference is already significant at 5%."
+  return `${plural(projection.more, "more thread")} (${projection.threads} in all) at the same shares of wins, ties and losses.`
+}
+
+/** Who leads, by how much, and whether the sign test calls it significant. */
+export const portfolioHeadline = (model: ModelPortfolio) => {
+  const { overall } = model
+  const leader = overall.wins.count > overall.losses.count ? "Codex leads" : overall.wins.count < overall.losses.count ? "Claude leads" : "Even"
+  const significance = overall.sign_test_p === null
+    ? "no decisive verdict to test"
+    : overall.significant
+    ? `significant at 5% (p = ${pValue(overall.sign_test_p)})`
+    : `not significant at 5% (p = ${pValue(overall.sign_test_p)})`
+  return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}; ${significance}.`
+}
+
+export const totalsText = (totals: Totals, format: (value: number) => string, runs: number) =>
+  totals.total === null
+    ? "Not available"
+    : `${format(totals.total)} in all, median ${format(totals.median!)}${totals.counted.count === runs ? "" : ` (known for ${totals.counted.count} of ${runs})`}`
+
+const elapsed = (ms: number) => formatElapsed(ms)
+
+const figures = (model: ModelPortfolio, sets: RunSets) => {
+  const runs = model.runs.length
+  const side = (label: string, totals: Totals, format: (value: number) => string) =>
+    `<dt>${escapeHtml(label)}</dt><dd>${sets.link(totalsText(totals, format, runs), totals.counted, label)}</dd>`
+  return `<dl class="figures"><dt>Order-dependent dimensions</dt><dd>${
+    sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
+  }</dd><dt>Not like-for-like</dt><dd>${
+    sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
+  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
+    side("Codex time", model.time_ms.codex, elapsed)
+  }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
+}
+
+const WINNER_TEXT: Record<PortfolioRun["winner"], string> = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
+
+const runRow = (run: PortfolioRun) => {
+  const known = (value: number | null, format: (value: number) => string) => (value === null ? "—" : format(value))
+  return `<tr><th scope="row"><a href="${escapeHtml(runReportLink(run.run_id))}"><code>${escapeHtml(run.run_id)}</code></a></th><td><code>${
+    escapeHtml(run.thread_id ?? "—")
+  }</code></td><td>${WINNER_TEXT[run.winner]}</td><td>${run.like_for_like === null ? "Not recorded" : run.like_for_like ? "Yes" : "No"}</td><td class="number">${run.flipped_dimensions}</td><td class="number">${
+    known(run.codex.elapsed_ms, elapsed)
+  }</td><td class="number">${known(run.claude.elapsed_ms, elapsed)}</td><td class="number">${known(run.codex.cost_usd, formatUsd)}</td><td class="number">${known(run.claude.cost_usd, formatUsd)}</td></tr>`
+}
+
+const runsTable = (model: ModelPortfolio) =>
+  `<h3>Runs</h3><table class="portfolio-runs"><thead><tr><th scope="col">Run (report)</th><th scope="col">Thread</th><th scope="col">Verdict</th><th scope="col">Like-for-like</th><th scope="col">Flips</th><th scope="col">Codex time</th><th scope="col">Claude time</th><th scope="col">Codex cost</th><th scope="col">Claude cost</th></tr></thead><tbody>${
+    model.runs.map(runRow).join("")
+  }</tbody></table>`
+
+const modelSection = (model: ModelPortfolio, index: number) => {
+  const sets = new RunSets(`m${index + 1}`)
+  const headingId = `model-${index + 1}-heading`
+  const table = tallyTable(model, sets)
+  const facts = figures(model, sets)
+  return `<section aria-labelledby="${headingId}"><h2 id="${headingId}">${escapeHtml(model.model)} against Claude</h2><p class="headline">${
+    escapeHtml(portfolioHeadline(model))
+  }</p>${outcomeChart(model)}${intervalChart(model)}${table}${facts}${runsTable(model)}${sets.render()}</section>`
+}
+
+const ABOUT = [
+  "Each run is one thread replayed by one Codex model and judged blind in both orders; its verdict and each dimension's winner are read from the run's report. A dimension that flipped with the order counts as a tie there, and an inconclusive run (no validated ballot in both orders) is not counted.",
+  "The win rate is Codex's wins divided by its wins and losses (ties left out), with a 95% Wilson score interval. The p-value is the exact two-sided sign test of \"neither side is better\": each decisive verdict a fair coin, ties left out. Below 0.05 the difference is called significant.",
+  "\"More threads for 5% significance\" is the smallest number of extra threads that, ending in the same shares of wins, ties and losses, would bring the sign test below 0.05. It is a projection, not a promise: the next threads may go differently.",
+  "Limits: the runs are whatever was selected, not a random sample of your work; several runs of one thread are not independent; the reviewer is a Codex model (see each report's note on self-preference); the per-dimension rows are not corrected for testing six dimensions at once; and cost and time compare one replay with Claude's whole historical session."
+]
+
+/**
+ * The self-contained `portfolio.html`: inline CSS and SVG, no script, no external request (the same
+ * Content-Security-Policy as a report). Every figure links to the runs it counts, and every run to its report.
+ */
+export const renderPortfolioHtml = (portfolio: Portfolio): string =>
+  [
+    "<!doctype html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="referrer" content="no-referrer">`,
+    `<title>${escapeHtml(`Codex Replay portfolio: ${portfolio.portfolio_id}`)}</title><style>${REPORT_CSS}${PORTFOLIO_CSS}</style></head><body><main>`,
+    `<header><p class="product">Codex Replay</p><h1>Portfolio verdict</h1><dl class="identity"><dt>Portfolio</dt><dd><code>${
+      escapeHtml(portfolio.portfolio_id)
+    }</code></dd><dt>Generated</dt><dd>${escapeHtml(portfolio.generated_at)}</dd><dt>Runs</dt><dd>${portfolio.run_ids.length}</dd><dt>Models</dt><dd>${
+      escapeHtml(portfolio.models.map((model) => model.model).join(", "))
+    }</dd></dl></header>`,
+    ...portfolio.models.map(modelSection),
+    `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">How to read these figures</h2>${
+      ABOUT.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("")
+    }</section>`,
+    "</main></body></html>\n"
+  ].join("\n")

@@ -1,0 +1,227 @@
+import { Either, ParseResult, Schema } from "effect"
+import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
+import {
+  type Interval,
+  median,
+  moreThreadsForSignificance,
+  type Projection,
+  SIGNIFICANCE_LEVEL,
+  signTestPValue,
+  wilsonInterval
+} from "./statistics.js"
+
+export const PORTFOLIO_SCHEMA_VERSION = 1
+/** A portfolio counts 1 to this many runs. */
+export const MAX_PORTFOLIO_RUNS = 100
+
+const NullableNumber = Schema.NullOr(Schema.Number)
+const Side = Schema.Struct({
+  model: Schema.optional(Schema.NullOr(Schema.String)),
+  elapsed_ms: Schema.optional(NullableNumber),
+  cost: Schema.optional(Schema.Struct({ usd: Schema.optional(NullableNumber) }))
+})
+const DimensionOutcome = Schema.Struct({
+  winner: Schema.String,
+  comparable: Schema.optional(Schema.Boolean),
+  order_dependent: Schema.optional(Schema.Boolean)
+})
+
+/** The parts of a run's `report.json` a portfolio reads (everything else in it is ignored). */
+export const PortfolioReport = Schema.Struct({
+  thread_id: Schema.optional(Schema.String),
+  winner: Schema.Literal("codex", "claude", "tie", "inconclusive"),
+  candidates: Schema.Struct({ codex: Side, claude: Side }),
+  evaluation: Schema.NullOr(Schema.Struct({
+    flips: Schema.optional(Schema.Number),
+    dimensions: Schema.Record({ key: Schema.String, value: DimensionOutcome })
+  })),
+  comparability: Schema.optional(Schema.NullOr(Schema.Struct({ like_for_like: Schema.Boolean })))
+})
+export type PortfolioReport = typeof PortfolioReport.Type
+
+/** How one dimension of one run ended, from Codex's side; `not_counted`: not applicable, not compared or no verdict. */
+export type DimensionOutcome = "win" | "tie" | "loss" | "not_counted"
+
+/** One completed run as the portfolio counts it. */
+export interface PortfolioRun {
+  readonly run_id: string
+  readonly thread_id: string | null
+  readonly model: string
+  readonly winner: PortfolioReport["winner"]
+  readonly dimensions: { readonly [D in DimensionId]: DimensionOutcome }
+  readonly flipped_dimensions: number
+  /** `null`: the run recorded no comparability facts. */
+  readonly like_for_like: boolean | null
+  readonly codex: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
+  readonly claude: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
+}
+
+const finite = (value: number | null | undefined) => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null)
+
+const dimensionOutcome = (outcome: typeof DimensionOutcome.Type | undefined): DimensionOutcome => {
+  if (outcome === undefined || outcome.comparable === false) return "not_counted"
+  return outcome.winner === "codex" ? "win" : outcome.winner === "claude" ? "loss" : outcome.winner === "tie" ? "tie" : "not_counted"
+}
+
+/**
+ * A completed run's report as the portfolio counts it, or the sentence that says why it cannot be
+ * counted. `fallbackModel` is the run state's model, for a report that names none.
+ */
+export const portfolioRun = (
+  runId: string,
+  report: unknown,
+  fallbackModel: string | null
+): Either.Either<PortfolioRun, string> =>
+  Either.flatMap(
+    Either.mapLeft(Schema.decodeUnknownEither(PortfolioReport)(report), (error) =>
+      `The report of run ${runId} cannot be read as a replay report (${ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]}).`),
+    (decoded) => {
+      const model = decoded.candidates.codex.model ?? fallbackModel
+      if (model === null || model === undefined || model === "") return Either.left(`The report of run ${runId} names no Codex model.`)
+      const dimensions = Object.fromEntries(
+        DIMENSIONS.map(({ id }) => [id, dimensionOutcome(decoded.evaluation?.dimensions[id])])
+      ) as { [D in DimensionId]: DimensionOutcome }
+      return Either.right({
+        run_id: runId,
+        thread_id: decoded.thread_id ?? null,
+        model,
+        winner: decoded.winner,
+        dimensions,
+        flipped_dimensions: decoded.evaluation?.flips ??
+          Object.values(decoded.evaluation?.dimensions ?? {}).filter((outcome) => outcome.order_dependent === true).length,
+        like_for_like: decoded.comparability?.like_for_like ?? null,
+        codex: { elapsed_ms: finite(decoded.candidates.codex.elapsed_ms), cost_usd: finite(decoded.candidates.codex.cost?.usd) },
+        claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) }
+      })
+    }
+  )
+
+/** A figure and the runs it counts, so that every number can link to them. */
+export interface Counted {
+  readonly count: number
+  readonly run_ids: ReadonlyArray<string>
+}
+
+const counted = (runs: ReadonlyArray<PortfolioRun>): Counted => ({ count: runs.length, run_ids: runs.map((run) => run.run_id) })
+
+/** Wins, ties and losses, the win rate among decisive verdicts, its Wilson interval and the sign test. */
+export interface Tally {
+  readonly wins: Counted
+  readonly ties: Counted
+  readonly losses: Counted
+  /** Verdicts that are none of the three: inconclusive runs, or dimensions not applicable or not compared. */
+  readonly not_counted: Counted
+  /** wins ÷ (wins + losses); `null` without a decisive verdict. */
+  readonly win_rate: number | null
+  readonly win_rate_interval: Interval | null
+  /** Two-sided exact sign test, ties excluded; `null` without a decisive verdict. */
+  readonly sign_test_p: number | null
+  readonly significant: boolean
+}
+
+const tally = (runs: ReadonlyArray<PortfolioRun>, outcomeOf: (run: PortfolioRun) => DimensionOutcome): Tally => {
+  const having = (outcome: DimensionOutcome) => counted(runs.filter((run) => outcomeOf(run) === outcome))
+  const wins = having("win")
+  const losses = having("loss")
+  const decisive = wins.count + losses.count
+  const p = signTestPValue(wins.count, losses.count)
+  return {
+    wins,
+    ties: having("tie"),
+    losses,
+    not_counted: having("not_counted"),
+    win_rate: decisive === 0 ? null : wins.count / decisive,
+    win_rate_interval: wilsonInterval(wins.count, decisive),
+    sign_test_p: p,
+    significant: p !== null && p < SIGNIFICANCE_LEVEL
+  }
+}
+
+const OVERALL_OUTCOMES: Record<PortfolioReport["winner"], DimensionOutcome> = {
+  codex: "win",
+  claude: "loss",
+  tie: "tie",
+  inconclusive: "not_counted"
+}
+
+export interface Totals {
+  readonly total: number | null
+  readonly median: number | null
+  /** The runs whose figure is known (the total and the median are over these). */
+  readonly counted: Counted
+}
+
+const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) => number | null): Totals => {
+  const known = runs.filter((run) => value(run) !== null)
+  const values = known.map((run) => value(run)!)
+  return {
+    total: values.length === 0 ? null : values.reduce((sum, each) => sum + each, 0),
+    median: median(values),
+    counted: counted(known)
+  }
+}
+
+export interface ModelPortfolio {
+  readonly model: string
+  readonly runs: ReadonlyArray<PortfolioRun>
+  readonly overall: Tally & {
+    /** See `moreThreadsForSignificance`; `null` when no number of threads would do. */
+    readonly more_threads_for_significance: Projection | null
+  }
+  readonly dimensions: { readonly [D in DimensionId]: Tally & { readonly label: string } }
+  /** Dimensions whose winner changed when the order of the candidates was swapped, over all runs. */
+  readonly flipped_dimensions: { readonly count: number; readonly runs: Counted }
+  /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
+  readonly not_like_for_like: Counted
+  readonly time_ms: { readonly codex: Totals; readonly claude: Totals }
+  readonly cost_usd: { readonly codex: Totals; readonly claude: Totals }
+}
+
+const modelPortfolio = (model: string, runs: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
+  const overall = tally(runs, (run) => OVERALL_OUTCOMES[run.winner])
+  const dimensions = Object.fromEntries(DIMENSIONS.map(({ id, label }) => [id, { label, ...tally(runs, (run) => run.dimensions[id]) }])) as ModelPortfolio["dimensions"]
+  return {
+    model,
+    runs,
+    overall: {
+      ...overall,
+      more_threads_for_significance: moreThreadsForSignificance(overall.wins.count, overall.losses.count, runs.length)
+    },
+    dimensions,
+    flipped_dimensions: {
+      count: runs.reduce((sum, run) => sum + run.flipped_dimensions, 0),
+      runs: counted(runs.filter((run) => run.flipped_dimensions > 0))
+    },
+    not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
+    time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
+    cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) }
+  }
+}
+
+export interface Portfolio {
+  readonly schema_version: number
+  readonly portfolio_id: string
+  readonly generated_at: string
+  readonly run_ids: ReadonlyArray<string>
+  readonly significance_level: number
+  readonly confidence: number
+  readonly models: ReadonlyArray<ModelPortfolio>
+}
+
+/** The portfolio verdict of some completed runs: one section per Codex model, in the order models first appear. */
+export const buildPortfolio = (input: {
+  readonly portfolio_id: string
+  readonly generated_at: string
+  readonly runs: ReadonlyArray<PortfolioRun>
+}): Portfolio => {
+  const models = [...new Set(input.runs.map((run) => run.model))]
+  return {
+    schema_version: PORTFOLIO_SCHEMA_VERSION,
+    portfolio_id: input.portfolio_id,
+    generated_at: input.generated_at,
+    run_ids: input.runs.map((run) => run.run_id),
+    significance_level: SIGNIFICANCE_LEVEL,
+    confidence: 0.95,
+    models: models.map((model) => modelPortfolio(model, input.runs.filter((run) => run.model === model)))
+  }
+}

@@ -1,0 +1,128 @@
+import { Clock, DateTime, Effect, Either, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import * as path from "node:path"
+import { controllerError } from "../domain/errors.js"
+import { isRunId } from "../domain/ids.js"
+import { renderPortfolioHtml } from "../domain/portfolio/html.js"
+import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../domain/portfolio/portfolio.js"
+import { excerpt, toolSuccess } from "../domain/toolResult.js"
+import { FileStore } from "../services/FileStore.js"
+import { RunStore } from "../services/RunStore.js"
+import { defineTool } from "./controllerTools.js"
+import { locateReport } from "./reports.js"
+
+export const PORTFOLIOS_DIRECTORY = "portfolios"
+export const PORTFOLIO_JSON_FILE = "portfolio.json"
+export const PORTFOLIO_HTML_FILE = "portfolio.html"
+const PORTFOLIO_ID = /^portfolio-\d{8}T\d{6}Z-[0-9a-f]{10}$/
+
+/** `make_portfolio` arguments: the runs to count, and whether to answer the HTML too (the page downloads it). */
+export const MakePortfolioArguments = Schema.Struct({
+  run_ids: Schema.Array(Schema.String),
+  include_html: Schema.optional(Schema.Boolean)
+})
+export type MakePortfolioArguments = typeof MakePortfolioArguments.Type
+
+export const newPortfolioId = (nowMillis: number) =>
+  `portfolio-${new Date(nowMillis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(5).toString("hex")}`
+
+/** The selection itself: 1 to 100 distinct, well-formed run ids. */
+const checkSelection = (runIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    if (runIds.length === 0) return yield* controllerError("Choose at least one completed run (run_ids).")
+    if (runIds.length > MAX_PORTFOLIO_RUNS) {
+      return yield* controllerError(`A portfolio counts at most ${MAX_PORTFOLIO_RUNS} runs; ${runIds.length} were chosen.`)
+    }
+    const invalid = runIds.find((runId) => !isRunId(runId))
+    if (invalid !== undefined) return yield* controllerError(`The run ID ${excerpt(invalid)} is invalid.`)
+    const repeated = runIds.find((runId, index) => runIds.indexOf(runId) !== index)
+    if (repeated !== undefined) return yield* controllerError(`Run ${repeated} is chosen twice; choose each run once.`)
+  })
+
+const readReport = (directory: string, runId: string) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const unreadable = controllerError(`The report of run ${runId} cannot be read.`)
+    const found = yield* locateReport(directory, "json").pipe(Effect.mapError(() => unreadable))
+    // Reports have no size limit (patches can be large); the portfolio reads a few fields of them.
+    const text = yield* files.readBounded(found.path, Number.MAX_SAFE_INTEGER).pipe(Effect.mapError(() => unreadable))
+    return yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => unreadable })
+  })
+
+/** One chosen run, counted: it must be in the run root and completed, with a readable report. */
+const countedRun = (runId: string) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const { directory, state } = yield* runs.readAny(runId).pipe(
+      Effect.catchTag("ControllerError", () => Effect.fail(controllerError(`No run ${runId} in ${runs.runRoot}.`)))
+    )
+    if (state.status !== "completed") {
+      return yield* controllerError(`Run ${runId} is ${state.status}, not completed: only a completed run has a verdict to count.`)
+    }
+    const counted = portfolioRun(runId, yield* readReport(directory, runId), typeof state.model === "string" ? state.model : null)
+    return Either.isRight(counted) ? counted.right : yield* controllerError(counted.left)
+  })
+
+export interface WrittenPortfolio {
+  readonly portfolio: Portfolio
+  readonly directory: string
+  readonly portfolio_json: string
+  readonly portfolio_html: string
+  readonly html: string
+}
+
+/** Writes `portfolios/<id>/portfolio.json` and `portfolio.html` under the run root (0700 directories, 0600 files, atomic). */
+const writePortfolio = (runs: ReadonlyArray<PortfolioRun>) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const files = yield* FileStore
+    const now = yield* Clock.currentTimeMillis
+    const portfolioId = newPortfolioId(now)
+    if (!PORTFOLIO_ID.test(portfolioId)) return yield* controllerError("The portfolio ID is invalid.")
+    const portfolio = buildPortfolio({ portfolio_id: portfolioId, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), runs })
+    const directory = path.join(store.runRoot, PORTFOLIOS_DIRECTORY, portfolioId)
+    yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)
+    const html = renderPortfolioHtml(portfolio)
+    const portfolioJson = path.join(directory, PORTFOLIO_JSON_FILE)
+    const portfolioHtml = path.join(directory, PORTFOLIO_HTML_FILE)
+    yield* files.writeJson(portfolioJson, portfolio)
+    yield* files.writeTextAtomic(portfolioHtml, html)
+    return { portfolio, directory, portfolio_json: portfolioJson, portfolio_html: portfolioHtml, html } satisfies WrittenPortfolio
+  })
+
+/**
+ * The portfolio verdict of chosen completed runs. Every run is checked before anything is written,
+ * so a selection with one bad run writes nothing.
+ */
+export const makePortfolio = Effect.fn("portfolio.makePortfolio")(function*(runIds: ReadonlyArray<string>) {
+  yield* checkSelection(runIds)
+  const runs = yield* Effect.forEach(runIds, countedRun)
+  return yield* writePortfolio(runs)
+})
+
+/** The most recent `count` completed runs of the run root, newest first. */
+export const recentCompletedRunIds = (count: number) =>
+  Effect.map(Effect.flatMap(RunStore, (runs) => runs.listAll()), (states) =>
+    states.filter((state) => state.status === "completed").slice(0, count).map((state) => state.run_id))
+
+/** One sentence per model: wins, ties and losses, and the sign test. */
+export const portfolioText = (portfolio: Portfolio) =>
+  [
+    `Portfolio of ${portfolio.run_ids.length} run(s).`,
+    ...portfolio.models.map((model) => {
+      const { overall } = model
+      const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}`
+      return `${model.model}: ${overall.wins.count} win(s), ${overall.ties.count} tie(s), ${overall.losses.count} loss(es) against Claude; ${p}.`
+    })
+  ].join(" ")
+
+/** `make_portfolio {run_ids, include_html?}`: writes the portfolio and answers it with its paths. */
+export const makePortfolioTool = defineTool(MakePortfolioArguments, ({ include_html, run_ids }) =>
+  Effect.map(makePortfolio(run_ids), (written) =>
+    toolSuccess(portfolioText(written.portfolio), {
+      portfolio_id: written.portfolio.portfolio_id,
+      portfolio: written.portfolio,
+      portfolio_json: written.portfolio_json,
+      portfolio_html: written.portfolio_html,
+      ...(include_html === true ? { html: written.html, html_file_name: `codex-replay-${written.portfolio.portfolio_id}.html` } : {})
+    })))
