@@ -6,6 +6,7 @@ import { Worker } from "node:worker_threads"
 import { digestSession, type SessionFiles } from "../../src/domain/history/reader.js"
 import type { SummaryReply } from "../../src/domain/history/summaryWorker.js"
 import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
+import { readChunks } from "../../src/services/internal/transcriptFiles.js"
 import { Settings } from "../../src/services/Settings.js"
 import { CLAUDE_HOME, settingsFor } from "../history/support.js"
 import { REPO } from "../rpc/support.js"
@@ -56,7 +57,7 @@ describe("the bundled command line", () => {
         }
         const reply = new Promise<SummaryReply>((resolve) => worker.once("message", resolve))
         worker.postMessage({ id, files })
-        expect(await reply).toEqual({ id, ok: true, digest: await digestSession(files) })
+        expect(await reply).toEqual({ id, ok: true, digest: await digestSession(files, readChunks) })
       }
     } finally {
       await worker.terminate()
