@@ -205,10 +205,10 @@ describe("Review", () => {
   it.effect("removes the reviewer workspace when the review is interrupted", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
-      let started = false
-      const layer = reviewLayer(() => Effect.sync(() => void (started = true)).pipe(Effect.zipRight(Effect.never)))
+      const started = yield* Deferred.make<void>()
+      const layer = reviewLayer(() => Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never)))
       const fiber = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer), Effect.fork)
-      while (!started) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+      yield* Deferred.await(started)
       expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toHaveLength(1)
       yield* Fiber.interrupt(fiber)
       expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
