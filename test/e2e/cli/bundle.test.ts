@@ -1,0 +1,66 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Worker } from "node:worker_threads"
+import { digestSession, type SessionFiles } from "../../../src/domain/history/reader.js"
+import type { SummaryReply } from "../../../src/domain/history/summaryWorker.js"
+import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
+import { readChunks } from "../../../src/services/internal/transcriptFiles.js"
+import { Settings } from "../../../src/services/Settings.js"
+import { CLAUDE_HOME, settingsFor } from "../../history/support.js"
+import { REPO } from "../../rpc/support.js"
+
+/** The command line's bundle (`npm run build` makes it); every test that spawns the binary runs it. */
+const BUNDLE = path.join(REPO, "dist", "bundle")
+
+const bundleFiles = () => fs.readdirSync(BUNDLE).filter((name) => name.endsWith(".mjs"))
+
+describe("the bundled command line", () => {
+  it("is what bin/codex-replay.js starts", () => {
+    expect(fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")).toContain(`import("../../dist/bundle/main.mjs")`)
+    expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "summaryWorker.mjs"]))
+  })
+
+  it("finds every file it locates beside its own modules (static assets, samples, package.json, the worker)", () => {
+    const located = new Map<string, string>()
+    for (const name of bundleFiles()) {
+      const source = fs.readFileSync(path.join(BUNDLE, name), "utf8")
+      for (const match of source.matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)) located.set(match[1]!, name)
+    }
+    expect([...located.keys()]).toEqual(expect.arrayContaining([
+      "../../static/",
+      "../../samples",
+      "../../package.json",
+      "../../bin/codex-replay.js",
+      "./summaryWorker.mjs"
+    ]))
+    // The `.ts` ones are the branch taken only when the modules run from src (under tsx or vitest).
+    const missing = [...located.keys()].filter((target) => !target.endsWith(".ts") && !fs.existsSync(path.resolve(BUNDLE, target)))
+    expect(missing).toEqual([])
+  })
+
+  it("summarises sessions on its own worker entry exactly as the listing does in process", async () => {
+    const locations = await Effect.runPromise(
+      Effect.flatMap(ClaudeHistory, (history) => history.discover()).pipe(
+        Effect.provide(ClaudeHistory.Default.pipe(Layer.provide(Settings.layer(settingsFor(CLAUDE_HOME)))))
+      )
+    )
+    expect(locations.length).toBeGreaterThanOrEqual(8)
+    const worker = new Worker(path.join(BUNDLE, "summaryWorker.mjs"))
+    try {
+      for (const [id, location] of locations.entries()) {
+        const files: SessionFiles = {
+          threadId: location.threadId,
+          mainPath: location.main.path,
+          agentPaths: location.agents.map((stamp) => stamp.path)
+        }
+        const reply = new Promise<SummaryReply>((resolve) => worker.once("message", resolve))
+        worker.postMessage({ id, files })
+        expect(await reply).toEqual({ id, ok: true, digest: await digestSession(files, readChunks) })
+      }
+    } finally {
+      await worker.terminate()
+    }
+  })
+})

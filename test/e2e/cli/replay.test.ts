@@ -1,0 +1,243 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../../rpc/support.js"
+import { spawn } from "node:child_process"
+import { BIN } from "../../rpc/support.js"
+import { runCli, runDirectories, spawnCli, waitUntil } from "../../cli/support.js"
+import { isAlive } from "../../support/daemon.js"
+
+const SAMPLE = "sample-hello-cli"
+const MODEL = "gpt-5.6-terra"
+const OTHER_MODEL = "gpt-5.6-luna"
+
+let daemon: Daemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+describe("codex-replay replay", () => {
+  it("prepares, starts and follows one run per model to its report (--yes --json), reviewed by --reviewer-model", async () => {
+    const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--reviewer-model", OTHER_MODEL, "--yes", "--json"], daemon.env, {
+      timeoutMillis: 60_000
+    })
+    expect(result.stderr).not.toContain("codex-replay:")
+    expect(result.code).toBe(0)
+    const answer = JSON.parse(result.stdout) as {
+      controller_url: string
+      thread_id: string
+      models: ReadonlyArray<string>
+      runs: ReadonlyArray<{
+        run_id: string
+        model: string
+        status: string
+        report_html: string | null
+        report_json: string | null
+        verdict: { winner: string; dimensions: { won: number; tied: number; lost: number }; codex: { elapsed_ms: number }; claude: object }
+      }>
+    }
+    expect(answer.controller_url).toBe(`${daemon.origin}/`)
+    expect(answer.thread_id).toBe(SAMPLE)
+    expect(answer.runs.map((run) => run.model)).toEqual([MODEL, OTHER_MODEL])
+    for (const run of answer.runs) {
+      expect(run.status).toBe("completed")
+      expect(run.report_html).toBe(path.join(daemon.runRoot, run.run_id, "report.html"))
+      expect(fs.readFileSync(run.report_html!, "utf8")).toContain("<html")
+      const report = JSON.parse(fs.readFileSync(run.report_json!, "utf8")) as Record<string, any>
+      expect(report.about_review).toMatchObject({ reviewer_model: OTHER_MODEL, self_review: run.model === OTHER_MODEL })
+      // --json carries the verdict: the winner, the six dimensions from Codex's side, both sides' figures.
+      expect(run.verdict.winner).toBe(report.winner)
+      expect(run.verdict.dimensions.won + run.verdict.dimensions.tied + run.verdict.dimensions.lost).toBe(6)
+      expect(run.verdict.codex.elapsed_ms).toBe(report.candidates.codex.elapsed_ms)
+      expect(run.verdict.claude).toHaveProperty("cost_usd")
+    }
+    // Not a terminal: plain lines, never an ANSI sequence.
+    expect(result.stderr).not.toContain("\x1b")
+    // A person's view (configuration, approval, phases) went to stderr under --json.
+    expect(result.stderr).toContain(`Thread:     ${SAMPLE}`)
+    expect(result.stderr).toContain(`Reviewer:   ${OTHER_MODEL} (self-review for ${OTHER_MODEL})\n`)
+    expect(result.stderr).toContain("Approve 2 parallel Codex implementations using this configuration? yes (--yes)")
+    // Phases are sampled every 500 ms, so which ones show depends on speed; the first sample is never the end.
+    for (const model of [MODEL, OTHER_MODEL]) {
+      expect(result.stderr).toMatch(
+        new RegExp(`\\[${model}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report) \\(at \\d+:\\d\\d\\)\n`)
+      )
+      expect(result.stderr).toMatch(new RegExp(`\\[${model}\\] completed in \\d+:\\d\\d\n`))
+      expect(result.stderr.indexOf(`[${model}] started`)).toBeLessThan(result.stderr.indexOf(`[${model}] completed`))
+    }
+    expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
+
+    // The same report through `codex-replay report`.
+    const first = answer.runs[0]!
+    const report = await runCli(["report", first.run_id], daemon.env)
+    const lines = report.stdout.split("\n")
+    expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
+    expect(lines[1]).toMatch(/^Verdict: (Codex wins|Claude wins|Tie|Inconclusive \(no order-balanced verdict\))( — \d dimension\(s\) won, \d tied, \d lost)?$/)
+    expect(lines[2]).toMatch(/^Time:    Codex \d+ s · Claude /)
+    expect(lines[3]).toMatch(/^Cost:    Codex .+ · Claude /)
+    expect(lines[4]).toBe(fs.realpathSync(first.report_html!))
+  })
+
+  it("on a terminal, keeps one updating line per model with the phase's elapsed time, then the verdict", { timeout: 120_000 }, async () => {
+    // `script` gives the command a pseudo-terminal, as a person's shell would.
+    const command = [process.execPath, BIN, "replay", SAMPLE, "--model", MODEL, "--yes"].map((word) => `'${word}'`).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { env: daemon.env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
+    expect(code).toBe(0)
+    expect(output).toMatch(new RegExp(`\r\x1b\\[2K\\[${MODEL}\\] (Waiting to run|Creating workspace|Implementing with Codex|Collecting results|Blind review|Writing the report)  \\d+:\\d\\d`))
+    expect(output).toMatch(/\x1b\[1A/)
+    expect(output).toMatch(new RegExp(`\\[${MODEL}\\] completed  \\d+:\\d\\d in total`))
+    expect(output).toMatch(/Verdict: /)
+    expect(output).toMatch(/ {2}Report: {2}\S+report\.html/)
+  })
+
+  it("starts nothing when the approval is declined", async () => {
+    // The shared controller: the runs of the tests above stay, and no run directory is added.
+    const before = runDirectories(daemon.runRoot)
+    const result = await runCli(["replay", SAMPLE, "--model", MODEL], daemon.env, { input: "n\n" })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`Thread:     ${SAMPLE}`)
+    expect(result.stderr).toContain(`Approve a Codex replay of ${SAMPLE} with ${MODEL}? [y/N]`)
+    expect(result.stderr).toContain("codex-replay: The replay was not approved; nothing was started.")
+    expect(runDirectories(daemon.runRoot)).toEqual(before)
+    const ended = await runCli(["replay", SAMPLE, "--model", MODEL], daemon.env, { input: "" })
+    expect(ended.code).toBe(1)
+    expect(ended.stderr).toContain("The replay was not approved; nothing was started.")
+    expect(runDirectories(daemon.runRoot)).toEqual(before)
+  })
+
+  it("cancels its runs on Ctrl-C and leaves no Codex process behind", async () => {
+    const root = scratch("codex-replay-cancel-")
+    const pidfile = path.join(root, "fake.pids")
+    const marker = path.join(root, "survived")
+    const hanging = await startDaemon({
+      FAKE_CODEX_SCENARIO: "hang",
+      FAKE_CODEX_PIDFILE: pidfile,
+      FAKE_CODEX_MARKER: marker,
+      FAKE_CODEX_MARKER_DELAY_MS: "1500"
+    })
+    try {
+      const cli = spawnCli(["replay", SAMPLE, "--model", MODEL, "--yes"], hanging.env)
+      await waitUntil("the implementation to start", () => cli.stdout().includes(`[${MODEL}] Implementing with Codex`) && fs.existsSync(pidfile))
+      const runId = /started (run-\S+)/.exec(cli.stdout())?.[1]
+      expect(runId).toBeDefined()
+      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+      cli.child.kill("SIGINT")
+      const result = await cli.done
+      expect(result.code).toBe(130)
+      expect(result.stdout).toContain("Cancelling…")
+      expect(result.stdout).toContain(`[${MODEL}] cancelled ${runId}`)
+      const state = JSON.parse(fs.readFileSync(path.join(hanging.runRoot, runId!, "controller-state.json"), "utf8")) as {
+        status: string
+        cancellation_reason: string
+      }
+      expect(state.status).toBe("cancelled")
+      expect(state.cancellation_reason).toBe("user_requested")
+      await waitUntil("the fake Codex processes to end", () => pids.every((pid) => !isAlive(pid)), 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      expect(fs.existsSync(marker)).toBe(false)
+    } finally {
+      await hanging.stop()
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it("reports a failed run: its error in the JSON, a summary on stderr, exit code 1", async () => {
+    const crashing = await startDaemon({ FAKE_CODEX_SCENARIO: "crash" })
+    try {
+      const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--yes", "--json"], crashing.env, { timeoutMillis: 60_000 })
+      expect(result.code).toBe(1)
+      const answer = JSON.parse(result.stdout) as { runs: ReadonlyArray<{ status: string; error: string; report_html: string | null }> }
+      expect(answer.runs).toHaveLength(1)
+      expect(answer.runs[0]).toMatchObject({ status: "failed", report_html: null })
+      expect(answer.runs[0]?.error).toContain("fake panic for tests")
+      expect(result.stderr).toContain(`codex-replay: 1 of 1 replay(s) did not complete: ${MODEL} failed (thread 'main' panicked`)
+    } finally {
+      await crashing.stop()
+    }
+  })
+
+  it("answers a controller-side mistake clearly and writes no run", async () => {
+    const unknownModel = await runCli(["replay", SAMPLE, "--model", "gpt-nonexistent", "--yes"], daemon.env)
+    expect(unknownModel.code).toBe(1)
+    expect(unknownModel.stderr).toContain("codex-replay: Unknown Codex model: gpt-nonexistent. Choose one of:")
+    const unknownReviewer = await runCli(["replay", SAMPLE, "--model", MODEL, "--reviewer-model", "gpt-nope", "--yes"], daemon.env)
+    expect(unknownReviewer.code).toBe(1)
+    expect(unknownReviewer.stderr).toContain("codex-replay: Unknown reviewer model (reviewer_model): gpt-nope. Choose one of:")
+    const unknownThread = await runCli(["replay", "sample-no-such-sample", "--model", MODEL, "--yes"], daemon.env)
+    expect(unknownThread.code).toBe(1)
+    expect(unknownThread.stderr).toMatch(/codex-replay: .*(sample|thread)/i)
+    expect(unknownThread.stderr).not.toMatch(/\bat .+\.js:\d+/)
+    // The runs of the two replays above (two models, then one on a terminal), and nothing more.
+    expect(runDirectories(daemon.runRoot)).toHaveLength(3)
+  })
+})
+
+describe("codex-replay replay: malformed command lines", () => {
+  let root: string
+  let env: Record<string, string>
+
+  beforeAll(() => {
+    root = scratch("codex-replay-replay-flags-")
+    env = installEnv(root)
+  })
+
+  afterAll(async () => {
+    await stopControllers(env)
+    fs.rmSync(root, { recursive: true, force: true })
+  })
+
+  it.each([
+    [["replay", SAMPLE], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", ""], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", "-x"], "Invalid Codex model name"],
+    [["replay", SAMPLE, "--model", "gpt 5"], "Invalid Codex model name: \"gpt 5\"."],
+    [["replay", SAMPLE, "--model", MODEL, "--model", MODEL], `--model ${MODEL} is given more than once.`],
+    [["replay", SAMPLE, "--model", MODEL, "--reviewer-model", "gpt 5"], "Invalid reviewer model name: \"gpt 5\"."],
+    [["replay", SAMPLE, "--model", "a", "--model", "b", "--model", "c", "--model", "d", "--model", "e"], "At most 4 models can replay one configuration."],
+    [["replay", "../etc/passwd", "--model", MODEL], "The thread ID is invalid; see `codex-replay threads`."],
+    [["replay", "", "--model", MODEL], "The thread ID is invalid"],
+    [["replay", "--model", MODEL], "Missing argument <thread-id>"],
+    [["replay", SAMPLE, "--model"], "Choose at least one Codex model with --model."],
+    [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"],
+    [["replay", SAMPLE, "--model", MODEL, "--yes=perhaps"], "--yes takes no value (got \"--yes=perhaps\")."],
+    [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
+    [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"]
+  ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
+    const result = await runCli(args, env)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(message)
+    expect(result.stdout).toBe("")
+    expect(listTree(root)).toEqual([])
+  })
+})
+
+describe("codex-replay replay: invalid environment", () => {
+  it("says which variable is wrong and launches nothing", async () => {
+    const root = scratch("codex-replay-replay-env-")
+    try {
+      const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--yes"], installEnv(root, { CODEX_REPLAY_CONTROLLER_PORT: "99999" }))
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain("codex-replay: CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535.")
+      expect(result.stdout).toBe("")
+      expect(listTree(root)).toEqual([])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("codex-replay open", () => {
+  it("prints the URL of the install's running controller", async () => {
+    const result = await runCli(["open"], daemon.env)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`${daemon.origin}/\n`)
+  })
+})

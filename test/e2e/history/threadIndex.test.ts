@@ -1,0 +1,165 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Logger } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { threadIndexPath } from "../../../src/domain/history/threadIndex.js"
+import { loadThreadIndex } from "../../../src/services/internal/threadIndexFile.js"
+import { VERSION } from "../../../src/domain/product.js"
+import { readingMessage } from "../../../src/programs/threads.js"
+import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
+import { BIN, REPO } from "../../rpc/support.js"
+import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "../../history/support.js"
+
+/**
+ * The persistent thread index: every listing below runs in a fresh service (as a new process would), over
+ * a copy of the real fixtures and one cache directory, so only the index carries anything between them.
+ */
+const SPOTTER = path.join("-home-marco-projects-spotter", "55604662-cf2a-4331-851a-ec234028f8ca.jsonl")
+
+const setup = () => {
+  const home = copyOfClaudeHome()
+  const cacheRoot = scratch("history-index-")
+  const settings = settingsFor(home, { cacheRoot, runRoot: path.join(cacheRoot, "runs"), controllersRoot: path.join(cacheRoot, "controllers") })
+  return { home, cacheRoot, settings, indexFile: threadIndexPath(cacheRoot) }
+}
+
+type Setup = ReturnType<typeof setup>
+
+/** One listing by a fresh service; the warnings it logged are collected. */
+const listFresh = (setup: Setup) => {
+  const warnings: Array<string> = []
+  const collect = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+    if (logLevel._tag === "Warning") warnings.push(String(message))
+  }))
+  return Effect.runPromise(
+    Effect.gen(function*() {
+      const history = yield* ClaudeHistory
+      const listing = yield* history.list()
+      return { ...listing, stats: yield* history.listingStats, progress: yield* history.listingProgress, warnings }
+    }).pipe(Effect.provide(historyLayer(setup.settings)), Effect.provide(collect))
+  )
+}
+
+const projectsOf = (setup: Setup) => path.join(setup.home, "projects")
+
+describe("the persistent thread index", () => {
+  it("answers a second process from the index, parsing nothing, with the same threads", async () => {
+    const context = setup()
+    const cold = await listFresh(context)
+    // The nine session files of the fixtures (threads or not; agent files belong to their sessions).
+    expect(cold.stats.parsed).toBe(9)
+    expect(cold.progress).toEqual({ reading: false, done: 9, total: 9 })
+    expect(readingMessage(812, 3200)).toBe("Reading 812 of 3,200 sessions…")
+    expect(fs.statSync(context.indexFile).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(path.dirname(context.indexFile)).mode & 0o777).toBe(0o700)
+    const warm = await listFresh(context)
+    expect(warm.stats.parsed).toBe(0)
+    expect(warm.progress).toEqual({ reading: false, done: 0, total: 0 })
+    expect(warm.threads).toEqual(cold.threads)
+    expect(warm.warnings).toEqual([])
+  })
+
+  it("re-reads only the session that grew, and its entry is no longer stale", async () => {
+    const context = setup()
+    const before = await listFresh(context)
+    const file = path.join(projectsOf(context), SPOTTER)
+    const last = JSON.parse(fs.readFileSync(file, "utf8").trim().split("\n").at(-1)!)
+    const prompt = {
+      ...last,
+      type: "user",
+      parentUuid: last.uuid,
+      uuid: "6f1c2b3a-0000-4000-8000-000000000001",
+      timestamp: "2026-02-10T21:20:00.000Z",
+      message: { role: "user", content: "Try again with mix deps.get first" }
+    }
+    delete prompt.subtype
+    delete prompt.content
+    fs.appendFileSync(file, `${JSON.stringify(prompt)}\n`)
+    const after = await listFresh(context)
+    expect(after.stats.parsed).toBe(1)
+    const spotter = (listing: typeof before) => listing.threads.find((thread) => thread.source_path.endsWith(SPOTTER))!
+    expect(spotter(after).human_turns).toBe(spotter(before).human_turns + 1)
+    expect(spotter(after).ended_at).toBe("2026-02-10T21:20:00.000Z")
+    const again = await listFresh(context)
+    expect(again.stats.parsed).toBe(0)
+    expect(again.threads).toEqual(after.threads)
+  })
+
+  it("drops a deleted session from the listing and from the index", async () => {
+    const context = setup()
+    const before = await listFresh(context)
+    const file = path.join(projectsOf(context), SPOTTER)
+    fs.rmSync(file)
+    const after = await listFresh(context)
+    expect(after.threads.map((thread) => thread.source_path)).toEqual(
+      before.threads.map((thread) => thread.source_path).filter((source) => source !== file)
+    )
+    const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
+    expect(loaded._tag).toBe("Loaded")
+    if (loaded._tag === "Loaded") expect(loaded.index.sessions.has(file)).toBe(false)
+  })
+
+  for (
+    const [what, content] of [
+      ["a corrupt index", "{\"kind\":\"codex-replay-thread-index\",\"format\":1,\"sess"],
+      ["a foreign file", JSON.stringify({ kind: "something-else", sessions: {} })],
+      ["an index of another version", JSON.stringify({ kind: "codex-replay-thread-index", format: 1, version: "0.0.0-other", projects_root: "/x", sessions: {}, resumed: {} })],
+      ["an index with a malformed entry", "" /* filled below from a real index */]
+    ] as const
+  ) {
+    it(`discards ${what} with one warning, rebuilds it, and answers exactly as without it`, async () => {
+      const context = setup()
+      const reference = await listFresh(context)
+      let bad: string = content
+      if (bad === "") {
+        const real = JSON.parse(fs.readFileSync(context.indexFile, "utf8"))
+        const first = Object.keys(real.sessions)[0]!
+        real.sessions[first] = { fingerprint: 42, digest: "nonsense" }
+        bad = JSON.stringify(real)
+      }
+      fs.writeFileSync(context.indexFile, bad)
+      const rebuilt = await listFresh(context)
+      expect(rebuilt.threads).toEqual(reference.threads)
+      expect(rebuilt.stats.parsed).toBe(reference.stats.parsed)
+      expect(rebuilt.warnings).toHaveLength(1)
+      expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v1\.json was discarded because .+; it is being rebuilt\.$/)
+      expect(rebuilt.warnings[0]).not.toContain("\n")
+      expect((await loadThreadIndex(context.indexFile, VERSION, projectsOf(context)))._tag).toBe("Loaded")
+      const warm = await listFresh(context)
+      expect(warm.stats.parsed).toBe(0)
+      expect(warm.warnings).toEqual([])
+    })
+  }
+
+  it("stays whole when two processes write it at once (run `npm run build` first)", async () => {
+    const context = setup()
+    const env = {
+      ...process.env,
+      CLAUDE_CONFIG_DIR: context.home,
+      CODEX_REPLAY_RUN_ROOT: context.settings.runRoot
+    }
+    const run = () =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, "threads", "--json", "--limit", "100"], { cwd: REPO, env })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+        child.on("close", (code) => resolve({ code, stdout, stderr }))
+      })
+    const [first, second] = await Promise.all([run(), run()])
+    expect(first.code).toBe(0)
+    expect(second.code).toBe(0)
+    expect(JSON.parse(first.stdout).threads).toEqual(JSON.parse(second.stdout).threads)
+    expect(first.stderr + second.stderr).not.toContain("thread index")
+    const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
+    expect(loaded._tag).toBe("Loaded")
+    expect(fs.readdirSync(path.dirname(context.indexFile))).toEqual(["threads-v1.json"])
+    const warm = await listFresh(context)
+    expect(warm.stats.parsed).toBe(0)
+    expect(warm.threads.map((thread) => thread.imported_thread_id)).toEqual(
+      JSON.parse(first.stdout).threads.map((thread: { imported_thread_id: string }) => thread.imported_thread_id)
+    )
+  }, 60_000)
+})

@@ -1,0 +1,361 @@
+import { Effect, Either, Fiber } from "effect"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ControllerError } from "../../../src/domain/errors.js"
+import type { ToolResult } from "../../../src/domain/toolResult.js"
+import { makeRpcCaller } from "../../../src/rpc/client.js"
+import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
+import { isAlive, writeRun } from "../../support/daemon.js"
+
+let daemon: Daemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+const NAMES = [
+  "get_state",
+  "get_run",
+  "list_runs",
+  "cancel_run",
+  "list_threads",
+  "inspect_thread",
+  "synthesize_request",
+  "infer_working_directory",
+  "get_report",
+  "prepare_run",
+  "start_run",
+  "open_controller",
+  "no_such_tool"
+]
+
+/** Calls a tool through the real RPC client, with the daemon's token (or another one). */
+const call = (name: string, payload: unknown, token = daemon.token) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token }, NAMES)
+    return yield* Effect.either(caller(name, payload))
+  })))
+
+const success = (answer: Either.Either<ToolResult, ControllerError>) => {
+  if (Either.isLeft(answer)) throw new Error(`Expected a result, got: ${answer.left.message}`)
+  return answer.right
+}
+
+const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
+  if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
+  expect(answer.left).toBeInstanceOf(ControllerError)
+  return answer.left.message
+}
+
+/** Runs a test's requests and proves they left every file of the daemon's installation as it was. */
+const writesNothing = (run: () => Promise<void>) => async () => {
+  const before = treeSnapshot(daemon.root)
+  await run()
+  expect(treeSnapshot(daemon.root)).toEqual(before)
+}
+
+/** A raw POST to /api/rpc. */
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${daemon.origin}/api/rpc`, {
+    method: "POST",
+    headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, ...headers },
+    body
+  })
+
+const request = (tag: string, payload: unknown, id = "7") =>
+  JSON.stringify({ _tag: "Request", id, tag, payload, headers: [] })
+
+describe("POST /api/rpc through the RPC client", () => {
+  it("answers list_runs with every run of the run root, and refuses a bad filter with a typed error", writesNothing(async () => {
+    const listed = success(await call("list_runs", {})).structuredContent as { runs: Array<unknown>; total: number; limit: number }
+    expect(listed).toMatchObject({ total: 0, limit: 50 })
+    expect(failure(await call("list_runs", { status: "done" }))).toBe("status: must be one of running, completed, failed, cancelled.")
+  }))
+
+  it("answers get_state with this controller's identity", async () => {
+    const result = success(await call("get_state", {}))
+    const state = result.structuredContent?.state as { controller_session_id: string; run_root: string }
+    expect(state.controller_session_id).toBe(daemon.sessionId)
+    expect(state.run_root).toBe(daemon.runRoot)
+    expect(result.content[0]?.text).toBe("Codex Replay is ready.")
+  })
+
+  it("lists and searches the imported threads of the fixtures", async () => {
+    const all = success(await call("list_threads", { limit: 100 })).structuredContent as {
+      total: number
+      threads: ReadonlyArray<{ title: string; imported_thread_id: string }>
+    }
+    expect(all.total).toBeGreaterThan(1)
+    const first = all.threads[0]!
+    const found = success(await call("list_threads", { query: first.imported_thread_id })).structuredContent as {
+      total: number
+      threads: ReadonlyArray<{ imported_thread_id: string }>
+    }
+    expect(found.total).toBe(1)
+    expect(found.threads[0]?.imported_thread_id).toBe(first.imported_thread_id)
+  })
+
+  it("turns an invalid payload into a typed ControllerError with the tool's message", writesNothing(async () => {
+    expect(failure(await call("get_run", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
+    expect(failure(await call("get_run", {}))).toBe("run_id is required.")
+    expect(failure(await call("cancel_run", { run_id: ["x"] }))).toMatch(/^run_id: Expected string/)
+    expect(failure(await call("list_threads", { limit: 0 }))).toMatch(/limit/)
+    expect(failure(await call("list_threads", { source: "elsewhere" }))).toBe("source must be imported or sample.")
+    expect(failure(await call("inspect_thread", {}))).toBe("thread_id is required.")
+    expect(failure(await call("get_report", { format: "json" }))).toBe("run_id is required.")
+  }))
+
+  it("refuses malformed inputs of every other tool with typed errors", writesNothing(async () => {
+    expect(failure(await call("get_state", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
+    expect(failure(await call("list_threads", { offset: -1 }))).toMatch(/offset/)
+    expect(failure(await call("list_threads", { query: 7 }))).toBe("query must be a string.")
+    expect(failure(await call("list_threads", [1, 2]))).toMatch(/object/)
+    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", beginning_kind: "svn" }))).toBe(
+      'beginning_kind must be Git or Non-Git ("git" or "non_git").'
+    )
+    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", excluded_files: "a.txt" }))).toBe(
+      "excluded_files must be a list of file paths."
+    )
+    expect(failure(await call("get_report", { run_id: 3 }))).toBe("run_id is required.")
+    expect(failure(await call("synthesize_request", {}))).toBe("thread_id is required.")
+    expect(failure(await call("infer_working_directory", { thread_id: 1 }))).toBe("thread_id: Expected string, actual 1")
+    expect(failure(await call("prepare_run", "not an object"))).toBe("The replay configuration must be an object.")
+    expect(failure(await call("prepare_run", {}))).toBe("The thread (thread_id) is required and must be a non-empty string.")
+    expect(failure(await call("prepare_run", {
+      thread_id: "sample-hello-cli",
+      request: "Do it.",
+      beginning_kind: "non_git",
+      ending_kind: "non_git",
+      models: []
+    }))).toBe("Choose a Codex model (model or models).")
+    expect(failure(await call("start_run", { thread_id: "sample-hello-cli" }))).toBe(
+      "Explicit approval (approved: true) is required before starting a replay."
+    )
+    expect(failure(await call("start_run", { approved: true, prepare_token: "short" }))).toBe(
+      "Prepare and approve this exact configuration before starting (prepare_token)."
+    )
+  }))
+
+  it("answers a user error of a valid payload as a typed ControllerError", writesNothing(async () => {
+    expect(failure(await call("get_run", { run_id: "no-such-run" }))).toBe("The replay run is unavailable.")
+    expect(failure(await call("get_run", { run_id: "../escape" }))).toBe("The run ID is invalid.")
+  }))
+
+  it("refuses unknown tools and open_controller with typed errors", writesNothing(async () => {
+    expect(failure(await call("no_such_tool", {}))).toBe("Unknown Codex Replay tool: no_such_tool")
+    expect(failure(await call("open_controller", {}))).toBe("open_controller is only available through MCP.")
+  }))
+
+  it("refuses a wrong control token (401) as a clear client error", writesNothing(async () => {
+    expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
+      "The controller refused the control token (HTTP 401)."
+    )
+  }))
+})
+
+describe("POST /api/rpc at the HTTP edge", () => {
+  it("serves the JSON serialization too", async () => {
+    const response = await post(request("get_state", {}), { "Content-Type": "application/json" })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+    expect(response.headers.get("x-frame-options")).toBe("DENY")
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    const [message] = (await response.json()) as Array<{ _tag: string; requestId: string; exit: { _tag: string } }>
+    expect(message).toMatchObject({ _tag: "Exit", requestId: "7", exit: { _tag: "Success" } })
+  })
+
+  it("answers a typed failure in the request's own serialization", writesNothing(async () => {
+    const response = await post(`${request("get_run", { run_id: 1 }, "41")}\n`)
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe(`${JSON.stringify({
+      _tag: "Exit",
+      requestId: "41",
+      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "ControllerError" } } }
+    })}\n`)
+  }))
+
+  it("requires the control token (401) and keeps the security headers", writesNothing(async () => {
+    const missing = await post(request("get_state", {}), { "X-Codex-Replay-Control": "" })
+    expect(missing.status).toBe(401)
+    expect(await missing.json()).toEqual({ error: "Unauthorized." })
+    expect(missing.headers.get("x-frame-options")).toBe("DENY")
+    const wrong = await post(request("get_state", {}), { "X-Codex-Replay-Control": `${daemon.token}x` })
+    expect(wrong.status).toBe(401)
+  }))
+
+  it("applies the Host check (421)", writesNothing(async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: daemon.port,
+        path: "/api/rpc",
+        method: "POST",
+        headers: { Host: `localhost:${daemon.port}`, "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token }
+      }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.once("error", reject)
+      req.end(request("get_state", {}))
+    })
+    expect(status).toBe(421)
+  }))
+
+  it.each([
+    ["an unsupported content type", "text/plain", request("get_state", {}), 415, "Expected application/json or application/ndjson."],
+    ["a body that is not JSON", "application/json", "{not json", 400, "The RPC request must contain JSON."],
+    ["an ndjson line that is not JSON", "application/ndjson", "{\"_tag\":\n", 400, "The RPC request must contain one JSON object per line."],
+    ["two messages", "application/ndjson", `${request("get_state", {}, "1")}\n${request("get_state", {}, "2")}\n`, 400, "The RPC request must contain exactly one message."],
+    ["an empty body", "application/ndjson", "", 400, "The RPC request must contain exactly one message."],
+    ["an array", "application/json", "[]", 400, "The RPC message must be an object."],
+    ["a message that is not a Request", "application/json", JSON.stringify({ _tag: "Ping" }), 400, "The RPC message must be a Request."],
+    ["a non-numeric id", "application/json", request("get_state", {}, "abc"), 400, "The RPC request id must be a decimal string."],
+    ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), 400, "The RPC request must name a tool (tag)."],
+    ["missing headers", "application/json", JSON.stringify({ _tag: "Request", id: "1", tag: "get_state", payload: {} }), 400, "The RPC request headers must be a list of [name, value] pairs."]
+  ])("refuses %s with a clear message", (_name, contentType, body, status, message) => writesNothing(async () => {
+    const response = await post(body, { "Content-Type": contentType })
+    expect(response.status).toBe(status)
+    expect(await response.json()).toEqual({ error: message })
+  })())
+
+  it("refuses a body over 1 MiB before reading it", writesNothing(async () => {
+    const big = request("list_threads", { query: "x".repeat(8 * 1024 * 1024) })
+    const response = await post(big)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
+  }))
+
+  it("accepts a small chunked body", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`${request("get_state", {}, "9")}\n`))
+        controller.close()
+      }
+    })
+    const response = await fetch(`${daemon.origin}/api/rpc`, {
+      method: "POST",
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(response.status).toBe(200)
+    const message = JSON.parse((await response.text()).trim()) as { requestId: string; exit: { _tag: string } }
+    expect(message).toMatchObject({ requestId: "9", exit: { _tag: "Success" } })
+  })
+
+  it("refuses a chunked body that grows past 1 MiB", writesNothing(async () => {
+    const chunk = new TextEncoder().encode("x".repeat(256 * 1024))
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk)
+        else controller.close()
+      }
+    })
+    const response = await fetch(`${daemon.origin}/api/rpc`, {
+      method: "POST",
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
+  }))
+
+  it("gives /api/call and /api/rpc the same message for the same bad payload", writesNothing(async () => {
+    const browser = await fetch(`${daemon.origin}/api/call`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: daemon.origin },
+      body: JSON.stringify({ name: "get_run", arguments: { run_id: 5 } })
+    })
+    expect(browser.status).toBe(400)
+    const rpc = failure(await call("get_run", { run_id: 5 }))
+    expect(((await browser.json()) as { error: string }).error).toBe(rpc)
+  }))
+})
+
+/** A fixture thread of several prompts, whose request is reconstructed by the Codex worker. */
+const MULTI_PROMPT_THREAD = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+
+/**
+ * Against a daemon whose Codex hangs: `begin` starts a `synthesize_request` call and returns how to
+ * drop it; once Codex is running the call is dropped, and every Codex process must be gone soon after.
+ */
+const expectDroppedCallEndsCodex = async (begin: (hanging: Daemon) => () => Promise<void>) => {
+  const root = scratch("codex-replay-interrupt-")
+  const pidfile = path.join(root, "fake.pids")
+  const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_PIDFILE: pidfile })
+  try {
+    const drop = begin(hanging)
+    const deadline = Date.now() + 15_000
+    while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+    expect(pids.length).toBeGreaterThan(0)
+    expect(pids.every(isAlive)).toBe(true)
+    await drop()
+    const gone = Date.now() + 10_000
+    while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pids.filter(isAlive)).toEqual([])
+    expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
+  } finally {
+    await hanging.stop()
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+describe("interrupting a call", () => {
+  it("over /api/rpc reaches the server: interrupting the client's call ends the Codex process it started", () =>
+    expectDroppedCallEndsCodex((hanging) => {
+      const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
+        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token }, NAMES)
+        return yield* caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD })
+      })))
+      return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+    }))
+
+  it("over /api/call: a request the browser drops ends the Codex process its tool started", () =>
+    expectDroppedCallEndsCodex((hanging) => {
+      const aborter = new AbortController()
+      const call = fetch(`${hanging.origin}/api/call`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: hanging.origin },
+        body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: MULTI_PROMPT_THREAD } }),
+        signal: aborter.signal
+      }).catch((error: unknown) => error)
+      return async () => {
+        aborter.abort()
+        expect(await call).toBeInstanceOf(Error)
+      }
+    }))
+})
+
+describe("POST /api/rpc when the controller's own storage fails", () => {
+  it("answers that call with a typed internal error, logs the detail, and the client keeps working", async () => {
+    const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
+    fs.mkdirSync(path.join(directory, "run.log"))
+    const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token }, NAMES)
+      const broken = yield* Effect.either(caller("get_run", { run_id: "run-unreadable-log" }))
+      const after = yield* Effect.either(caller("get_state", {}))
+      return { broken, after }
+    })))
+    expect(failure(answers.broken)).toBe("The local controller encountered an error.")
+    expect(success(answers.after).structuredContent).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
+    const deadline = Date.now() + 2_000
+    while (!daemon.output().includes("Cannot read run.log") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+    expect(daemon.output()).toContain("Cannot read run.log")
+  })
+
+  it("a plain file in the run root is no run: the user hears so, nothing is logged as an error", async () => {
+    fs.writeFileSync(path.join(daemon.runRoot, "notes.txt"), "not a run\n")
+    expect(failure(await call("get_run", { run_id: "notes.txt" }))).toBe("The replay run is unavailable.")
+    expect(failure(await call("cancel_run", { run_id: "notes.txt" }))).toBe("The replay run is unavailable.")
+    expect(daemon.output()).not.toContain("notes.txt")
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * The portfolio verdict from the Runs view, in Chromium: tick completed runs, "Compare selected",
+ * the download, then portfolio.html itself from the run root — no request but its own file, every
+ * figure and run link followed, and axe-core on both pages (no violation of impact moderate or higher).
+ */
+import * as fs from "node:fs/promises"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+
+let root: string
+let daemon: Daemon
+let browser: Browser
+let completed: Array<string> = []
+let failed: string
+const consoleErrors: Array<string> = []
+
+const axeViolations = async (page: Page) => {
+  await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
+  })
+  return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
+}
+
+beforeAll(async () => {
+  await requireChromium("the portfolio UI test")
+  root = scratch()
+  daemon = await startDaemon({ root })
+  const started = await approveAndStart(daemon, nonGitConfig({ model: undefined, models: [MODELS[0], MODELS[1]] }))
+  completed = started.runs.map((run: { run_id: string }) => run.run_id)
+  for (const runId of completed) expect((await awaitTerminal(daemon, runId)).status).toBe("completed")
+  const crashing = await approveAndStart(daemon, nonGitConfig({ request: "Create greet.py.\nfake-scenario: crash" }))
+  failed = crashing.run_id
+  expect((await awaitTerminal(daemon, failed)).status).not.toBe("completed")
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  await fs.mkdir(ARTIFACTS, { recursive: true })
+}, 180_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await daemon?.stop()
+  await killAllDaemons()
+  if (root !== undefined) await fs.rm(root, { recursive: true, force: true })
+})
+
+describe("the portfolio verdict in the browser", () => {
+  let portfolioFile: string
+
+  it("ticks completed runs in the Runs view, compares them and downloads portfolio.html", async () => {
+    // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: true })
+    context.on("console", (message) => {
+      if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
+    })
+    context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+    const page = await context.newPage()
+    await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
+    await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
+    await page.click("#tab-runs")
+    const rows = page.locator("#runs-rows tr")
+    await expect.poll(() => rows.count()).toBe(3)
+    // Only a completed run can be ticked.
+    expect(await page.locator(`tr[data-run-id="${failed}"] input.compare-run`).count()).toBe(0)
+    expect(await page.locator("input.compare-run").count()).toBe(2)
+    expect(await page.locator("#portfolio-compare").isDisabled()).toBe(true)
+
+    for (const runId of completed) await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
+    expect(await page.locator("#portfolio-compare").textContent()).toBe("Compare 2 selected runs")
+    // The selection outlives a filter that hides a ticked run.
+    await page.fill("#runs-query", MODELS[1])
+    await expect.poll(() => rows.count()).toBe(1)
+    await page.fill("#runs-query", "")
+    await expect.poll(() => rows.count()).toBe(3)
+    expect(await page.locator("input.compare-run:checked").count()).toBe(2)
+    expect(await axeViolations(page)).toEqual([])
+
+    const downloading = page.waitForEvent("download")
+    await page.click("#portfolio-compare")
+    const download = await downloading
+    expect(download.suggestedFilename()).toMatch(/^codex-replay-portfolio-\d{8}T\d{6}Z-[0-9a-f]{10}\.html$/)
+    await page.locator("#portfolio-summary").waitFor()
+    expect(await page.locator("#portfolio-summary").textContent()).toBe(`Portfolio of 2 runs downloaded as ${download.suggestedFilename()}.`)
+    const lines = await page.locator("#portfolio-models li").allTextContents()
+    expect(lines).toHaveLength(2)
+    for (const line of lines) expect(line).toMatch(/^gpt-[\w.-]+: Codex won \d, tied \d, lost \d; win rate/)
+    portfolioFile = (await page.locator("#portfolio-status code").textContent())!
+    expect(portfolioFile.startsWith(path.join(daemon.runRoot, "portfolios"))).toBe(true)
+    const saved = path.join(root, "downloaded.html")
+    await download.saveAs(saved)
+    expect(await fs.readFile(saved, "utf8")).toBe(await fs.readFile(portfolioFile, "utf8"))
+    expect(await axeViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-1-runs-view.png"), fullPage: true })
+
+    // A run whose report went missing is refused in one sentence, shown on the page.
+    await fs.rm(path.join(daemon.runRoot, completed[1]!, "report.json"))
+    await page.click("#portfolio-compare")
+    await page.locator("#portfolio-error").waitFor()
+    expect(await page.locator("#portfolio-error").textContent()).toBe(`Could not compare: The report of run ${completed[1]} cannot be read.`)
+    await page.click("#portfolio-clear")
+    expect(await page.locator("input.compare-run:checked").count()).toBe(0)
+    expect(await page.locator("#portfolio-compare").isDisabled()).toBe(true)
+    expect(consoleErrors).toEqual([])
+    await context.close()
+  }, 120_000)
+
+  it("portfolio.html requests nothing, its figures lead to the runs they count and those to their reports", async () => {
+    const url = pathToFileURL(portfolioFile).href
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } })
+    const requests: Array<string> = []
+    context.on("request", (request) => void requests.push(request.url()))
+    const page = await context.newPage()
+    await page.goto(url, { waitUntil: "load" })
+    expect(requests).toEqual([url])
+    expect(await page.locator("h1").textContent()).toBe("Portfolio verdict")
+    expect(await page.locator("svg.portfolio-chart").count()).toBe(4)
+    await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-2-page.png"), fullPage: true })
+
+    // The first figure that counts a run: its list names the run and links to its report.
+    const figure = page.locator("table.portfolio-table a").first()
+    const target = (await figure.getAttribute("href"))!
+    await figure.click()
+    expect(page.url()).toBe(`${url}${target}`)
+    const runLink = page.locator(`${target} + dd a`).first()
+    const runId = (await runLink.textContent())!
+    expect(completed).toContain(runId)
+    await runLink.click()
+    await page.waitForLoadState("load")
+    expect(page.url()).toBe(pathToFileURL(path.join(daemon.runRoot, runId, "report.html")).href)
+    expect(await page.locator("h1").textContent()).toBe("Replay report")
+    await context.close()
+
+    const axeContext = await browser.newContext({ bypassCSP: true })
+    const axePage = await axeContext.newPage()
+    await axePage.goto(url, { waitUntil: "load" })
+    expect(await axeViolations(axePage)).toEqual([])
+    await axeContext.close()
+  }, 60_000)
+})
