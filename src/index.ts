@@ -81,7 +81,21 @@ export { type CallTool, connectController, findController, makeRpcCaller } from 
 export { makeRpcHttpApp } from "./rpc/http.js"
 
 // Domain ------------------------------------------------------------------------------------------
-export { ControllerError, RunCancelled, StateTransitionConflict, WorkerDiagnostic, WorkerError } from "./domain/errors.js"
+export {
+  Conflict,
+  ControllerError,
+  FAILURE_STATUS,
+  failureStatus,
+  InvalidArgument,
+  isControllerError,
+  NotFound,
+  RunCancelled,
+  StateTransitionConflict,
+  StorageError,
+  ToolFailure,
+  WorkerDiagnostic,
+  WorkerError
+} from "./domain/errors.js"
 export { ControllerSessionId, isControllerSessionId, isRunId, RunId } from "./domain/ids.js"
 export { type Environment, type ResolvedSettings, resolveSettings } from "./domain/settings.js"
 export { type ToolResult, toolFailure, toolSuccess } from "./domain/toolResult.js"

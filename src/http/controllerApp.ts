@@ -2,7 +2,16 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { readStreamNoFollow } from "../services/FileStore.js"
 import { Cause, type Context, Deferred, Effect } from "effect"
-import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
+import {
+  type ControllerError,
+  controllerError,
+  failureStatus,
+  INTERNAL_ERROR_MESSAGE,
+  isInternalFailure,
+  publicFailure,
+  type StorageError,
+  type ToolFailure
+} from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
@@ -53,13 +62,14 @@ const jsonObjectOf = (body: RequestBody): Effect.Effect<Record<string, unknown>,
   return Effect.succeed(value as Record<string, unknown>)
 }
 
-/** Bad requests and user errors answer 4xx with their message; the disk refusing is not the user's doing. */
-const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
+/**
+ * Bad requests and user errors answer their kind's status with their message; the disk refusing is not
+ * the user's doing: logged, and answered with the generic sentence.
+ */
+const answerFailure = (error: BadRequest | ToolFailure) => {
   if (error instanceof BadRequest) return Effect.succeed(errorResponse(error.status, error.message))
-  if (error._tag === "ControllerError") return Effect.succeed(errorResponse(400, error.message))
-  return Effect.logError(`Controller request failed: ${error.message}`).pipe(
-    Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
-  )
+  const answer = Effect.succeed(errorResponse(failureStatus(error), publicFailure(error).message))
+  return isInternalFailure(error) ? Effect.zipRight(Effect.logError(`Controller request failed: ${error.message}`), answer) : answer
 }
 
 const BUSY_MESSAGE = "A replay is still running in this controller. Cancel it or wait for it to finish, then stop the controller."

@@ -1,5 +1,6 @@
 import { Effect, Either, Schema } from "effect"
-import { ControllerError, controllerError, type StorageError } from "../domain/errors.js"
+import { ToolPayloads } from "../domain/contracts.js"
+import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
@@ -15,7 +16,7 @@ import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
-import { ListRunsArguments, listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
+import { listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
 
 const RECENT_RUNS = 12
 
@@ -30,8 +31,6 @@ export const defineTool = <A, I, R>(
   run: (payload: A) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
 ): ControllerTool<R> => ({ payload, run })
 
-const RunIdPayload = Schema.Struct({ run_id: Schema.String })
-const StatePayload = Schema.Struct({ run_id: Schema.optional(Schema.String) })
 
 export const runSnapshot = (directory: string, state: object) =>
   Effect.map(Effect.flatMap(RunLog, (log) => log.tail(directory, MAX_RUN_LOG_TAIL_BYTES)), (runLog) => ({
@@ -74,7 +73,7 @@ const frozen = (answer: ToolResult): ToolResult => {
   return answer
 }
 
-export const getState = defineTool(StatePayload, () =>
+export const getState = defineTool(ToolPayloads.get_state, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const runs = yield* RunStore
@@ -105,7 +104,7 @@ export const getState = defineTool(StatePayload, () =>
   }))
 
 /** Any run of the run root; one that another live controller is executing is named as read-only. */
-export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
+export const getRun = defineTool(ToolPayloads.get_run, ({ run_id }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const { directory, state } = yield* runs.readAny(run_id)
@@ -115,14 +114,14 @@ export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
     })
   }))
 
-export const listRunsTool = defineTool(ListRunsArguments, (args) =>
+export const listRunsTool = defineTool(ToolPayloads.list_runs, (args) =>
   Effect.map(listRuns(args), (result) => toolSuccess(listRunsText(result), { ...result })))
 
 /**
  * Marks the run cancelled first (so the run's own fiber cannot record anything else), then
  * interrupts that fiber, which ends every process the run started, then sweeps the run's tag.
  */
-export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
+export const cancelRun = defineTool(ToolPayloads.cancel_run, ({ run_id }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const supervisor = yield* RunSupervisor
@@ -145,7 +144,7 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
         details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
       }).pipe(Effect.either)
       if (Either.isLeft(cancelled)) {
-        if (cancelled.left._tag === "ControllerError" || cancelled.left._tag === "StorageError") {
+        if (cancelled.left._tag !== "RunCancelled" && cancelled.left._tag !== "StateTransitionConflict") {
           return yield* cancelled.left
         }
         return yield* answer((yield* runs.readOwned(run_id)).state, true)

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { controllerError, type ControllerError } from "../domain/errors.js"
+import { conflict, controllerError, type ControllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import {
   ATTEMPT_FILE,
@@ -167,7 +167,7 @@ const answerRetry = (settings: ResolvedSettings, sessionId: string, attemptPath:
         return readyResult(sessionId, runtime.value.port)
       }
     }
-    return yield* controllerError("This controller launch was already attempted; it will not be retried.")
+    return yield* conflict("This controller launch was already attempted; it will not be retried.")
   })
 
 const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptPath: string, attempt: object) =>
@@ -221,5 +221,10 @@ export const openController = (rawInput: unknown, env: Readonly<Record<string, s
     if (!claimed) return yield* answerRetry(settings, input.controller_session_id, attemptPath)
     return yield* launch(settings, input, attemptPath, attempt)
   }).pipe(
-    Effect.catchAll((error) => Effect.succeed(toolFailure(`Codex Replay startup failed: ${error.message}`)))
+    // MCP answers a failure as a tool result; an internal one is logged (stderr) and answered generically.
+    Effect.catchAll((error) =>
+      Effect.as(
+        isInternalFailure(error) ? Effect.logError(`Codex Replay startup failed: ${error.message}`) : Effect.void,
+        toolFailure(`Codex Replay startup failed: ${publicFailure(error).message}`)
+      ))
   )

@@ -1,20 +1,12 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { GetReportPayload, ReportFormat } from "../domain/contracts.js"
+import { conflict, controllerError, type ControllerError, notFound } from "../domain/errors.js"
+import { describeParseError } from "../domain/toolResult.js"
 import { isInside, openNoFollow, READ_NO_FOLLOW } from "../services/FileStore.js"
 
-export const ReportFormat = Schema.Literal("json", "html")
-export type ReportFormat = typeof ReportFormat.Type
-
-const FORMAT_MESSAGE = "Report format must be json or html."
-
-/** `get_report` arguments (SPEC §6): a run id and an optional format; `null` counts as absent. */
-export const GetReportPayload = Schema.Struct({
-  run_id: Schema.String.annotations({ message: () => "run_id is required." }),
-  format: Schema.optionalWith(ReportFormat.annotations({ message: () => FORMAT_MESSAGE }), { nullable: true })
-})
-export type GetReportPayload = typeof GetReportPayload.Type
+export { GetReportPayload, ReportFormat } from "../domain/contracts.js"
 
 export const REPORT_MIME_TYPES: Record<ReportFormat, string> = { json: "application/json", html: "text/html" }
 export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
@@ -27,11 +19,7 @@ export const reportFileName = (runId: string, format: ReportFormat) => `codex-re
 /** Validates `get_report` arguments into a clear user error. */
 export const decodeGetReportPayload = (argumentsValue: unknown): Effect.Effect<GetReportPayload, ControllerError> =>
   Schema.decodeUnknown(GetReportPayload)(argumentsValue).pipe(
-    Effect.mapError((error) => {
-      const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      if (first?.path[0] === "format") return controllerError(FORMAT_MESSAGE)
-      return controllerError("run_id is required.")
-    })
+    Effect.mapError((error) => controllerError(describeParseError(error)))
   )
 
 const OUTSIDE = "The replay report is outside its run directory."
@@ -59,8 +47,10 @@ export const locateReport = (runDirectory: string, format: ReportFormat) =>
       if (!stat.isFile()) return { problem: NOT_READY } as const
       return { path: real, size: stat.size } as const
     },
-    catch: () => controllerError(NOT_READY)
-  }).pipe(Effect.flatMap((found) => ("problem" in found ? Effect.fail(controllerError(found.problem)) : Effect.succeed(found))))
+    catch: () => conflict(NOT_READY)
+  }).pipe(Effect.flatMap((found) => ("problem" in found
+    ? Effect.fail(found.problem === NOT_READY ? conflict(NOT_READY) : controllerError(found.problem))
+    : Effect.succeed(found))))
 
 export interface ReportDownload {
   /** The file to stream (its real path, inside the run directory). */
@@ -98,7 +88,7 @@ const readWhole = (file: string, format: ReportFormat) =>
         await handle.close()
       }
     },
-    catch: () => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`)
+    catch: () => notFound(`The ${format.toUpperCase()} replay report is unavailable.`)
   })
 
 const parseReport = (text: string) =>

@@ -1,6 +1,6 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Effect, Schema } from "effect"
-import { ControllerError, controllerError, INTERNAL_ERROR_MESSAGE } from "../domain/errors.js"
+import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
 
 /** What every controller tool answers (SPEC §6): text blocks and the structured result. */
@@ -11,14 +11,14 @@ export const ToolResultSchema = Schema.Struct({
 })
 export type ToolResultSchema = typeof ToolResultSchema.Type
 
-/** One procedure of the controller: the tool's argument Schema, its result, and `ControllerError`. */
-export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ControllerError>
+/** One procedure of the controller: the tool's argument Schema, its result, and its failures by kind. */
+export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ToolFailure>
 
 export type ControllerRpcGroup = RpcGroup.RpcGroup<ToolRpc>
 
 /** The procedure of one tool; the tool's own Schema is the payload, so it is declared only once. */
 export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "payload">): ToolRpc =>
-  Rpc.make(name, { payload: tool.payload, success: ToolResultSchema, error: ControllerError })
+  Rpc.make(name, { payload: tool.payload, success: ToolResultSchema, error: ToolFailure })
 
 /**
  * The controller's tools as an `@effect/rpc` group, derived from a tool registry (name → tool).
@@ -37,9 +37,8 @@ export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>
     // A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500,
     // as this request's typed failure (a defect would end every call of the client's connection).
     (payload: unknown) =>
-      Effect.catchTag(tool.run(payload), "StorageError", (error) =>
-        Effect.zipRight(
-          Effect.logError(`Controller request failed: ${error.message}`),
-          Effect.fail(controllerError(INTERNAL_ERROR_MESSAGE))
-        ))
+      Effect.tapError(tool.run(payload), (error) =>
+        isInternalFailure(error) ? Effect.logError(`Controller request failed: ${error.message}`) : Effect.void).pipe(
+          Effect.mapError(publicFailure)
+        )
   ]))

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
+import { controllerError, ControllerError, notFound, StorageError } from "../domain/errors.js"
 
 export type JsonObject = Record<string, unknown>
 
@@ -79,7 +79,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         try: run,
         catch: (error): ControllerError | StorageError =>
           isMissing(error)
-            ? controllerError(`${what}: ${describe(error)}`)
+            ? notFound(`${what}: ${describe(error)}`)
             : isSymlinkRefusal(error) || (error as { code?: unknown }).code === "ENOTREGULAR"
             ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
             : storageError(what, error)

@@ -1,7 +1,7 @@
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import { statSync } from "node:fs"
 import * as path from "node:path"
-import { ControllerError, controllerError, RunCancelled, StateTransitionConflict, StorageError } from "../domain/errors.js"
+import { conflict, controllerError, ControllerError, isControllerError, notFound, RunCancelled, StateTransitionConflict, StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -54,7 +54,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const existingDirectory = Effect.fn("RunStore.existingDirectory")(function*(runId: string) {
       const directory = yield* resolveDirectory(runId)
-      if (!(yield* files.isDirectory(directory))) return yield* controllerError("The replay run is unavailable.")
+      if (!(yield* files.isDirectory(directory))) return yield* notFound("The replay run is unavailable.")
       return directory
     })
 
@@ -110,7 +110,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       const state = remembered !== undefined
         ? Option.some<JsonObject>(remembered)
         : yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
-      if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
+      if (Option.isNone(state)) return yield* notFound("The replay run state is unavailable.")
       return { directory, state: yield* asRunState(STATE_FILE, state.value) }
     })
 
@@ -118,7 +118,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
       const run = yield* readAny(runId)
       if (run.state.controller_session_id !== owner) {
-        return yield* controllerError(
+        return yield* conflict(
           `The replay belongs to a different controller session (${run.state.controller_session_id}); only that controller can change it.`
         )
       }
@@ -127,7 +127,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
       const directory = yield* resolveDirectory(run.runId)
-      if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
+      if (yield* files.exists(directory)) return yield* conflict(`The run ${run.runId} already exists.`)
       const state = initialRunState({
         ...run,
         details: { ...run.details, coordinator_start_time: startTimeOf(run.coordinatorPid) ?? null },
@@ -181,7 +181,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         // A read that failed (the disk, not the content) is not remembered: the next look tries again.
         return readStateAt(directory).pipe(
           Effect.map(Option.some),
-          Effect.catchTag("ControllerError", () => Effect.succeed(Option.none<RunState>())),
+          Effect.catchIf(isControllerError, () => Effect.succeed(Option.none<RunState>())),
           Effect.tap((state) => {
             if (stamp === undefined) parsed.delete(file)
             else parsed.set(file, { stamp, state })

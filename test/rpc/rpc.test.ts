@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ControllerError } from "../../src/domain/errors.js"
+import { type ControllerError, isControllerError } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "./support.js"
@@ -49,7 +49,7 @@ const success = (answer: Either.Either<ToolResult, ControllerError>) => {
 
 const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
   if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
-  expect(answer.left).toBeInstanceOf(ControllerError)
+  expect(isControllerError(answer.left)).toBe(true)
   return answer.left.message
 }
 
@@ -176,7 +176,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(await response.text()).toBe(`${JSON.stringify({
       _tag: "Exit",
       requestId: "41",
-      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "ControllerError" } } }
+      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "InvalidArgument" } } }
     })}\n`)
   }))
 
@@ -345,7 +345,8 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
       const after = yield* Effect.either(caller("get_state", {}))
       return { broken, after }
     })))
-    expect(failure(answers.broken)).toBe("The local controller encountered an error.")
+    if (Either.isRight(answers.broken)) throw new Error("Expected the storage failure to fail the call.")
+    expect(answers.broken.left).toMatchObject({ _tag: "StorageError", message: "The local controller encountered an error." })
     expect(success(answers.after).structuredContent).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
     const deadline = Date.now() + 2_000
     while (!daemon.output().includes("Cannot read run.log") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
