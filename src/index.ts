@@ -76,7 +76,7 @@ export { openController } from "./programs/openController.js"
 
 // RPC ---------------------------------------------------------------------------------------------
 export { type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema, type ToolRpc } from "./rpc/group.js"
-export { ControllerRpcs } from "./rpc/controllerRpcs.js"
+export { ControllerRpcs } from "./rpc/group.js"
 export { type CallTool, connectController, findController, makeRpcCaller } from "./rpc/client.js"
 export { makeRpcHttpApp } from "./rpc/http.js"
 

@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { MODEL_ID_PATTERN } from "./settings.js"
-import { sentence } from "./toolResult.js"
+import { excerpt, sentence } from "./toolResult.js"
 
 const excerptOf = (value: unknown, chars: number) => JSON.stringify(value)?.slice(0, chars) ?? String(value)
 
@@ -305,7 +305,14 @@ export const ToolPayloads = {
   start_run: StartRunPayload
 } as const
 export type ToolName = keyof typeof ToolPayloads
+/** A tool's payload once decoded (what the tool's program receives). */
 export type ToolPayload<Name extends ToolName> = (typeof ToolPayloads)[Name]["Type"]
+/** A tool's payload as a caller writes it (`null` allowed where it counts as absent). */
+export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name]["Encoded"]
+
+/** Why a call names no controller tool: the same words over /api/call, /api/rpc and the RPC client. */
+export const unknownToolMessage = (name: string) =>
+  name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
 
 /** What every controller tool answers (SPEC §6): text blocks and the structured result. */
 export const ToolResultSchema = Schema.Struct({

@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect"
-import { ToolPayloads } from "../domain/contracts.js"
+import { ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
 import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
@@ -9,7 +9,7 @@ import {
 } from "../domain/product.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
-import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels, type ModelList } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
@@ -165,8 +165,7 @@ export const baseTools = {
 export type ToolRequirements<Tools> = Tools[keyof Tools] extends ControllerTool<infer R> ? R : never
 
 /** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
-export const unknownToolError = (name: string) =>
-  controllerError(name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`)
+export const unknownToolError = (name: string) => controllerError(unknownToolMessage(name))
 
 /** Decodes the arguments with the tool's Schema and runs it; unknown tools are user errors. */
 export const callTool = <Tools extends Record<string, ControllerTool<any>>>(

@@ -1,15 +1,10 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Effect, Schema } from "effect"
+import { Effect, type Schema } from "effect"
+import { type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
 import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
 
-/** What every controller tool answers (SPEC §6): text blocks and the structured result. */
-export const ToolResultSchema = Schema.Struct({
-  content: Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })),
-  structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  isError: Schema.optional(Schema.Literal(true))
-})
-export type ToolResultSchema = typeof ToolResultSchema.Type
+export { ToolResultSchema } from "../domain/contracts.js"
 
 /** One procedure of the controller: the tool's argument Schema, its result, and its failures by kind. */
 export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ToolFailure>
@@ -22,10 +17,32 @@ export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "paylo
 
 /**
  * The controller's tools as an `@effect/rpc` group, derived from a tool registry (name → tool).
- * The daemon serves `controllerTools` this way at `POST /api/rpc`; clients build the same group.
+ * The daemon serves its registry this way at `POST /api/rpc`.
  */
 export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<ControllerTool<unknown>, "payload">>>): ControllerRpcGroup =>
   RpcGroup.make(...Object.entries(tools).map(([name, tool]) => toolRpc(name, tool)))
+
+const contractRpc = <const Name extends ToolName>(name: Name) =>
+  Rpc.make(name, { payload: ToolPayloads[name], success: ToolResultSchema, error: ToolFailure })
+
+/**
+ * Every controller tool as a procedure typed from the contracts (`ToolPayloads`): what clients
+ * build their `RpcClient` from, so a payload is checked by the compiler before it is sent.
+ */
+export const ControllerRpcs = RpcGroup.make(
+  contractRpc("get_state"),
+  contractRpc("get_run"),
+  contractRpc("list_runs"),
+  contractRpc("cancel_run"),
+  contractRpc("list_threads"),
+  contractRpc("list_threads_progress"),
+  contractRpc("inspect_thread"),
+  contractRpc("synthesize_request"),
+  contractRpc("infer_working_directory"),
+  contractRpc("get_report"),
+  contractRpc("prepare_run"),
+  contractRpc("start_run")
+)
 
 /**
  * The handlers of a group: each runs its tool with the payload the server has decoded with the tool's

@@ -3,7 +3,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ControllerError, isControllerError } from "../../src/domain/errors.js"
+import type { ToolName } from "../../src/domain/contracts.js"
+import { isControllerError, type ToolFailure } from "../../src/domain/errors.js"
 import type { ToolResult } from "../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "./support.js"
@@ -19,35 +20,22 @@ afterAll(async () => {
   await daemon?.stop()
 })
 
-const NAMES = [
-  "get_state",
-  "get_run",
-  "list_runs",
-  "cancel_run",
-  "list_threads",
-  "inspect_thread",
-  "synthesize_request",
-  "infer_working_directory",
-  "get_report",
-  "prepare_run",
-  "start_run",
-  "open_controller",
-  "no_such_tool"
-]
-
-/** Calls a tool through the real RPC client, with the daemon's token (or another one). */
+/**
+ * Calls a tool through the real RPC client, with the daemon's token (or another one). The client is
+ * typed by the contracts; these tests send what no compiler would let through, hence the casts.
+ */
 const call = (name: string, payload: unknown, token = daemon.token) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token }, NAMES)
-    return yield* Effect.either(caller(name, payload))
+    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token })
+    return yield* Effect.either(caller(name as ToolName, payload as never))
   })))
 
-const success = (answer: Either.Either<ToolResult, ControllerError>) => {
+const success = (answer: Either.Either<ToolResult, ToolFailure>) => {
   if (Either.isLeft(answer)) throw new Error(`Expected a result, got: ${answer.left.message}`)
   return answer.right
 }
 
-const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
+const failure = (answer: Either.Either<ToolResult, ToolFailure>) => {
   if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
   expect(isControllerError(answer.left)).toBe(true)
   return answer.left.message
@@ -313,7 +301,7 @@ describe("interrupting a call", () => {
   it("over /api/rpc reaches the server: interrupting the client's call ends the Codex process it started", () =>
     expectDroppedCallEndsCodex((hanging) => {
       const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
-        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token }, NAMES)
+        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token })
         return yield* caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD })
       })))
       return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
@@ -340,7 +328,7 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
     const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
     fs.mkdirSync(path.join(directory, "run.log"))
     const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token }, NAMES)
+      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token })
       const broken = yield* Effect.either(caller("get_run", { run_id: "run-unreadable-log" }))
       const after = yield* Effect.either(caller("get_state", {}))
       return { broken, after }
