@@ -334,6 +334,7 @@ export const ControllerSettings = Schema.Struct({
 export type ControllerSettings = typeof ControllerSettings.Type
 
 const Port = Schema.Number.pipe(Schema.int(), Schema.between(1, 65535))
+const ControlToken = Schema.String.pipe(Schema.minLength(32))
 
 /** `controllers/<session>/controller-server.json`: how launchers find and prove a running controller. */
 export const RuntimeFile = Schema.Struct({
@@ -343,7 +344,7 @@ export const RuntimeFile = Schema.Struct({
   pid: Schema.Number,
   port: Port,
   controller_session_id: Schema.String,
-  control_token: Schema.String.pipe(Schema.minLength(32)),
+  control_token: ControlToken,
   /** What this controller works on; absent in runtime files of older versions. */
   settings: Schema.optional(ControllerSettings)
 })
@@ -352,7 +353,7 @@ export type RuntimeFile = typeof RuntimeFile.Type
 /** The part of a runtime file a launcher needs: where the controller listens and its token. */
 export const RuntimeFileAddress = Schema.Struct({
   port: Port,
-  control_token: Schema.String.pipe(Schema.minLength(32)),
+  control_token: ControlToken,
   settings: Schema.optional(Schema.Unknown)
 })
 
