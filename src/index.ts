@@ -15,7 +15,7 @@ export { ClaudeHistory, type ThreadInspection } from "./services/ClaudeHistory.j
 export { CodexModels, type ModelList } from "./services/CodexModels.js"
 export { CodexWorker, type CodexWorkerOptions, type WorkerRequest, type WorkerResult } from "./services/CodexWorker.js"
 export { ControllerClient, type KnownController } from "./services/ControllerClient.js"
-export { ControllerRuntime, type RuntimeFile } from "./services/ControllerRuntime.js"
+export { ControllerRuntime } from "./services/ControllerRuntime.js"
 export { FileStore } from "./services/FileStore.js"
 export { Git, GitError } from "./services/Git.js"
 export { PrepareTokens } from "./services/PrepareTokens.js"
@@ -99,8 +99,22 @@ export {
 export { ControllerSessionId, isControllerSessionId, isRunId, RunId } from "./domain/ids.js"
 export { type Environment, type ResolvedSettings, resolveSettings } from "./domain/settings.js"
 export { type ToolResult, toolFailure, toolSuccess } from "./domain/toolResult.js"
-export { PHASES, type RunState, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
-export { normalizeConfiguration, type RunConfiguration } from "./domain/runConfig.js"
+export { PHASES, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
+export { normalizeConfiguration } from "./domain/runConfig.js"
+export {
+  AttemptFile,
+  ControllerSettings,
+  Health,
+  RunConfiguration,
+  RunConfigurationInput,
+  RunState,
+  RuntimeFile,
+  StartRunPayload,
+  type ToolName,
+  type ToolPayload,
+  type ToolPayloadInput,
+  ToolPayloads
+} from "./domain/contracts.js"
 export { Ballot } from "./domain/review/ballot.js"
 export { WorkerItem, WorkerPurpose, WorkerResultData, WorkerUsage } from "./domain/worker.js"
 export { VERSION } from "./domain/product.js"
