@@ -15,7 +15,7 @@ export { ClaudeHistory, type ThreadInspection } from "./services/ClaudeHistory.j
 export { CodexModels, type ModelList } from "./services/CodexModels.js"
 export { CodexWorker, type CodexWorkerOptions, type WorkerRequest, type WorkerResult } from "./services/CodexWorker.js"
 export { ControllerClient, type KnownController } from "./services/ControllerClient.js"
-export { ControllerRuntime, type RuntimeFile } from "./services/ControllerRuntime.js"
+export { ControllerRuntime } from "./services/ControllerRuntime.js"
 export { FileStore } from "./services/FileStore.js"
 export { Git, GitError } from "./services/Git.js"
 export { PrepareTokens } from "./services/PrepareTokens.js"
@@ -77,17 +77,45 @@ export { openController } from "./programs/openController.js"
 
 // RPC ---------------------------------------------------------------------------------------------
 export { type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema, type ToolRpc } from "./rpc/group.js"
-export { ControllerRpcs } from "./rpc/controllerRpcs.js"
+export { ControllerRpcs } from "./rpc/group.js"
 export { type CallTool, connectController, findController, makeRpcCaller } from "./rpc/client.js"
 export { makeRpcHttpApp } from "./rpc/http.js"
 
 // Domain ------------------------------------------------------------------------------------------
-export { ControllerError, RunCancelled, StateTransitionConflict, WorkerDiagnostic, WorkerError } from "./domain/errors.js"
+export {
+  Conflict,
+  ControllerError,
+  FAILURE_STATUS,
+  failureStatus,
+  InvalidArgument,
+  isControllerError,
+  NotFound,
+  RunCancelled,
+  StateTransitionConflict,
+  StorageError,
+  ToolFailure,
+  WorkerDiagnostic,
+  WorkerError
+} from "./domain/errors.js"
 export { ControllerSessionId, isControllerSessionId, isRunId, RunId } from "./domain/ids.js"
 export { type Environment, type ResolvedSettings, resolveSettings } from "./domain/settings.js"
 export { type ToolResult, toolFailure, toolSuccess } from "./domain/toolResult.js"
-export { PHASES, type RunState, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
-export { normalizeConfiguration, type RunConfiguration } from "./domain/runConfig.js"
+export { PHASES, type RunStatus, TERMINAL_STATUSES } from "./domain/runState.js"
+export { normalizeConfiguration } from "./domain/runConfig.js"
+export {
+  AttemptFile,
+  ControllerSettings,
+  Health,
+  RunConfiguration,
+  RunConfigurationInput,
+  RunState,
+  RuntimeFile,
+  StartRunPayload,
+  type ToolName,
+  type ToolPayload,
+  type ToolPayloadInput,
+  ToolPayloads
+} from "./domain/contracts.js"
 export { Ballot } from "./domain/review/ballot.js"
 export { buildPortfolio, type Portfolio, portfolioRun } from "./domain/portfolio/portfolio.js"
 export { moreThreadsForSignificance, signTestPValue, wilsonInterval } from "./domain/portfolio/statistics.js"

@@ -22,17 +22,6 @@ export interface ReplayOptions {
   readonly json: boolean
 }
 
-/** The tools the replay command calls on the controller. */
-export const REPLAY_TOOLS = [
-  "get_state",
-  "inspect_thread",
-  "synthesize_request",
-  "prepare_run",
-  "start_run",
-  "get_run",
-  "cancel_run"
-] as const
-
 const POLL_MILLIS = 500
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
@@ -262,7 +251,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = makeOutput(options.json)
-    const { url, call } = yield* connectController(env, home, REPLAY_TOOLS)
+    const { url, call } = yield* connectController(env, home)
     yield* out.say(`Controller: ${url}`)
     const runRoot = String(structured(yield* call("get_state", {})).state?.run_root ?? "")
 

@@ -1,5 +1,5 @@
 import { Effect, Either, Layer, Option } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { controllerError, notFound } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { CoreLive } from "../layers.js"
 import { locateReport } from "../programs/reports.js"
@@ -26,7 +26,7 @@ export const reportPaths = (runId: string) =>
     if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
     const runs = yield* RunStore
     // Without a run root there is no run (resolving inside a missing root would blame containment).
-    const missing = controllerError(`No run ${runId} in ${runs.runRoot}.`)
+    const missing = notFound(`No run ${runId} in ${runs.runRoot}.`)
     if (!(yield* (yield* FileStore).isDirectory(runs.runRoot))) return yield* missing
     const directory = yield* runs.existingDirectory(runId).pipe(Effect.catchIf(
       (error) => error.message === "The replay run is unavailable.",

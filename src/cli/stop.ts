@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { conflict, controllerError, notFound } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
@@ -60,7 +60,7 @@ export const stopCommand = (options: StopOptions, env: Environment, home: string
     const live = (yield* client.listLive(settings.controllersRoot)).filter((controller) =>
       options.session === undefined || controller.sessionId === options.session)
     if (live.length === 0 && options.session !== undefined) {
-      return yield* controllerError(`No running controller with session ${options.session} in ${settings.controllersRoot}.`)
+      return yield* notFound(`No running controller with session ${options.session} in ${settings.controllersRoot}.`)
     }
     const results = yield* Effect.forEach(live, stopOne, { concurrency: 4 })
     if (options.json) yield* out.result({ controllers: results })
@@ -68,6 +68,6 @@ export const stopCommand = (options: StopOptions, env: Environment, home: string
     else for (const result of results) yield* out.say(sentence(result))
     const refused = results.filter((result) => result.outcome === "busy" || result.outcome === "unanswered")
     if (refused.length > 0) {
-      return yield* controllerError(`${refused.length} controller(s) were not stopped.`)
+      return yield* conflict(`${refused.length} controller(s) were not stopped.`)
     }
   })

@@ -1,10 +1,32 @@
 import { Schema } from "effect"
 import { boundText } from "./toolResult.js"
 
-/** A failure the user caused or can act on: answered with its message, never a stack trace. */
-export class ControllerError extends Schema.TaggedError<ControllerError>()("ControllerError", {
+/** The request itself is wrong (a bad value, a missing field, a refused path): HTTP 400. */
+export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("InvalidArgument", {
   message: Schema.String
 }) {}
+
+/** What the request names does not exist (a run, a thread, a sample): HTTP 404. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  message: Schema.String
+}) {}
+
+/**
+ * What the request names exists but its state refuses the request (another controller's run, a run
+ * already running, a report not ready, a configuration changed since approval): HTTP 409.
+ */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String
+}) {}
+
+/**
+ * A failure the user caused or can act on, by kind: answered with its message, never a stack trace.
+ * Every kind carries a `message`; `failureStatus` maps the kind to its HTTP status.
+ */
+export const ControllerError = Schema.Union(InvalidArgument, NotFound, Conflict)
+export type ControllerError = typeof ControllerError.Type
+
+export const isControllerError: (value: unknown) => value is ControllerError = Schema.is(ControllerError)
 
 export const WorkerDiagnostic = Schema.Struct({
   worker_code: Schema.String,
@@ -46,8 +68,34 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   message: Schema.String
 }) {}
 
-/** A user error; its message is bounded like every text a tool answers (SPEC §6: 32 KiB). */
-export const controllerError = (message: string) => new ControllerError({ message: boundText(message) })
+// A user error's message is bounded like every text a tool answers (SPEC §6: 32 KiB).
+export const invalidArgument = (message: string) => new InvalidArgument({ message: boundText(message) })
+export const notFound = (message: string) => new NotFound({ message: boundText(message) })
+export const conflict = (message: string) => new Conflict({ message: boundText(message) })
+
+/** A user error of no more specific kind: the request is wrong. */
+export const controllerError = invalidArgument
 
 /** What a caller hears of an internal error (SPEC §3); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."
+
+/** Every failure a controller tool answers: the user's kinds and the controller's own storage failure. */
+export const ToolFailure = Schema.Union(InvalidArgument, NotFound, Conflict, StorageError)
+export type ToolFailure = typeof ToolFailure.Type
+
+/** The HTTP status of each kind of failure: the one mapping `/api/call`, `/api/rpc` and MCP answer by. */
+export const FAILURE_STATUS = {
+  InvalidArgument: 400,
+  NotFound: 404,
+  Conflict: 409,
+  StorageError: 500
+} as const satisfies Record<ToolFailure["_tag"], number>
+
+export const failureStatus = (error: ToolFailure) => FAILURE_STATUS[error._tag]
+
+/** Whether the failure is the controller's own: logged in full, answered with `INTERNAL_ERROR_MESSAGE`. */
+export const isInternalFailure = (error: ToolFailure) => failureStatus(error) >= 500
+
+/** What the caller hears of a failure: the user's message, or the generic sentence for an internal one. */
+export const publicFailure = (error: ToolFailure): ToolFailure =>
+  isInternalFailure(error) ? new StorageError({ message: INTERNAL_ERROR_MESSAGE }) : error

@@ -1,4 +1,5 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import { type PhaseRow, type RunState, StoredRunState } from "./contracts.js"
 import { RunCancelled, StateTransitionConflict } from "./errors.js"
 
 export const PHASES = [
@@ -21,35 +22,7 @@ export const MAX_EVENTS = 200
 export const MAX_SUMMARY_CHARS = 1000
 export const STATE_SCHEMA_VERSION = 1
 
-export interface PhaseRow {
-  id: string
-  label: string
-  status: string
-}
-
-export interface RunEvent {
-  at: string
-  phase: string
-  status: string
-  summary: string
-}
-
-/** The durable state of one run (`controller-state.json`). Unknown fields are kept as they are. */
-export interface RunState {
-  schema_version: number
-  controller_session_id: string
-  run_id: string
-  status: string
-  phase: string
-  phases: Array<PhaseRow>
-  events: Array<RunEvent>
-  coordinator_pid: number | null
-  started_at: string
-  updated_at: string
-  completed_at?: string | null
-  error: string | null
-  [field: string]: unknown
-}
+export { type PhaseRow, type RunEvent, RunState } from "./contracts.js"
 
 export interface InitialRun {
   readonly runId: string
@@ -143,12 +116,14 @@ export const applyStateUpdate = (
   })
 }
 
-export const isRunState = (value: Record<string, unknown>): value is RunState =>
-  typeof value.run_id === "string" && typeof value.status === "string" &&
-  typeof value.controller_session_id === "string"
+const isStoredRunState = Schema.is(StoredRunState)
+
+/**
+ * Whether a JSON object is a run state to read: it names its run, status and controller. The other
+ * fields are read as they come (a state written by an older version may lack some), so this is the
+ * check, not a full decode.
+ */
+export const isRunState = (value: Record<string, unknown>): value is RunState => isStoredRunState(value)
 
 /** `list_runs` filters and paging (SPEC §0, run history). */
-export const RUN_STATUSES = ["running", "completed", "failed", "cancelled"] as const
-export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
-export const DEFAULT_RUNS_PAGE = 50
-export const MAX_RUNS_PAGE = 200
+export { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./contracts.js"

@@ -1,4 +1,4 @@
-import { ParseResult } from "effect"
+import { Option, ParseResult, SchemaAST } from "effect"
 import { MAX_TEXT_BYTES } from "./product.js"
 
 export interface ToolResult {
@@ -38,8 +38,53 @@ export const toolFailure = (text: string): ToolResult => ({
   isError: true
 })
 
-/** One sentence naming the first offending field, for a payload that does not match its Schema. */
+/**
+ * A field's own message, as a whole sentence answered as it is (no "field: " prefix): a text, or a
+ * function of the value given. Put it on a Schema with `.annotations(sentence(...))`.
+ */
+export const SentenceAnnotationId: unique symbol = Symbol.for("codex-replay/Sentence")
+export type Sentence = string | ((actual: unknown) => string)
+export const sentence = (message: Sentence) => ({ [SentenceAnnotationId]: message })
+
+const sentenceOf = (ast: SchemaAST.Annotated): Sentence | undefined =>
+  Option.getOrUndefined(SchemaAST.getAnnotation<Sentence>(ast, SentenceAnnotationId))
+
+const actualOf = (issue: ParseResult.ParseIssue): unknown => ("actual" in issue ? issue.actual : undefined)
+
+/**
+ * The sentence annotated nearest the first failure on its way down from the field that failed; a
+ * sentence on a struct speaks only for the struct itself, not for its fields.
+ */
+const annotatedSentence = (issue: ParseResult.ParseIssue, found: Sentence | undefined): string | undefined => {
+  const own = "ast" in issue ? sentenceOf(issue.ast) ?? found : found
+  switch (issue._tag) {
+    case "Pointer":
+      return annotatedSentence(issue.issue, undefined)
+    case "Composite": {
+      const first = Array.isArray(issue.issues) ? issue.issues[0] : issue.issues
+      return first === undefined ? render(own, issue.actual) : annotatedSentence(first as ParseResult.ParseIssue, own) ?? render(own, issue.actual)
+    }
+    case "Refinement":
+    case "Transformation":
+      return annotatedSentence(issue.issue, own) ?? render(own, issue.actual)
+    case "Missing":
+      // A missing field: the sentence of the field's type, or of its property signature.
+      return render(sentenceOf(issue.ast.type) ?? own, undefined)
+    default:
+      return render(own, actualOf(issue))
+  }
+}
+
+const render = (message: Sentence | undefined, actual: unknown) =>
+  message === undefined ? undefined : typeof message === "string" ? message : message(actual)
+
+/**
+ * One sentence for a payload that does not match its Schema: the field's own sentence when it has one,
+ * else one naming the first offending field.
+ */
 export const describeParseError = (error: ParseResult.ParseError) => {
+  const annotated = annotatedSentence(error.issue, undefined)
+  if (annotated !== undefined) return boundText(annotated)
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const first = issues[0]
   if (first === undefined) return "The arguments are invalid."

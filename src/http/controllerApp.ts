@@ -2,7 +2,14 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { readStreamNoFollow } from "../services/FileStore.js"
 import { Cause, type Context, Deferred, Effect, Either, ParseResult, Schema } from "effect"
-import { type ControllerError, controllerError, INTERNAL_ERROR_MESSAGE, type StorageError } from "../domain/errors.js"
+import {
+  controllerError,
+  failureStatus,
+  INTERNAL_ERROR_MESSAGE,
+  isInternalFailure,
+  publicFailure,
+  type ToolFailure
+} from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
@@ -22,7 +29,7 @@ export interface Download {
 export interface ControllerAppOptions<RT, RD> {
   readonly tools: Record<string, ControllerTool<RT>>
   readonly assets: ReadonlyMap<string, StaticAsset>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
   readonly activeRuns: Effect.Effect<number>
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>
@@ -67,13 +74,14 @@ const jsonObjectOf = (body: RequestBody): Effect.Effect<Record<string, unknown>,
 /** The first message of a decoding failure: the annotated message of the field that failed. */
 const firstMessage = (error: ParseResult.ParseError) => ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "The controller request is invalid."
 
-/** Bad requests and user errors answer 4xx with their message; the disk refusing is not the user's doing. */
-const answerFailure = (error: BadRequest | ControllerError | StorageError) => {
+/**
+ * Bad requests and user errors answer their kind's status with their message; the disk refusing is not
+ * the user's doing: logged, and answered with the generic sentence.
+ */
+const answerFailure = (error: BadRequest | ToolFailure) => {
   if (error instanceof BadRequest) return Effect.succeed(errorResponse(error.status, error.message))
-  if (error._tag === "ControllerError") return Effect.succeed(errorResponse(400, error.message))
-  return Effect.logError(`Controller request failed: ${error.message}`).pipe(
-    Effect.as(errorResponse(500, INTERNAL_ERROR_MESSAGE))
-  )
+  const answer = Effect.succeed(errorResponse(failureStatus(error), publicFailure(error).message))
+  return isInternalFailure(error) ? Effect.zipRight(Effect.logError(`Controller request failed: ${error.message}`), answer) : answer
 }
 
 const BUSY_MESSAGE = "A replay is still running in this controller. Cancel it or wait for it to finish, then stop the controller."
@@ -126,7 +134,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
 
     /** The page's endpoints: same origin, a JSON content type, and a body that is one JSON object. */
     const fromThePage = <R>(
-      handler: (body: Record<string, unknown>) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest | ControllerError | StorageError, R>
+      handler: (body: Record<string, unknown>) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest | ToolFailure, R>
     ) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest

@@ -1,5 +1,6 @@
 import { Effect, Either, Schema } from "effect"
-import { ControllerError, controllerError, type StorageError } from "../domain/errors.js"
+import { ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
+import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
@@ -8,14 +9,14 @@ import {
 } from "../domain/product.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
-import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
-import { ListRunsArguments, listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
+import { listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
 
 const RECENT_RUNS = 12
 
@@ -30,8 +31,6 @@ export const defineTool = <A, I, R>(
   run: (payload: A) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
 ): ControllerTool<R> => ({ payload, run })
 
-const RunIdPayload = Schema.Struct({ run_id: Schema.String })
-const StatePayload = Schema.Struct({ run_id: Schema.optional(Schema.String) })
 
 export const runSnapshot = (directory: string, state: object) =>
   Effect.map(Effect.flatMap(RunLog, (log) => log.tail(directory, MAX_RUN_LOG_TAIL_BYTES)), (runLog) => ({
@@ -39,7 +38,7 @@ export const runSnapshot = (directory: string, state: object) =>
     run_log: runLog
   }))
 
-export const getState = defineTool(StatePayload, () =>
+export const getState = defineTool(ToolPayloads.get_state, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const runs = yield* RunStore
@@ -68,7 +67,7 @@ export const getState = defineTool(StatePayload, () =>
   }))
 
 /** Any run of the run root; one that another live controller is executing is named as read-only. */
-export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
+export const getRun = defineTool(ToolPayloads.get_run, ({ run_id }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const { directory, state } = yield* runs.readAny(run_id)
@@ -78,14 +77,14 @@ export const getRun = defineTool(RunIdPayload, ({ run_id }) =>
     })
   }))
 
-export const listRunsTool = defineTool(ListRunsArguments, (args) =>
+export const listRunsTool = defineTool(ToolPayloads.list_runs, (args) =>
   Effect.map(listRuns(args), (result) => toolSuccess(listRunsText(result), { ...result })))
 
 /**
  * Marks the run cancelled first (so the run's own fiber cannot record anything else), then
  * interrupts that fiber, which ends every process the run started, then sweeps the run's tag.
  */
-export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
+export const cancelRun = defineTool(ToolPayloads.cancel_run, ({ run_id }) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const supervisor = yield* RunSupervisor
@@ -108,7 +107,7 @@ export const cancelRun = defineTool(RunIdPayload, ({ run_id }) =>
         details: { error: "Cancelled by user.", cancelled: true, cancellation_reason: "user_requested" }
       }).pipe(Effect.either)
       if (Either.isLeft(cancelled)) {
-        if (cancelled.left._tag === "ControllerError" || cancelled.left._tag === "StorageError") {
+        if (cancelled.left._tag !== "RunCancelled" && cancelled.left._tag !== "StateTransitionConflict") {
           return yield* cancelled.left
         }
         return yield* answer((yield* runs.readOwned(run_id)).state, true)
@@ -129,8 +128,7 @@ export const baseTools = {
 export type ToolRequirements<Tools> = Tools[keyof Tools] extends ControllerTool<infer R> ? R : never
 
 /** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
-export const unknownToolError = (name: string) =>
-  controllerError(name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`)
+export const unknownToolError = (name: string) => controllerError(unknownToolMessage(name))
 
 /** Decodes the arguments with the tool's Schema and runs it; unknown tools are user errors. */
 export const callTool = <Tools extends Record<string, ControllerTool<any>>>(

@@ -1,11 +1,12 @@
 import { settingsOf } from "../services/Settings.js"
-import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { controllerError, type ControllerError } from "../domain/errors.js"
+import { AttemptFile } from "../domain/contracts.js"
+import { conflict, controllerError, type ControllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import {
   ATTEMPT_FILE,
@@ -156,23 +157,26 @@ export const retireStaleControllers = (controllersRoot: string) =>
       }), { concurrency: 4, discard: true })
   })
 
+const decodeAttempt = Schema.decodeUnknownOption(AttemptFile)
+
 /** A retried launch: the same answer while that controller lives, otherwise a refusal. */
 const answerRetry = (settings: ResolvedSettings, sessionId: string, attemptPath: string) =>
   Effect.gen(function*() {
     const files = yield* FileStore
     const client = yield* ControllerClient
-    const attempt = yield* files.readJson(attemptPath, ATTEMPT_MAX_BYTES)
+    const attempt = decodeAttempt(yield* files.readJson(attemptPath, ATTEMPT_MAX_BYTES))
     const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)
-    if (attempt.controller_ready === true && Option.isSome(runtime)) {
+    const ready = Option.exists(attempt, (launch) => launch.controller_ready === true)
+    if (ready && Option.isSome(runtime)) {
       const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
       if (status === "compatible" && health.controller_session_id === sessionId) {
         return readyResult(sessionId, runtime.value.port)
       }
     }
-    return yield* controllerError("This controller launch was already attempted; it will not be retried.")
+    return yield* conflict("This controller launch was already attempted; it will not be retried.")
   })
 
-const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptPath: string, attempt: object) =>
+const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptPath: string, attempt: AttemptFile) =>
   Effect.gen(function*() {
     const files = yield* FileStore
     const instance = path.dirname(attemptPath)
@@ -210,7 +214,7 @@ export const openController = (rawInput: unknown, env: Readonly<Record<string, s
     const attemptPath = path.join(instance, ATTEMPT_FILE)
     yield* files.ensurePrivateDirectory(instance)
     const now = yield* nowIso
-    const attempt = {
+    const attempt: AttemptFile = {
       version: 1,
       controller_session_id: input.controller_session_id,
       created_at: now,
@@ -223,5 +227,10 @@ export const openController = (rawInput: unknown, env: Readonly<Record<string, s
     if (!claimed) return yield* answerRetry(settings, input.controller_session_id, attemptPath)
     return yield* launch(settings, input, attemptPath, attempt)
   }).pipe(
-    Effect.catchAll((error) => Effect.succeed(toolFailure(`Codex Replay startup failed: ${error.message}`)))
+    // MCP answers a failure as a tool result; an internal one is logged (stderr) and answered generically.
+    Effect.catchAll((error) =>
+      Effect.as(
+        isInternalFailure(error) ? Effect.logError(`Codex Replay startup failed: ${error.message}`) : Effect.void,
+        toolFailure(`Codex Replay startup failed: ${publicFailure(error).message}`)
+      ))
   )

@@ -1,7 +1,7 @@
 import { Clock, DateTime, Effect, Either, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { conflict, controllerError, isControllerError, notFound } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { renderPortfolioHtml } from "../domain/portfolio/html.js"
 import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../domain/portfolio/portfolio.js"
@@ -54,10 +54,10 @@ const countedRun = (runId: string) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const { directory, state } = yield* runs.readAny(runId).pipe(
-      Effect.catchTag("ControllerError", () => Effect.fail(controllerError(`No run ${runId} in ${runs.runRoot}.`)))
+      Effect.catchIf(isControllerError, () => Effect.fail(notFound(`No run ${runId} in ${runs.runRoot}.`)))
     )
     if (state.status !== "completed") {
-      return yield* controllerError(`Run ${runId} is ${state.status}, not completed: only a completed run has a verdict to count.`)
+      return yield* conflict(`Run ${runId} is ${state.status}, not completed: only a completed run has a verdict to count.`)
     }
     const counted = portfolioRun(runId, yield* readReport(directory, runId), typeof state.model === "string" ? state.model : null)
     return Either.isRight(counted) ? counted.right : yield* controllerError(counted.left)

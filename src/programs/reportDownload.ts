@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { conflict, controllerError } from "../domain/errors.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
@@ -18,7 +18,7 @@ export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runI
   if (runId === "") return yield* controllerError("run_id is required.")
   const directory = yield* runs.existingDirectory(runId)
   const state = yield* files.readJsonOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES)
-  if (Option.isNone(state) || state.value.status !== "completed") return yield* controllerError("The replay report is not ready.")
+  if (Option.isNone(state) || state.value.status !== "completed") return yield* conflict("The replay report is not ready.")
   return directory
 })
 

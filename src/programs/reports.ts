@@ -1,19 +1,11 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as path from "node:path"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { GetReportPayload, ReportFormat } from "../domain/contracts.js"
+import { conflict, controllerError, type ControllerError, notFound } from "../domain/errors.js"
+import { describeParseError } from "../domain/toolResult.js"
 import { FileStore } from "../services/FileStore.js"
 
-export const ReportFormat = Schema.Literal("json", "html")
-export type ReportFormat = typeof ReportFormat.Type
-
-const FORMAT_MESSAGE = "Report format must be json or html."
-
-/** `get_report` arguments (SPEC §6): a run id and an optional format; `null` counts as absent. */
-export const GetReportPayload = Schema.Struct({
-  run_id: Schema.String.annotations({ message: () => "run_id is required." }),
-  format: Schema.optionalWith(ReportFormat.annotations({ message: () => FORMAT_MESSAGE }), { nullable: true })
-})
-export type GetReportPayload = typeof GetReportPayload.Type
+export { GetReportPayload, ReportFormat } from "../domain/contracts.js"
 
 export const REPORT_MIME_TYPES: Record<ReportFormat, string> = { json: "application/json", html: "text/html" }
 export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
@@ -26,11 +18,7 @@ export const reportFileName = (runId: string, format: ReportFormat) => `codex-re
 /** Validates `get_report` arguments into a clear user error. */
 export const decodeGetReportPayload = (argumentsValue: unknown): Effect.Effect<GetReportPayload, ControllerError> =>
   Schema.decodeUnknown(GetReportPayload)(argumentsValue).pipe(
-    Effect.mapError((error) => {
-      const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      if (first?.path[0] === "format") return controllerError(FORMAT_MESSAGE)
-      return controllerError("run_id is required.")
-    })
+    Effect.mapError((error) => controllerError(describeParseError(error)))
   )
 
 const OUTSIDE = "The replay report is outside its run directory."
@@ -42,11 +30,11 @@ const NOT_READY = "The replay report is not ready."
  */
 export const locateReport = (runDirectory: string, format: ReportFormat) =>
   Effect.flatMap(FileStore, (files) => files.locateFileInside(runDirectory, `report.${format}`)).pipe(
-    Effect.mapError(() => controllerError(NOT_READY)),
+    Effect.mapError(() => conflict(NOT_READY)),
     Effect.flatMap((found) =>
       found._tag === "Found"
         ? Effect.succeed({ path: found.path, size: found.size })
-        : Effect.fail(controllerError(found._tag === "Outside" ? OUTSIDE : NOT_READY)))
+        : Effect.fail(found._tag === "Outside" ? controllerError(OUTSIDE) : conflict(NOT_READY)))
   )
 
 export interface ReportDownload {
@@ -78,7 +66,7 @@ export const openReportDownload = Effect.fn("reports.openReportDownload")(functi
 /** The whole report, never through a link; reports have no size limit here. */
 const readWhole = (file: string, format: ReportFormat) =>
   Effect.flatMap(FileStore, (files) => files.readBounded(file, Number.MAX_SAFE_INTEGER)).pipe(
-    Effect.mapError(() => controllerError(`The ${format.toUpperCase()} replay report is unavailable.`))
+    Effect.mapError(() => notFound(`The ${format.toUpperCase()} replay report is unavailable.`))
   )
 
 const parseReport = (text: string) =>

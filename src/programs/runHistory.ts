@@ -1,39 +1,14 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
 import { isControllerSessionId } from "../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../domain/product.js"
-import {
-  DEFAULT_RUNS_PAGE,
-  MAX_RUNS_PAGE,
-  RUN_STATUSES,
-  RUN_WINNERS,
-  type RunState,
-  TERMINAL_STATUSES
-} from "../domain/runState.js"
+import type { ListRunsArguments } from "../domain/contracts.js"
+import { DEFAULT_RUNS_PAGE, type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 
-
-const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
-  Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
-    message: () => `must be one of ${values.join(", ")}.`
-  }))
-
-const wholeNumber = (min: number, max: number) =>
-  Schema.Number.pipe(Schema.filter((value) => Number.isInteger(value) && value >= min && value <= max, {
-    message: () => `must be a whole number from ${min} through ${max}.`
-  }))
-
-/** `list_runs` arguments: every filter optional, pages of 50 by default. */
-export const ListRunsArguments = Schema.Struct({
-  query: Schema.optional(Schema.String.pipe(Schema.maxLength(1000, { message: () => "must be at most 1000 characters." }))),
-  status: Schema.optional(oneOf(RUN_STATUSES)),
-  winner: Schema.optional(oneOf(RUN_WINNERS)),
-  limit: Schema.optional(wholeNumber(1, MAX_RUNS_PAGE)),
-  offset: Schema.optional(wholeNumber(0, 1_000_000))
-})
-export type ListRunsArguments = typeof ListRunsArguments.Type
+export { ListRunsArguments } from "../domain/contracts.js"
 
 /** Who supervises a run: only that controller may cancel it; for anyone else the run is read-only. */
 export interface Supervision {

@@ -1,6 +1,7 @@
 import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { StartRunPayload, ToolPayloads } from "../domain/contracts.js"
+import { conflict, controllerError, notFound } from "../domain/errors.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
@@ -23,7 +24,7 @@ import {
   tokenHash
 } from "../domain/runConfig.js"
 import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
-import { excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
+import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { FileStore, type JsonObject } from "../services/FileStore.js"
 import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../services/PrepareTokens.js"
@@ -93,7 +94,7 @@ const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null
 const realDirectory = (directory: string) =>
   Effect.flatMap(FileStore, (files) => files.realPath(directory)).pipe(
     Effect.flatMap(Option.match({ onNone: () => Effect.fail("missing"), onSome: Effect.succeed })),
-    Effect.mapError(() => controllerError(`The project directory ${excerpt(directory)} (repo) does not exist.`))
+    Effect.mapError(() => notFound(`The project directory ${excerpt(directory)} (repo) does not exist.`))
   )
 
 /** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
@@ -155,7 +156,7 @@ const ensureCanStart = (configuration: RunConfiguration) =>
     const runs = yield* RunStore
     const active = (yield* runs.listAll()).filter((state) => sameRange(state, configuration) && runs.isActive(state))
     if (active.length > 0) {
-      return yield* controllerError(
+      return yield* conflict(
         `This chunk is already being replayed (run ${active[0]?.run_id}). Wait for it to finish or cancel it first.`
       )
     }
@@ -342,7 +343,7 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     const started = (yield* runs.listOwned()).filter((state) => state.prepare_token_hash === hash)
     if (started.length === 0) return Option.none()
     if (started.some((state) => state.configuration_fingerprint !== fingerprint)) {
-      return yield* controllerError("The approved configuration changed. Prepare and approve it again.")
+      return yield* conflict("The approved configuration changed. Prepare and approve it again.")
     }
     const launched = started.filter((state) => state.launch_failed !== true)
     const ordered = models.flatMap((model) => launched.filter((state) => state.model === model))
@@ -350,7 +351,7 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     const accounted = new Set([...started.map((state) => state.model), ...errors.map((error) => error.model)])
     if (models.some((model) => !accounted.has(model))) {
       // The controller stopped in the middle of this start: some models never launched.
-      return yield* controllerError(
+      return yield* conflict(
         "The approved replay did not finish starting every selected model. Prepare and approve the replay again."
       )
     }
@@ -473,14 +474,12 @@ const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
 const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical) =>
   Effect.gen(function*() {
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
-      return yield* controllerError("The historical Claude result changed since preparation. Prepare the replay again.")
+      return yield* conflict("The historical Claude result changed since preparation. Prepare the replay again.")
     }
     const now = digestsOf(preparedByModel(receipt.configuration, historical.snapshot))
     const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
-    if (changed) return yield* controllerError("The repository changed since preparation. Prepare the replay again.")
+    if (changed) return yield* conflict("The repository changed since preparation. Prepare the replay again.")
   })
-
-const StartArguments = Schema.Struct({ approved: Schema.optional(Schema.Unknown), prepare_token: Schema.optional(Schema.Unknown) })
 
 /**
  * `start_run` (SPEC §7.1–7.2): approval and token checks, digest re-verification against the
@@ -489,14 +488,9 @@ const StartArguments = Schema.Struct({ approved: Schema.optional(Schema.Unknown)
 export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
   const settings = yield* Settings
   const tokens = yield* PrepareTokens
-  const args = yield* Schema.decodeUnknown(StartArguments)(payload).pipe(
-    Effect.mapError(() => controllerError("The start arguments must be an object."))
-  )
-  if (args.approved !== true) return yield* controllerError("Explicit approval (approved: true) is required before starting a replay.")
-  const token = args.prepare_token
-  if (typeof token !== "string" || token.length < 32) {
-    return yield* controllerError("Prepare and approve this exact configuration before starting (prepare_token).")
-  }
+  const token = (yield* Schema.decodeUnknown(StartRunPayload)(payload).pipe(
+    Effect.mapError((error) => controllerError(describeParseError(error)))
+  )).prepare_token
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   const fingerprint = configurationFingerprint(configuration)
   return yield* tokens.withStartLock(Effect.gen(function*() {
@@ -504,15 +498,15 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
     if (Option.isNone(receipt)) {
       const persisted = yield* persistedStart(token, fingerprint, configuration.models)
       if (Option.isSome(persisted)) return persisted.value
-      return yield* controllerError(
+      return yield* conflict(
         "The prepare token is unknown to this controller or has expired. Prepare and approve the run again."
       )
     }
     if (receipt.value.controller_session_id !== settings.controllerSessionId) {
-      return yield* controllerError("The prepared replay belongs to a different controller session.")
+      return yield* conflict("The prepared replay belongs to a different controller session.")
     }
     if (receipt.value.fingerprint !== fingerprint) {
-      return yield* controllerError("The approved configuration changed. Prepare and approve it again.")
+      return yield* conflict("The approved configuration changed. Prepare and approve it again.")
     }
     const started = receipt.value.started
     if (started !== undefined) {
@@ -587,16 +581,14 @@ export const cancelRun = (runId: string) =>
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-const Arguments = Schema.Unknown
-
-export const prepareRunTool = defineTool(Arguments, (payload) =>
+export const prepareRunTool = defineTool(ToolPayloads.prepare_run, (payload) =>
   Effect.map(prepareRun(payload), (result) =>
     toolSuccess(
       result.ready ? result.approval_prompt ?? "The replay is ready for approval." : `The replay is blocked: ${result.blockers.join(" ")}`,
       { ...result }
     )))
 
-export const startRunTool = defineTool(Arguments, (payload) =>
+export const startRunTool = defineTool(ToolPayloads.start_run, (payload) =>
   Effect.map(startRun(payload), (result) =>
     toolSuccess(
       result.idempotent

@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
+import { ToolPayloads } from "../domain/contracts.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
 import { toolSuccess } from "../domain/toolResult.js"
 import { Activity } from "../services/Activity.js"
@@ -10,9 +11,6 @@ import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
 import { inspectThread, inspectThreadText, listThreads, listThreadsText, readingMessage, threadRecordById } from "./threads.js"
 
-/** The programs decode their own arguments, with their own messages. */
-const Arguments = Schema.Unknown
-const ThreadIdPayload = Schema.Struct({ thread_id: Schema.String })
 
 /** The synthesis model, when the user's Codex offers it. */
 const synthesisModel = Effect.gen(function*() {
@@ -21,21 +19,21 @@ const synthesisModel = Effect.gen(function*() {
   return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
 })
 
-export const listThreadsTool = defineTool(Arguments, (payload) =>
+export const listThreadsTool = defineTool(ToolPayloads.list_threads, (payload) =>
   Effect.map(listThreads(payload), (result) => toolSuccess(listThreadsText(result), { ...result })))
 
 /** How far a cold listing is: the page polls it while `list_threads` reads the history the first time. */
-export const listThreadsProgressTool = defineTool(Arguments, () =>
+export const listThreadsProgressTool = defineTool(ToolPayloads.list_threads_progress, () =>
   Effect.gen(function*() {
     const progress = yield* (yield* ClaudeHistory).listingProgress
     const message = progress.reading ? readingMessage(progress.done, progress.total) : null
     return toolSuccess(message ?? "The history is not being read.", { ...progress, message })
   }))
 
-export const inspectThreadTool = defineTool(Arguments, (payload) =>
+export const inspectThreadTool = defineTool(ToolPayloads.inspect_thread, (payload) =>
   Effect.map(inspectThread(payload), (result) => toolSuccess(inspectThreadText(result), { ...result })))
 
-export const synthesizeRequestTool = defineTool(ThreadIdPayload, ({ thread_id }) =>
+export const synthesizeRequestTool = defineTool(ToolPayloads.synthesize_request, ({ thread_id }) =>
   Effect.gen(function*() {
     const activity = yield* Activity
     const record = yield* threadRecordById(thread_id)
@@ -50,7 +48,7 @@ export const synthesizeRequestTool = defineTool(ThreadIdPayload, ({ thread_id })
     return toolSuccess("Task prompt reconstruction finished.", { ...result })
   }))
 
-export const inferWorkingDirectoryTool = defineTool(ThreadIdPayload, ({ thread_id }) =>
+export const inferWorkingDirectoryTool = defineTool(ToolPayloads.infer_working_directory, ({ thread_id }) =>
   Effect.gen(function*() {
     const activity = yield* Activity
     const record = yield* threadRecordById(thread_id)
@@ -67,10 +65,9 @@ export const inferWorkingDirectoryTool = defineTool(ThreadIdPayload, ({ thread_i
     return toolSuccess("Replay working directory inferred.", { ...result })
   }))
 
-export const getReportTool = defineTool(Arguments, (payload) =>
+export const getReportTool = defineTool(ToolPayloads.get_report, (payload) =>
   Effect.gen(function*() {
-    const runId = typeof payload === "object" && payload !== null ? (payload as { run_id?: unknown }).run_id : undefined
-    const directory = yield* reportRunDirectory(typeof runId === "string" ? runId : "")
+    const directory = yield* reportRunDirectory(payload.run_id)
     const result = yield* getReport(directory, payload)
     return toolSuccess(getReportText(result), { ...result })
   }))

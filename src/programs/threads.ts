@@ -1,6 +1,13 @@
 import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
+import {
+  DEFAULT_THREADS_PAGE,
+  InspectThreadArguments,
+  ListThreadsArguments,
+  type ThreadSort
+} from "../domain/contracts.js"
 import { type ControllerError, controllerError } from "../domain/errors.js"
+import { describeParseError } from "../domain/toolResult.js"
 import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
 import type { ModelOption } from "../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
@@ -12,32 +19,7 @@ import { CodexModels } from "../services/CodexModels.js"
 import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
 
-// ---------------------------------------------------------------------------------------------------
-// Payload schemas (documentation and typing); decoding below gives one clear message per bad field.
-
-export const ListThreadsArguments = Schema.Struct({
-  offset: Schema.optional(Schema.Int.pipe(Schema.between(0, 100_000))),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
-  query: Schema.optional(Schema.String),
-  source: Schema.optional(Schema.Literal("imported", "sample")),
-  sort: Schema.optional(Schema.Literal("date", "cost"))
-})
-export type ListThreadsArguments = typeof ListThreadsArguments.Type
-
-const StateKindSchema = Schema.Literal("git", "non_git")
-
-export const InspectThreadArguments = Schema.Struct({
-  thread_id: Schema.String,
-  repo: Schema.optional(Schema.String),
-  beginning_kind: Schema.optional(StateKindSchema),
-  ending_kind: Schema.optional(StateKindSchema),
-  baseline_commit: Schema.optional(Schema.String),
-  ending_commit: Schema.optional(Schema.String),
-  excluded_files: Schema.optional(Schema.Array(Schema.String)),
-  range_start: Schema.optional(Schema.String),
-  range_end: Schema.optional(Schema.String)
-})
-export type InspectThreadArguments = typeof InspectThreadArguments.Type
+export { InspectThreadArguments, ListThreadsArguments, type ThreadSort } from "../domain/contracts.js"
 
 export interface ListThreadsResult {
   readonly threads: ReadonlyArray<ThreadSummary>
@@ -55,8 +37,6 @@ export interface ListThreadsResult {
   /** "No Claude Code threads in <history_directory>." when that folder holds none (missing or empty), else null. */
   readonly empty_history: string | null
 }
-
-export type ThreadSort = "date" | "cost"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 
@@ -94,111 +74,38 @@ export interface InspectThreadResult {
 export type InspectionStep = "thread" | "capabilities" | "baseline" | "models"
 
 // ---------------------------------------------------------------------------------------------------
-// Argument decoding
+// Argument decoding: the contracts' Schemas, then the defaults
 
-type Arguments = Readonly<Record<string, unknown>>
-
-const asArguments = (payload: unknown): Either.Either<Arguments, ControllerError> =>
-  payload === undefined || payload === null
-    ? Either.right({})
-    : typeof payload === "object" && !Array.isArray(payload)
-    ? Either.right(payload as Arguments)
-    : Either.left(controllerError("The tool arguments must be an object."))
-
-const boundedInteger = (
-  args: Arguments,
-  field: string,
-  fallback: number,
-  minimum: number,
-  maximum: number
-): Either.Either<number, ControllerError> => {
-  const value = args[field]
-  if (value === undefined || value === null) return Either.right(fallback)
-  if (typeof value !== "number" || !Number.isInteger(value)) {
-    return Either.left(controllerError(`${field} must be an integer.`))
-  }
-  return value < minimum || value > maximum
-    ? Either.left(controllerError(`${field} must be from ${minimum} through ${maximum}.`))
-    : Either.right(value)
-}
-
-const optionalString = (args: Arguments, field: string): Either.Either<string | undefined, ControllerError> => {
-  const value = args[field]
-  if (value === undefined || value === null) return Either.right(undefined)
-  return typeof value === "string" ? Either.right(value) : Either.left(controllerError(`${field} must be a string.`))
-}
-
-const optionalNonEmpty = (args: Arguments, field: string) =>
-  Either.flatMap(optionalString(args, field), (value) =>
-    value === undefined || value.trim() !== ""
-      ? Either.right(value?.trim())
-      : Either.left(controllerError(`${field} must not be empty.`)))
+const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, payload: unknown) =>
+  Schema.decodeUnknownEither(schema)(payload ?? {}).pipe(Either.mapLeft((error) => controllerError(describeParseError(error))))
 
 export const decodeListThreadsArguments = (payload: unknown) =>
-  Either.gen(function*() {
-    const args = yield* asArguments(payload)
-    const source = args.source
-    if (source !== undefined && source !== null && source !== "imported" && source !== "sample") {
-      return yield* Either.left(controllerError("source must be imported or sample."))
-    }
-    const sort = args.sort
-    if (sort !== undefined && sort !== null && sort !== "date" && sort !== "cost") {
-      return yield* Either.left(controllerError("sort must be date or cost."))
-    }
-    return {
-      offset: yield* boundedInteger(args, "offset", 0, 0, 100_000),
-      limit: yield* boundedInteger(args, "limit", 20, 1, 100),
-      query: yield* optionalString(args, "query"),
-      source: (source ?? undefined) as "imported" | "sample" | undefined,
-      sort: (sort ?? "date") as ThreadSort
-    }
-  })
-
-const stateKind = (args: Arguments, field: string): Either.Either<StateKind | undefined, ControllerError> => {
-  const value = args[field]
-  if (value === undefined || value === null || value === "") return Either.right(undefined)
-  return value === "git" || value === "non_git"
-    ? Either.right(value)
-    : Either.left(controllerError(`${field} must be Git or Non-Git ("git" or "non_git").`))
-}
-
-const stringList = (args: Arguments, field: string): Either.Either<ReadonlyArray<string>, ControllerError> => {
-  const value = args[field]
-  if (value === undefined || value === null) return Either.right([])
-  return Array.isArray(value) && value.every((item) => typeof item === "string")
-    ? Either.right(value as ReadonlyArray<string>)
-    : Either.left(controllerError(`${field} must be a list of file paths.`))
-}
+  Either.map(decodeArguments(ListThreadsArguments, payload), (args) => ({
+    offset: args.offset ?? 0,
+    limit: args.limit ?? DEFAULT_THREADS_PAGE,
+    query: args.query,
+    source: args.source,
+    sort: args.sort ?? "date"
+  }))
 
 /** A chunk names both ends or neither. */
-const chunkRange = (args: Arguments) =>
-  Either.gen(function*() {
-    const start = yield* optionalNonEmpty(args, "range_start")
-    const end = yield* optionalNonEmpty(args, "range_end")
-    if ((start === undefined) !== (end === undefined)) {
-      return yield* Either.left(controllerError("A chunk needs both range_start and range_end."))
-    }
-    return start === undefined || end === undefined ? {} : { range: { start, end } }
-  })
+const chunkRange = (start: string | undefined, end: string | undefined) =>
+  (start === undefined) !== (end === undefined)
+    ? Either.left(controllerError("A chunk needs both range_start and range_end."))
+    : Either.right(start === undefined || end === undefined ? {} : { range: { start, end } })
 
 export const decodeInspectThreadArguments = (payload: unknown) =>
-  Either.gen(function*() {
-    const args = yield* asArguments(payload)
-    const threadId = args.thread_id
-    if (typeof threadId !== "string" || threadId.trim() === "") {
-      return yield* Either.left(controllerError("thread_id is required."))
-    }
-    return {
-      thread_id: threadId.trim(),
-      repo: yield* optionalNonEmpty(args, "repo"),
-      beginning_kind: yield* stateKind(args, "beginning_kind"),
-      ending_kind: yield* stateKind(args, "ending_kind"),
-      baseline_commit: yield* optionalNonEmpty(args, "baseline_commit"),
-      ending_commit: yield* optionalNonEmpty(args, "ending_commit"),
-      excluded_files: yield* stringList(args, "excluded_files"),
-      ...(yield* chunkRange(args))
-    }
-  })
+  Either.flatMap(decodeArguments(InspectThreadArguments, payload), (args) =>
+    Either.map(chunkRange(args.range_start?.trim(), args.range_end?.trim()), (range) => ({
+      thread_id: args.thread_id.trim(),
+      repo: args.repo?.trim(),
+      beginning_kind: args.beginning_kind || undefined,
+      ending_kind: args.ending_kind || undefined,
+      baseline_commit: args.baseline_commit?.trim(),
+      ending_commit: args.ending_commit?.trim(),
+      excluded_files: args.excluded_files ?? [],
+      ...range
+    })))
 
 // ---------------------------------------------------------------------------------------------------
 // list_threads

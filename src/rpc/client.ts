@@ -2,25 +2,24 @@ import { settingsOf } from "../services/Settings.js"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcClientError, RpcSerialization } from "@effect/rpc"
 import { Effect, Layer, Option, Schema, type Scope } from "effect"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { type ToolName, type ToolPayloadInput, ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
+import { controllerError, invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
-import type { ToolResult } from "../domain/toolResult.js"
+import { describeParseError, type ToolResult } from "../domain/toolResult.js"
 import { ensureKnownController } from "../programs/ensureController.js"
 import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
-import { makeControllerRpcs } from "./group.js"
-
-/** Calls one controller tool by name; a user error is the controller's `ControllerError`. */
-export type CallTool = (name: string, payload: unknown) => Effect.Effect<ToolResult, ControllerError>
+import { ControllerRpcs } from "./group.js"
 
 /**
- * The group as a client sees it: the same tags, results and errors as the daemon's, with payloads sent
- * as given. The daemon checks every payload against the tool's Schema at its edge and answers a
- * mistake with a typed `ControllerError`, so the client needs no copy of the tools.
+ * Calls one controller tool by name with a payload typed from its contract (`ToolPayloads`): a
+ * misspelt or missing field is a compile error. A failure is one of the controller's kinds.
  */
-const clientGroup = (names: ReadonlyArray<string>) =>
-  makeControllerRpcs(Object.fromEntries(names.map((name) => [name, { payload: Schema.Unknown }])))
+export type CallTool = <Name extends ToolName>(
+  name: Name,
+  payload: ToolPayloadInput<Name>
+) => Effect.Effect<ToolResult, ToolFailure>
 
 const describeClientError = (error: RpcClientError.RpcClientError) => {
   const cause = error.cause
@@ -33,15 +32,28 @@ const describeClientError = (error: RpcClientError.RpcClientError) => {
 }
 
 /**
- * An RPC client of a running controller (`POST /api/rpc` with its control token, ndjson), for the
- * tools in `names`. It lives as long as the scope.
+ * Checks a payload against the tool's contract before it is sent, with the message the daemon would
+ * give: the RPC client would otherwise turn a payload it cannot encode into a defect.
  */
-export const makeRpcCaller = (controller: KnownController, names: ReadonlyArray<string>) =>
+const decodePayload = (name: string, payload: unknown) =>
+  Object.hasOwn(ToolPayloads, name)
+    ? Schema.decodeUnknown(ToolPayloads[name as ToolName] as Schema.Schema<unknown, unknown>)(payload ?? {}).pipe(
+      Effect.mapError((error) => invalidArgument(describeParseError(error)))
+    )
+    : Effect.fail(invalidArgument(unknownToolMessage(name)))
+
+/**
+ * An RPC client of a running controller (`POST /api/rpc` with its control token, ndjson), typed by
+ * `ControllerRpcs`. It lives as long as the scope.
+ */
+export const makeRpcCaller = (controller: KnownController) =>
   Effect.gen(function*() {
-    const client = yield* RpcClient.make(clientGroup(names), { flatten: true })
+    const client = yield* RpcClient.make(ControllerRpcs, { flatten: true })
+    // Typed by `CallTool` for callers; here the payload has been decoded with that tool's own Schema.
+    const send = client as unknown as (name: string, payload: unknown) => Effect.Effect<ToolResult, ToolFailure | RpcClientError.RpcClientError>
     const call: CallTool = (name, payload) =>
-      (client(name, payload) as Effect.Effect<ToolResult, ControllerError | RpcClientError.RpcClientError>).pipe(
-        Effect.catchTag("RpcClientError", (error) => Effect.fail(controllerError(describeClientError(error))))
+      Effect.flatMap(decodePayload(name, payload), (decoded) => send(name, decoded)).pipe(
+        Effect.catchTag("RpcClientError", (error) => Effect.fail(invalidArgument(describeClientError(error))))
       )
     return call
   }).pipe(
@@ -76,10 +88,9 @@ export const findController = (env: Environment, home: string, url: string) =>
  */
 export const connectController = (
   env: Environment,
-  home: string,
-  names: ReadonlyArray<string>
-): Effect.Effect<{ readonly url: string; readonly call: CallTool }, ControllerError, FileStore | ControllerClient | Scope.Scope> =>
+  home: string
+): Effect.Effect<{ readonly url: string; readonly call: CallTool }, ToolFailure, FileStore | ControllerClient | Scope.Scope> =>
   Effect.gen(function*() {
     const { url, controller } = yield* ensureKnownController(env, home)
-    return { url, call: yield* makeRpcCaller(controller, names) }
+    return { url, call: yield* makeRpcCaller(controller) }
   })

@@ -1,31 +1,48 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Effect, Schema } from "effect"
-import { ControllerError, controllerError, INTERNAL_ERROR_MESSAGE } from "../domain/errors.js"
+import { Effect, type Schema } from "effect"
+import { type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
+import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
 
-/** What every controller tool answers (SPEC §6): text blocks and the structured result. */
-export const ToolResultSchema = Schema.Struct({
-  content: Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })),
-  structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  isError: Schema.optional(Schema.Literal(true))
-})
-export type ToolResultSchema = typeof ToolResultSchema.Type
+export { ToolResultSchema } from "../domain/contracts.js"
 
-/** One procedure of the controller: the tool's argument Schema, its result, and `ControllerError`. */
-export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ControllerError>
+/** One procedure of the controller: the tool's argument Schema, its result, and its failures by kind. */
+export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ToolFailure>
 
 export type ControllerRpcGroup = RpcGroup.RpcGroup<ToolRpc>
 
 /** The procedure of one tool; the tool's own Schema is the payload, so it is declared only once. */
 export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "payload">): ToolRpc =>
-  Rpc.make(name, { payload: tool.payload, success: ToolResultSchema, error: ControllerError })
+  Rpc.make(name, { payload: tool.payload, success: ToolResultSchema, error: ToolFailure })
 
 /**
  * The controller's tools as an `@effect/rpc` group, derived from a tool registry (name → tool).
- * The daemon serves `controllerTools` this way at `POST /api/rpc`; clients build the same group.
+ * The daemon serves its registry this way at `POST /api/rpc`.
  */
 export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<ControllerTool<unknown>, "payload">>>): ControllerRpcGroup =>
   RpcGroup.make(...Object.entries(tools).map(([name, tool]) => toolRpc(name, tool)))
+
+const contractRpc = <const Name extends ToolName>(name: Name) =>
+  Rpc.make(name, { payload: ToolPayloads[name], success: ToolResultSchema, error: ToolFailure })
+
+/**
+ * Every controller tool as a procedure typed from the contracts (`ToolPayloads`): what clients
+ * build their `RpcClient` from, so a payload is checked by the compiler before it is sent.
+ */
+export const ControllerRpcs = RpcGroup.make(
+  contractRpc("get_state"),
+  contractRpc("get_run"),
+  contractRpc("list_runs"),
+  contractRpc("cancel_run"),
+  contractRpc("list_threads"),
+  contractRpc("list_threads_progress"),
+  contractRpc("inspect_thread"),
+  contractRpc("synthesize_request"),
+  contractRpc("infer_working_directory"),
+  contractRpc("get_report"),
+  contractRpc("prepare_run"),
+  contractRpc("start_run")
+)
 
 /**
  * The handlers of a group: each runs its tool with the payload the server has decoded with the tool's
@@ -37,9 +54,8 @@ export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>
     // A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500,
     // as this request's typed failure (a defect would end every call of the client's connection).
     (payload: unknown) =>
-      Effect.catchTag(tool.run(payload), "StorageError", (error) =>
-        Effect.zipRight(
-          Effect.logError(`Controller request failed: ${error.message}`),
-          Effect.fail(controllerError(INTERNAL_ERROR_MESSAGE))
-        ))
+      Effect.tapError(tool.run(payload), (error) =>
+        isInternalFailure(error) ? Effect.logError(`Controller request failed: ${error.message}`) : Effect.void).pipe(
+          Effect.mapError(publicFailure)
+        )
   ]))

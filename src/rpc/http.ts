@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Either, Schema, type Scope } from "effect"
-import { ControllerError, controllerError } from "../domain/errors.js"
+import { controllerError, ToolFailure } from "../domain/errors.js"
 import { describeParseError } from "../domain/toolResult.js"
 import { type ControllerTool, unknownToolError } from "../programs/controllerTools.js"
 import { readRequestBody } from "../http/requestBody.js"
@@ -68,14 +68,14 @@ const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connect
 const forwardedHeaders = (headers: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase())))
 
-const encodeControllerError = Schema.encodeSync(ControllerError)
+const encodeToolFailure = Schema.encodeSync(ToolFailure)
 
-/** Answers one request with a typed `ControllerError`, exactly as the RPC server would encode it. */
-const typedFailure = (type: MediaType, requestId: string, error: ControllerError) => {
+/** Answers one request with a typed failure, exactly as the RPC server would encode it. */
+const typedFailure = (type: MediaType, requestId: string, error: ToolFailure) => {
   const message = {
     _tag: "Exit",
     requestId,
-    exit: { _tag: "Failure", cause: { _tag: "Fail", error: encodeControllerError(error) } }
+    exit: { _tag: "Failure", cause: { _tag: "Fail", error: encodeToolFailure(error) } }
   }
   const body = type === "application/json" ? JSON.stringify([message]) : `${JSON.stringify(message)}\n`
   return HttpServerResponse.text(body, { status: 200, contentType: type })

@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
-import { controllerError, StorageError } from "../domain/errors.js"
+import { controllerError, notFound, StorageError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
 import { digestSession, responseKeysOf, type SessionDigest, type SessionFiles } from "../domain/history/reader.js"
 import type { SummaryReply, SummaryTask } from "../domain/history/summaryWorker.js"
@@ -662,7 +662,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       }
       const locations = yield* discover()
       const location = locations.find((candidate) => candidate.threadId === threadId)
-      if (location === undefined) return yield* controllerError(`No imported Claude thread has the ID ${threadId}.`)
+      if (location === undefined) return yield* notFound(`No imported Claude thread has the ID ${threadId}.`)
       return location
     })
 

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { ControllerSettings, Health as HealthAnswer, RuntimeFileAddress } from "../domain/contracts.js"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import {
@@ -10,20 +11,17 @@ import {
   SERVER_NAME
 } from "../domain/product.js"
 import { isControllerSessionId } from "../domain/ids.js"
-import { type ControllerSettings, healthProof, tokensEqual } from "./ControllerRuntime.js"
+import { healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
 
 export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
 
-export interface Health {
-  readonly server?: unknown
-  readonly protocol_version?: unknown
-  readonly version?: unknown
-  readonly pid?: unknown
-  readonly controller_session_id?: unknown
-  readonly active_runs?: unknown
-  readonly proof?: unknown
-}
+/** What a `/health` answer said; any field may be missing from an answer that is not a controller's. */
+const PartialHealth = Schema.partial(HealthAnswer)
+export type Health = typeof PartialHealth.Type
+const decodeHealth = Schema.decodeUnknownOption(PartialHealth)
+const decodeRuntimeAddress = Schema.decodeUnknownOption(RuntimeFileAddress)
+const decodeSettings = Schema.decodeUnknownOption(ControllerSettings)
 
 export interface KnownController {
   readonly sessionId: string
@@ -31,15 +29,6 @@ export interface KnownController {
   readonly controlToken: string
   /** What the controller recorded it works on (absent in runtime files of older versions). */
   readonly settings?: ControllerSettings | undefined
-}
-
-const settingsFrom = (value: unknown): ControllerSettings | undefined => {
-  if (typeof value !== "object" || value === null) return undefined
-  const { claude_config_dir, run_root, codex_cli_path } = value as Record<string, unknown>
-  return typeof claude_config_dir === "string" && typeof run_root === "string" &&
-      (typeof codex_cli_path === "string" || codex_cli_path === null)
-    ? { claude_config_dir, run_root, codex_cli_path }
-    : undefined
 }
 
 /** Why a controller with `recorded` settings cannot serve `wanted`, or undefined when it can. */
@@ -78,12 +67,14 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       const runtime = yield* files.readJsonOption(path.join(controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES).pipe(
         Effect.orElseSucceed(() => Option.none())
       )
-      if (Option.isNone(runtime)) return Option.none<KnownController>()
-      const { port, control_token } = runtime.value
-      return typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 &&
-          typeof control_token === "string" && control_token.length >= 32
-        ? Option.some({ sessionId, port, controlToken: control_token, settings: settingsFrom(runtime.value.settings) })
-        : Option.none()
+      return Option.flatMap(runtime, decodeRuntimeAddress).pipe(
+        Option.map(({ port, control_token, settings }): KnownController => ({
+          sessionId,
+          port,
+          controlToken: control_token,
+          settings: Option.getOrUndefined(decodeSettings(settings))
+        }))
+      )
     })
 
     /** Asks `/health` with a fresh challenge and checks the HMAC proof against the recorded token. */
@@ -92,7 +83,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       const answer = yield* request(`${controllerOrigin(port)}/health?challenge=${challenge}`, {}, 1000)
       if (Option.isNone(answer)) return { status: "absent" as ProbeStatus, health: {} as Health }
       const { status, body } = answer.value
-      const health = (typeof body === "object" && body !== null ? body : {}) as Health
+      const health: Health = Option.getOrElse(decodeHealth(body), () => ({}))
       const isController = status === 200 && health.server === SERVER_NAME &&
         health.protocol_version === CONTROLLER_PROTOCOL_VERSION
       if (!isController) return { status: "foreign" as ProbeStatus, health }

@@ -13,6 +13,7 @@ import {
   SERVER_NAME,
   VERSION
 } from "../domain/product.js"
+import type { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
 import { StorageError } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
 import { describeError } from "../domain/ioErrors.js"
@@ -26,24 +27,7 @@ export const tokensEqual = (supplied: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-export interface RuntimeFile {
-  readonly server: string
-  readonly protocol_version: number
-  readonly version: string
-  readonly pid: number
-  readonly port: number
-  readonly controller_session_id: string
-  readonly control_token: string
-  /** What this controller works on; a launcher reuses it only for the same three (see `settingsMismatch`). */
-  readonly settings: ControllerSettings
-}
-
-/** The settings that make two controllers interchangeable: the history read, the run root, the Codex executable. */
-export interface ControllerSettings {
-  readonly claude_config_dir: string
-  readonly run_root: string
-  readonly codex_cli_path: string | null
-}
+export { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
 
 export const controllerSettingsOf = (settings: {
   readonly claudeConfigDir: string

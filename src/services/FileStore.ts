@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { ControllerError, controllerError, StorageError } from "../domain/errors.js"
+import { controllerError, ControllerError, notFound, StorageError } from "../domain/errors.js"
 import { describeError, errnoOf, isMissing } from "../domain/ioErrors.js"
 import { existsPath, isDirectoryPath } from "./internal/paths.js"
 
@@ -95,7 +95,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         try: run,
         catch: (error): ControllerError | StorageError =>
           isMissing(error)
-            ? controllerError(`${what}: ${describeError(error)}`)
+            ? notFound(`${what}: ${describeError(error)}`)
             : isSymlinkRefusal(error) || errnoOf(error) === "ENOTREGULAR"
             ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
             : storageError(what, error)

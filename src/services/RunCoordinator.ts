@@ -255,14 +255,18 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const run = (directory: string, request: CoordinatorRequest): Effect.Effect<void> =>
       slots.withPermits(1)(pipeline(directory, request).pipe(withTimeout(request))).pipe(
         Effect.catchTags({
-          ControllerError: (error) => recordFailure(directory, error),
+          InvalidArgument: (error) => recordFailure(directory, error),
+          NotFound: (error) => recordFailure(directory, error),
+          Conflict: (error) => recordFailure(directory, error),
           WorkerError: (error) => recordFailure(directory, error),
           StorageError: (error) => recordFailure(directory, error)
         }),
         // A cancelled run or a lost race: the state already says how the run ended.
         Effect.catchTags({ RunCancelled: () => Effect.void, StateTransitionConflict: () => Effect.void }),
         Effect.catchTags({
-          ControllerError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
+          InvalidArgument: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
+          NotFound: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
+          Conflict: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
           StorageError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)
         }),
         Effect.catchAllCause((cause) =>

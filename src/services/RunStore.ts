@@ -1,6 +1,6 @@
 import { Clock, DateTime, Effect, Either, Option, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
-import { ControllerError, controllerError, RunCancelled, StateTransitionConflict, StorageError } from "../domain/errors.js"
+import { conflict, controllerError, type ControllerError, notFound, type RunCancelled, type StateTransitionConflict, type StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -83,7 +83,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const existingDirectory = Effect.fn("RunStore.existingDirectory")(function*(runId: string) {
       const directory = yield* resolveDirectory(runId)
-      if (!(yield* files.isDirectory(directory))) return yield* controllerError("The replay run is unavailable.")
+      if (!(yield* files.isDirectory(directory))) return yield* notFound("The replay run is unavailable.")
       return directory
     })
 
@@ -189,7 +189,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         return { directory, state: known.state }
       }
       const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
-      if (Option.isNone(state)) return yield* controllerError("The replay run state is unavailable.")
+      if (Option.isNone(state)) return yield* notFound("The replay run state is unavailable.")
       return { directory, state: yield* asRunState(STATE_FILE, state.value) }
     })
 
@@ -197,7 +197,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const readOwned = Effect.fn("RunStore.readOwned")(function*(runId: string) {
       const run = yield* readAny(runId)
       if (run.state.controller_session_id !== owner) {
-        return yield* controllerError(
+        return yield* conflict(
           `The replay belongs to a different controller session (${run.state.controller_session_id}); only that controller can change it.`
         )
       }
@@ -207,7 +207,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const create = Effect.fn("RunStore.create")(function*(run: Omit<InitialRun, "controllerSessionId" | "now">) {
       yield* loaded
       const directory = yield* resolveDirectory(run.runId)
-      if (yield* files.exists(directory)) return yield* controllerError(`The run ${run.runId} already exists.`)
+      if (yield* files.exists(directory)) return yield* conflict(`The run ${run.runId} already exists.`)
       const state = initialRunState({
         ...run,
         details: { ...run.details, coordinator_start_time: startTimeOf(run.coordinatorPid) ?? null },

@@ -1,5 +1,5 @@
 import { Effect, Fiber, FiberMap, Option, Ref } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { conflict } from "../domain/errors.js"
 import { Activity } from "./Activity.js"
 
 /**
@@ -13,8 +13,8 @@ export class RunSupervisor extends Effect.Service<RunSupervisor>()("codex-replay
     const accepting = yield* Ref.make(true)
 
     const launch = Effect.fn("RunSupervisor.launch")(function*<E>(runId: string, run: Effect.Effect<void, E>) {
-      if (!(yield* Ref.get(accepting))) return yield* controllerError("The controller is shutting down.")
-      if (yield* FiberMap.has(fibers, runId)) return yield* controllerError(`The run ${runId} is already running.`)
+      if (!(yield* Ref.get(accepting))) return yield* conflict("The controller is shutting down.")
+      if (yield* FiberMap.has(fibers, runId)) return yield* conflict(`The run ${runId} is already running.`)
       // Callers may be in an uninterruptible region (the HTTP server runs handlers that way), and a
       // forked fiber inherits it: a run must stay interruptible so that cancel and shutdown reach it.
       return yield* FiberMap.run(fibers, runId, Effect.interruptible(Effect.ensuring(run, activity.touch)))

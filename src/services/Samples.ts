@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { controllerError, StorageError } from "../domain/errors.js"
+import { controllerError, notFound, StorageError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
 import { excerpt } from "../domain/toolResult.js"
 import {
@@ -112,7 +112,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
 
     const find = Effect.fn("Samples.find")(function*(threadId: string) {
       const sample = (yield* loaded).find((candidate) => candidate.manifest.id === threadId)
-      if (sample === undefined) return yield* controllerError(`No packaged sample has the ID ${excerpt(threadId)}.`)
+      if (sample === undefined) return yield* notFound(`No packaged sample has the ID ${excerpt(threadId)}.`)
       return sample
     })
 

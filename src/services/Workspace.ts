@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { conflict, controllerError, notFound } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
@@ -82,7 +82,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
       const resolved = yield* Effect.forEach(commits, (commit) =>
         git.run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], { cwd: topLevel }).pipe(
-          Effect.mapError(() => controllerError(`The commit ${excerpt(commit)} does not exist in ${excerpt(repo)}.`))
+          Effect.mapError(() => notFound(`The commit ${excerpt(commit)} does not exist in ${excerpt(repo)}.`))
         ))
       return { repository: topLevel.trim(), commits: resolved.map((line) => line.trim()) }
     })
@@ -164,7 +164,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
       yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
-      if (yield* files.exists(directory)) return yield* controllerError("The implementation workspace already exists.")
+      if (yield* files.exists(directory)) return yield* conflict("The implementation workspace already exists.")
       if (plan.kind === "git") {
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
@@ -191,7 +191,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const archiveFailed = Effect.fn("Workspace.archiveFailed")(function*(runDirectory: string, attempt: number) {
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const archived = path.join(parent, archivedWorkspaceName(attempt))
-      if (yield* files.exists(archived)) return yield* controllerError("The failed implementation workspace was already archived.")
+      if (yield* files.exists(archived)) return yield* conflict("The failed implementation workspace was already archived.")
       yield* Effect.tryPromise({
         try: () => fs.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived),
         catch: () => controllerError("The failed implementation workspace is unavailable.")

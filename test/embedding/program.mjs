@@ -31,7 +31,7 @@ const program = Effect.gen(function*() {
     run_id: started.run_id,
     status: final.status,
     report_exists: fs.existsSync(path.join(settings.runRoot, started.run_id, "report.html")),
-    invalid: { tag: invalid._tag, message: invalid.message, is_controller_error: invalid instanceof lib.ControllerError }
+    invalid: { tag: invalid._tag, message: invalid.message, is_controller_error: lib.isControllerError(invalid) }
   }
 })
 
@@ -45,6 +45,6 @@ if (exit._tag === "Failure") {
 const result = exit.value
 process.stdout.write(`${JSON.stringify({
   ...result,
-  exports: ["CoreLive", "EngineLive", "DaemonLive", "prepareRun", "startRun", "awaitRun", "cancelRun", "makeControllerRpcs", "ToolResultSchema", "RunId"]
+  exports: ["CoreLive", "EngineLive", "DaemonLive", "prepareRun", "startRun", "awaitRun", "cancelRun", "makeControllerRpcs", "ToolResultSchema", "RunId", "isControllerError", "FAILURE_STATUS"]
     .filter((name) => lib[name] === undefined)
 })}\n`)

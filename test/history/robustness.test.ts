@@ -123,16 +123,16 @@ describe("thread lookups that must fail clearly", () => {
     it.effect("rejects ids that are malformed, try to leave the projects directory, or do not exist", () =>
       Effect.gen(function*() {
         const history = yield* ClaudeHistory
-        for (const [threadId, message] of [
-          ["../../etc/passwd", "thread_id is not a valid Claude thread ID."],
-          ["-workspace/c45af7b1", "thread_id is not a valid Claude thread ID."],
-          ["", "thread_id is not a valid Claude thread ID."],
-          ["ghost", "No imported Claude thread has the ID ghost."],
-          ["0f13eeba-e6ed-42ea-ad8c-d8db37e1304e", "The Claude session 0f13eeba-e6ed-42ea-ad8c-d8db37e1304e holds no human request, so it is not a thread."],
-          ["00000000-0000-0000-0000-000000000000", "No imported Claude thread has the ID 00000000-0000-0000-0000-000000000000."]
+        for (const [threadId, kind, message] of [
+          ["../../etc/passwd", "InvalidArgument", "thread_id is not a valid Claude thread ID."],
+          ["-workspace/c45af7b1", "InvalidArgument", "thread_id is not a valid Claude thread ID."],
+          ["", "InvalidArgument", "thread_id is not a valid Claude thread ID."],
+          ["ghost", "NotFound", "No imported Claude thread has the ID ghost."],
+          ["0f13eeba-e6ed-42ea-ad8c-d8db37e1304e", "InvalidArgument", "The Claude session 0f13eeba-e6ed-42ea-ad8c-d8db37e1304e holds no human request, so it is not a thread."],
+          ["00000000-0000-0000-0000-000000000000", "NotFound", "No imported Claude thread has the ID 00000000-0000-0000-0000-000000000000."]
         ] as const) {
           const error = yield* Effect.flip(history.thread(threadId))
-          expect(error).toMatchObject({ _tag: "ControllerError", message })
+          expect(error).toMatchObject({ _tag: kind, message })
         }
         // Nothing but the thread index, the cache of what the listings read.
         expect(fs.readdirSync(settings.cacheRoot).filter((entry) => entry !== "index")).toEqual([])

@@ -130,7 +130,7 @@ describe("Review", () => {
           Effect.exit
         )
         const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
-        expect(error?._tag).toBe("ControllerError")
+        expect(error?._tag).toBe("InvalidArgument")
         expect(error?.message).toBe("evaluator" in overrides ? "Unsupported review evaluator: claude" : "Unsupported review normalization target: gemini")
       }
       expect(calls).toBe(0)

@@ -241,18 +241,19 @@ describe("controller daemon over real HTTP", () => {
     writeRun(outside, "elsewhere", { controller_session_id: daemon.sessionId })
     fs.symlinkSync(path.join(outside, "elsewhere"), path.join(daemon.runRoot, "run-link"))
     const before = listTree(daemon.root)
-    const refusals: Array<[string, string]> = [
-      ["../outside", "The run ID is invalid."],
-      ["", "The run ID is invalid."],
-      ["run/../../x", "The run ID is invalid."],
-      [".hidden", "The run ID is invalid."],
-      ["run-missing", "The replay run is unavailable."],
-      ["run-link", "The run directory is outside the configured run root."]
+    // A malformed or refused id is the request's fault (400); a well-formed id of no run is not found (404).
+    const refusals: Array<[string, number, string]> = [
+      ["../outside", 400, "The run ID is invalid."],
+      ["", 400, "The run ID is invalid."],
+      ["run/../../x", 400, "The run ID is invalid."],
+      [".hidden", 400, "The run ID is invalid."],
+      ["run-missing", 404, "The replay run is unavailable."],
+      ["run-link", 400, "The run directory is outside the configured run root."]
     ]
-    for (const [runId, message] of refusals) {
+    for (const [runId, status, message] of refusals) {
       for (const tool of ["get_run", "cancel_run"]) {
         const refused = await callTool(daemon.port, tool, { run_id: runId })
-        expect(refused.status, `${tool} ${runId}`).toBe(400)
+        expect(refused.status, `${tool} ${runId}`).toBe(status)
         expect(refused.json.content[0].text).toBe(message)
       }
     }
@@ -261,7 +262,7 @@ describe("controller daemon over real HTTP", () => {
     expect(foreign.status).toBe(200)
     expect(foreign.json.structuredContent.run.supervision).toMatchObject({ this_controller: false })
     const refused = await callTool(daemon.port, "cancel_run", { run_id: "run-foreign" })
-    expect(refused.status).toBe(400)
+    expect(refused.status).toBe(409)
     expect(refused.json.content[0].text).toMatch(/^The replay belongs to a different controller session \([a-f0-9]{32}\); only that controller can change it\.$/)
     expect(listTree(daemon.root)).toEqual(before)
     expect(readState(daemon.runRoot, "run-foreign").status).toBe("running")
@@ -313,17 +314,17 @@ describe("controller daemon over real HTTP", () => {
     expect(fs.readFileSync(path.join(directory, "controller-state.json"), "utf8")).toBe(before)
     // A run that is simply not there is still the user's to hear about.
     const missing = await callTool(daemon.port, "get_run", { run_id: "run-that-never-was" })
-    expect(missing.status).toBe(400)
+    expect(missing.status).toBe(404)
     expect(missing.json.content[0].text).toBe("The replay run is unavailable.")
     // Nor is a plain file in the run root a run, for any tool or the download.
     fs.writeFileSync(path.join(daemon.runRoot, "notes.txt"), "not a run\n")
     for (const tool of ["get_run", "cancel_run", "get_report"]) {
       const answer = await callTool(daemon.port, tool, { run_id: "notes.txt" })
-      expect(answer.status, tool).toBe(400)
+      expect(answer.status, tool).toBe(404)
       expect(answer.json.content[0].text, tool).toBe("The replay run is unavailable.")
     }
     const download = await request(daemon.port, "/api/download", { method: "POST", headers: browserHeaders(daemon.port), body: JSON.stringify({ run_id: "notes.txt", format: "json" }) })
-    expect(download.status).toBe(400)
+    expect(download.status).toBe(404)
     expect(daemon.output()).not.toContain("notes.txt")
   })
 
@@ -347,19 +348,20 @@ describe("controller daemon over real HTTP", () => {
     fs.writeFileSync(secret, "secret")
     const linked = writeRun(daemon.runRoot, "run-linked-report", { controller_session_id: daemon.sessionId, status: "completed" })
     fs.symlinkSync(secret, path.join(linked, "report.html"))
-    const refusals: Array<[unknown, string]> = [
-      [{ run_id: "run-linked-report", format: "html" }, "The replay report is outside its run directory."],
-      [{ run_id: "run-own-running", format: "json" }, "The replay report is not ready."],
-      [{ run_id: "run-foreign", format: "json" }, "The replay report is not ready."],
-      [{ run_id: "run-own-finished", format: "pdf" }, "format must be json or html."],
-      [{ run_id: "run-own-finished" }, "format must be json or html."],
-      [{ format: "json" }, "run_id is required."],
-      [{ run_id: "../x", format: "json" }, "The run ID is invalid."]
+    // A run that has not completed has no report yet: a conflict with its state (409), not a bad request.
+    const refusals: Array<[unknown, number, string]> = [
+      [{ run_id: "run-linked-report", format: "html" }, 400, "The replay report is outside its run directory."],
+      [{ run_id: "run-own-running", format: "json" }, 409, "The replay report is not ready."],
+      [{ run_id: "run-foreign", format: "json" }, 409, "The replay report is not ready."],
+      [{ run_id: "run-own-finished", format: "pdf" }, 400, "format must be json or html."],
+      [{ run_id: "run-own-finished" }, 400, "format must be json or html."],
+      [{ format: "json" }, 400, "run_id is required."],
+      [{ run_id: "../x", format: "json" }, 400, "The run ID is invalid."]
     ]
     const before = listTree(daemon.root)
-    for (const [body, message] of refusals) {
+    for (const [body, status, message] of refusals) {
       const answer = await request(daemon.port, "/api/download", { method: "POST", headers, body: JSON.stringify(body) })
-      expect(answer.status, JSON.stringify(body)).toBe(400)
+      expect(answer.status, JSON.stringify(body)).toBe(status)
       expect(answer.json.content[0].text).toBe(message)
       expect(answer.text).not.toContain("secret")
     }

@@ -133,7 +133,7 @@ describe("several daemons side by side", () => {
         expect(state.recent_runs.map((run: { run_id: string }) => run.run_id)).toEqual([own])
       }
       const denied = await callTool(first.port, "cancel_run", { run_id: "run-second" })
-      expect(denied.status).toBe(400)
+      expect(denied.status).toBe(409)
       expect(denied.json.isError).toBe(true)
       expect(readState(first.runRoot, "run-second").status).toBe("running")
       const foreignOrigin = await request(first.port, "/api/call", {

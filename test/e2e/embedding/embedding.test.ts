@@ -57,7 +57,7 @@ it("runs prepare → start → await from the built package entry with its own l
   const state = JSON.parse(fs.readFileSync(path.join(runRoot, answer.run_id, "controller-state.json"), "utf8")) as { status: string }
   expect(state.status).toBe("completed")
   // A user error is a typed ControllerError with its message.
-  expect(answer.invalid).toEqual({ tag: "ControllerError", message: "Choose a Codex model (model or models).", is_controller_error: true })
+  expect(answer.invalid).toEqual({ tag: "InvalidArgument", message: "Choose a Codex model (model or models).", is_controller_error: true })
 })
 
 it("fails with a clear ControllerError when its settings are invalid", async () => {

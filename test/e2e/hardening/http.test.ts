@@ -46,16 +46,16 @@ describe("bounded echoes and headers on every answer", () => {
   })
 
   it.each([
-    ["a 1 MB tool name", { name: MEGABYTE, arguments: {} }, /^Unknown Codex Replay tool: "A{100}"…$/],
-    ["a 1 MB sample thread id", { name: "inspect_thread", arguments: { thread_id: `sample-${MEGABYTE}` } }, /^No packaged sample has the ID "sample-A{93}"…\.$/],
-    ["a 1 MB argument of the wrong type", { name: "get_run", arguments: { run_id: [MEGABYTE] } }, /^run_id: .{1,300}…?$/s]
-  ])("%s is answered with a short, escaped excerpt", async (_what, body, expected) => {
+    ["a 1 MB tool name", { name: MEGABYTE, arguments: {} }, 400, /^Unknown Codex Replay tool: "A{100}"…$/],
+    ["a 1 MB sample thread id", { name: "inspect_thread", arguments: { thread_id: `sample-${MEGABYTE}` } }, 404, /^No packaged sample has the ID "sample-A{93}"…\.$/],
+    ["a 1 MB argument of the wrong type", { name: "get_run", arguments: { run_id: [MEGABYTE] } }, 400, /^run_id: .{1,300}…?$/s]
+  ])("%s is answered with a short, escaped excerpt", async (_what, body, status, expected) => {
     const answer = await request(daemon.port, "/api/call", {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${daemon.port}` },
       body: JSON.stringify(body)
     })
-    expect(answer.status).toBe(400)
+    expect(answer.status).toBe(status)
     expect(answer.text.length).toBeLessThan(2_000)
     expect(answer.json.error).toMatch(expected)
     expectSecurityHeaders(answer.headers)

@@ -70,7 +70,7 @@ describe("a report is served only for a completed run", () => {
     const runId = `run-${Object.values(state).join("-")}`
     withReport(runId, state)
     const answer = await callTool(daemon.port, "get_report", { run_id: runId })
-    expect(answer.status).toBe(400)
+    expect(answer.status).toBe(409)
     expect(answer.json.error).toBe("The replay report is not ready.")
     const html = await callTool(daemon.port, "get_report", { run_id: runId, format: "html" })
     expect(html.json.error).toBe("The replay report is not ready.")
@@ -79,7 +79,7 @@ describe("a report is served only for a completed run", () => {
       headers: browserHeaders(daemon.port),
       body: JSON.stringify({ run_id: runId, format: "json" })
     })
-    expect(download.status).toBe(400)
+    expect(download.status).toBe(409)
   })
 
   it("the same files of a completed run are served", async () => {

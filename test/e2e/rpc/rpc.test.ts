@@ -3,7 +3,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ControllerError } from "../../../src/domain/errors.js"
+import type { ToolName } from "../../../src/domain/contracts.js"
+import { isControllerError, type ToolFailure } from "../../../src/domain/errors.js"
 import type { ToolResult } from "../../../src/domain/toolResult.js"
 import { makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
@@ -19,37 +20,24 @@ afterAll(async () => {
   await daemon?.stop()
 })
 
-const NAMES = [
-  "get_state",
-  "get_run",
-  "list_runs",
-  "cancel_run",
-  "list_threads",
-  "inspect_thread",
-  "synthesize_request",
-  "infer_working_directory",
-  "get_report",
-  "prepare_run",
-  "start_run",
-  "open_controller",
-  "no_such_tool"
-]
-
-/** Calls a tool through the real RPC client, with the daemon's token (or another one). */
+/**
+ * Calls a tool through the real RPC client, with the daemon's token (or another one). The client is
+ * typed by the contracts; these tests send what no compiler would let through, hence the casts.
+ */
 const call = (name: string, payload: unknown, token = daemon.token) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token }, NAMES)
-    return yield* Effect.either(caller(name, payload))
+    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token })
+    return yield* Effect.either(caller(name as ToolName, payload as never))
   })))
 
-const success = (answer: Either.Either<ToolResult, ControllerError>) => {
+const success = (answer: Either.Either<ToolResult, ToolFailure>) => {
   if (Either.isLeft(answer)) throw new Error(`Expected a result, got: ${answer.left.message}`)
   return answer.right
 }
 
-const failure = (answer: Either.Either<ToolResult, ControllerError>) => {
+const failure = (answer: Either.Either<ToolResult, ToolFailure>) => {
   if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
-  expect(answer.left).toBeInstanceOf(ControllerError)
+  expect(isControllerError(answer.left)).toBe(true)
   return answer.left.message
 }
 
@@ -176,7 +164,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(await response.text()).toBe(`${JSON.stringify({
       _tag: "Exit",
       requestId: "41",
-      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "ControllerError" } } }
+      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "InvalidArgument" } } }
     })}\n`)
   }))
 
@@ -313,7 +301,7 @@ describe("interrupting a call", () => {
   it("over /api/rpc reaches the server: interrupting the client's call ends the Codex process it started", () =>
     expectDroppedCallEndsCodex((hanging) => {
       const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
-        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token }, NAMES)
+        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token })
         return yield* caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD })
       })))
       return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
@@ -340,12 +328,13 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
     const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
     fs.mkdirSync(path.join(directory, "run.log"))
     const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token }, NAMES)
+      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token })
       const broken = yield* Effect.either(caller("get_run", { run_id: "run-unreadable-log" }))
       const after = yield* Effect.either(caller("get_state", {}))
       return { broken, after }
     })))
-    expect(failure(answers.broken)).toBe("The local controller encountered an error.")
+    if (Either.isRight(answers.broken)) throw new Error("Expected the storage failure to fail the call.")
+    expect(answers.broken.left).toMatchObject({ _tag: "StorageError", message: "The local controller encountered an error." })
     expect(success(answers.after).structuredContent).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
     const deadline = Date.now() + 2_000
     while (!daemon.output().includes("Cannot read run.log") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))

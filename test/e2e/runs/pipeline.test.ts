@@ -3,7 +3,7 @@ import { Effect, Either, Layer, Ref } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { controllerError } from "../../../src/domain/errors.js"
+import { conflict } from "../../../src/domain/errors.js"
 import { configurationFingerprint, normalizeConfiguration, tokenHash } from "../../../src/domain/runConfig.js"
 import { awaitRun, prepareRun, startRun } from "../../../src/programs/runs.js"
 import type { WorkerRequest } from "../../../src/services/CodexWorker.js"
@@ -144,7 +144,7 @@ describe("embedding: the programs with their own layers", () => {
             ...real,
             launch: (runId, run) =>
               Effect.flatMap(Ref.updateAndGet(launches, (count) => count + 1), (count) =>
-                count === 2 ? Effect.fail(controllerError("The supervisor refused this launch.")) : real.launch(runId, run))
+                count === 2 ? Effect.fail(conflict("The supervisor refused this launch.")) : real.launch(runId, run))
           }))
       )
       yield* Effect.gen(function*() {

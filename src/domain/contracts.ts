@@ -1,0 +1,408 @@
+/**
+ * The controller's contracts, Schema first: every tool's payload, the replay configuration, the run
+ * state, the runtime file, `/health` and `attempt.json`. The daemon, the RPC group, the CLI and
+ * embedding programs decode with these Schemas and take their types from them. A field's message is
+ * a `sentence` annotation (see `describeParseError`), so a payload mistake reads the same everywhere.
+ */
+import { Schema } from "effect"
+import { MODEL_ID_PATTERN } from "./settings.js"
+import { excerpt, sentence } from "./toolResult.js"
+
+const excerptOf = (value: unknown, chars: number) => JSON.stringify(value)?.slice(0, chars) ?? String(value)
+
+/** `null` counts as absent, as it always has for the controller's tools. */
+const optionalOrNull = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { nullable: true })
+
+const text = (message: string) => Schema.String.annotations(sentence(message))
+
+const boundedInteger = (field: string, minimum: number, maximum: number) =>
+  Schema.Number.annotations(sentence(`${field} must be an integer.`)).pipe(
+    Schema.int(sentence(`${field} must be an integer.`)),
+    Schema.between(minimum, maximum, sentence(`${field} must be from ${minimum} through ${maximum}.`))
+  )
+
+const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
+  Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
+    message: () => `must be one of ${values.join(", ")}.`
+  }))
+
+const wholeNumber = (min: number, max: number) =>
+  Schema.Number.pipe(Schema.filter((value) => Number.isInteger(value) && value >= min && value <= max, {
+    message: () => `must be a whole number from ${min} through ${max}.`
+  }))
+
+// ---------------------------------------------------------------------------------------------------
+// Run state (`controller-state.json`)
+
+export const RUN_STATUSES = ["running", "completed", "failed", "cancelled"] as const
+export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
+export const DEFAULT_RUNS_PAGE = 50
+export const MAX_RUNS_PAGE = 200
+
+export const PhaseRow = Schema.Struct({ id: Schema.String, label: Schema.String, status: Schema.String })
+export type PhaseRow = typeof PhaseRow.Type
+
+export const RunEvent = Schema.Struct({
+  at: Schema.String,
+  phase: Schema.String,
+  status: Schema.String,
+  summary: Schema.String
+})
+export type RunEvent = typeof RunEvent.Type
+
+/**
+ * The durable state of one run. The first fields are every run's; the optional ones are what the
+ * controller records as the run goes (its model, its report, how it failed). Fields this version does
+ * not know are kept as they are.
+ */
+export const RunState = Schema.Struct(
+  {
+    schema_version: Schema.Number,
+    controller_session_id: Schema.String,
+    run_id: Schema.String,
+    status: Schema.String,
+    phase: Schema.String,
+    phases: Schema.Array(PhaseRow),
+    events: Schema.Array(RunEvent),
+    coordinator_pid: Schema.NullOr(Schema.Number),
+    started_at: Schema.String,
+    updated_at: Schema.String,
+    completed_at: Schema.optional(Schema.NullOr(Schema.String)),
+    error: Schema.NullOr(Schema.String),
+    /** The tag on every process of the run (absent in states written before tags). */
+    run_tag: Schema.optional(Schema.String),
+    thread_id: Schema.optional(Schema.String),
+    model: Schema.optional(Schema.String),
+    models: Schema.optional(Schema.Array(Schema.String)),
+    range_start: Schema.optional(Schema.NullOr(Schema.String)),
+    range_end: Schema.optional(Schema.NullOr(Schema.String)),
+    prepare_token_hash: Schema.optional(Schema.String),
+    configuration_fingerprint: Schema.optional(Schema.String),
+    report_json: Schema.optional(Schema.NullOr(Schema.String)),
+    report_html: Schema.optional(Schema.NullOr(Schema.String)),
+    cancelled: Schema.optional(Schema.Boolean),
+    cancellation_reason: Schema.optional(Schema.String)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+export type RunState = typeof RunState.Type
+
+/** What makes a JSON object a run state worth reading; every other field is read as it comes. */
+export const StoredRunState = Schema.Struct(
+  { run_id: Schema.String, status: Schema.String, controller_session_id: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+// ---------------------------------------------------------------------------------------------------
+// The replay configuration (`prepare_run`, `start_run`)
+
+export const StateKind = Schema.Literal("git", "non_git")
+export type StateKind = typeof StateKind.Type
+
+export const MAX_REQUEST_CHARS = 200_000
+export const DEFAULT_TIMEOUT_SECONDS = 3600
+export const MAX_TIMEOUT_SECONDS = 24 * 3600
+
+const requiredText = (field: string, what: string) => {
+  const message = `${what} (${field}) is required and must be a non-empty string.`
+  return Schema.String.pipe(
+    Schema.filter((value) => value.trim() !== ""),
+    Schema.annotations(sentence(message))
+  )
+}
+
+const configurationText = (field: string) => optionalOrNull(text(`${field} must be a string.`))
+
+const pathList = (field: string) =>
+  optionalOrNull(
+    Schema.Array(Schema.String).pipe(
+      Schema.filter((paths) => paths.every((entry) => entry.trim() !== "")),
+      Schema.annotations(sentence(`${field} must be a list of file paths.`)),
+      Schema.filter((paths) => !paths.some((entry) => entry.split(/[\\/]/).includes("..")), sentence(`${field} must not contain "..".`))
+    )
+  )
+
+const flag = (field: string) => optionalOrNull(Schema.Boolean.annotations(sentence(`${field} must be true or false.`)))
+
+const stateKind = (field: string, label: string) => {
+  const message = `The ${label} (${field}) must be Git or Non-Git: git or non_git`
+  return StateKind.annotations(sentence((actual) =>
+    actual === undefined || actual === null ? `${message}.` : `${message}, not ${excerptOf(actual, 40)}.`
+  ))
+}
+
+export const COMMIT_PATTERN = /^[0-9a-f]{7,64}$/i
+
+const commit = (field: string, label: string) =>
+  optionalOrNull(
+    Schema.String.pipe(
+      Schema.filter((value) => value === "" || COMMIT_PATTERN.test(value)),
+      Schema.annotations(sentence(`The ${label} (${field}) is invalid.`))
+    )
+  )
+
+const MODEL_LIST = "models must be a list of Codex model ids."
+const MODEL_ID = "Every model must be a non-empty Codex model id."
+const modelId = Schema.String.pipe(Schema.filter((value) => value.trim() !== ""), Schema.annotations(sentence(MODEL_ID)))
+
+/**
+ * A replay configuration as a request sends it. `models` (or the older single `model`) name the Codex
+ * models; `null` stands for an absent field. `decodeRunConfiguration` (runConfig.ts) checks the rules
+ * between fields and gives the normalised `RunConfiguration`.
+ */
+export const RunConfigurationInput = Schema.Struct({
+  thread_id: requiredText("thread_id", "The thread"),
+  request: requiredText("request", "The task request").pipe(
+    Schema.maxLength(MAX_REQUEST_CHARS, sentence(`The task request (request) is longer than ${MAX_REQUEST_CHARS} characters.`))
+  ),
+  beginning_kind: stateKind("beginning_kind", "beginning state"),
+  ending_kind: stateKind("ending_kind", "end state"),
+  baseline_commit: commit("baseline_commit", "historical Git commit"),
+  ending_commit: commit("ending_commit", "historical ending Git commit"),
+  repo: configurationText("repo"),
+  source_path: configurationText("source_path"),
+  message_uuid: configurationText("message_uuid"),
+  created_by_claude: pathList("created_by_claude"),
+  excluded_files: pathList("excluded_files"),
+  carried_forward_files: pathList("carried_forward_files"),
+  confirm_empty_beginning: flag("confirm_empty_beginning"),
+  confirm_file_selection: flag("confirm_file_selection"),
+  confirm_repository_selection: flag("confirm_repository_selection"),
+  models: optionalOrNull(Schema.Array(modelId).annotations(sentence(MODEL_LIST))),
+  model: optionalOrNull(modelId),
+  reviewer_model: optionalOrNull(
+    Schema.String.pipe(
+      Schema.filter((value) => value === "" || MODEL_ID_PATTERN.test(value.trim())),
+      Schema.annotations(sentence("reviewer_model must be a Codex model id such as gpt-5.5."))
+    )
+  ),
+  timeout_seconds: optionalOrNull(
+    Schema.Number.pipe(
+      Schema.filter((value) => Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_SECONDS),
+      Schema.annotations(sentence(`timeout_seconds must be a whole number of seconds from 1 through ${MAX_TIMEOUT_SECONDS}.`))
+    )
+  ),
+  range_start: configurationText("range_start"),
+  range_end: configurationText("range_end")
+}).annotations(sentence("The replay configuration must be an object."))
+export type RunConfigurationInput = typeof RunConfigurationInput.Type
+
+/** A validated replay configuration: what `prepare_run` approves and `start_run` launches. */
+export const RunConfiguration = Schema.Struct({
+  thread_id: Schema.String,
+  source_path: Schema.NullOr(Schema.String),
+  message_uuid: Schema.NullOr(Schema.String),
+  request: Schema.String,
+  repo: Schema.NullOr(Schema.String),
+  beginning_kind: StateKind,
+  ending_kind: StateKind,
+  baseline_commit: Schema.NullOr(Schema.String),
+  ending_commit: Schema.NullOr(Schema.String),
+  created_by_claude: Schema.Array(Schema.String),
+  excluded_files: Schema.Array(Schema.String),
+  carried_forward_files: Schema.Array(Schema.String),
+  confirm_empty_beginning: Schema.Boolean,
+  confirm_file_selection: Schema.Boolean,
+  confirm_repository_selection: Schema.Boolean,
+  models: Schema.Array(Schema.String),
+  /** The model that reviews both sides; `null`: the controller's reviewer. */
+  reviewer_model: Schema.NullOr(Schema.String),
+  timeout_seconds: Schema.Number,
+  range_start: Schema.NullOr(Schema.String),
+  range_end: Schema.NullOr(Schema.String)
+})
+export type RunConfiguration = typeof RunConfiguration.Type
+
+/** `start_run`: the configuration that was prepared, its approval and its prepare token. */
+export const StartRunPayload = Schema.Struct({
+  approved: Schema.Literal(true).annotations(sentence("Explicit approval (approved: true) is required before starting a replay.")),
+  prepare_token: Schema.String.pipe(
+    Schema.minLength(32),
+    Schema.annotations(sentence("Prepare and approve this exact configuration before starting (prepare_token)."))
+  ),
+  ...RunConfigurationInput.fields
+}).annotations(sentence("The start arguments must be an object."))
+export type StartRunPayload = typeof StartRunPayload.Type
+
+// ---------------------------------------------------------------------------------------------------
+// Tool payloads
+
+export const GetStatePayload = Schema.Struct({ run_id: Schema.optional(Schema.String) })
+export const RunIdPayload = Schema.Struct({ run_id: Schema.String })
+export const ThreadIdPayload = Schema.Struct({ thread_id: Schema.String })
+export const NoPayload = Schema.Struct({})
+
+export const ListRunsArguments = Schema.Struct({
+  query: Schema.optional(Schema.String.pipe(Schema.maxLength(1000, { message: () => "must be at most 1000 characters." }))),
+  status: Schema.optional(oneOf(RUN_STATUSES)),
+  winner: Schema.optional(oneOf(RUN_WINNERS)),
+  limit: Schema.optional(wholeNumber(1, MAX_RUNS_PAGE)),
+  offset: Schema.optional(wholeNumber(0, 1_000_000))
+})
+export type ListRunsArguments = typeof ListRunsArguments.Type
+
+export const THREAD_SORTS = ["date", "cost"] as const
+export type ThreadSort = (typeof THREAD_SORTS)[number]
+export const DEFAULT_THREADS_PAGE = 20
+export const MAX_THREADS_PAGE = 100
+export const MAX_THREADS_OFFSET = 100_000
+
+/** `list_threads`: a page of one source's threads, optionally searched, by date (default) or cost. */
+export const ListThreadsArguments = Schema.Struct({
+  source: optionalOrNull(Schema.Literal("imported", "sample").annotations(sentence("source must be imported or sample."))),
+  sort: optionalOrNull(Schema.Literal(...THREAD_SORTS).annotations(sentence("sort must be date or cost."))),
+  offset: optionalOrNull(boundedInteger("offset", 0, MAX_THREADS_OFFSET)),
+  limit: optionalOrNull(boundedInteger("limit", 1, MAX_THREADS_PAGE)),
+  query: optionalOrNull(text("query must be a string."))
+}).annotations(sentence("The tool arguments must be an object."))
+export type ListThreadsArguments = typeof ListThreadsArguments.Type
+
+const inspectionText = (field: string) =>
+  optionalOrNull(
+    text(`${field} must be a string.`).pipe(
+      Schema.filter((value) => value.trim() !== "", sentence(`${field} must not be empty.`))
+    )
+  )
+
+const inspectionKind = (field: string) =>
+  optionalOrNull(Schema.Literal("git", "non_git", "").annotations(sentence(`${field} must be Git or Non-Git ("git" or "non_git").`)))
+
+/** `inspect_thread`: the thread, and the beginning and end the user chose so far (`""` leaves a kind unset). */
+export const InspectThreadArguments = Schema.Struct({
+  thread_id: Schema.String.pipe(Schema.filter((value) => value.trim() !== ""), Schema.annotations(sentence("thread_id is required."))),
+  repo: inspectionText("repo"),
+  beginning_kind: inspectionKind("beginning_kind"),
+  ending_kind: inspectionKind("ending_kind"),
+  baseline_commit: inspectionText("baseline_commit"),
+  ending_commit: inspectionText("ending_commit"),
+  excluded_files: optionalOrNull(Schema.Array(Schema.String).annotations(sentence("excluded_files must be a list of file paths."))),
+  range_start: inspectionText("range_start"),
+  range_end: inspectionText("range_end")
+}).annotations(sentence("The tool arguments must be an object."))
+export type InspectThreadArguments = typeof InspectThreadArguments.Type
+
+export const ReportFormat = Schema.Literal("json", "html")
+export type ReportFormat = typeof ReportFormat.Type
+
+/** `get_report`: a run id and an optional format (`null` counts as absent). */
+export const GetReportPayload = Schema.Struct({
+  run_id: Schema.String.annotations(sentence("run_id is required.")),
+  format: optionalOrNull(ReportFormat.annotations(sentence("Report format must be json or html.")))
+}).annotations(sentence("run_id is required."))
+export type GetReportPayload = typeof GetReportPayload.Type
+
+/** Every controller tool's payload, by tool name: the one declaration the registry and the RPC group share. */
+export const ToolPayloads = {
+  get_state: GetStatePayload,
+  get_run: RunIdPayload,
+  list_runs: ListRunsArguments,
+  cancel_run: RunIdPayload,
+  list_threads: ListThreadsArguments,
+  list_threads_progress: NoPayload,
+  inspect_thread: InspectThreadArguments,
+  synthesize_request: ThreadIdPayload,
+  infer_working_directory: ThreadIdPayload,
+  get_report: GetReportPayload,
+  prepare_run: RunConfigurationInput,
+  start_run: StartRunPayload
+} as const
+export type ToolName = keyof typeof ToolPayloads
+/** A tool's payload once decoded (what the tool's program receives). */
+export type ToolPayload<Name extends ToolName> = (typeof ToolPayloads)[Name]["Type"]
+/** A tool's payload as a caller writes it (`null` allowed where it counts as absent). */
+export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name]["Encoded"]
+
+/** Why a call names no controller tool: the same words over /api/call, /api/rpc and the RPC client. */
+export const unknownToolMessage = (name: string) =>
+  name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
+
+/** What every controller tool answers (SPEC §6): text blocks and the structured result. */
+export const ToolResultSchema = Schema.Struct({
+  content: Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })),
+  structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  isError: Schema.optional(Schema.Literal(true))
+})
+export type ToolResultSchema = typeof ToolResultSchema.Type
+
+// ---------------------------------------------------------------------------------------------------
+// The controller's own files and `/health`
+
+/** The settings that make two controllers interchangeable: the history read, the run root, the Codex executable. */
+export const ControllerSettings = Schema.Struct({
+  claude_config_dir: Schema.String,
+  run_root: Schema.String,
+  codex_cli_path: Schema.NullOr(Schema.String)
+})
+export type ControllerSettings = typeof ControllerSettings.Type
+
+const Port = Schema.Number.pipe(Schema.int(), Schema.between(1, 65535))
+const ControlToken = Schema.String.pipe(Schema.minLength(32))
+
+/** `controllers/<session>/controller-server.json`: how launchers find and prove a running controller. */
+export const RuntimeFile = Schema.Struct({
+  server: Schema.String,
+  protocol_version: Schema.Number,
+  version: Schema.String,
+  pid: Schema.Number,
+  port: Port,
+  controller_session_id: Schema.String,
+  control_token: ControlToken,
+  /** What this controller works on; absent in runtime files of older versions. */
+  settings: Schema.optional(ControllerSettings)
+})
+export type RuntimeFile = typeof RuntimeFile.Type
+
+/** The part of a runtime file a launcher needs: where the controller listens and its token. */
+export const RuntimeFileAddress = Schema.Struct({
+  port: Port,
+  control_token: ControlToken,
+  settings: Schema.optional(Schema.Unknown)
+})
+
+/** `GET /health?challenge=C`: the controller's identity, its active runs and the proof of its token. */
+export const Health = Schema.Struct({
+  server: Schema.String,
+  protocol_version: Schema.Number,
+  version: Schema.String,
+  pid: Schema.Number,
+  controller_session_id: Schema.String,
+  active_runs: Schema.Number,
+  /** HMAC-SHA256(control token, challenge), hex; empty without a challenge. */
+  proof: Schema.String
+})
+export type Health = typeof Health.Type
+
+/** One model's launch in `attempt.json`. */
+export const ModelLaunch = Schema.Struct(
+  {
+    model: Schema.String,
+    launch_status: Schema.optional(Schema.Literal("pending", "started", "failed")),
+    run_id: Schema.optional(Schema.String),
+    error: Schema.optional(Schema.String),
+    controller_code: Schema.optional(Schema.String)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+export type ModelLaunch = typeof ModelLaunch.Type
+
+/**
+ * `controllers/<session>/attempt.json`: the single-use launch of a controller session (written by
+ * `open_controller`) and each model's launch of a start (written by `start_run`).
+ */
+export const AttemptFile = Schema.Struct(
+  {
+    version: Schema.optional(Schema.Number),
+    controller_session_id: Schema.optional(Schema.String),
+    created_at: Schema.optional(Schema.String),
+    launch_requested_at: Schema.optional(Schema.String),
+    controller_ready: Schema.optional(Schema.Boolean),
+    controller_pid: Schema.optional(Schema.Number),
+    start_requested: Schema.optional(Schema.Boolean),
+    final_results_ready: Schema.optional(Schema.Boolean),
+    startup_failed: Schema.optional(Schema.Boolean),
+    startup_error: Schema.optional(Schema.String),
+    models: Schema.optional(Schema.Array(ModelLaunch))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+export type AttemptFile = typeof AttemptFile.Type
