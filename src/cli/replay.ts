@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Exit } from "effect"
+import { Clock, Effect, Either, Exit, Schedule, Stream } from "effect"
 import * as path from "node:path"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
@@ -6,7 +6,7 @@ import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import type { ToolResult } from "../domain/toolResult.js"
-import { type CallTool, connectController } from "../rpc/client.js"
+import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
@@ -22,7 +22,7 @@ export interface ReplayOptions {
   readonly json: boolean
 }
 
-const POLL_MILLIS = 500
+const REDRAW_MILLIS = 500
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
 type Json = Record<string, any>
@@ -200,26 +200,29 @@ const progressDisplay = (out: Output, watched: ReadonlyArray<Watched>) => {
   }
 }
 
-/** Polls `get_run` for every run and shows each model's phase with an elapsed-time counter until all have finished. */
-const watchRuns = (call: CallTool, out: Output, watched: ReadonlyArray<Watched>) =>
+/**
+ * Follows every run over the controller's `watch_run` stream and shows each model's phase with an
+ * elapsed-time counter until all have finished; the counters are redrawn every half second meanwhile.
+ */
+const watchRuns = (watchRun: WatchRun, out: Output, watched: ReadonlyArray<Watched>) =>
   Effect.gen(function*() {
     const display = progressDisplay(out, watched)
-    while (!watched.every(isFinished)) {
-      for (const run of watched) {
-        if (isFinished(run)) continue
-        const state = structured(yield* call("get_run", { run_id: run.runId })).run as Json
-        run.state = state
-        const line = statusLine(state)
-        if (line !== run.last) {
+    const follow = (run: Watched) =>
+      Stream.runForEach(watchRun(run.runId), (state) =>
+        Effect.gen(function*() {
+          run.state = state
+          const line = statusLine(state)
+          if (line === run.last) return
           const now = yield* Clock.currentTimeMillis
           run.last = line
           run.phaseAt = now
           yield* display.changed(run, now)
-        }
-      }
-      yield* display.tick(yield* Clock.currentTimeMillis)
-      if (!watched.every(isFinished)) yield* Effect.sleep(POLL_MILLIS)
-    }
+        }))
+    const redraw = Effect.flatMap(Clock.currentTimeMillis, display.tick).pipe(Effect.repeat(Schedule.spaced(REDRAW_MILLIS)))
+    yield* Effect.raceFirst(Effect.forEach(watched, follow, { concurrency: "unbounded", discard: true }), Effect.andThen(redraw, Effect.never))
+    yield* display.tick(yield* Clock.currentTimeMillis)
+    const unfinished = watched.find((run) => !isFinished(run))
+    if (unfinished !== undefined) return yield* controllerError(`The controller stopped reporting on ${unfinished.runId} before it finished.`)
   })
 
 const reportFile = (runRoot: string, runId: string, format: "html" | "json") => {
@@ -251,7 +254,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = makeOutput(options.json)
-    const { url, call } = yield* connectController(env, home)
+    const { url, call, watchRun } = yield* connectController(env, home)
     yield* out.say(`Controller: ${url}`)
     const runRoot = String(structured(yield* call("get_state", {})).state?.run_root ?? "")
 
@@ -316,7 +319,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }
       if (watched.length === 0) return yield* controllerError("No replay could be started.")
       for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
-      yield* watchRuns(call, out, watched)
+      yield* watchRuns(watchRun, out, watched)
     })
     let started: Json = {}
     yield* Effect.uninterruptibleMask((restore) =>

@@ -92,6 +92,7 @@ export const StoredRunState = Schema.Struct(
   { run_id: Schema.String, status: Schema.String, controller_session_id: Schema.String },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )
+export type StoredRunState = typeof StoredRunState.Type
 
 // ---------------------------------------------------------------------------------------------------
 // The replay configuration (`prepare_run`, `start_run`)

@@ -566,6 +566,21 @@ export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
     }
   }).pipe(Effect.withSpan("runs.awaitRun"))
 
+/**
+ * A run's state now and at every change the run store sees, ending with its final state: this
+ * controller's runs as they change, another process's as the daemon looks at the run root again.
+ */
+export const watchRun = (runId: string) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const runs = yield* RunStore
+    const { state } = yield* runs.readAny(runId)
+    const changes = runs.changes.pipe(Stream.filterMap((snapshot) => Option.fromNullable(snapshot.runs.get(runId)?.state)))
+    return Stream.concat(Stream.make(state), changes).pipe(
+      Stream.changes,
+      Stream.takeUntil((state) => TERMINAL_STATUSES.has(state.status))
+    )
+  }))
+
 export interface CancelRunResult {
   readonly run_id: string
   readonly run: object

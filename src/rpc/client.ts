@@ -1,8 +1,8 @@
 import { settingsOf } from "../services/Settings.js"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcClientError, RpcSerialization } from "@effect/rpc"
-import { Effect, Layer, Option, Schema, type Scope } from "effect"
-import { type ToolName, type ToolPayloadInput, ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
+import { Effect, Layer, Option, Schema, type Scope, Stream } from "effect"
+import { type StoredRunState, type ToolName, type ToolPayloadInput, ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
 import { controllerError, invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
@@ -42,11 +42,14 @@ const decodePayload = (name: string, payload: unknown) =>
     )
     : Effect.fail(invalidArgument(unknownToolMessage(name)))
 
+/** Follows one run: its state now and at every change, ending with its final state. */
+export type WatchRun = (runId: string) => Stream.Stream<StoredRunState, ToolFailure>
+
 /**
  * An RPC client of a running controller (`POST /api/rpc` with its control token, ndjson), typed by
- * `ControllerRpcs`. It lives as long as the scope.
+ * `ControllerRpcs`: `call` for its tools, `watchRun` for a run's progress. It lives as long as the scope.
  */
-export const makeRpcCaller = (controller: KnownController) =>
+export const makeControllerRpcClient = (controller: KnownController) =>
   Effect.gen(function*() {
     const client = yield* RpcClient.make(ControllerRpcs, { flatten: true })
     // Typed by `CallTool` for callers; here the payload has been decoded with that tool's own Schema.
@@ -55,7 +58,11 @@ export const makeRpcCaller = (controller: KnownController) =>
       Effect.flatMap(decodePayload(name, payload), (decoded) => send(name, decoded)).pipe(
         Effect.catchTag("RpcClientError", (error) => Effect.fail(invalidArgument(describeClientError(error))))
       )
-    return call
+    const watchRun: WatchRun = (runId) =>
+      client("watch_run", { run_id: runId }).pipe(
+        Stream.catchTag("RpcClientError", (error) => Stream.fail(invalidArgument(describeClientError(error))))
+      )
+    return { call, watchRun } as const
   }).pipe(
     Effect.provide(
       RpcClient.layerProtocolHttp({
@@ -69,6 +76,10 @@ export const makeRpcCaller = (controller: KnownController) =>
       }).pipe(Layer.provide(Layer.merge(RpcSerialization.layerNdjson, FetchHttpClient.layer)))
     )
   )
+
+/** Only the tools of a controller's RPC client. */
+export const makeRpcCaller = (controller: KnownController) =>
+  Effect.map(makeControllerRpcClient(controller), (client) => client.call)
 
 /** The runtime file of the controller that serves `url`, proven by its `/health` answer. */
 export const findController = (env: Environment, home: string, url: string) =>
@@ -89,8 +100,12 @@ export const findController = (env: Environment, home: string, url: string) =>
 export const connectController = (
   env: Environment,
   home: string
-): Effect.Effect<{ readonly url: string; readonly call: CallTool }, ToolFailure, FileStore | ControllerClient | Scope.Scope> =>
+): Effect.Effect<
+  { readonly url: string; readonly call: CallTool; readonly watchRun: WatchRun },
+  ToolFailure,
+  FileStore | ControllerClient | Scope.Scope
+> =>
   Effect.gen(function*() {
     const { url, controller } = yield* ensureKnownController(env, home)
-    return { url, call: yield* makeRpcCaller(controller) }
+    return { url, ...(yield* makeControllerRpcClient(controller)) }
   })

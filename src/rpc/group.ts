@@ -1,15 +1,22 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Effect, type Schema } from "effect"
-import { type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
+import { Effect, type Schema, Stream } from "effect"
+import { RunIdPayload, StoredRunState, type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
 import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
 import type { ControllerTool } from "../programs/controllerTools.js"
+import { watchRun } from "../programs/runs.js"
 
 export { ToolResultSchema } from "../domain/contracts.js"
 
 /** One procedure of the controller: the tool's argument Schema, its result, and its failures by kind. */
 export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ToolFailure>
 
-export type ControllerRpcGroup = RpcGroup.RpcGroup<ToolRpc>
+/**
+ * `watch_run`: a run's state now and at every change, ending with its final state. Not a tool (a page
+ * cannot take a stream over `/api/call`): the CLI follows its runs with it instead of polling.
+ */
+export const WatchRun = Rpc.make("watch_run", { payload: RunIdPayload, success: StoredRunState, error: ToolFailure, stream: true })
+
+export type ControllerRpcGroup = RpcGroup.RpcGroup<ToolRpc | typeof WatchRun>
 
 /** The procedure of one tool; the tool's own Schema is the payload, so it is declared only once. */
 export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "payload">): ToolRpc =>
@@ -20,7 +27,7 @@ export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "paylo
  * The daemon serves its registry this way at `POST /api/rpc`.
  */
 export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<ControllerTool<unknown>, "payload">>>): ControllerRpcGroup =>
-  RpcGroup.make(...Object.entries(tools).map(([name, tool]) => toolRpc(name, tool)))
+  RpcGroup.make(...Object.entries(tools).map(([name, tool]) => toolRpc(name, tool)), WatchRun)
 
 const contractRpc = <const Name extends ToolName>(name: Name) =>
   Rpc.make(name, { payload: ToolPayloads[name], success: ToolResultSchema, error: ToolFailure })
@@ -41,21 +48,25 @@ export const ControllerRpcs = RpcGroup.make(
   contractRpc("infer_working_directory"),
   contractRpc("get_report"),
   contractRpc("prepare_run"),
-  contractRpc("start_run")
+  contractRpc("start_run"),
+  WatchRun
 )
 
 /**
  * The handlers of a group: each runs its tool with the payload the server has decoded with the tool's
  * Schema. `/api/call` runs the same tools through `callTool` (same Schema, same messages).
  */
-export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) =>
-  Object.fromEntries(Object.entries(tools).map(([name, tool]) => [
+export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) => ({
+  ...Object.fromEntries(Object.entries(tools).map(([name, tool]) => [
     name,
-    // A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500,
-    // as this request's typed failure (a defect would end every call of the client's connection).
-    (payload: unknown) =>
-      Effect.tapError(tool.run(payload), (error) =>
-        isInternalFailure(error) ? Effect.logError(`Controller request failed: ${error.message}`) : Effect.void).pipe(
-          Effect.mapError(publicFailure)
-        )
-  ]))
+    (payload: unknown) => Effect.mapError(Effect.tapError(tool.run(payload), logInternal), publicFailure)
+  ])),
+  watch_run: ({ run_id }: { readonly run_id: string }) => Stream.mapError(Stream.tapError(watchRun(run_id), logInternal), publicFailure)
+})
+
+/**
+ * A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500, as
+ * this request's typed failure (a defect would end every call of the client's connection).
+ */
+const logInternal = (error: ToolFailure) =>
+  isInternalFailure(error) ? Effect.logError(`Controller request failed: ${error.message}`) : Effect.void

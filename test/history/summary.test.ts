@@ -268,13 +268,15 @@ describe("listing on worker threads", () => {
     const home = copyOfClaudeHome()
     const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
     const lines = fs.readFileSync(c45, "utf8").split("\n")
-    // A 24 MB text the summary reads (a sub-agent prompt; a tool output would be skipped unparsed): more than a
-    // worker with a 16 MB heap can parse.
+    // A 12 MB text the summary reads (a sub-agent prompt; a tool output would be skipped unparsed): its line
+    // and its parsed copy are more than a worker with a 16 MB heap holds. Not much more: V8 lets a worker at
+    // its limit finish one more allocation of up to 16 MB before it stops it, and a single larger one would
+    // end the whole process, not just the worker.
     const giant = JSON.stringify({
       type: "user",
       isSidechain: true,
       uuid: "giant",
-      message: { role: "user", content: "x".repeat(24 * 1024 * 1024) }
+      message: { role: "user", content: "x".repeat(12 * 1024 * 1024) }
     })
     fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
     const inThread = await listWith(home, 0)
