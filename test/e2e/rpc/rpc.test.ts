@@ -1,4 +1,4 @@
-import { Effect, Either, Fiber } from "effect"
+import { Chunk, Effect, Either, Fiber, Stream } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ToolName } from "../../../src/domain/contracts.js"
 import { isControllerError, type ToolFailure } from "../../../src/domain/errors.js"
 import type { ToolResult } from "../../../src/domain/toolResult.js"
-import { makeRpcCaller } from "../../../src/rpc/client.js"
+import { makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
 import { isAlive, writeRun } from "../../support/daemon.js"
 
@@ -144,6 +144,38 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
       "The controller refused the control token (HTTP 401)."
     )
+  }))
+})
+
+describe("watch_run over /api/rpc", () => {
+  /** Every state the stream sends for a run, `status`, until it ends; `onState` hears each as it comes. */
+  const watched = (runId: string, onState: (status: string) => void = () => {}) =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const client = yield* makeControllerRpcClient({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token })
+      const statuses = Stream.map(client.watchRun(runId), (state) => state.status).pipe(Stream.tap((status) => Effect.sync(() => onState(status))))
+      return yield* Effect.either(Stream.runCollect(statuses))
+    })))
+
+  it("follows a run until it ends: each state once, the final one last", async () => {
+    writeRun(daemon.runRoot, "run-watched", { controller_session_id: daemon.sessionId, status: "running" })
+    let heard: () => void = () => {}
+    const first = new Promise<void>((resolve) => (heard = resolve))
+    const following = watched("run-watched", () => heard())
+    await first
+    writeRun(daemon.runRoot, "run-watched", { controller_session_id: daemon.sessionId, status: "completed", phase: "reporting" })
+    const statuses = await following
+    if (Either.isLeft(statuses)) throw new Error(statuses.left.message)
+    expect(Chunk.toReadonlyArray(statuses.right)).toEqual(["running", "completed"])
+    // A run that has ended answers its final state alone.
+    const again = await watched("run-watched")
+    expect(Either.map(again, Chunk.toReadonlyArray)).toEqual(Either.right(["completed"]))
+  })
+
+  it("refuses an unknown or invalid run with a typed error", writesNothing(async () => {
+    const missing = await watched("run-that-never-was")
+    expect(Either.isLeft(missing) && missing.left._tag).toBe("NotFound")
+    const invalid = await watched("../escape")
+    expect(Either.isLeft(invalid) && invalid.left.message).toBe("The run ID is invalid.")
   }))
 })
 
