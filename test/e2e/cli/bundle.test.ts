@@ -18,7 +18,7 @@ const bundleFiles = () => fs.readdirSync(BUNDLE).filter((name) => name.endsWith(
 
 describe("the bundled command line", () => {
   it("is what bin/codex-replay.js starts", () => {
-    expect(fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")).toContain(`import("../../dist/bundle/main.mjs")`)
+    expect(fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")).toContain(`import("../dist/bundle/main.mjs")`)
     expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "summaryWorker.mjs"]))
   })
 

@@ -32,7 +32,7 @@ describe("packaged samples", () => {
 
     it.effect("materialises the git sample into a real repository whose commits match the transcript", () =>
       Effect.gen(function*() {
-        const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../samples/word-count/sample.json"), "utf8"))
+        const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../samples/word-count/sample.json"), "utf8"))
         const result = yield* inspectThread({ thread_id: "sample-word-count" })
         const repository = path.join(settings.cacheRoot, "samples", "sample-word-count")
         expect(result.baseline).toMatchObject({

@@ -13,7 +13,7 @@ import { REVIEWER_OUTPUT_OMITTED, RunLog } from "../../../src/services/RunLog.js
 import { ballotFavouring, NARRATIVE } from "../../review/ballots.js"
 import { listDirectory, makeRunDirectory, readText, reviewInput } from "../../review/support.js"
 
-const FAKE_CODEX = fileURLToPath(new URL("../fake-codex/codex", import.meta.url))
+const FAKE_CODEX = fileURLToPath(new URL("../../fake-codex/codex", import.meta.url))
 
 /**
  * A wrapper in front of the fake CLI that records what the reviewer could see: the directory it
