@@ -19,16 +19,19 @@ export const SECURITY_HEADERS = {
 
 const securityHeaders = Headers.fromInput(SECURITY_HEADERS)
 
-/** The controller app's last step: every answer, whoever made it (a route, RPC, a stream), carries these. */
+/**
+ * The controller app's last step: every answer, whoever made it (a route, RPC, a stream), carries these.
+ * The constructors below set them as they build a response, so only the others need the copy a merge makes.
+ */
 export const withSecurityHeaders = (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeaders(response, securityHeaders)
+  response.headers["content-security-policy"] === undefined ? HttpServerResponse.setHeaders(response, securityHeaders) : response
 
 /** A string body handed to Node as it is: one write with the headers, no encoding pass. */
 const stringResponse = (status: number, body: string, contentType: string) =>
-  HttpServerResponse.raw(body, { status, contentType, contentLength: Buffer.byteLength(body) })
+  HttpServerResponse.raw(body, { status, headers: securityHeaders, contentType, contentLength: Buffer.byteLength(body) })
 
 export const bytesResponse = (body: Uint8Array, contentType: string) =>
-  HttpServerResponse.uint8Array(body, { status: 200, contentType })
+  HttpServerResponse.uint8Array(body, { status: 200, headers: securityHeaders, contentType })
 
 export const jsonResponse = (status: number, body: unknown) =>
   stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
