@@ -54,7 +54,7 @@ export {
 } from "./programs/threads.js"
 export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
 export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
-export { MakePortfolioArguments, makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"
+export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"
 export {
   InferredWorkingDirectory,
   inferWorkingDirectory,
@@ -106,6 +106,7 @@ export {
   AttemptFile,
   ControllerSettings,
   Health,
+  MakePortfolioArguments,
   RunConfiguration,
   RunConfigurationInput,
   RunState,

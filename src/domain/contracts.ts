@@ -292,6 +292,13 @@ export const GetReportPayload = Schema.Struct({
 }).annotations(sentence("run_id is required."))
 export type GetReportPayload = typeof GetReportPayload.Type
 
+/** `make_portfolio` arguments: the runs to count, and whether to answer the HTML too (the page downloads it). */
+export const MakePortfolioArguments = Schema.Struct({
+  run_ids: Schema.Array(Schema.String),
+  include_html: Schema.optional(Schema.Boolean)
+})
+export type MakePortfolioArguments = typeof MakePortfolioArguments.Type
+
 /** Every controller tool's payload, by tool name: the one declaration the registry and the RPC group share. */
 export const ToolPayloads = {
   get_state: GetStatePayload,
@@ -305,7 +312,8 @@ export const ToolPayloads = {
   infer_working_directory: ThreadIdPayload,
   get_report: GetReportPayload,
   prepare_run: RunConfigurationInput,
-  start_run: StartRunPayload
+  start_run: StartRunPayload,
+  make_portfolio: MakePortfolioArguments
 } as const
 export type ToolName = keyof typeof ToolPayloads
 /** A tool's payload once decoded (what the tool's program receives). */

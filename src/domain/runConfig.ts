@@ -166,6 +166,9 @@ export const newPrepareToken = () => randomBytes(32).toString("base64url")
 
 export const tokenHash = (token: string) => sha256(token)
 
+/** `<prefix>-YYYYMMDDTHHMMSSZ-<10 hex>`: sorts by time, unique by its random part. */
+export const timestampedId = (prefix: string, nowMillis: number) =>
+  `${prefix}-${new Date(nowMillis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(5).toString("hex")}`
+
 /** Run ids sort by start time and match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
-export const newRunId = (nowMillis: number) =>
-  `run-${new Date(nowMillis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(5).toString("hex")}`
+export const newRunId = (nowMillis: number) => timestampedId("run", nowMillis)

@@ -1,8 +1,9 @@
-import { Clock, DateTime, Effect, Either, Schema } from "effect"
-import { randomBytes } from "node:crypto"
+import { Clock, DateTime, Effect, Either } from "effect"
 import * as path from "node:path"
 import { conflict, controllerError, isControllerError, notFound } from "../domain/errors.js"
+import { MakePortfolioArguments } from "../domain/contracts.js"
 import { isRunId } from "../domain/ids.js"
+import { timestampedId } from "../domain/runConfig.js"
 import { renderPortfolioHtml } from "../domain/portfolio/html.js"
 import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../domain/portfolio/portfolio.js"
 import { excerpt, toolSuccess } from "../domain/toolResult.js"
@@ -14,17 +15,8 @@ import { locateReport } from "./reports.js"
 export const PORTFOLIOS_DIRECTORY = "portfolios"
 export const PORTFOLIO_JSON_FILE = "portfolio.json"
 export const PORTFOLIO_HTML_FILE = "portfolio.html"
-const PORTFOLIO_ID = /^portfolio-\d{8}T\d{6}Z-[0-9a-f]{10}$/
 
-/** `make_portfolio` arguments: the runs to count, and whether to answer the HTML too (the page downloads it). */
-export const MakePortfolioArguments = Schema.Struct({
-  run_ids: Schema.Array(Schema.String),
-  include_html: Schema.optional(Schema.Boolean)
-})
-export type MakePortfolioArguments = typeof MakePortfolioArguments.Type
-
-export const newPortfolioId = (nowMillis: number) =>
-  `portfolio-${new Date(nowMillis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(5).toString("hex")}`
+export const newPortfolioId = (nowMillis: number) => timestampedId("portfolio", nowMillis)
 
 /** The selection itself: 1 to 100 distinct, well-formed run ids. */
 const checkSelection = (runIds: ReadonlyArray<string>) =>
@@ -78,7 +70,6 @@ const writePortfolio = (runs: ReadonlyArray<PortfolioRun>) =>
     const files = yield* FileStore
     const now = yield* Clock.currentTimeMillis
     const portfolioId = newPortfolioId(now)
-    if (!PORTFOLIO_ID.test(portfolioId)) return yield* controllerError("The portfolio ID is invalid.")
     const portfolio = buildPortfolio({ portfolio_id: portfolioId, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), runs })
     const directory = path.join(store.runRoot, PORTFOLIOS_DIRECTORY, portfolioId)
     yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)

@@ -49,6 +49,7 @@ export const ControllerRpcs = RpcGroup.make(
   contractRpc("get_report"),
   contractRpc("prepare_run"),
   contractRpc("start_run"),
+  contractRpc("make_portfolio"),
   WatchRun
 )
 
