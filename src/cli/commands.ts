@@ -7,7 +7,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { controllerError } from "../domain/errors.js"
-import { VERSION } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { helpRequested } from "./help.js"
 

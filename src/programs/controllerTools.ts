@@ -4,9 +4,9 @@ import { type ControllerError, controllerError, type StorageError } from "../dom
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
-  MAX_RUN_LOG_TAIL_BYTES,
-  VERSION
+  MAX_RUN_LOG_TAIL_BYTES
 } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"

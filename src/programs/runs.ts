@@ -2,6 +2,7 @@ import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "ef
 import * as path from "node:path"
 import { StartRunPayload, ToolPayloads } from "../domain/contracts.js"
 import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { newRunId } from "../domain/ids.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
@@ -14,8 +15,6 @@ import {
   type HistoricalResult,
   historicalResultDigest,
   isChunk,
-  newPrepareToken,
-  newRunId,
   normalizeConfiguration,
   preparedConfiguration,
   preparedConfigurationDigest,
@@ -228,9 +227,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
-  const token = ready ? newPrepareToken() : null
-  if (token !== null) {
-    yield* tokens.remember(token, {
+  const token = ready
+    ? yield* tokens.issue({
       controller_session_id: settings.controllerSessionId,
       fingerprint,
       configuration,
@@ -238,7 +236,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
       prepared_configuration_sha256_by_model: digests,
       reviewer_model: reviewer
     })
-  }
+    : null
   const prompt = ready ? approvalPrompt(configuration) : null
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
@@ -371,7 +369,7 @@ const launchModel = (plan: LaunchPlan, model: string) =>
     const supervisor = yield* RunSupervisor
     const coordinator = yield* RunCoordinator
     const { configuration } = plan.receipt
-    const runId = newRunId(yield* Clock.currentTimeMillis)
+    const runId = yield* newRunId
     const { directory, state } = yield* runs.create({
       runId,
       coordinatorPid: process.pid,

@@ -22,7 +22,7 @@ import {
 import { type LoadedIndex, threadIndexPath } from "../domain/history/threadIndex.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
-import { VERSION } from "../domain/product.js"
+import { VERSION } from "./internal/packageInfo.js"
 import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
 import { loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
