@@ -4,6 +4,7 @@
  * prompts, assistant responses with usage, Write/Edit tool calls and their results), its times and
  * token counts are chosen so that each chunk's share is known exactly.
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -26,7 +27,7 @@ export const NOTES = "chunk one notes\n"
 export const TWO = "two\n"
 export const THREE = "three\n"
 
-const at = (base: string, ms: number) => new Date(Date.parse(base) + ms).toISOString()
+export const at = (base: string, ms: number) => new Date(Date.parse(base) + ms).toISOString()
 
 interface Line {
   readonly [key: string]: unknown
@@ -108,4 +109,37 @@ export const writeChunkThread = (claudeHome: string, threadId: string, cwd: stri
   fs.writeFileSync(path.join(directory, `${threadId}.jsonl`), lines.map((line) => JSON.stringify(line)).join("\n") + "\n")
   return lines.filter((line) => line.type === "user" && typeof (line.message as { content: unknown }).content === "string")
     .map((line) => line.uuid as string)
+}
+
+/** git with the commit's dates set (the reflog records the committer date too). */
+const git = (cwd: string, date: string, ...args: Array<string>) =>
+  execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Test",
+      GIT_AUTHOR_EMAIL: "test@example.com",
+      GIT_COMMITTER_NAME: "Test",
+      GIT_COMMITTER_EMAIL: "test@example.com",
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date
+    }
+  }).trim()
+
+/** Writes the files and commits them at `date`; answers the commit. */
+export const commitAt = (directory: string, date: string, files: Record<string, string>, message: string) => {
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(directory, name), content)
+  git(directory, date, "add", ".")
+  git(directory, date, "commit", "--quiet", "-m", message)
+  return git(directory, date, "rev-parse", "HEAD")
+}
+
+/** A repository `<root>/<name>` whose first commit is an hour before the thread. */
+export const makeChunkProject = (root: string, name: string) => {
+  const directory = path.join(root, name)
+  fs.mkdirSync(directory, { recursive: true })
+  git(directory, CHUNK_TIMES[0], "init", "--quiet", "--initial-branch", "main")
+  const initial = commitAt(directory, at(CHUNK_TIMES[0], -3_600_000), { "README.md": "the project\n" }, "initial")
+  return { directory, initial }
 }

@@ -4,18 +4,20 @@
  * chunk replayed. Its workspace starts from the state after the first chunk, its prompt names the
  * first chunk as completed background, and Claude's side counts only the second chunk's work.
  */
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING } from "../../../src/domain/history/chunks.js"
 import {
+  at,
   CHUNK_ACTIVE_MS,
   CHUNK_PROMPTS,
   CHUNK_TIMES,
   CHUNK_USAGE,
   LIB_AFTER_ONE,
   LIB_AFTER_TWO,
+  commitAt,
+  makeChunkProject,
   NOTES,
   writeChunkThread
 } from "../../runs/chunkThread.js"
@@ -35,40 +37,6 @@ afterAll(async () => expect(await killAllDaemons()).toBe(0))
 const CARRIED_THREAD = "7c1d0e52-3a4b-4c5d-8e6f-0a1b2c3d4e5f"
 const COMMITTED_THREAD = "8d2e1f63-4b5c-4d6e-9f70-1b2c3d4e5f60"
 
-const at = (base: string, ms: number) => new Date(Date.parse(base) + ms).toISOString()
-
-/** git with the commit's dates set (the reflog records the committer date too). */
-const git = (cwd: string, date: string, ...args: Array<string>) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Test",
-      GIT_AUTHOR_EMAIL: "test@example.com",
-      GIT_COMMITTER_NAME: "Test",
-      GIT_COMMITTER_EMAIL: "test@example.com",
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_DATE: date
-    }
-  }).trim()
-
-const commit = (directory: string, date: string, files: Record<string, string>, message: string) => {
-  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(directory, name), content)
-  git(directory, date, "add", ".")
-  git(directory, date, "commit", "--quiet", "-m", message)
-  return git(directory, date, "rev-parse", "HEAD")
-}
-
-/** A repository whose first commit is an hour before the thread. */
-const makeProject = (root: string, name: string) => {
-  const directory = path.join(root, name)
-  fs.mkdirSync(directory, { recursive: true })
-  git(directory, CHUNK_TIMES[0], "init", "--quiet", "--initial-branch", "main")
-  const initial = commit(directory, at(CHUNK_TIMES[0], -3_600_000), { "README.md": "the project\n" }, "initial")
-  return { directory, initial }
-}
-
 const workspaceFiles = (directory: string) =>
   fs.readdirSync(directory, { recursive: true, encoding: "utf8" })
     .filter((name) => !name.split(path.sep).includes(".git") && fs.statSync(path.join(directory, name)).isFile())
@@ -85,12 +53,12 @@ describe("the second of three chunks, replayed through the real daemon", () => {
     codexLog = path.join(root, "codex-calls.jsonl")
     const claudeHome = path.join(root, "claude")
     // Claude committed nothing during this thread: its earlier work is carried forward from the transcript.
-    const first = makeProject(root, "carried")
+    const first = makeChunkProject(root, "carried")
     carried = { ...first, ids: writeChunkThread(claudeHome, CARRIED_THREAD, first.directory) }
     // Here Claude committed after each chunk: the second chunk starts at the commit on the boundary.
-    const second = makeProject(root, "committed")
-    const boundary = commit(second.directory, at(CHUNK_TIMES[0], 300_000), { "lib.py": LIB_AFTER_ONE, "notes.txt": NOTES }, "chunk one")
-    commit(second.directory, at(CHUNK_TIMES[1], 300_000), { "lib.py": LIB_AFTER_TWO, "two.txt": "two\n" }, "chunk two")
+    const second = makeChunkProject(root, "committed")
+    const boundary = commitAt(second.directory, at(CHUNK_TIMES[0], 300_000), { "lib.py": LIB_AFTER_ONE, "notes.txt": NOTES }, "chunk one")
+    commitAt(second.directory, at(CHUNK_TIMES[1], 300_000), { "lib.py": LIB_AFTER_TWO, "two.txt": "two\n" }, "chunk two")
     committed = { ...second, boundary, ids: writeChunkThread(claudeHome, COMMITTED_THREAD, second.directory) }
     daemon = await startDaemon({ root, env: { FAKE_CODEX_LOG: codexLog } })
   }, 30_000)
