@@ -4,9 +4,9 @@
  * prompts, assistant responses with usage, Write/Edit tool calls and their results), its times and
  * token counts are chosen so that each chunk's share is known exactly.
  */
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { gitAt as git } from "./support.js"
 
 export const CHUNK_MODEL = "claude-opus-4-5"
 /** The three prompts, ten minutes apart. */
@@ -110,22 +110,6 @@ export const writeChunkThread = (claudeHome: string, threadId: string, cwd: stri
   return lines.filter((line) => line.type === "user" && typeof (line.message as { content: unknown }).content === "string")
     .map((line) => line.uuid as string)
 }
-
-/** git with the commit's dates set (the reflog records the committer date too). */
-const git = (cwd: string, date: string, ...args: Array<string>) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Test",
-      GIT_AUTHOR_EMAIL: "test@example.com",
-      GIT_COMMITTER_NAME: "Test",
-      GIT_COMMITTER_EMAIL: "test@example.com",
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_DATE: date
-    }
-  }).trim()
 
 /** Writes the files and commits them at `date`; answers the commit. */
 export const commitAt = (directory: string, date: string, files: Record<string, string>, message: string) => {

@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
-import { type Browser, type BrowserContext, chromium } from "playwright-core"
+import { createRequire } from "node:module"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { fileURLToPath } from "node:url"
 
 /** Debian's Chromium, which `.ci/run` installs; the browser tests fail (never skip) without it. */
@@ -33,14 +34,31 @@ export const requireChromium = async (what: string) => {
  */
 export const launchChromium = async (
   consoleErrors: Array<string>,
-  options: { readonly acceptDownloads?: boolean } = {}
+  options: { readonly acceptDownloads?: boolean; readonly bypassCSP?: boolean } = {}
 ): Promise<{ browser: Browser; context: BrowserContext }> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: options.acceptDownloads ?? false })
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: options.acceptDownloads ?? false,
+    // The page's CSP forbids inline scripts; bypassing it lets a test inject axe-core.
+    bypassCSP: options.bypassCSP ?? false
+  })
   context.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text())
   })
   context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
   await fs.mkdir(ARTIFACTS, { recursive: true })
   return { browser, context }
+}
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+
+/** axe-core on the page as it is (a context launched with `bypassCSP`): every violation of impact moderate, serious or critical, named. */
+export const axeViolations = async (page: Page) => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
+  })
+  return (violations as Array<{ id: string; impact: string; nodes: Array<string> }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
 }

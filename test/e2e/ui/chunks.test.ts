@@ -4,17 +4,14 @@
  * started run is the chunk. Real daemon, fake Codex CLI, a synthetic three-chunk transcript in a git
  * repository made here (test/runs/chunkThread.ts), Debian's Chromium with axe-core.
  */
-import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING } from "../../../src/domain/history/chunks.js"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, launchChromium, requireChromium } from "../../support/browser.js"
 import { CHUNK_PROMPTS, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
-const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 const THREAD = "9e3f2a74-5c6d-4e7f-8a91-2c3d4e5f6071"
 
 let daemon: Daemon
@@ -24,30 +21,15 @@ let ids: Array<string>
 let project: { directory: string; initial: string }
 const consoleErrors: Array<string> = []
 
-const axeViolations = async () => {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
-  })
-  return (violations as Array<{ impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
-}
-
 beforeAll(async () => {
   await requireChromium("the chunk picker UI test")
   const root = scratch("codex-replay-ui-chunks-")
   project = makeChunkProject(root, "project")
   ids = writeChunkThread(path.join(root, "claude"), THREAD, project.directory)
   daemon = await startDaemon({ root })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-  // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-  context.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
-  page = await context.newPage()
-  await fs.mkdir(ARTIFACTS, { recursive: true })
+  const launched = await launchChromium(consoleErrors, { bypassCSP: true })
+  browser = launched.browser
+  page = await launched.context.newPage()
 }, 30_000)
 
 afterAll(async () => {
@@ -86,7 +68,7 @@ describe("the chunk picker of the Configure step", () => {
     expect(request).not.toContain(CHUNK_PROMPTS[2])
     expect(await page.locator("#chunk-carried").textContent()).toContain("lib.py, notes.txt")
     expect(await page.locator("#cfg-baseline").inputValue()).toBe(project.initial)
-    expect(await axeViolations()).toEqual([])
+    expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-chunk-picker.png"), fullPage: true })
 
     // The draft survives a reload: the same chunk, the same request.
