@@ -161,6 +161,39 @@ describe("the second of three chunks, replayed through the real daemon", () => {
     expect(report.comparability.beginning).toBe("same_commit")
   }, 60_000)
 
+  it("from an empty directory: the last chunk starts with every file Claude had left before it, and only those", async () => {
+    const config = {
+      ...chunkTwo(carried, CARRIED_THREAD),
+      beginning_kind: "non_git",
+      ending_kind: "non_git",
+      baseline_commit: null,
+      ending_commit: null,
+      confirm_empty_beginning: true,
+      request: CHUNK_PROMPTS[2],
+      range_start: carried.ids[2],
+      range_end: carried.ids[2]
+    }
+    const prepared = await daemon.call("prepare_run", { ...config, excluded_files: ["notes.txt"] })
+    expect(prepared.chunk).toMatchObject({
+      first_index: 3,
+      carried_forward_files: ["lib.py", "two.txt"],
+      excluded_files: ["notes.txt"],
+      excluded_reasons: { "notes.txt": "Excluded by the configuration (excluded_files)." }
+    })
+    // Replayed without the exclusion: both earlier chunks' files, as Claude had left them.
+    const started = await approveAndStart(daemon, config)
+    const run = await awaitTerminal(daemon, started.run_id)
+    expect(run.status).toBe("completed")
+    const workspace = path.join(daemon.runRoot, started.run_id, "workspaces", "codex")
+    expect(workspaceFiles(workspace)).toEqual(["FAKE_CODEX_OUTPUT.md", "lib.py", "notes.txt", "two.txt"])
+    expect(fs.readFileSync(path.join(workspace, "lib.py"), "utf8")).toBe(LIB_AFTER_TWO)
+    const report = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
+    expect(report.candidates.claude.changed_files.map((file: { path: string }) => file.path)).toEqual(["three.txt"])
+    expect(report.candidates.claude.tokens.output).toBe(CHUNK_USAGE[2][1])
+    expect(report.candidates.codex.patch).not.toMatch(/^diff --git a\/(lib.py|two.txt|notes.txt) /m)
+    expect(report.comparability.beginning).toBe("carried_forward")
+  }, 60_000)
+
   it("refuses a chunk that is not one, each in one sentence, and writes nothing", async () => {
     const before = runDirectories(daemon.runRoot)
     const config = chunkTwo(carried, CARRIED_THREAD)
