@@ -180,6 +180,12 @@ describe("the second of three chunks, replayed through the real daemon", () => {
       excluded_files: ["notes.txt"],
       excluded_reasons: { "notes.txt": "Excluded by the configuration (excluded_files)." }
     })
+    const chosen = await daemon.call("prepare_run", { ...config, carried_forward_files: ["lib.py"] })
+    expect(chosen.chunk).toMatchObject({
+      carried_forward_files: ["lib.py"],
+      excluded_files: ["notes.txt", "two.txt"],
+      excluded_reasons: { "notes.txt": "Not among the configuration's carried_forward_files.", "two.txt": "Not among the configuration's carried_forward_files." }
+    })
     // Replayed without the exclusion: both earlier chunks' files, as Claude had left them.
     const started = await approveAndStart(daemon, config)
     const run = await awaitTerminal(daemon, started.run_id)
