@@ -70,6 +70,21 @@ describe("Claude's work inside a chunk", () => {
     expect(earlierFiles(analysis, null, chunkWindow(whole.split_points, 3, 3))).toEqual([])
   })
 
+  it("says when a file's content before the chunk cannot be rebuilt (its edit recorded no text)", () => {
+    const lines = chunkThreadLines(THREAD, PROJECT).map((line) => {
+      const result = line.toolUseResult as { filePath?: string } | undefined
+      if (result?.filePath !== `${PROJECT}/notes.txt`) return line
+      const { content: _content, ...rest } = result as Record<string, unknown>
+      return { ...line, toolUseResult: rest }
+    })
+    const edited = analyzeSession({ ...analysis.input, main: decodeText(lines.map((line) => JSON.stringify(line)).join("\n")) })
+    const files = earlierFiles(edited, PROJECT, chunkWindow(whole.split_points, 2, 2))
+    expect(files.map(({ content, path }) => ({ path, content }))).toEqual([
+      { path: "lib.py", content: LIB_AFTER_ONE },
+      { path: "notes.txt", content: null }
+    ])
+  })
+
   it("asks for the chunk's task after the earlier prompts as background, once", () => {
     const points = splitPoints(whole.request_turns, [], PROJECT)
     expect(chunkRequest(whole.request_turns, points, 1, "Just the task")).toBe("Just the task")
