@@ -79,6 +79,15 @@ describe("the second of three chunks, replayed through the real daemon", () => {
     ...extra
   })
 
+  /** Approves and runs a configuration to its end: the run, its workspace and its report. */
+  const replay = async (config: Record<string, unknown>) => {
+    const started = await approveAndStart(daemon, config)
+    const run = await awaitTerminal(daemon, started.run_id)
+    expect(run.status).toBe("completed")
+    const workspace = path.join(daemon.runRoot, started.run_id, "workspaces", "codex")
+    return { run, workspace, report: JSON.parse(fs.readFileSync(run.report_json, "utf8")) }
+  }
+
   it("offers three split points, each with its first prompt, time and files", async () => {
     const inspection = await daemon.call("inspect_thread", { thread_id: CARRIED_THREAD })
     expect(inspection.chunks.split_points).toEqual([
@@ -102,14 +111,11 @@ describe("the second of three chunks, replayed through the real daemon", () => {
       in_starting_commit: []
     }
     expect(prepared.chunk).toEqual(facts)
-    const started = await approveAndStart(daemon, config)
-    const run = await awaitTerminal(daemon, started.run_id)
-    expect(run.status).toBe("completed")
+    const { report, run, workspace } = await replay(config)
     expect(run.chunk).toEqual(facts)
     expect(run.range_start).toBe(carried.ids[1])
 
     // The workspace holds exactly the first chunk's results (and what Codex wrote), not the second's.
-    const workspace = path.join(daemon.runRoot, started.run_id, "workspaces", "codex")
     expect(workspaceFiles(workspace)).toEqual(["FAKE_CODEX_OUTPUT.md", "README.md", "lib.py", "notes.txt"])
     expect(fs.readFileSync(path.join(workspace, "lib.py"), "utf8")).toBe(LIB_AFTER_ONE)
     expect(fs.readFileSync(path.join(workspace, "notes.txt"), "utf8")).toBe(NOTES)
@@ -124,7 +130,6 @@ describe("the second of three chunks, replayed through the real daemon", () => {
     expect(implementation.prompt).not.toContain(CHUNK_PROMPTS[2])
 
     // Claude's side is its work inside the chunk only: patch, tokens, cost and time.
-    const report = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
     const claude = report.candidates.claude
     const [input, output] = CHUNK_USAGE[1]
     expect(claude.tokens).toEqual({ ordinary_input: input, cache_read: 0, cache_write: 0, output, total_input: input })
@@ -151,13 +156,9 @@ describe("the second of three chunks, replayed through the real daemon", () => {
     const config = chunkTwo(committed, COMMITTED_THREAD, { baseline_commit: committed.boundary, ending_commit: committed.boundary })
     const prepared = await daemon.call("prepare_run", config)
     expect(prepared.chunk).toMatchObject({ carried_forward_files: [], excluded_files: [], in_starting_commit: ["lib.py", "notes.txt"] })
-    const started = await approveAndStart(daemon, config)
-    const run = await awaitTerminal(daemon, started.run_id)
-    expect(run.status).toBe("completed")
-    const workspace = path.join(daemon.runRoot, started.run_id, "workspaces", "codex")
+    const { report, workspace } = await replay(config)
     expect(workspaceFiles(workspace)).toEqual(["FAKE_CODEX_OUTPUT.md", "README.md", "lib.py", "notes.txt"])
     expect(fs.readFileSync(path.join(workspace, "lib.py"), "utf8")).toBe(LIB_AFTER_ONE)
-    const report = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
     expect(report.comparability.beginning).toBe("same_commit")
   }, 60_000)
 
@@ -187,13 +188,9 @@ describe("the second of three chunks, replayed through the real daemon", () => {
       excluded_reasons: { "notes.txt": "Not among the configuration's carried_forward_files.", "two.txt": "Not among the configuration's carried_forward_files." }
     })
     // Replayed without the exclusion: both earlier chunks' files, as Claude had left them.
-    const started = await approveAndStart(daemon, config)
-    const run = await awaitTerminal(daemon, started.run_id)
-    expect(run.status).toBe("completed")
-    const workspace = path.join(daemon.runRoot, started.run_id, "workspaces", "codex")
+    const { report, workspace } = await replay(config)
     expect(workspaceFiles(workspace)).toEqual(["FAKE_CODEX_OUTPUT.md", "lib.py", "notes.txt", "two.txt"])
     expect(fs.readFileSync(path.join(workspace, "lib.py"), "utf8")).toBe(LIB_AFTER_TWO)
-    const report = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
     expect(report.candidates.claude.changed_files.map((file: { path: string }) => file.path)).toEqual(["three.txt"])
     expect(report.candidates.claude.tokens.output).toBe(CHUNK_USAGE[2][1])
     expect(report.candidates.codex.patch).not.toMatch(/^diff --git a\/(lib.py|two.txt|notes.txt) /m)
