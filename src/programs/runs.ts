@@ -162,12 +162,11 @@ const readHistorical = (configuration: RunConfiguration) =>
     } satisfies Historical
   })
 
-/** Per model, what is prepared: the request Codex is asked and, for a chunk, where it starts. */
-const preparedByModel = (configuration: RunConfiguration, historical: Pick<Historical, "snapshot" | "request" | "chunk">) =>
-  configuration.models.map((model) => {
-    const prepared = preparedConfiguration({ ...configuration, request: historical.request }, model, historical.snapshot)
-    return [model, historical.chunk === null ? prepared : { ...prepared, chunk: historical.chunk }] as const
-  })
+const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+  configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
+
+/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
+const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
 
 const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
   Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
@@ -259,7 +258,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
   // One snapshot serves every model, so the models cannot disagree on the baseline.
-  const digests = digestsOf(preparedByModel(configuration, historical))
+  const digests = digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot))
   const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
@@ -513,7 +512,7 @@ const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical)
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
       return yield* conflict("The historical Claude result changed since preparation. Prepare the replay again.")
     }
-    const now = digestsOf(preparedByModel(receipt.configuration, historical))
+    const now = digestsOf(preparedByModel(asAsked(receipt.configuration, historical), historical.snapshot))
     const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
     if (changed) return yield* conflict("The repository changed since preparation. Prepare the replay again.")
   })

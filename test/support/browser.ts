@@ -34,15 +34,10 @@ export const requireChromium = async (what: string) => {
  */
 export const launchChromium = async (
   consoleErrors: Array<string>,
-  options: { readonly acceptDownloads?: boolean; readonly bypassCSP?: boolean } = {}
+  options: { readonly acceptDownloads?: boolean } = {}
 ): Promise<{ browser: Browser; context: BrowserContext }> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    acceptDownloads: options.acceptDownloads ?? false,
-    // The page's CSP forbids inline scripts; bypassing it lets a test inject axe-core.
-    bypassCSP: options.bypassCSP ?? false
-  })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: options.acceptDownloads ?? false })
   context.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text())
   })
@@ -53,12 +48,29 @@ export const launchChromium = async (
 
 const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 
-/** axe-core on the page as it is (a context launched with `bypassCSP`): every violation of impact moderate, serious or critical, named. */
+/** axe-core's violations of impact moderate or higher on the page as it is (the context must bypass the page's CSP). */
 export const axeViolations = async (page: Page) => {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
+  await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
   const violations = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
     return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
   })
-  return (violations as Array<{ id: string; impact: string; nodes: Array<string> }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
+  return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
+}
+
+/**
+ * A context of `browser` with the page's CSP bypassed (so axe-core can be injected) that collects
+ * console errors (failed resource loads aside) and page errors into `consoleErrors`.
+ */
+export const errorCollectingContext = async (
+  browser: Browser,
+  consoleErrors: Array<string>,
+  options: { readonly acceptDownloads?: boolean } = {}
+) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: options.acceptDownloads ?? false })
+  context.on("console", (message) => {
+    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  return context
 }

@@ -5,10 +5,11 @@
  * repository made here (test/runs/chunkThread.ts), Debian's Chromium with axe-core.
  */
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
+import * as fs from "node:fs/promises"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING } from "../../../src/domain/history/chunks.js"
-import { ARTIFACTS, axeViolations, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { CHUNK_PROMPTS, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
@@ -27,9 +28,9 @@ beforeAll(async () => {
   project = makeChunkProject(root, "project")
   ids = writeChunkThread(path.join(root, "claude"), THREAD, project.directory)
   daemon = await startDaemon({ root })
-  const launched = await launchChromium(consoleErrors, { bypassCSP: true })
-  browser = launched.browser
-  page = await launched.context.newPage()
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
+  await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 30_000)
 
 afterAll(async () => {
