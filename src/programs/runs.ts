@@ -65,6 +65,9 @@ const existingFilesChanged = (record: ThreadRecord, configuration: RunConfigurat
     )
     .map((file) => file.path)
 
+/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
+const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
+
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
   record.historical_changed_files
     .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
@@ -101,14 +104,12 @@ const realDirectory = (directory: string) =>
     Effect.mapError(() => notFound(`The project directory ${excerpt(directory)} (repo) does not exist.`))
   )
 
-/**
- * Claude's result and the repository facts the replay depends on, read now (prepare and again at
- * start). A chunk starts from its starting commit (or the empty directory) plus Claude's files from
- * earlier chunks, and Claude's side is its work inside the chunk, patch rebuilt from the transcript.
- */
+/** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
+    // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
     const thread = yield* threadForComparison(configuration.thread_id)
     const { capabilities } = thread
     const withChunk = (chunk: ChunkPlan | null) => {
@@ -164,9 +165,6 @@ const readHistorical = (configuration: RunConfiguration) =>
 
 const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
   configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
-
-/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
-const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
 
 const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
   Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
@@ -415,9 +413,9 @@ const launchModel = (plan: LaunchPlan, model: string) =>
         models: configuration.models,
         thread_id: configuration.thread_id,
         run_tag: runId,
+        ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         range_start: configuration.range_start,
         range_end: configuration.range_end,
-        ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         prepare_token_hash: tokenHash(plan.token),
         configuration_fingerprint: plan.receipt.fingerprint,
         historical_result_sha256: plan.receipt.historical_result_sha256,
