@@ -30,7 +30,8 @@
     concatenated_fallback: "Concatenated prompts (fallback)",
     llm_synthesis: "Synthesized by Codex",
     packaged_sample: "Packaged sample",
-    pending: "Synthesis pending"
+    pending: "Synthesis pending",
+    chunk: "The chunk's prompts, after the earlier chunks as background"
   }
 
   // ------------------------------------------------------------------------------------------
@@ -280,15 +281,22 @@
   // ------------------------------------------------------------------------------------------
   // Configure step
 
+  /** The chunk the draft replays, as inspect_thread and prepare_run take it; none for the whole thread. */
+  function rangeOf(config) {
+    return config && config.range_start && config.range_end ? { range_start: config.range_start, range_end: config.range_end } : {}
+  }
+
   async function inspect(id) {
     app.inspect = null
     app.inspectError = null
     renderConfigure()
+    const range = draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
     try {
-      const result = await callTool("inspect_thread", { thread_id: id })
+      const result = await callTool("inspect_thread", { thread_id: id, ...range })
       if (draft.thread_id !== id) return
       app.inspect = result
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
+      else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
       applyPendingModels()
       saveDraft()
       renderConfigure()
@@ -300,8 +308,14 @@
     }
   }
 
+  /** A fresh default configuration for another part of the thread, keeping the models, reviewer and timeout chosen. */
+  function withChoices(fresh, previous) {
+    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, timeout_seconds: previous.timeout_seconds }
+  }
+
   function defaultConfig(result) {
     const thread = result.thread || {}
+    const chunk = (result.chunks || {}).selected
     const baseline = result.baseline || {}
     const selection = result.file_selection || { candidates: [] }
     const models = (result.models || []).filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
@@ -311,9 +325,11 @@
       thread_id: thread.imported_thread_id,
       source_path: thread.source_path || null,
       message_uuid: thread.message_uuid || null,
-      request: thread.request || "",
-      request_method: (thread.request_generation && thread.request_generation.method) || "unknown",
+      request: chunk ? chunk.request : thread.request || "",
+      request_method: chunk ? "chunk" : (thread.request_generation && thread.request_generation.method) || "unknown",
       synthesis_attempted: false,
+      range_start: chunk ? chunk.range_start : null,
+      range_end: chunk ? chunk.range_end : null,
       repo: baseline.repository && !missing ? baseline.repository : "",
       beginning_kind: beginning,
       ending_kind: baseline.ending_kind === "git" ? "git" : beginning === "git" ? "git" : "non_git",
@@ -345,7 +361,8 @@
       ending_commit: c.ending_kind === "git" ? c.ending_commit.trim() || null : null,
       models: c.models.slice(),
       reviewer_model: c.reviewer_model || null,
-      timeout_seconds: c.timeout_seconds
+      timeout_seconds: c.timeout_seconds,
+      ...rangeOf(c)
     }
     if (c.beginning_kind === "non_git") {
       out.created_by_claude = c.files.filter((file) => file.selected).map((file) => file.path)
@@ -488,6 +505,8 @@
     if (problems.length) body.append(h("div", { className: "callout callout-bad" }, h("strong", { text: "Blockers and diagnostics" }), list(problems)))
     if ((result.questions || []).length) body.append(h("div", { className: "callout" }, h("strong", { text: "Questions" }), list(result.questions)))
 
+    body.append(chunkSection(result, c))
+
     // Prompt
     const turns = thread.request_turns || []
     const method = c.request_method
@@ -495,7 +514,7 @@
     const prompt = h("textarea", { id: "cfg-request", rows: 8, spellcheck: "false", value: c.request, disabled: app.synthesizing, onInput: (event) => { c.request = event.target.value; changed(false) } })
     body.append(section("Task prompt",
       h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
-        turns.length > 1 || method === "pending" ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
+        (turns.length > 1 || method === "pending") && !c.range_start ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
       field("Reconstructed request (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`),
       turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} turns of the thread (prompts, commands, compactions)` }),
         h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
@@ -599,6 +618,71 @@
     refreshSummary()
   }
 
+  // ------------------------------------------------------------------------------------------
+  // Whole thread or a chunk (split at human prompts)
+
+  function chunkSummary(p) {
+    const points = ((app.inspect && app.inspect.chunks) || {}).split_points || []
+    if (!p.range_start) return "Whole thread"
+    const first = points.find((point) => point.message_id === p.range_start)
+    const last = points.find((point) => point.message_id === p.range_end)
+    return first && last ? `Chunk: prompts ${first.index}–${last.index} of ${points.length}` : "Chunk"
+  }
+
+  /** Another part of the thread: inspected again, then the prompt, commits and files are that part's. */
+  function chooseRange(start, end) {
+    const c = draft.config
+    c.range_start = start
+    c.range_end = end
+    c.range_changed = true
+    app.prepared = null
+    saveDraft()
+    inspect(draft.thread_id)
+  }
+
+  function chunkSection(result, c) {
+    const offer = result.chunks || {}
+    const points = offer.split_points || []
+    if (!offer.available) {
+      return section("Whole thread or a chunk", h("p", { className: "muted", id: "chunk-unavailable", text: offer.reason || "This thread cannot be split into chunks." }))
+    }
+    const chunked = Boolean(c.range_start)
+    const indexOf = (id) => points.findIndex((point) => point.message_id === id)
+    const scope = (id, value, label) => h("label", { className: "check" },
+      h("input", { type: "radio", name: "cfg-scope", id, value, checked: value === "chunk" ? chunked : !chunked, onChange: () => {
+        if (value === "whole") chooseRange(null, null)
+        else chooseRange(points[0].message_id, points[0].message_id)
+      } }), ` ${label}`)
+    const options = (selected, from) => points.map((point, index) => h("option", {
+      value: point.message_id,
+      text: `${point.index}. ${formatDate(point.timestamp)} — ${point.prompt}`,
+      selected: point.message_id === selected ? "selected" : undefined,
+      disabled: index < from
+    }))
+    const first = Math.max(0, indexOf(c.range_start))
+    const last = Math.max(first, indexOf(c.range_end))
+    const picker = chunked ? h("div", { className: "grid2" },
+      field("From prompt (range_start)", h("select", { id: "cfg-range-start", onChange: (event) => {
+        const start = indexOf(event.target.value)
+        chooseRange(event.target.value, points[Math.max(start, last)].message_id)
+      } }, options(c.range_start, 0))),
+      field("Through prompt (range_end)", h("select", { id: "cfg-range-end", onChange: (event) => chooseRange(c.range_start, event.target.value) }, options(c.range_end, first)))) : null
+    const selected = offer.selected
+    const carried = selected && selected.carried_forward_files.length
+      ? `Claude's files from the earlier chunks are carried into the workspace as Claude left them, unless the beginning commit holds them: ${selected.carried_forward_files.join(", ")}.`
+      : null
+    return section("Whole thread or a chunk",
+      h("fieldset", { className: "scope" }, h("legend", { text: `This thread has ${points.length} human prompts; a chunk replays some of them, the earlier ones as completed background.` }),
+        scope("cfg-scope-whole", "whole", "Whole thread"), scope("cfg-scope-chunk", "chunk", "A chunk of it")),
+      picker,
+      chunked ? h("ol", { className: "split-points", id: "split-points" }, points.map((point, index) => h("li", { className: index >= first && index <= last ? "in-chunk" : index < first ? "earlier" : "later", "aria-current": index >= first && index <= last ? "true" : undefined },
+        h("span", { className: "badge", text: index < first ? "background" : index <= last ? "this chunk" : "later" }), " ",
+        h("span", { className: "muted", text: formatDate(point.timestamp) }), " ", h("span", { text: point.prompt }),
+        point.files_touched.length ? h("p", { className: "hint mono", text: `Files: ${point.files_touched.join(", ")}` }) : null))) : null,
+      chunked && carried ? h("p", { className: "hint", id: "chunk-carried", text: carried }) : null,
+      chunked ? h("p", { className: "hint", text: "Claude's side of the comparison is its work inside the chunk: its patch, tokens, cost and time there." }) : null)
+  }
+
   function emptyBeginningReason(selection) {
     const existing = (selection.preexisting_files || []).length
     return existing > 0
@@ -627,6 +711,7 @@
     const p = payload()
     const rows = [
       ["Thread", p.thread_id],
+      ["Part", chunkSummary(p)],
       ["Request", p.request.length > 240 ? `${p.request.slice(0, 240)}… (${p.request.length} characters)` : p.request || "—"],
       ["Working directory", p.repo || "— (empty directory)"],
       ["Beginning", p.beginning_kind === "git" ? `Git ${p.baseline_commit || "—"}` : "Non-Git (empty directory)"],

@@ -39,6 +39,7 @@ import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
 import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
+import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
 import { threadForComparison } from "./threads.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -50,6 +51,9 @@ interface Historical {
   readonly snapshot: RepositorySnapshot
   readonly plan: WorkspacePlan
   readonly comparability: ComparabilityFacts
+  /** What Codex is asked: the configuration's request, after the earlier chunks' background for a chunk. */
+  readonly request: string
+  readonly chunk: ChunkFacts | null
 }
 
 /** Files that existed before the session and that Claude modified, as far as they take part in the comparison. */
@@ -59,6 +63,9 @@ const existingFilesChanged = (record: ThreadRecord, configuration: RunConfigurat
       file.kind === "modified" && !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path)
     )
     .map((file) => file.path)
+
+/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
+const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
 
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
   record.historical_changed_files
@@ -100,35 +107,58 @@ const realDirectory = (directory: string) =>
 const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const { capabilities, record } = yield* threadForComparison(configuration.thread_id)
-    const comparability = (baselineCommit: string | null) =>
-      comparabilityFacts({
-        beginning_kind: configuration.beginning_kind,
-        baseline_commit: baselineCommit,
-        carried_forward_files: configuration.carried_forward_files,
-        existing_files_changed: configuration.beginning_kind === "non_git" ? existingFilesChanged(record, configuration) : []
-      }, capabilities, record.final_response)
+    // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
+    // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
+    const thread = yield* threadForComparison(configuration.thread_id)
+    const { capabilities } = thread
+    const withChunk = (chunk: ChunkPlan | null) => {
+      const record = chunk?.record ?? thread.record
+      const carriedNames = chunk?.facts.carried_forward_files ?? configuration.carried_forward_files
+      const comparability = (baselineCommit: string | null) =>
+        comparabilityFacts({
+          beginning_kind: configuration.beginning_kind,
+          baseline_commit: baselineCommit,
+          carried_forward_files: carriedNames,
+          existing_files_changed: configuration.beginning_kind === "non_git"
+            ? existingFilesChanged(record, configuration).filter((file) => !carriedNames.includes(file))
+            : []
+        }, capabilities, record.final_response)
+      const carried = chunk === null
+        ? { carriedForwardFiles: configuration.carried_forward_files }
+        : { carriedForwardFiles: [], carriedContents: chunk.carried }
+      return { record, comparability, carried, request: chunk?.request ?? configuration.request, chunk: chunk?.facts ?? null }
+    }
     if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
       const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
       const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
       const [baseline = "", ending = ""] = repository.commits
-      const patch = yield* workspace.historicalPatch(repository.repository, baseline, ending)
+      const chunk = isChunk(configuration)
+        ? yield* resolveChunk(configuration, thread.record, yield* workspace.commitTime(repository.repository, baseline))
+        : null
+      const { carried, comparability, record, ...asked } = withChunk(chunk)
+      const patch = chunk === null
+        ? yield* workspace.historicalPatch(repository.repository, baseline, ending)
+        : nonGitPatch(record, configuration)
       return {
         result: { patch, final_response: record.final_response },
         claude: claudeSide(record, patch, repository.repository),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
-        plan: { kind: "git", repository: repository.repository, commit: baseline, carriedForwardFiles: configuration.carried_forward_files },
-        comparability: comparability(baseline)
+        plan: { kind: "git", repository: repository.repository, commit: baseline, ...carried },
+        comparability: comparability(baseline),
+        ...asked
       } satisfies Historical
     }
+    const chunk = yield* resolveChunk(configuration, thread.record, null)
+    const { carried, comparability, record, ...asked } = withChunk(chunk)
     const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
     const patch = nonGitPatch(record, configuration)
     return {
       result: { patch, final_response: record.final_response },
       claude: claudeSide(record, patch, project),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
-      plan: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: configuration.carried_forward_files },
-      comparability: comparability(null)
+      plan: { kind: "non_git", repository: project, commit: null, ...carried },
+      comparability: comparability(null),
+      ...asked
     } satisfies Historical
   })
 
@@ -205,6 +235,8 @@ export interface PrepareRunResult {
   readonly prepared_configuration_sha256: string
   readonly prepared_configuration_sha256_by_model: Readonly<Record<string, string>>
   readonly run_config: RunConfiguration
+  /** For a chunk: its split points and what its workspace starts with; null for a whole thread. */
+  readonly chunk: ChunkFacts | null
 }
 
 const approvalPrompt = (configuration: RunConfiguration) =>
@@ -223,7 +255,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
   // One snapshot serves every model, so the models cannot disagree on the baseline.
-  const digests = digestsOf(preparedByModel(configuration, historical.snapshot))
+  const digests = digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot))
   const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
@@ -257,7 +289,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     historical_result_sha256: historicalDigest,
     prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
     prepared_configuration_sha256_by_model: digests,
-    run_config: configuration
+    run_config: configuration,
+    chunk: historical.chunk
   }
   return result
 })
@@ -378,6 +411,7 @@ const launchModel = (plan: LaunchPlan, model: string) =>
         models: configuration.models,
         thread_id: configuration.thread_id,
         run_tag: runId,
+        ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         range_start: configuration.range_start,
         range_end: configuration.range_end,
         prepare_token_hash: tokenHash(plan.token),
@@ -397,7 +431,7 @@ const launchModel = (plan: LaunchPlan, model: string) =>
       run_tag: runId,
       thread_id: configuration.thread_id,
       model,
-      request: configuration.request,
+      request: plan.historical.request,
       timeout_seconds: configuration.timeout_seconds,
       workspace: plan.historical.plan,
       claude: plan.historical.claude,
@@ -474,7 +508,7 @@ const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical)
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
       return yield* conflict("The historical Claude result changed since preparation. Prepare the replay again.")
     }
-    const now = digestsOf(preparedByModel(receipt.configuration, historical.snapshot))
+    const now = digestsOf(preparedByModel(asAsked(receipt.configuration, historical), historical.snapshot))
     const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
     if (changed) return yield* conflict("The repository changed since preparation. Prepare the replay again.")
   })
