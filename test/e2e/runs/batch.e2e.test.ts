@@ -1,29 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import {
-  eventually,
-  killAllDaemons,
-  MODELS,
-  REPO_ROOT,
-  runDirectories,
-  scratch,
-  startDaemon
-} from "../../runs/support.js"
+import { batchHistory as historyOf, batchThreadId as threadId } from "../../runs/batchSupport.js"
+import { eventually, killAllDaemons, MODELS, runDirectories, scratch, startDaemon } from "../../runs/support.js"
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
-
-/** A real transcript (test/fixtures/PROVENANCE.md) whose Claude only created files. */
-const TRANSCRIPT = path.join(REPO_ROOT, "test/fixtures/claude-home/projects/-workspace/c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
-const threadId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`
-
-/** A history of `count` threads: the same transcript under as many session ids. */
-const historyOf = (root: string, count: number) => {
-  const directory = path.join(root, "claude", "projects", "-workspace")
-  fs.mkdirSync(directory, { recursive: true })
-  for (let n = 1; n <= count; n++) fs.copyFileSync(TRANSCRIPT, path.join(directory, `${threadId(n)}.jsonl`))
-}
 
 const configuration = (n: number, confirmed = true) => ({
   thread_id: threadId(n),
