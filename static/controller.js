@@ -1817,7 +1817,7 @@
     }
     renderBatchView()
     const summary = batch.summary
-    if (summary && (summary.status === "running" || summary.ended_at === null)) batch.timer = setTimeout(pollBatch, POLL_MS)
+    if (summary && summary.status === "running") batch.timer = setTimeout(pollBatch, POLL_MS)
   }
 
   function openBatchRun(item) {

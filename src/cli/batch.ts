@@ -119,7 +119,7 @@ const progressLine = (summary: BatchSummary) => {
 }
 
 /**
- * Follows the batch until it has ended (with its portfolio written): on a terminal one line rewritten
+ * Follows the batch until it has ended (its portfolio written): on a terminal one line rewritten
  * in place, elsewhere a line whenever the counts change.
  */
 const followBatch = (call: CallTool, out: Output, batchId: string) =>
@@ -134,7 +134,7 @@ const followBatch = (call: CallTool, out: Output, batchId: string) =>
       if (live) yield* Effect.sync(() => void stream.write(`\r\x1b[2K${line}`))
       else if (line.split(" · ").slice(0, 3).join() !== last.split(" · ").slice(0, 3).join()) yield* out.say(line)
       last = line
-      return summary.status !== "running" && summary.ended_at !== null
+      return summary.status !== "running"
     })
     yield* look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL_MILLIS), until: (ended) => ended }))
     if (live) yield* Effect.sync(() => void stream.write("\n"))

@@ -298,12 +298,13 @@ const runBatch = (batchId: string, configurations: ReadonlyArray<BatchConfigurat
       discard: true
     })
     yield* Effect.forEach(record.items, (_, position) => settleItem(batchId, position), { discard: true })
-    const ended = yield* batches.update(batchId, (current) =>
-      current.status === "running" ? { ...current, status: "finished" } : current)
-    if (ended.status !== "finished" || ended.ended_at !== null) return
+    // The batch ends in one write, portfolio included: a controller that dies before it resumes a batch with nothing left to start.
+    const ended = yield* batches.read(batchId)
+    if (ended.status !== "running") return
     const portfolio = yield* portfolioOf(ended, yield* runViews)
     const at = isoOf(yield* Clock.currentTimeMillis)
-    yield* batches.update(batchId, (current) => ({ ...current, ended_at: at, portfolio }))
+    yield* batches.update(batchId, (current) =>
+      current.status === "running" ? { ...current, status: "finished", ended_at: at, portfolio } : current)
   }).pipe(
     Effect.catchAll((error) => Effect.logError(`Batch ${batchId} stopped: ${error.message}`)),
     Effect.withSpan("batches.runBatch", { attributes: { batch_id: batchId } })
@@ -418,6 +419,8 @@ export const resumeBatches = Effect.gen(function*() {
   const orphaned = (yield* batches.listAll).filter((record) => record.status === "running" && ownerIsGone(record))
   yield* Effect.forEach(orphaned, (record) =>
     Effect.gen(function*() {
+      // Two controllers starting at once: only the one that takes the batch over from its dead controller resumes it.
+      if (!(yield* batches.claimTakeover(record, settings.controllerSessionId))) return
       const configurations = yield* batches.readConfigurations(record.batch_id)
       yield* batches.adopt({
         ...record,

@@ -146,7 +146,18 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
     const ownByToken = (tokenHash: string) =>
       Effect.map(Ref.get(own), (current) => Option.fromNullable([...current.values()].find((record) => record.prepare_token_hash === tokenHash)))
 
+    /**
+     * Claims the takeover of a batch from its dead controller: one file per (batch, dead controller),
+     * created exclusively, so one controller only resumes it.
+     */
+    const claimTakeover = (record: BatchRecord, sessionId: string) =>
+      files.createJsonExclusive(
+        path.join(directoryOf(record.batch_id), `takeover-${record.coordinator_pid}-${record.coordinator_start_time ?? "unknown"}.json`),
+        { controller_session_id: sessionId }
+      )
+
     return {
+      claimTakeover,
       create,
       update,
       adopt,
