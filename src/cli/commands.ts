@@ -36,6 +36,10 @@ const wholeNumber = (name: string, description: string, fallback: number) =>
     Options.withDefault(fallback)
   )
 
+const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
+const reviewerModelOption = (description: string) =>
+  Options.text("reviewer-model").pipe(Options.withDescription(description), Options.optional)
+
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
     const { ensureKnownController } = await import("../programs/ensureController.js")
@@ -74,14 +78,8 @@ const threads = Command.make("threads", {
 
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
-  models: Options.text("model").pipe(
-    Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
-    Options.repeated
-  ),
-  reviewerModel: Options.text("reviewer-model").pipe(
-    Options.withDescription("The Codex model that reviews both sides (default: the controller's reviewer)."),
-    Options.optional
-  ),
+  models: modelsOption("A Codex model to replay with; repeat for several models run in parallel."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: the controller's reviewer)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -123,14 +121,8 @@ const batch = Command.make("batch", {
     Options.map(integerOf),
     Options.optional
   ),
-  models: Options.text("model").pipe(
-    Options.withDescription("A Codex model to replay every thread with; repeat for several models."),
-    Options.repeated
-  ),
-  reviewerModel: Options.text("reviewer-model").pipe(
-    Options.withDescription("The Codex model that reviews every replay (default: the controller's reviewer)."),
-    Options.optional
-  ),
+  models: modelsOption("A Codex model to replay every thread with; repeat for several models."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: the controller's reviewer)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
   json
 }, (options) =>

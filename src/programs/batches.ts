@@ -174,36 +174,21 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
 
 const isoOf = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
 
+/** `run.json` holds both patches, which have no size limit of their own. */
+const RUN_RECORD_MAX_BYTES = 64 * 1024 * 1024
+
+/** Codex's cost of a run, from its `run.json` once collected; `null` when it is not priced or not known. */
 const codexCostOf = (directory: string) =>
-  Effect.flatMap(FileStore, (files) => files.readJsonOption(path.join(directory, RUN_RECORD_FILE), 64 * 1024 * 1024)).pipe(
-    Effect.map(Option.flatMap((record) => {
-      const usd = (record as { codex?: { cost?: { usd?: unknown } } }).codex?.cost?.usd
-      return Option.some(typeof usd === "number" ? usd : null)
+  Effect.flatMap(FileStore, (files) => files.readJsonOption(path.join(directory, RUN_RECORD_FILE), RUN_RECORD_MAX_BYTES)).pipe(
+    Effect.map(Option.match({
+      onNone: () => null,
+      onSome: (record) => {
+        const usd = (record as { codex?: { cost?: { usd?: unknown } } }).codex?.cost?.usd
+        return typeof usd === "number" ? usd : null
+      }
     })),
-    Effect.map(Option.getOrElse(() => null)),
     Effect.orElseSucceed(() => null)
   )
-
-/** Records an ended run's duration and Codex cost on its item (once). */
-const settleItem = (batchId: string, position: number) =>
-  Effect.gen(function*() {
-    const runs = yield* RunStore
-    const batches = yield* Batches
-    const item = (yield* batches.read(batchId)).items[position]
-    if (item === undefined || item.run_id === null || item.elapsed_ms !== undefined) return
-    const found = yield* runs.readAny(item.run_id).pipe(Effect.option)
-    if (Option.isNone(found) || !TERMINAL_STATUSES.has(found.value.state.status)) return
-    const { directory, state } = found.value
-    const ended = Date.parse(state.completed_at ?? state.updated_at)
-    const settled = {
-      elapsed_ms: Math.max(0, ended - Date.parse(state.started_at)),
-      codex_usd: yield* codexCostOf(directory)
-    }
-    yield* batches.update(batchId, (record) => ({
-      ...record,
-      items: record.items.map((entry, index) => (index === position ? { ...entry, ...settled } : entry))
-    }))
-  })
 
 const setItem = (batchId: string, position: number, change: Partial<BatchItem>) =>
   Effect.flatMap(Batches, (batches) =>
@@ -211,6 +196,22 @@ const setItem = (batchId: string, position: number, change: Partial<BatchItem>) 
       ...record,
       items: record.items.map((item, index) => (index === position ? { ...item, ...change } : item))
     })))
+
+/** Records an ended run's duration and Codex cost on its item (once). */
+const settleItem = (batchId: string, position: number) =>
+  Effect.gen(function*() {
+    const runs = yield* RunStore
+    const item = (yield* (yield* Batches).read(batchId)).items[position]
+    if (item === undefined || item.run_id === null || item.elapsed_ms !== undefined) return
+    const found = yield* runs.readAny(item.run_id).pipe(Effect.option)
+    if (Option.isNone(found) || !TERMINAL_STATUSES.has(found.value.state.status)) return
+    const { directory, state } = found.value
+    const ended = Date.parse(state.completed_at ?? state.updated_at)
+    yield* setItem(batchId, position, {
+      elapsed_ms: Math.max(0, ended - Date.parse(state.started_at)),
+      codex_usd: yield* codexCostOf(directory)
+    })
+  })
 
 /** Claude's side and the repository, read and checked against the approval once per configuration. */
 const historicalChecker = (configurations: ReadonlyArray<BatchConfiguration>, reviewer: string) =>

@@ -5,28 +5,16 @@
  * whole batch; axe-core on the batch panel and the batch view.
  */
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
 import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
-
-const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 
 let browser: Browser
 const roots: Array<string> = []
 const consoleErrors: Array<string> = []
-
-const axeViolations = async (page: Page) => {
-  await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
-  })
-  return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
-}
 
 const daemonWithHistory = async (env: Record<string, string> = {}) => {
   const root = scratch()
@@ -44,7 +32,7 @@ const openPage = async (daemon: Daemon) => {
   const page = await context.newPage()
   await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
   await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
-  await expect.poll(() => page.locator("#thread-list li").count()).toBe(4)
+  await expect.poll(() => page.locator("#thread-list li").count(), { timeout: 30_000 }).toBe(4)
   await page.check("#batch-mode")
   return { context, page }
 }
