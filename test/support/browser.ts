@@ -57,3 +57,20 @@ export const axeViolations = async (page: Page) => {
   })
   return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
 }
+
+/**
+ * A context of `browser` with the page's CSP bypassed (so axe-core can be injected) that collects
+ * console errors (failed resource loads aside) and page errors into `consoleErrors`.
+ */
+export const errorCollectingContext = async (
+  browser: Browser,
+  consoleErrors: Array<string>,
+  options: { readonly acceptDownloads?: boolean } = {}
+) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: options.acceptDownloads ?? false })
+  context.on("console", (message) => {
+    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  return context
+}

@@ -8,7 +8,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
 
@@ -24,11 +24,7 @@ const daemonWithHistory = async (env: Record<string, string> = {}) => {
 }
 
 const openPage = async (daemon: Daemon) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-  context.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  const context = await errorCollectingContext(browser, consoleErrors)
   const page = await context.newPage()
   await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
   await page.locator("#controller-status", { hasText: "Ready" }).waitFor()

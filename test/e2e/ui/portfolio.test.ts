@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
 let root: string
@@ -44,11 +44,7 @@ describe("the portfolio verdict in the browser", () => {
 
   it("ticks completed runs in the Runs view, compares them and downloads portfolio.html", async () => {
     // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: true })
-    context.on("console", (message) => {
-      if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
-    })
-    context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+    const context = await errorCollectingContext(browser, consoleErrors, { acceptDownloads: true })
     const page = await context.newPage()
     await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
     await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
