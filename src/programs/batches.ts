@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Either, Option } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import * as path from "node:path"
 import {
   type BatchConfiguration,
@@ -20,7 +20,6 @@ import {
   configurationBlockers,
   configurationFingerprint,
   historicalResultDigest,
-  newPrepareToken,
   newRunId,
   normalizeConfiguration,
   type RunConfiguration,
@@ -131,16 +130,13 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
   const ready = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
   const blocked = prepared.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
-  const token = ready.length > 0 ? newPrepareToken() : null
-  if (token !== null) {
-    yield* batches.rememberPrepared(token, {
-      controller_session_id: settings.controllerSessionId,
-      fingerprint,
-      reviewer_model: reviewer,
-      configurations: ready,
-      blocked
-    })
-  }
+  const token = ready.length === 0 ? null : yield* batches.issuePrepared({
+    controller_session_id: settings.controllerSessionId,
+    fingerprint,
+    reviewer_model: reviewer,
+    configurations: ready,
+    blocked
+  })
   const prompt = token === null ? null : batchApprovalPrompt(ready)
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
   const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
@@ -328,8 +324,16 @@ const winnerOf = (state: RunState) => {
   return typeof summary?.winner === "string" ? summary.winner : null
 }
 
-const runViews = Effect.map(Effect.flatMap(RunStore, (runs) => runs.listAll()), (states) =>
-  new Map<string, RunView>(states.map((state) => [state.run_id, { ...state, winner: winnerOf(state) }])))
+/** The runs as the run store holds them now (this controller's as they change, others' as of the last look): no disk read. */
+const runViews = Effect.flatMap(RunStore, (runs) => Stream.runHead(runs.changes)).pipe(
+  Effect.map((snapshot) =>
+    new Map<string, RunView>(
+      [...Option.match(snapshot, { onNone: () => [], onSome: (current) => [...current.runs.values()] })].map(({ state }) => [
+        state.run_id,
+        { ...state, winner: winnerOf(state) }
+      ])
+    ))
+)
 
 export const summaryOf = (record: BatchRecord) =>
   Effect.gen(function*() {
@@ -495,7 +499,9 @@ export const getStateWithBatch = defineTool(ToolPayloads.get_state, (payload) =>
   Effect.gen(function*() {
     const answer = yield* getState.run(payload)
     const latest = yield* (yield* Batches).latestRecord
-    const batch = Option.isNone(latest) ? null : yield* summaryOf(latest.value)
+    // Without a batch the answer stays the one `get_state` keeps while nothing changes.
+    if (Option.isNone(latest)) return answer
+    const batch = yield* summaryOf(latest.value)
     const structured = answer.structuredContent as { state: Record<string, unknown> }
     return { ...answer, structuredContent: { ...structured, state: { ...structured.state, batch } } }
   }))

@@ -1,4 +1,5 @@
 import { Effect, Option, Ref, Schema } from "effect"
+import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import {
   BATCH_RECORD_FILE,
@@ -124,14 +125,19 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
       return batchId === null ? Option.none<BatchRecord>() : Option.fromNullable((yield* Ref.get(own)).get(batchId))
     })
 
-    const rememberPrepared = (token: string, batch: PreparedBatch) =>
-      Ref.update(prepared, (current) => {
-        const next = new Map(current).set(token, batch)
-        for (const oldest of next.keys()) {
-          if (next.size <= MAX_PREPARED_BATCHES) break
-          next.delete(oldest)
-        }
-        return next
+    /** A new prepare token for `batch`: a secret, so from the system's cryptographic source. */
+    const issuePrepared = (batch: PreparedBatch) =>
+      Effect.gen(function*() {
+        const token = randomBytes(32).toString("base64url")
+        yield* Ref.update(prepared, (current) => {
+          const next = new Map(current).set(token, batch)
+          for (const oldest of next.keys()) {
+            if (next.size <= MAX_PREPARED_BATCHES) break
+            next.delete(oldest)
+          }
+          return next
+        })
+        return token
       })
 
     const lookupPrepared = (token: string) => Effect.map(Ref.get(prepared), (current) => Option.fromNullable(current.get(token)))
@@ -165,7 +171,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
       readConfigurations,
       listAll,
       latestRecord,
-      rememberPrepared,
+      issuePrepared,
       lookupPrepared,
       markPreparedStarted,
       ownByToken
