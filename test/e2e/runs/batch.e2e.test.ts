@@ -117,7 +117,7 @@ describe("batches", () => {
       const state = (await first.call("get_state")).state
       expect(state.batch.counts.running).toBeLessThanOrEqual(4)
       return state.batch.counts.completed >= 4 ? state.batch : undefined
-    }, 60_000, "four completed replays")
+    }, 120_000, "four completed replays")
     expect(midway.counts.pending).toBeGreaterThan(0)
     expect(midway.cost_usd.codex).toBeGreaterThan(0)
     expect(midway.elapsed_ms).toBeGreaterThan(0)
@@ -131,10 +131,15 @@ describe("batches", () => {
 
     const second = await startDaemon({ root, env })
     try {
+      // Generous: 18 replays of three Codex processes each, on a machine that may be shared.
+      let seen = ""
       const finished = await eventually(async () => {
         const state = (await second.call("get_state")).state
+        seen = JSON.stringify(state.batch?.counts ?? null)
         return state.batch?.batch_id === batch_id && state.batch.status === "finished" && state.batch.portfolio !== null ? state.batch : undefined
-      }, 90_000, "the resumed batch to finish")
+      }, 300_000, "the resumed batch to finish").catch((error) => {
+        throw new Error(`${error.message}; last counts ${seen}; daemon log: ${second.output().slice(-2000)}`)
+      })
       const wall = Date.now() - started
       expect(finished.resumed_by).toEqual([second.sessionId])
       expect(finished.counts.pending + finished.counts.running).toBe(0)
@@ -165,7 +170,7 @@ describe("batches", () => {
     } finally {
       await second.stop()
     }
-  }, 180_000)
+  }, 480_000)
 
   it("cancel_batch stops the batch: nothing more starts and its runs in progress are cancelled", async () => {
     const root = scratch()
