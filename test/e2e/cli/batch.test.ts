@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli, spawnCli, waitUntil } from "../../cli/support.js"
-import { type Daemon, installEnv, runtimeFiles, scratch, startDaemon } from "../../rpc/support.js"
+import { BIN, type Daemon, installEnv, runtimeFiles, scratch, startDaemon } from "../../rpc/support.js"
 
 const MODEL = "gpt-5.6-terra"
 /** Claude only created files: ready. */
@@ -61,13 +62,20 @@ describe("codex-replay batch", () => {
     expect(fs.existsSync(answer.batch.portfolio.portfolio_html)).toBe(true)
   }, 120_000)
 
-  it("prints the progress and the portfolio verdict per model for a person", async () => {
-    const result = await runCli(["batch", "--query", CREATED_ONLY.slice(0, 8), "--model", MODEL, "--yes"], daemon.env, { timeoutMillis: 90_000 })
-    expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/Batch batch-\S+ finished in /)
-    expect(result.stdout).toContain("Portfolio of 1 completed run(s):")
-    expect(result.stdout).toContain(`${MODEL}: `)
-    expect(result.stdout).toMatch(/Report: {2}\S+portfolio\.html/)
+  it("on a terminal, rewrites one progress line in place, then prints the portfolio verdict per model", async () => {
+    // `script` gives the command a pseudo-terminal, as a person's shell would.
+    const command = [process.execPath, BIN, "batch", "--query", CREATED_ONLY.slice(0, 8), "--model", MODEL, "--yes"].map((word) => `'${word}'`).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { env: daemon.env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
+    expect(code).toBe(0)
+    expect(output).toMatch(/\r\x1b\[2K0 of 1 done \(0 completed, 0 failed\) · 1 running · 0 pending · /)
+    expect(output).toMatch(/\r\x1b\[2K1 of 1 done \(1 completed, 0 failed\) · 0 running · 0 pending · .* · Codex \$\d\S* · Claude \$\d\S*/)
+    expect(output).toMatch(/Batch batch-\S+ finished in /)
+    expect(output).toContain("Portfolio of 1 completed run(s):")
+    expect(output).toContain(`${MODEL}: `)
+    expect(output).toMatch(/Report: {2}\S+portfolio\.html/)
   }, 120_000)
 
   it("cancels the batch on Ctrl-C", async () => {
