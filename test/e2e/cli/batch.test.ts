@@ -70,7 +70,7 @@ describe("codex-replay batch", () => {
     child.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")))
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
     expect(code).toBe(0)
-    expect(output).toMatch(/\r\x1b\[2K0 of 1 done \(0 completed, 0 failed\) · 1 running · 0 pending · /)
+    expect(output).toMatch(/\r\x1b\[2K0 of 1 done \(0 completed, 0 failed\) · [01] running · [01] pending · /)
     expect(output).toMatch(/\r\x1b\[2K1 of 1 done \(1 completed, 0 failed\) · 0 running · 0 pending · .* · Codex \$\d\S* · Claude \$\d\S*/)
     expect(output).toMatch(/Batch batch-\S+ finished in /)
     expect(output).toContain("Portfolio of 1 completed run(s):")
