@@ -24,14 +24,21 @@ const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON only on stdout."))
 
+/** A whole number as given, or NaN for anything else, so the command answers with its own range message. */
+const integerOf = (raw: string) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)
+
 /** A whole-number option; anything else becomes NaN so the command answers with its own range message. */
 const wholeNumber = (name: string, description: string, fallback: number) =>
   Options.text(name).pipe(
     Options.withPseudoName("integer"),
     Options.withDescription(description),
-    Options.map((raw) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.map(integerOf),
     Options.withDefault(fallback)
   )
+
+const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
+const reviewerModelOption = (description: string) =>
+  Options.text("reviewer-model").pipe(Options.withDescription(description), Options.optional)
 
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
@@ -71,14 +78,8 @@ const threads = Command.make("threads", {
 
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
-  models: Options.text("model").pipe(
-    Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
-    Options.repeated
-  ),
-  reviewerModel: Options.text("reviewer-model").pipe(
-    Options.withDescription("The Codex model that reviews both sides (default: the controller's reviewer)."),
-    Options.optional
-  ),
+  models: modelsOption("A Codex model to replay with; repeat for several models run in parallel."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: the controller's reviewer)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -102,6 +103,45 @@ const replay = Command.make("replay", {
     )
   ))
 ).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
+
+const batch = Command.make("batch", {
+  query: Options.text("query").pipe(
+    Options.withPseudoName("text"),
+    Options.withDescription("Replay the threads whose title, project directory, model or thread id contains this text (at most 100)."),
+    Options.optional
+  ),
+  threads: Options.text("threads").pipe(
+    Options.withPseudoName("id,…"),
+    Options.withDescription("Replay these threads: thread ids separated by commas (at most 100)."),
+    Options.optional
+  ),
+  recent: Options.text("recent").pipe(
+    Options.withPseudoName("integer"),
+    Options.withDescription("Replay the N most recent threads: a whole number from 1 through 100."),
+    Options.map(integerOf),
+    Options.optional
+  ),
+  models: modelsOption("A Codex model to replay every thread with; repeat for several models."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: the controller's reviewer)."),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
+  json
+}, (options) =>
+  launcher(lazily(async () =>
+    (await import("./batch.js")).batchCommand(
+      {
+        query: Option.getOrUndefined(options.query),
+        threads: Option.getOrUndefined(options.threads),
+        recent: Option.getOrUndefined(options.recent),
+        models: options.models,
+        reviewerModel: Option.getOrUndefined(options.reviewerModel),
+        yes: options.yes,
+        json: options.json
+      },
+      process.env,
+      homedir()
+    )
+  ))
+).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
   runId: Args.text({ name: "run-id" }).pipe(Args.withDescription("The run whose report to show.")),
@@ -142,7 +182,7 @@ const portfolio = Command.make("portfolio", {
   recent: Options.text("recent").pipe(
     Options.withPseudoName("integer"),
     Options.withDescription("Count the N most recent completed runs instead: a whole number from 1 through 100."),
-    Options.map((raw) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.map(integerOf),
     Options.optional
   ),
   json
@@ -172,7 +212,7 @@ const stop = Command.make("stop", {
 
 const cli = Command.make("codex-replay").pipe(
   Command.withDescription("Replay Claude Code tasks with Codex. With no arguments, speaks MCP on stdio."),
-  Command.withSubcommands([open, threads, replay, report, runs, portfolio, stop])
+  Command.withSubcommands([open, threads, replay, batch, report, runs, portfolio, stop])
 )
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */

@@ -45,7 +45,7 @@ import { threadForComparison } from "./threads.js"
 // ---------------------------------------------------------------------------------------------
 // The historical side and the repository as it is now
 
-interface Historical {
+export interface Historical {
   readonly result: HistoricalResult
   readonly claude: CandidateSide
   readonly snapshot: RepositorySnapshot
@@ -104,7 +104,7 @@ const realDirectory = (directory: string) =>
   )
 
 /** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
-const readHistorical = (configuration: RunConfiguration) =>
+export const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
@@ -162,10 +162,10 @@ const readHistorical = (configuration: RunConfiguration) =>
     } satisfies Historical
   })
 
-const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+export const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
   configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
 
-const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
+export const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
   Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
 
 // ---------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ const sameRange = (state: RunState, configuration: RunConfiguration) =>
  * A thread may be replayed any number of times, each replay a new run; a chunk has at most one
  * active run at a time (chunks of one thread may run side by side).
  */
-const ensureCanStart = (configuration: RunConfiguration) =>
+export const ensureCanStart = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     if (!isChunk(configuration)) return
     const runs = yield* RunStore
@@ -191,7 +191,7 @@ const ensureCanStart = (configuration: RunConfiguration) =>
     }
   })
 
-const ensureModelsOffered = (models: ReadonlyArray<string>) =>
+export const ensureModelsOffered = (models: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const offered = (yield* (yield* CodexModels).list()).options.map((option) => option.id)
     const unknown = models.filter((model) => !offered.includes(model))
@@ -389,20 +389,27 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     return Option.some(yield* startedResponse(ordered, models, errors, true))
   })
 
-interface LaunchPlan {
-  readonly token: string
-  readonly receipt: PrepareReceipt
+/** What a run is launched from: the approval (a prepare receipt, or a batch's) and Claude's side read at start. */
+export interface LaunchPlan {
+  readonly prepareTokenHash: string
+  readonly receipt: Pick<
+    PrepareReceipt,
+    "configuration" | "fingerprint" | "historical_result_sha256" | "prepared_configuration_sha256_by_model" | "reviewer_model"
+  >
   readonly historical: Historical
 }
 
-const launchModel = (plan: LaunchPlan, model: string) =>
+/**
+ * Creates the run `runId` of one model and launches its fiber; a run that was created but could not be
+ * launched is left failed (`launch_failed`), never `running`.
+ */
+export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: string) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const files = yield* FileStore
     const supervisor = yield* RunSupervisor
     const coordinator = yield* RunCoordinator
     const { configuration } = plan.receipt
-    const runId = yield* newRunId
     const { directory, state } = yield* runs.create({
       runId,
       coordinatorPid: process.pid,
@@ -414,7 +421,7 @@ const launchModel = (plan: LaunchPlan, model: string) =>
         ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         range_start: configuration.range_start,
         range_end: configuration.range_end,
-        prepare_token_hash: tokenHash(plan.token),
+        prepare_token_hash: plan.prepareTokenHash,
         configuration_fingerprint: plan.receipt.fingerprint,
         historical_result_sha256: plan.receipt.historical_result_sha256,
         prepared_configuration_sha256: plan.receipt.prepared_configuration_sha256_by_model[model] ?? null,
@@ -461,6 +468,13 @@ const launchModel = (plan: LaunchPlan, model: string) =>
           }
         }).pipe(Effect.ignore))
     )
+    return state
+  })
+
+const launchModel = (plan: LaunchPlan, model: string) =>
+  Effect.gen(function*() {
+    const runId = yield* newRunId
+    const state = yield* createAndLaunchRun(plan, model, runId)
     yield* recordLaunch(model, { launch_status: "started", run_id: runId })
     return state
   }).pipe(
@@ -503,7 +517,7 @@ const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
     return { states, errors }
   })
 
-const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical) =>
+export const ensureDigestsUnchanged = (receipt: LaunchPlan["receipt"], historical: Historical) =>
   Effect.gen(function*() {
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
       return yield* conflict("The historical Claude result changed since preparation. Prepare the replay again.")
@@ -551,7 +565,7 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
     // without its fiber, or a token that forgot what it started.
     const { errors, states } = yield* Effect.uninterruptible(
       Effect.tap(
-        launchAll({ token, receipt: receipt.value, historical }, {
+        launchAll({ prepareTokenHash: tokenHash(token), receipt: receipt.value, historical }, {
           thread_id: configuration.thread_id,
           models: configuration.models,
           configuration_fingerprint: fingerprint
