@@ -1903,6 +1903,8 @@
     renderBatchView()
     const summary = batch.summary
     if (summary && summary.status === "running") batch.timer = setTimeout(pollBatch, POLL_MS)
+    // The batch's runs are this controller's: the recent runs list shows them as they start and end.
+    refreshState()
   }
 
   function openBatchRun(item) {

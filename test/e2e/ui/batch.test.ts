@@ -93,6 +93,8 @@ describe("batches in the browser", () => {
       expect(await page.locator(`#batch-table tr[data-model="${MODELS[1]}"]`).count()).toBe(2)
       expect(await page.locator("#batch-cost").textContent()).toMatch(/^Cost so far: Codex \$\d.*· Claude \$\d.* · reviewer gpt-5\.5$/)
       expect(await page.locator("#batch-cancel").count()).toBe(0)
+      // The batch's runs are this controller's recent runs too.
+      await expect.poll(() => page.locator("#recent-runs li .status-completed").count(), { timeout: 10_000 }).toBe(4)
       expect(await axeViolations(page)).toEqual([])
       await page.screenshot({ path: path.join(ARTIFACTS, "batch-2-view.png"), fullPage: true })
 
