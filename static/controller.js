@@ -550,6 +550,7 @@
     const files = thread.historical_changed_files || []
     const elapsed = thread.elapsed || {}
     body.append(section("Claude's historical output",
+      c.range_start ? h("p", { className: "muted", id: "historical-scope", text: "The whole thread's output. The comparison counts only Claude's work inside the chosen chunk (its patch, tokens, cost and time)." }) : null,
       h("p", { className: "muted", text: [thread.claude_model, formatDuration(elapsed.active_ms ?? elapsed.wall_ms), typeof thread.cost_usd === "number" ? formatUsd(thread.cost_usd) : null].filter(Boolean).join(" · ") }),
       files.length
         ? h("ul", { className: "files" }, files.map((file) => h("li", {},

@@ -68,6 +68,8 @@ describe("the chunk picker of the Configure step", () => {
     expect(request).toContain(`${CHUNK_TASK_HEADING}\n${CHUNK_PROMPTS[1]}`)
     expect(request).not.toContain(CHUNK_PROMPTS[2])
     expect(await page.locator("#chunk-carried").textContent()).toContain("lib.py, notes.txt")
+    // The historical output shown is the whole thread's; the page says which part the comparison counts.
+    expect(await page.locator("#historical-scope").textContent()).toContain("only Claude's work inside the chosen chunk")
     expect(await page.locator("#cfg-baseline").inputValue()).toBe(project.initial)
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-chunk-picker.png"), fullPage: true })
@@ -103,6 +105,7 @@ describe("the chunk picker of the Configure step", () => {
     const whole = JSON.parse((await page.locator("#config-json").textContent())!)
     expect(whole.range_start).toBeUndefined()
     expect(await page.locator("#config-summary").innerText()).toContain("Whole thread")
+    expect(await page.locator("#historical-scope").count()).toBe(0)
     expect(consoleErrors).toEqual([])
   }, 120_000)
 })
