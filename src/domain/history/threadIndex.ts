@@ -1,4 +1,5 @@
 import * as path from "node:path"
+import { indexDirectory } from "../cacheRoot.js"
 import { isRecord } from "./json.js"
 import type { SessionDigest } from "./reader.js"
 import type { ThreadSummary } from "./session.js"
@@ -37,7 +38,7 @@ export interface ThreadIndex {
   readonly agents: ReadonlyMap<string, IndexedAgent>
 }
 
-export const threadIndexPath = (cacheRoot: string) => path.join(cacheRoot, "index", `threads-v${THREAD_INDEX_FORMAT}.json`)
+export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.json`)
 
 interface IndexFile {
   readonly kind: typeof KIND
