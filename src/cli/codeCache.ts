@@ -46,15 +46,20 @@ const writeCodeCache = (file: string, bundleHash: Buffer, payload: Buffer) => {
     fs.writeFileSync(temporary, Buffer.concat([MAGIC, bundleHash, sha256(payload), payload]), { mode: 0o600, flag: "wx" })
     fs.renameSync(temporary, file)
   } catch {
-    fs.rmSync(temporary, { force: true })
+    try {
+      fs.rmSync(temporary, { force: true })
+    } catch {
+      // The folder itself is unusable: nothing was left in it.
+    }
   }
 }
 
 /**
- * Runs a CommonJS bundle as Node's loader would, with its code cache. A bundle run without a usable cache
- * writes one when the process exits with 0, so that the bytecode of every function it ran is in it.
+ * Runs a CommonJS bundle as Node's loader would, with its code cache; answers whether the cache was used. A
+ * bundle run without a usable cache writes one when the process exits with 0, so that the bytecode of every
+ * function it ran is in it.
  */
-export const runWithCodeCache = (bundleFile: string, cacheFile: string) => {
+export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached" | "compiled" => {
   const source = fs.readFileSync(bundleFile)
   const bundleHash = sha256(source)
   const cachedData = readCodeCache(cacheFile, bundleHash)
@@ -63,7 +68,8 @@ export const runWithCodeCache = (bundleFile: string, cacheFile: string) => {
     ...(cachedData === undefined ? {} : { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   })
-  if (cachedData === undefined || script.cachedDataRejected === true) {
+  const cached = cachedData !== undefined && script.cachedDataRejected !== true
+  if (!cached) {
     process.once("exit", (code) => {
       if (code === 0) writeCodeCache(cacheFile, bundleHash, script.createCachedData())
     })
@@ -71,4 +77,5 @@ export const runWithCodeCache = (bundleFile: string, cacheFile: string) => {
   const module = { exports: {} }
   const body = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
   body.call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, path.dirname(bundleFile))
+  return cached ? "cached" : "compiled"
 }
