@@ -1,7 +1,9 @@
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Effect } from "effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import { Effect, Layer } from "effect"
 import { controllerError } from "../domain/errors.js"
 import { VERSION } from "../domain/product.js"
 import { helpRequested } from "./help.js"
@@ -13,6 +15,12 @@ const switchWithValue = (argv: ReadonlyArray<string>) =>
 
 /** Any terminal command whose handler needs nothing more (its name and options types are invariant). */
 type Subcommand = Command.Command<any, never, unknown, any>
+
+/**
+ * What `@effect/cli` itself needs (NodeContext would add a command executor and a worker manager, whose
+ * modules a short command would load and never use).
+ */
+const CliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
 /**
  * The terminal commands (SPEC §12) made of `commands`. A command-line mistake has already been printed by
@@ -34,6 +42,6 @@ export const commandLineOf = (commands: readonly [Subcommand, ...Array<Subcomman
     }).pipe(
       Effect.catchIf(ValidationError.isValidationError, () =>
         Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
-      Effect.provide(NodeContext.layer)
+      Effect.provide(CliEnvironment)
     )
 }

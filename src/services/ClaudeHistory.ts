@@ -280,6 +280,9 @@ export const workerPlan = (
   }
 }
 
+/** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
+const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
+
 const isTranscriptName = (name: string) => name.endsWith(".jsonl")
 const isAgentName = (name: string) => name.startsWith("agent-") && isTranscriptName(name)
 
@@ -321,7 +324,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const directories = new Set(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name))
       const files = entries.filter((entry) => !entry.isDirectory() && isTranscriptName(entry.name))
       const siblings = files.filter((entry) => isAgentName(entry.name)).map((entry) =>
-        stampCounting(path.join(folder, entry.name), unreadable)
+        stampCounting(childPath(folder, entry.name), unreadable)
       )
       const siblingsBySession = new Map<string, Array<FileStamp>>()
       for (const stamp of siblings) {
@@ -334,10 +337,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const sessions: Array<SessionLocation> = []
       for (const entry of files) {
         if (isAgentName(entry.name)) continue
-        const main = stampCounting(path.join(folder, entry.name), unreadable)
+        const main = stampCounting(childPath(folder, entry.name), unreadable)
         if (main === undefined) continue
         const stem = entry.name.slice(0, -".jsonl".length)
-        const nested = directories.has(stem) ? nestedAgents(path.join(folder, stem, "subagents"), unreadable) : []
+        const nested = directories.has(stem) ? nestedAgents(childPath(childPath(folder, stem), "subagents"), unreadable) : []
         sessions.push({ threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] })
       }
       return sessions
@@ -345,7 +348,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const nestedAgents = (directory: string, unreadable: Array<string>) => {
       const stamps = readDirectory(directory).filter((entry) => entry.isFile() && isAgentName(entry.name)).map((entry) =>
-        stampCounting(path.join(directory, entry.name), unreadable)
+        stampCounting(childPath(directory, entry.name), unreadable)
       )
       return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined).sort((a, b) => a.path.localeCompare(b.path))
     }
@@ -365,7 +368,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const unreadable: Array<string> = []
       const folders = readDirectory(projectsRoot).filter((entry) => entry.isDirectory())
       const perFolder = await Promise.all(
-        folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name), unreadable))
+        folders.map((entry) => discoverProject(childPath(projectsRoot, entry.name), unreadable))
       )
       const seen = new Set<string>()
       const locations = perFolder.flat().map((location) => {

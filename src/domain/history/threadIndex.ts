@@ -120,5 +120,12 @@ export const serializeThreadIndex = (version: string, projectsRoot: string, inde
       [...index.agents].map(([agentPath, entry]) => [agentPath, { stamp: entry.stamp, sessionId: entry.sessionId ?? null }])
     )
   }
-  return JSON.stringify(content)
+  return JSON.stringify(content).replace(NON_ASCII, escapeCharacter)
 }
+
+/**
+ * Titles and paths outside ASCII are written as JSON escapes: a file of ASCII alone is decoded and parsed
+ * at Node's fast one-byte pace (about twice as fast as the same text with a few thousand such characters).
+ */
+const NON_ASCII = /[\u0080-\uffff]/g
+const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`
