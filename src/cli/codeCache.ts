@@ -11,8 +11,8 @@ import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../dom
  * compiling the functions that run compiled (most of a listing answered from the thread index).
  *
  * The cache is private (0600, in the 0700 index folder), keyed by the bundle's hash and checked by its own:
- * a cache of another build, a damaged one, or one V8 refuses (another Node, other flags) is not used and is
- * written again when the command succeeds. It never changes what the command does, only how fast it starts.
+ * a cache of another build, a damaged one, one that others could have written, or one V8 refuses (another
+ * Node, other flags) is not used and is written again when the command succeeds. It never changes what the command does, only how fast it starts.
  */
 
 const MAGIC = Buffer.from("codex-replay code cache v1\n")
@@ -24,11 +24,24 @@ export const codeCachePath = (env: Environment, home: string) =>
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest()
 
+/**
+ * Only a cache this user wrote and no one else can change is run: its bytecode is code. (The hashes are not
+ * secret; they tell a damaged cache, not a planted one.)
+ */
+const isPrivate = (stat: fs.Stats) =>
+  (stat.mode & 0o022) === 0 && (process.getuid === undefined || stat.uid === process.getuid())
+
 /** The cached bytecode of this bundle, or undefined when there is none that can be trusted. */
 const readCodeCache = (file: string, bundleHash: Buffer): Buffer | undefined => {
   let content: Buffer
   try {
-    content = fs.readFileSync(file)
+    const descriptor = fs.openSync(file, "r")
+    try {
+      if (!isPrivate(fs.fstatSync(descriptor))) return undefined
+      content = fs.readFileSync(descriptor)
+    } finally {
+      fs.closeSync(descriptor)
+    }
   } catch {
     return undefined
   }

@@ -77,6 +77,14 @@ describe("the listing's code cache", () => {
     }
   })
 
+  it("is not used when others could have written it", () => {
+    runBundle()
+    fs.chmodSync(cache, 0o622)
+    expect(runBundle().used).toBe("compiled")
+    expect(mode(cache)).toBe(0o600)
+    expect(runBundle().used).toBe("cached")
+  })
+
   it("belongs to one build of the bundle: a changed bundle compiles and replaces it", () => {
     runBundle()
     writeBundle("changed")
