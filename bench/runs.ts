@@ -62,9 +62,9 @@ const replays = Effect.gen(function*() {
   }
   const startLatency = yield* Ref.make<Array<number>>([])
   const batchStarted = performance.now()
-  const runIds = yield* Effect.forEach(Array.from({ length: RUNS }, (_, index) => index), (index) =>
+  const runIds = yield* Effect.forEach(Array.from({ length: RUNS }), () =>
     Effect.gen(function*() {
-      const config = { ...base, range_start: `bench-${index}`, range_end: `bench-${index}-end` }
+      const config = base
       const started = performance.now()
       const prepared = yield* prepareRun(config)
       const run = yield* startRun({ ...config, approved: true, prepare_token: prepared.prepare_token })

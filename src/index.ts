@@ -122,4 +122,4 @@ export { buildPortfolio, type Portfolio, portfolioRun } from "./domain/portfolio
 export { moreThreadsForSignificance, signTestPValue, wilsonInterval } from "./domain/portfolio/statistics.js"
 export { renderPortfolioHtml } from "./domain/portfolio/html.js"
 export { WorkerItem, WorkerPurpose, WorkerResultData, WorkerUsage } from "./domain/worker.js"
-export { VERSION } from "./domain/product.js"
+export { VERSION } from "./services/internal/packageInfo.js"

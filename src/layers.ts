@@ -6,6 +6,7 @@ import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
 import { createHoldingServer } from "./http/heldRequests.js"
 import { Activity } from "./services/Activity.js"
 import { Baseline } from "./services/Baseline.js"
+import { Batches } from "./services/Batches.js"
 import { ClaudeHistory } from "./services/ClaudeHistory.js"
 import { CodexModels } from "./services/CodexModels.js"
 import { CodexWorker } from "./services/CodexWorker.js"
@@ -42,7 +43,7 @@ const DiscoveryLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
 
 /** The run pipeline (SPEC §7): prepare tokens, workspaces, review, report and the coordinator. */
-export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default).pipe(
+export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, Batches.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,
     Review.DefaultWithoutDependencies,

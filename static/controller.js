@@ -30,7 +30,8 @@
     concatenated_fallback: "Concatenated prompts (fallback)",
     llm_synthesis: "Synthesized by Codex",
     packaged_sample: "Packaged sample",
-    pending: "Synthesis pending"
+    pending: "Synthesis pending",
+    chunk: "The chunk's prompts, after the earlier chunks as background"
   }
 
   // ------------------------------------------------------------------------------------------
@@ -244,7 +245,7 @@
         h("span", { className: "thread-num", text: `#${index + 1}` }),
         h("span", { className: "thread-text" }, h("span", { className: "thread-title", text: thread.title || id }), h("span", { className: "thread-meta", text: meta }))
       )
-      list.append(h("li", {}, button))
+      list.append(h("li", {}, batch.on ? batchThreadPick(thread, index, meta) : button))
     })
     $("load-more").hidden = !listing.has_more
     renderHistoryNote(listing)
@@ -280,15 +281,22 @@
   // ------------------------------------------------------------------------------------------
   // Configure step
 
+  /** The chunk the draft replays, as inspect_thread and prepare_run take it; none for the whole thread. */
+  function rangeOf(config) {
+    return config && config.range_start && config.range_end ? { range_start: config.range_start, range_end: config.range_end } : {}
+  }
+
   async function inspect(id) {
     app.inspect = null
     app.inspectError = null
     renderConfigure()
+    const range = draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
     try {
-      const result = await callTool("inspect_thread", { thread_id: id })
+      const result = await callTool("inspect_thread", { thread_id: id, ...range })
       if (draft.thread_id !== id) return
       app.inspect = result
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
+      else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
       applyPendingModels()
       saveDraft()
       renderConfigure()
@@ -300,8 +308,14 @@
     }
   }
 
+  /** A fresh default configuration for another part of the thread, keeping the models, reviewer and timeout chosen. */
+  function withChoices(fresh, previous) {
+    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, timeout_seconds: previous.timeout_seconds }
+  }
+
   function defaultConfig(result) {
     const thread = result.thread || {}
+    const chunk = (result.chunks || {}).selected
     const baseline = result.baseline || {}
     const selection = result.file_selection || { candidates: [] }
     const models = (result.models || []).filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
@@ -311,9 +325,11 @@
       thread_id: thread.imported_thread_id,
       source_path: thread.source_path || null,
       message_uuid: thread.message_uuid || null,
-      request: thread.request || "",
-      request_method: (thread.request_generation && thread.request_generation.method) || "unknown",
+      request: chunk ? chunk.request : thread.request || "",
+      request_method: chunk ? "chunk" : (thread.request_generation && thread.request_generation.method) || "unknown",
       synthesis_attempted: false,
+      range_start: chunk ? chunk.range_start : null,
+      range_end: chunk ? chunk.range_end : null,
       repo: baseline.repository && !missing ? baseline.repository : "",
       beginning_kind: beginning,
       ending_kind: baseline.ending_kind === "git" ? "git" : beginning === "git" ? "git" : "non_git",
@@ -345,7 +361,8 @@
       ending_commit: c.ending_kind === "git" ? c.ending_commit.trim() || null : null,
       models: c.models.slice(),
       reviewer_model: c.reviewer_model || null,
-      timeout_seconds: c.timeout_seconds
+      timeout_seconds: c.timeout_seconds,
+      ...rangeOf(c)
     }
     if (c.beginning_kind === "non_git") {
       out.created_by_claude = c.files.filter((file) => file.selected).map((file) => file.path)
@@ -488,6 +505,8 @@
     if (problems.length) body.append(h("div", { className: "callout callout-bad" }, h("strong", { text: "Blockers and diagnostics" }), list(problems)))
     if ((result.questions || []).length) body.append(h("div", { className: "callout" }, h("strong", { text: "Questions" }), list(result.questions)))
 
+    body.append(chunkSection(result, c))
+
     // Prompt
     const turns = thread.request_turns || []
     const method = c.request_method
@@ -495,7 +514,7 @@
     const prompt = h("textarea", { id: "cfg-request", rows: 8, spellcheck: "false", value: c.request, disabled: app.synthesizing, onInput: (event) => { c.request = event.target.value; changed(false) } })
     body.append(section("Task prompt",
       h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
-        turns.length > 1 || method === "pending" ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
+        (turns.length > 1 || method === "pending") && !c.range_start ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
       field("Reconstructed request (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`),
       turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} turns of the thread (prompts, commands, compactions)` }),
         h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
@@ -599,6 +618,71 @@
     refreshSummary()
   }
 
+  // ------------------------------------------------------------------------------------------
+  // Whole thread or a chunk (split at human prompts)
+
+  function chunkSummary(p) {
+    const points = ((app.inspect && app.inspect.chunks) || {}).split_points || []
+    if (!p.range_start) return "Whole thread"
+    const first = points.find((point) => point.message_id === p.range_start)
+    const last = points.find((point) => point.message_id === p.range_end)
+    return first && last ? `Chunk: prompts ${first.index}–${last.index} of ${points.length}` : "Chunk"
+  }
+
+  /** Another part of the thread: inspected again, then the prompt, commits and files are that part's. */
+  function chooseRange(start, end) {
+    const c = draft.config
+    c.range_start = start
+    c.range_end = end
+    c.range_changed = true
+    app.prepared = null
+    saveDraft()
+    inspect(draft.thread_id)
+  }
+
+  function chunkSection(result, c) {
+    const offer = result.chunks || {}
+    const points = offer.split_points || []
+    if (!offer.available) {
+      return section("Whole thread or a chunk", h("p", { className: "muted", id: "chunk-unavailable", text: offer.reason || "This thread cannot be split into chunks." }))
+    }
+    const chunked = Boolean(c.range_start)
+    const indexOf = (id) => points.findIndex((point) => point.message_id === id)
+    const scope = (id, value, label) => h("label", { className: "check" },
+      h("input", { type: "radio", name: "cfg-scope", id, value, checked: value === "chunk" ? chunked : !chunked, onChange: () => {
+        if (value === "whole") chooseRange(null, null)
+        else chooseRange(points[0].message_id, points[0].message_id)
+      } }), ` ${label}`)
+    const options = (selected, from) => points.map((point, index) => h("option", {
+      value: point.message_id,
+      text: `${point.index}. ${formatDate(point.timestamp)} — ${point.prompt}`,
+      selected: point.message_id === selected ? "selected" : undefined,
+      disabled: index < from
+    }))
+    const first = Math.max(0, indexOf(c.range_start))
+    const last = Math.max(first, indexOf(c.range_end))
+    const picker = chunked ? h("div", { className: "grid2" },
+      field("From prompt (range_start)", h("select", { id: "cfg-range-start", onChange: (event) => {
+        const start = indexOf(event.target.value)
+        chooseRange(event.target.value, points[Math.max(start, last)].message_id)
+      } }, options(c.range_start, 0))),
+      field("Through prompt (range_end)", h("select", { id: "cfg-range-end", onChange: (event) => chooseRange(c.range_start, event.target.value) }, options(c.range_end, first)))) : null
+    const selected = offer.selected
+    const carried = selected && selected.carried_forward_files.length
+      ? `Claude's files from the earlier chunks are carried into the workspace as Claude left them, unless the beginning commit holds them: ${selected.carried_forward_files.join(", ")}.`
+      : null
+    return section("Whole thread or a chunk",
+      h("fieldset", { className: "scope" }, h("legend", { text: `This thread has ${points.length} human prompts; a chunk replays some of them, the earlier ones as completed background.` }),
+        scope("cfg-scope-whole", "whole", "Whole thread"), scope("cfg-scope-chunk", "chunk", "A chunk of it")),
+      picker,
+      chunked ? h("ol", { className: "split-points", id: "split-points" }, points.map((point, index) => h("li", { className: index >= first && index <= last ? "in-chunk" : index < first ? "earlier" : "later", "aria-current": index >= first && index <= last ? "true" : undefined },
+        h("span", { className: "badge", text: index < first ? "background" : index <= last ? "this chunk" : "later" }), " ",
+        h("span", { className: "muted", text: formatDate(point.timestamp) }), " ", h("span", { text: point.prompt }),
+        point.files_touched.length ? h("p", { className: "hint mono", text: `Files: ${point.files_touched.join(", ")}` }) : null))) : null,
+      chunked && carried ? h("p", { className: "hint", id: "chunk-carried", text: carried }) : null,
+      chunked ? h("p", { className: "hint", text: "Claude's side of the comparison is its work inside the chunk: its patch, tokens, cost and time there." }) : null)
+  }
+
   function emptyBeginningReason(selection) {
     const existing = (selection.preexisting_files || []).length
     return existing > 0
@@ -627,6 +711,7 @@
     const p = payload()
     const rows = [
       ["Thread", p.thread_id],
+      ["Part", chunkSummary(p)],
       ["Request", p.request.length > 240 ? `${p.request.slice(0, 240)}… (${p.request.length} characters)` : p.request || "—"],
       ["Working directory", p.repo || "— (empty directory)"],
       ["Beginning", p.beginning_kind === "git" ? `Git ${p.baseline_commit || "—"}` : "Non-Git (empty directory)"],
@@ -1612,6 +1697,279 @@
     return nodes
   }
 
+
+  // ------------------------------------------------------------------------------------------
+  // Batches: a batch mode in the Thread step, and the batch view in the Run step
+
+  const MAX_BATCH_THREADS = 100
+  const batch = { on: false, selected: new Set(), models: null, reviewer: "", pickCount: 10, pickSort: "date", busy: false, prepared: null, configurations: null, unconfigured: [], id: null, summary: null, timer: null, confirmCancel: false }
+
+  const offeredModels = () => (app.state && app.state.models) || []
+
+  function batchThreadPick(thread, index, meta) {
+    const id = thread.imported_thread_id
+    return h("label", { className: "thread-pick", "data-thread-id": id },
+      h("input", { type: "checkbox", className: "batch-thread", value: id, checked: batch.selected.has(id), onChange: (event) => {
+        if (event.target.checked) batch.selected.add(id)
+        else batch.selected.delete(id)
+        batch.prepared = null
+        renderBatchPanel()
+      } }),
+      h("span", { className: "thread-num", text: `#${index + 1}` }),
+      h("span", { className: "thread-text" }, h("span", { className: "thread-title", text: thread.title || id }), h("span", { className: "thread-meta", text: meta })))
+  }
+
+  function setBatchMode(on) {
+    batch.on = on
+    $("batch-panel").hidden = !on
+    renderThreads()
+    renderBatchPanel()
+  }
+
+  /** Selects the N most recent or most expensive threads of the current source. */
+  async function pickThreads() {
+    const count = Math.max(1, Math.min(MAX_BATCH_THREADS, Math.floor(Number(batch.pickCount) || 0)))
+    try {
+      const result = await callTool("list_threads", { source: draft.source, sort: batch.pickSort, limit: count })
+      batch.selected = new Set((result.threads || []).map((thread) => thread.imported_thread_id))
+      batch.prepared = null
+      renderThreads()
+      renderBatchPanel()
+    } catch (error) {
+      notice(`Could not list threads: ${error.message}`)
+    }
+  }
+
+  /** A thread's configuration as `codex-replay batch` builds it: the inspection's defaults, approved with the batch. */
+  function batchEntry(result, models) {
+    const c = defaultConfig(result)
+    const nonGit = c.beginning_kind === "non_git"
+    const preexisting = ((result.file_selection || {}).preexisting_files) || []
+    const entry = {
+      thread_id: c.thread_id,
+      source_path: c.source_path,
+      message_uuid: c.message_uuid,
+      request: c.request,
+      repo: c.repo || null,
+      beginning_kind: c.beginning_kind,
+      ending_kind: c.ending_kind,
+      baseline_commit: c.beginning_kind === "git" ? c.baseline_commit || null : null,
+      ending_commit: c.ending_kind === "git" ? c.ending_commit || null : null,
+      models,
+      timeout_seconds: c.timeout_seconds
+    }
+    if (nonGit) {
+      entry.created_by_claude = c.files.filter((file) => file.selected && file.kind === "created").map((file) => file.path)
+      entry.confirm_empty_beginning = preexisting.length === 0
+      entry.confirm_file_selection = Boolean(result.workspace && result.workspace.requires_confirmation)
+    } else entry.confirm_repository_selection = Boolean(c.repo)
+    return entry
+  }
+
+  async function inspectForBatch(ids, models) {
+    const entries = []
+    const unconfigured = []
+    const queue = ids.slice()
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        try {
+          const result = await callTool("inspect_thread", { thread_id: id })
+          const blockers = result.blockers || []
+          if (blockers.length || !((result.thread || {}).request || "").trim()) unconfigured.push({ thread_id: id, reasons: blockers.length ? blockers : ["The thread has no request to replay."] })
+          else entries.push(batchEntry(result, models))
+        } catch (error) {
+          unconfigured.push({ thread_id: id, reasons: [error.message] })
+        }
+      }
+    }
+    await Promise.all([worker(), worker(), worker(), worker()])
+    const order = (entry) => ids.indexOf(entry.thread_id)
+    return { entries: entries.sort((a, b) => order(a) - order(b)), unconfigured }
+  }
+
+  const batchPayload = () => ({ configurations: batch.configurations, reviewer_model: batch.reviewer || null })
+
+  async function prepareBatchFromPage() {
+    batch.busy = true
+    renderBatchPanel()
+    notice("")
+    try {
+      const { entries, unconfigured } = await inspectForBatch([...batch.selected], batch.models.slice())
+      batch.unconfigured = unconfigured
+      batch.configurations = entries
+      batch.prepared = entries.length ? await callTool("prepare_run", batchPayload()) : { ready: false, blocked: [] }
+    } catch (error) {
+      notice(`Prepare failed: ${error.message}`)
+    } finally {
+      batch.busy = false
+      renderBatchPanel()
+      const next = $("batch-start") || $("batch-edit") || $("batch-prepare")
+      if (next) next.focus()
+    }
+  }
+
+  async function startBatchFromPage() {
+    const prepared = batch.prepared
+    if (!prepared || !prepared.prepare_token) return
+    batch.busy = true
+    renderBatchPanel()
+    try {
+      const result = await callTool("start_run", { ...batchPayload(), approved: true, prepare_token: prepared.prepare_token })
+      batch.id = result.batch_id
+      batch.summary = result.batch
+      batch.prepared = null
+      showStep("run", true)
+      pollBatch()
+    } catch (error) {
+      notice(`Start failed: ${error.message}`)
+    } finally {
+      batch.busy = false
+      renderBatchPanel()
+    }
+  }
+
+  function renderBatchPanel() {
+    const body = $("batch-panel-body")
+    if (!body || !batch.on) return
+    if (batch.models === null) batch.models = offeredModels().filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
+    body.replaceChildren()
+    const count = batch.selected.size
+    const reasons = []
+    if (count === 0) reasons.push("Select at least one thread.")
+    if (count > MAX_BATCH_THREADS) reasons.push(`Select at most ${MAX_BATCH_THREADS} threads.`)
+    if (batch.models.length === 0) reasons.push("Choose at least one Codex model.")
+    body.append(
+      h("p", { id: "batch-count", role: "status", text: `${count} thread${count === 1 ? "" : "s"} selected.` }),
+      h("div", { className: "actions" },
+        h("button", { type: "button", className: "secondary", id: "batch-select-shown", text: "Select all shown", onClick: () => {
+          for (const thread of app.threads) batch.selected.add(thread.imported_thread_id)
+          batch.prepared = null
+          renderThreads()
+          renderBatchPanel()
+        } }), " ",
+        h("button", { type: "button", className: "secondary", id: "batch-clear", text: "Clear selection", disabled: count === 0, onClick: () => {
+          batch.selected.clear()
+          batch.prepared = null
+          renderThreads()
+          renderBatchPanel()
+        } })),
+      h("div", { className: "batch-pick", role: "group", "aria-label": "Select the N most recent or most expensive threads" },
+        h("label", {}, "Select the ", h("input", { type: "number", id: "batch-pick-count", min: "1", max: String(MAX_BATCH_THREADS), step: "1", value: String(batch.pickCount), onInput: (event) => { batch.pickCount = event.target.value } })),
+        h("label", {}, h("span", { className: "visually-hidden", text: "Order" }), h("select", { id: "batch-pick-sort", onChange: (event) => { batch.pickSort = event.target.value } },
+          h("option", { value: "date", text: "most recent", selected: batch.pickSort === "date" }),
+          h("option", { value: "cost", text: "most expensive", selected: batch.pickSort === "cost" }))),
+        h("span", { text: "threads" }),
+        h("button", { type: "button", className: "secondary", id: "batch-pick", text: "Select", onClick: pickThreads })),
+      h("fieldset", { className: "models" }, h("legend", { text: `Codex models for every thread (1 to ${MAX_MODELS})` }),
+        offeredModels().map((model, index) => h("label", { className: "check" },
+          h("input", { type: "checkbox", id: `batch-model-${index}`, value: model.id, checked: batch.models.includes(model.id), onChange: (event) => {
+            const chosen = new Set(batch.models)
+            if (event.target.checked) chosen.add(model.id)
+            else chosen.delete(model.id)
+            batch.models = offeredModels().map((m) => m.id).filter((id) => chosen.has(id)).slice(0, MAX_MODELS)
+            batch.prepared = null
+            renderBatchPanel()
+          } }), ` ${model.id}`))),
+      h("label", {}, "Reviewer for every replay ",
+        h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
+          h("option", { value: "", text: `The controller's reviewer (${(app.state && app.state.reviewer_model) || "default"})` }),
+          offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))))
+    if (!batch.prepared) {
+      body.append(h("div", { className: "actions" },
+        h("button", { type: "button", className: "primary", id: "batch-prepare", text: batch.busy ? "Preparing…" : "Prepare batch", disabled: reasons.length > 0 || batch.busy, onClick: prepareBatchFromPage })),
+        h("p", { className: reasons.length ? "reason" : "hint", role: "status", text: reasons.length ? `Cannot prepare yet: ${reasons.join(" ")}` : "Each thread is configured as it was recorded and prepared on its own; blocked threads are listed and left out." }))
+      return
+    }
+    const prepared = batch.prepared
+    const blocked = batch.unconfigured.concat(prepared.blocked || [])
+    body.append(h("div", { className: "approval", role: "group", "aria-labelledby": "batch-approval-title" },
+      h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
+      prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
+      blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
+        h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
+      h("div", { className: "actions" },
+        prepared.ready ? h("button", { type: "button", className: "primary", id: "batch-start", text: batch.busy ? "Starting…" : "Approve and start batch", disabled: batch.busy, onClick: startBatchFromPage }) : null, " ",
+        h("button", { type: "button", className: "secondary", id: "batch-edit", text: "Back to selection", disabled: batch.busy, onClick: () => { batch.prepared = null; renderBatchPanel() } }))))
+  }
+
+  async function pollBatch() {
+    clearTimeout(batch.timer)
+    if (!batch.id) return
+    try {
+      batch.summary = (await callTool("get_batch", { batch_id: batch.id })).batch
+    } catch (error) {
+      notice(`Could not read the batch: ${error.message}`)
+    }
+    renderBatchView()
+    const summary = batch.summary
+    if (summary && summary.status === "running") batch.timer = setTimeout(pollBatch, POLL_MS)
+    // The batch's runs are this controller's: the recent runs list shows them as they start and end.
+    refreshState()
+  }
+
+  function openBatchRun(item) {
+    if (item.status === "completed") return openResults(item.run_id, true)
+    if (!draft.run_ids.includes(item.run_id)) draft.run_ids = [item.run_id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
+    saveDraft()
+    pollRuns()
+    const card = document.querySelector(`[data-run-id="${CSS.escape(item.run_id)}"]`)
+    if (card) card.scrollIntoView()
+  }
+
+  async function cancelWholeBatch() {
+    batch.confirmCancel = false
+    try {
+      batch.summary = (await callTool("cancel_batch", { batch_id: batch.id })).batch
+    } catch (error) {
+      notice(`Cancel failed: ${error.message}`)
+    }
+    pollBatch()
+  }
+
+  function batchCancelControls(summary) {
+    if (summary.status !== "running") return null
+    if (batch.confirmCancel) {
+      return h("div", { className: "confirm", role: "group", "aria-label": "Confirm cancelling the batch" },
+        h("span", { text: "Cancel the whole batch? Its replays in progress stop and nothing more starts." }), " ",
+        h("button", { type: "button", className: "danger", id: "batch-confirm-cancel", text: "Yes, cancel the batch", onClick: cancelWholeBatch }), " ",
+        h("button", { type: "button", className: "secondary", id: "batch-keep", text: "Keep running", onClick: () => { batch.confirmCancel = false; renderBatchView(); $("batch-cancel").focus() } }))
+    }
+    return h("button", { type: "button", className: "danger", id: "batch-cancel", text: "Cancel batch", onClick: () => { batch.confirmCancel = true; renderBatchView(); $("batch-confirm-cancel").focus() } })
+  }
+
+  function renderBatchView() {
+    const summary = batch.summary
+    $("batch-card").hidden = !summary
+    if (!summary) return
+    const body = $("batch-body")
+    const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null
+    const c = summary.counts
+    const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
+    body.replaceChildren(
+      h("p", { className: "mono muted", text: summary.batch_id }),
+      h("p", { id: "batch-progress", role: "status", text: `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.` }),
+      h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} · reviewer ${summary.reviewer_model}` }),
+      summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
+      h("div", { className: "actions" }, batchCancelControls(summary)),
+      summary.portfolio ? h("p", { id: "batch-portfolio", text: `Portfolio verdict written: ${summary.portfolio.portfolio_html}` }) : null,
+      h("div", { className: "table-scroll", "aria-label": "Batch replays (scrolls sideways)" },
+        h("table", { className: "batch-table", id: "batch-table" },
+          h("thead", {}, h("tr", {}, ["Thread", "Model", "Status", "Phase", "Verdict", "Open"].map((label) => h("th", { scope: "col", text: label })))),
+          h("tbody", {}, summary.items.map((item) => h("tr", { "data-thread-id": item.thread_id, "data-model": item.model },
+            h("td", { className: "mono", text: item.thread_id }),
+            h("td", { text: item.model }),
+            h("td", {}, statusBadge(item.status)),
+            h("td", { text: item.error || item.phase || "—" }),
+            h("td", { text: item.winner ? winnerText(item.winner) : "—" }),
+            h("td", {}, item.run_id && item.status !== "pending"
+              ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
+              : null)))))))
+    labelScrollRegions(body)
+    if (focused && document.getElementById(focused)) document.getElementById(focused).focus()
+  }
+
+  const statusWord = (status) => ({ running: "Running", finished: "Finished", cancelled: "Cancelled" })[status] || status
+
   // ------------------------------------------------------------------------------------------
   // Boot
 
@@ -1709,6 +2067,7 @@
       loadThreads(false)
     })
     $("stop-controller").addEventListener("click", stopController)
+    $("batch-mode").addEventListener("change", (event) => setBatchMode(event.target.checked))
     wireRunsView()
     setInterval(tickPhaseCounters, 1000)
   }
@@ -1731,6 +2090,11 @@
     const resume = active.filter((id) => !draft.run_ids.includes(id))
     if (resume.length) draft.run_ids = draft.run_ids.concat(resume)
     if (draft.thread_id) inspect(draft.thread_id)
+    if (state.batch) {
+      batch.id = state.batch.batch_id
+      batch.summary = state.batch
+      pollBatch()
+    }
     if (active.length) {
       showStep("run")
       draft.results_run = null

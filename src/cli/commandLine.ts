@@ -5,7 +5,7 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Layer } from "effect"
 import { controllerError } from "../domain/errors.js"
-import { VERSION } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { helpRequested } from "./help.js"
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */

@@ -6,7 +6,7 @@ import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { commandLineOf } from "./commandLine.js"
-import { json, lazily, wholeNumber } from "./options.js"
+import { integerOf, json, lazily, wholeNumber } from "./options.js"
 import { threads } from "./threadsCommand.js"
 
 const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
@@ -14,6 +14,10 @@ const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
     const { LauncherLive } = await import("../layers.js")
     return Effect.provide(program, LauncherLive)
   })
+
+const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
+const reviewerModelOption = (description: string) =>
+  Options.text("reviewer-model").pipe(Options.withDescription(description), Options.optional)
 
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
@@ -27,14 +31,8 @@ const open = Command.make("open", {}, () =>
 
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
-  models: Options.text("model").pipe(
-    Options.withDescription("A Codex model to replay with; repeat for several models run in parallel."),
-    Options.repeated
-  ),
-  reviewerModel: Options.text("reviewer-model").pipe(
-    Options.withDescription("The Codex model that reviews both sides (default: the controller's reviewer)."),
-    Options.optional
-  ),
+  models: modelsOption("A Codex model to replay with; repeat for several models run in parallel."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: the controller's reviewer)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -58,6 +56,45 @@ const replay = Command.make("replay", {
     )
   ))
 ).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
+
+const batch = Command.make("batch", {
+  query: Options.text("query").pipe(
+    Options.withPseudoName("text"),
+    Options.withDescription("Replay the threads whose title, project directory, model or thread id contains this text (at most 100)."),
+    Options.optional
+  ),
+  threads: Options.text("threads").pipe(
+    Options.withPseudoName("id,…"),
+    Options.withDescription("Replay these threads: thread ids separated by commas (at most 100)."),
+    Options.optional
+  ),
+  recent: Options.text("recent").pipe(
+    Options.withPseudoName("integer"),
+    Options.withDescription("Replay the N most recent threads: a whole number from 1 through 100."),
+    Options.map(integerOf),
+    Options.optional
+  ),
+  models: modelsOption("A Codex model to replay every thread with; repeat for several models."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: the controller's reviewer)."),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
+  json
+}, (options) =>
+  launcher(lazily(async () =>
+    (await import("./batch.js")).batchCommand(
+      {
+        query: Option.getOrUndefined(options.query),
+        threads: Option.getOrUndefined(options.threads),
+        recent: Option.getOrUndefined(options.recent),
+        models: options.models,
+        reviewerModel: Option.getOrUndefined(options.reviewerModel),
+        yes: options.yes,
+        json: options.json
+      },
+      process.env,
+      homedir()
+    )
+  ))
+).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
   runId: Args.text({ name: "run-id" }).pipe(Args.withDescription("The run whose report to show.")),
@@ -98,7 +135,7 @@ const portfolio = Command.make("portfolio", {
   recent: Options.text("recent").pipe(
     Options.withPseudoName("integer"),
     Options.withDescription("Count the N most recent completed runs instead: a whole number from 1 through 100."),
-    Options.map((raw) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)),
+    Options.map(integerOf),
     Options.optional
   ),
   json
@@ -127,4 +164,4 @@ const stop = Command.make("stop", {
   ))
 
 /** The terminal commands (SPEC §12). */
-export const commandLineMain = commandLineOf([open, threads, replay, report, runs, portfolio, stop])
+export const commandLineMain = commandLineOf([open, threads, replay, batch, report, runs, portfolio, stop])

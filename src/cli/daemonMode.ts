@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import { DaemonLive } from "../layers.js"
+import { resumeBatches } from "../programs/batches.js"
 import { runDaemon } from "../programs/daemon.js"
 import { controllerTools } from "../programs/registry.js"
 import { reportDownload } from "../programs/reportDownload.js"
 
 /** `codex-replay --http`: the controller daemon. */
-export const daemonMain = runDaemon({ tools: controllerTools, download: reportDownload }).pipe(
+export const daemonMain = runDaemon({ tools: controllerTools, download: reportDownload, afterReconcile: resumeBatches }).pipe(
   Effect.provide(DaemonLive)
 )

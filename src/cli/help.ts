@@ -43,6 +43,21 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     notes: ["Exit code 0 only when every run completed."]
   },
+  batch: {
+    usage: "codex-replay batch (--query TEXT | --threads ID,… | --recent N) --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--yes] [--json]",
+    summary:
+      "Replay many threads with the same models as one batch: configure each thread as replay does, report the blocked ones and leave them out, ask for approval, run 4 replays at a time with a progress line, then print the batch's portfolio verdict. Ctrl-C cancels the batch.",
+    options: [
+      ["--query TEXT", "The threads whose title, project directory, model or thread id contains TEXT (at most 100)."],
+      ["--threads ID,…", "These threads, by thread id, separated by commas (at most 100)."],
+      ["--recent N", "The N most recent threads, 1 through 100."],
+      ["--model MODEL", "A Codex model to replay every thread with; repeat it for several models (at most 4)."],
+      ["--reviewer-model MODEL", "The Codex model that reviews every replay (default: the controller's reviewer)."],
+      ["--yes", "Approve the batch without asking."],
+      JSON_OPTION
+    ],
+    notes: ["Exit code 0 only when every replay of the batch completed."]
+  },
   report: {
     usage: "codex-replay report <run-id> [--open] [--json]",
     summary:

@@ -27,22 +27,27 @@ const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
 type Json = Record<string, any>
 
+/** `--model` (1 to 4 distinct model names) and `--reviewer-model`, as `replay` and `batch` take them. */
+export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string | undefined): Either.Either<void, ControllerError> => {
+  if (models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
+  const invalid = models.find((model) => !MODEL_ID.test(model))
+  if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
+  const repeated = models.find((model, index) => models.indexOf(model) !== index)
+  if (repeated !== undefined) return Either.left(controllerError(`--model ${repeated} is given more than once.`))
+  if (models.length > MAX_REPLAY_MODELS) {
+    return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
+  }
+  if (reviewerModel !== undefined && !MODEL_ID.test(reviewerModel)) {
+    return Either.left(controllerError(`Invalid reviewer model name: ${JSON.stringify(reviewerModel.slice(0, 100))}.`))
+  }
+  return Either.void
+}
+
 /** Checks the command line before anything is contacted or written. */
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
   if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
-  if (options.models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
-  const invalid = options.models.find((model) => !MODEL_ID.test(model))
-  if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
-  const repeated = options.models.find((model, index) => options.models.indexOf(model) !== index)
-  if (repeated !== undefined) return Either.left(controllerError(`--model ${repeated} is given more than once.`))
-  if (options.models.length > MAX_REPLAY_MODELS) {
-    return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
-  }
-  if (options.reviewerModel !== undefined && !MODEL_ID.test(options.reviewerModel)) {
-    return Either.left(controllerError(`Invalid reviewer model name: ${JSON.stringify(options.reviewerModel.slice(0, 100))}.`))
-  }
-  return Either.right({ ...options, threadId })
+  return Either.map(checkModels(options.models, options.reviewerModel), () => ({ ...options, threadId }))
 }
 
 const structured = (result: ToolResult): Json => (result.structuredContent ?? {}) as Json
@@ -63,7 +68,7 @@ const existingFilesChanged = (inspection: Json) => stringsOf(inspection.file_sel
  * An empty beginning is confirmed by the approval of the configuration shown, except when Claude changed
  * existing files: that needs `--accept-empty-beginning`.
  */
-const configurationFrom = (
+export const configurationFrom = (
   threadId: string,
   inspection: Json,
   request: string,

@@ -4,7 +4,8 @@
  * embedding programs decode with these Schemas and take their types from them. A field's message is
  * a `sentence` annotation (see `describeParseError`), so a payload mistake reads the same everywhere.
  */
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
+import { MAX_REPLAY_THREADS } from "./product.js"
 import { MODEL_ID_PATTERN } from "./settings.js"
 import { excerpt, sentence } from "./toolResult.js"
 
@@ -146,6 +147,11 @@ const MODEL_LIST = "models must be a list of Codex model ids."
 const MODEL_ID = "Every model must be a non-empty Codex model id."
 const modelId = Schema.String.pipe(Schema.filter((value) => value.trim() !== ""), Schema.annotations(sentence(MODEL_ID)))
 
+const reviewerModelId = Schema.String.pipe(
+  Schema.filter((value) => value === "" || MODEL_ID_PATTERN.test(value.trim())),
+  Schema.annotations(sentence("reviewer_model must be a Codex model id such as gpt-5.5."))
+)
+
 /**
  * A replay configuration as a request sends it. `models` (or the older single `model`) name the Codex
  * models; `null` stands for an absent field. `decodeRunConfiguration` (runConfig.ts) checks the rules
@@ -171,12 +177,7 @@ export const RunConfigurationInput = Schema.Struct({
   confirm_repository_selection: flag("confirm_repository_selection"),
   models: optionalOrNull(Schema.Array(modelId).annotations(sentence(MODEL_LIST))),
   model: optionalOrNull(modelId),
-  reviewer_model: optionalOrNull(
-    Schema.String.pipe(
-      Schema.filter((value) => value === "" || MODEL_ID_PATTERN.test(value.trim())),
-      Schema.annotations(sentence("reviewer_model must be a Codex model id such as gpt-5.5."))
-    )
-  ),
+  reviewer_model: optionalOrNull(reviewerModelId),
   timeout_seconds: optionalOrNull(
     Schema.Number.pipe(
       Schema.filter((value) => Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_SECONDS),
@@ -224,6 +225,78 @@ export const StartRunPayload = Schema.Struct({
   ...RunConfigurationInput.fields
 }).annotations(sentence("The start arguments must be an object."))
 export type StartRunPayload = typeof StartRunPayload.Type
+
+// ---------------------------------------------------------------------------------------------------
+// Batches (`prepare_run` / `start_run` with `configurations`)
+
+const BATCH_SIZE = `configurations must list from 1 through ${MAX_REPLAY_THREADS} replay configurations.`
+
+/** The batch's configurations; each entry is checked as a configuration of its own (runConfig.ts). */
+const BatchConfigurations = Schema.Array(Schema.Unknown).pipe(
+  Schema.annotations(sentence(BATCH_SIZE)),
+  Schema.minItems(1, sentence(BATCH_SIZE)),
+  Schema.maxItems(MAX_REPLAY_THREADS, sentence(BATCH_SIZE))
+)
+
+/** `prepare_run` of a batch: 1–100 configurations, each with its models, and one reviewer for all. */
+export const PrepareBatchPayload = Schema.Struct({
+  configurations: BatchConfigurations,
+  reviewer_model: optionalOrNull(reviewerModelId)
+}).annotations(sentence("The batch arguments must be an object."))
+export type PrepareBatchPayload = typeof PrepareBatchPayload.Type
+
+/** `start_run` of a batch: the prepared batch, its approval and its prepare token. */
+export const StartBatchPayload = Schema.Struct({
+  approved: StartRunPayload.fields.approved,
+  prepare_token: StartRunPayload.fields.prepare_token,
+  ...PrepareBatchPayload.fields
+}).annotations(sentence("The start arguments must be an object."))
+export type StartBatchPayload = typeof StartBatchPayload.Type
+
+export const isBatchPayload = (input: unknown): input is { readonly configurations: unknown } =>
+  typeof input === "object" && input !== null && !Array.isArray(input) && "configurations" in input &&
+  (input as { configurations?: unknown }).configurations !== null
+
+/** The fields of one configuration that a batch may not carry beside its `configurations`. */
+const singleFieldsOf = (input: object) =>
+  Object.keys(RunConfigurationInput.fields).filter((field) =>
+    field !== "reviewer_model" && (input as Record<string, unknown>)[field] !== undefined &&
+    (input as Record<string, unknown>)[field] !== null
+  )
+
+const refusal = (message: string) => Schema.Never.annotations(sentence(message))
+
+/**
+ * One configuration, or a batch when the payload has `configurations`: each is decoded by its own
+ * Schema, so a mistake reads as it would on its own; both at once is refused.
+ */
+const singleOrBatch = <S, SI, B, BI>(single: Schema.Schema<S, SI>, batch: Schema.Schema<B, BI>) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.Any, {
+    strict: true,
+    decode: (input) => {
+      if (!isBatchPayload(input)) return ParseResult.decodeUnknown(single)(input)
+      const mixed = singleFieldsOf(input)
+      if (mixed.length > 0) {
+        return ParseResult.decodeUnknown(refusal(
+          `Give either configurations (a batch) or one configuration, not both (remove ${mixed.join(", ")}).`
+        ))(input)
+      }
+      return ParseResult.decodeUnknown(batch)(input)
+    },
+    encode: ParseResult.succeed
+  }) as unknown as Schema.Schema<S | B, SI | BI>
+
+export const PrepareRunPayload = singleOrBatch(RunConfigurationInput, PrepareBatchPayload)
+export const StartPayload = singleOrBatch(StartRunPayload, StartBatchPayload)
+
+export const BATCH_ID_PATTERN = /^batch-[0-9TZ]+-[0-9a-f]{10}$/
+
+const batchId = Schema.String.annotations(sentence("batch_id is required.")).pipe(
+  Schema.filter((value) => BATCH_ID_PATTERN.test(value), sentence("The batch ID is invalid."))
+)
+
+/** `get_batch` and `cancel_batch`. */
+export const BatchIdPayload = Schema.Struct({ batch_id: batchId }).annotations(sentence("batch_id is required."))
 
 // ---------------------------------------------------------------------------------------------------
 // Tool payloads
@@ -311,9 +384,11 @@ export const ToolPayloads = {
   synthesize_request: ThreadIdPayload,
   infer_working_directory: ThreadIdPayload,
   get_report: GetReportPayload,
-  prepare_run: RunConfigurationInput,
-  start_run: StartRunPayload,
-  make_portfolio: MakePortfolioArguments
+  prepare_run: PrepareRunPayload,
+  start_run: StartPayload,
+  make_portfolio: MakePortfolioArguments,
+  get_batch: BatchIdPayload,
+  cancel_batch: BatchIdPayload
 } as const
 export type ToolName = keyof typeof ToolPayloads
 /** A tool's payload once decoded (what the tool's program receives). */

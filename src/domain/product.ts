@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs"
-
 export const SERVER_NAME = "codex-replay"
 export const APP_TITLE = "Codex Replay"
 export const CONTROLLER_HOST = "127.0.0.1"
@@ -25,17 +23,6 @@ export const ATTEMPT_MAX_BYTES = 4 * MAX_STATE_BYTES
 export const CONTROLLER_LOG_FILE = "controller-server.log"
 /** Every process a run starts carries this variable, so a sweep can find it after a crash. */
 export const RUN_TAG_VARIABLE = "CODEX_REPLAY_RUN_TAG"
-
-/** The package version, read once from the package.json two levels above this module (src/ or dist/). */
-export const VERSION: string = (() => {
-  try {
-    const raw = readFileSync(new URL("../../package.json", import.meta.url), "utf8")
-    const version = (JSON.parse(raw) as { version?: unknown }).version
-    return typeof version === "string" ? version : "0.0.0"
-  } catch {
-    return "0.0.0"
-  }
-})()
 
 export const controllerOrigin = (port: number) => `http://${CONTROLLER_HOST}:${port}`
 

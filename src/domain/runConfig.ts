@@ -1,5 +1,5 @@
 import { Either, Schema } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts.js"
 import { type ControllerError, controllerError } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
@@ -162,13 +162,4 @@ export type PreparedConfiguration = ReturnType<typeof preparedConfiguration>
 
 export const preparedConfigurationDigest = (prepared: PreparedConfiguration) => sha256(canonicalJson(prepared))
 
-export const newPrepareToken = () => randomBytes(32).toString("base64url")
-
 export const tokenHash = (token: string) => sha256(token)
-
-/** `<prefix>-YYYYMMDDTHHMMSSZ-<10 hex>`: sorts by time, unique by its random part. */
-export const timestampedId = (prefix: string, nowMillis: number) =>
-  `${prefix}-${new Date(nowMillis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(5).toString("hex")}`
-
-/** Run ids sort by start time and match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
-export const newRunId = (nowMillis: number) => timestampedId("run", nowMillis)

@@ -10,13 +10,14 @@ import {
   publicFailure,
   type ToolFailure
 } from "../domain/errors.js"
-import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION, VERSION } from "../domain/product.js"
+import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
-import type { StaticAsset } from "./staticAssets.js"
+import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
 
 /** Answers a download: the file at `path` as an attachment (the caller has checked containment). */

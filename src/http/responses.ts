@@ -33,8 +33,23 @@ const stringResponse = (status: number, body: string, contentType: string) =>
 export const bytesResponse = (body: Uint8Array, contentType: string) =>
   HttpServerResponse.uint8Array(body, { status: 200, headers: securityHeaders, contentType })
 
+/**
+ * JSON of answers that are shared, immutable objects (`get_state`'s while nothing changes), made once per
+ * object; any other answer is a new object each time, so this only ever misses for them.
+ */
+const serialised = new WeakMap<object, string>()
+
+const jsonOf = (body: unknown) => {
+  if (typeof body !== "object" || body === null) return JSON.stringify(body)
+  const known = serialised.get(body)
+  if (known !== undefined) return known
+  const json = JSON.stringify(body)
+  serialised.set(body, json)
+  return json
+}
+
 export const jsonResponse = (status: number, body: unknown) =>
-  stringResponse(status, JSON.stringify(body), "application/json; charset=utf-8")
+  stringResponse(status, jsonOf(body), "application/json; charset=utf-8")
 
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")

@@ -4,13 +4,14 @@ import { type ControllerError, controllerError, type StorageError } from "../dom
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
-  MAX_RUN_LOG_TAIL_BYTES,
-  VERSION
+  MAX_RUN_LOG_TAIL_BYTES
 } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { reviewerFor } from "../domain/reviewer.js"
-import { runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
+import type { ResolvedSettings } from "../domain/settings.js"
+import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
-import { CodexModels } from "../services/CodexModels.js"
+import { CodexModels, type ModelList } from "../services/CodexModels.js"
 import { RunLog } from "../services/RunLog.js"
 import { RunStore } from "../services/RunStore.js"
 import { RunSupervisor } from "../services/RunSupervisor.js"
@@ -38,32 +39,54 @@ export const runSnapshot = (directory: string, state: object) =>
     run_log: runLog
   }))
 
+/** What one `get_state` answer was made of, and the answer. */
+interface StateAnswer {
+  readonly settings: ResolvedSettings
+  readonly models: ModelList
+  readonly answer: ToolResult
+}
+
+/**
+ * `get_state` is a pure function of the settings, this controller's runs and the model list, and the run
+ * store and the model list replace (never mutate) what they hold. So the answer is kept per list of runs,
+ * weakly, and made again only when one of the three is another object: a page polling an idle controller
+ * gets the same answer, which the HTTP edge then serialises once (`jsonResponse`).
+ */
+const stateAnswers = new WeakMap<ReadonlyArray<RunState>, StateAnswer>()
+
+const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList): ToolResult => {
+  const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
+  const diagnostics = [
+    ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
+    ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
+  ]
+  return toolSuccess("Codex Replay is ready.", {
+    state: {
+      plugin_version: VERSION,
+      controller_session_id: settings.controllerSessionId,
+      max_parallel_runs: MAX_PARALLEL_RUNS,
+      max_replay_threads: MAX_REPLAY_THREADS,
+      batch: null,
+      models: models.options,
+      // The controller's reviewer, used when a configuration names no reviewer_model.
+      reviewer_model: Either.getOrNull(reviewer),
+      diagnostics,
+      recent_runs: owned.slice(0, RECENT_RUNS),
+      run_root: settings.runRoot
+    }
+  })
+}
+
 export const getState = defineTool(ToolPayloads.get_state, () =>
   Effect.gen(function*() {
     const settings = yield* Settings
-    const runs = yield* RunStore
-    const recent = (yield* runs.listOwned()).slice(0, RECENT_RUNS)
+    const owned = yield* (yield* RunStore).listOwned()
     const models = yield* (yield* CodexModels).list()
-    const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
-    const diagnostics = [
-      ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
-      ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
-    ]
-    return toolSuccess("Codex Replay is ready.", {
-      state: {
-        plugin_version: VERSION,
-        controller_session_id: settings.controllerSessionId,
-        max_parallel_runs: MAX_PARALLEL_RUNS,
-        max_replay_threads: MAX_REPLAY_THREADS,
-        batch: null,
-        models: models.options,
-        // The controller's reviewer, used when a configuration names no reviewer_model.
-        reviewer_model: Either.getOrNull(reviewer),
-        diagnostics,
-        recent_runs: recent,
-        run_root: settings.runRoot
-      }
-    })
+    const known = stateAnswers.get(owned)
+    if (known !== undefined && known.settings === settings && known.models === models) return known.answer
+    const answer = stateAnswer(settings, owned, models)
+    stateAnswers.set(owned, { settings, models, answer })
+    return answer
   }))
 
 /** Any run of the run root; one that another live controller is executing is named as read-only. */
@@ -138,8 +161,9 @@ export const callTool = <Tools extends Record<string, ControllerTool<any>>>(
 ): Effect.Effect<ToolResult, ControllerError | StorageError, ToolRequirements<Tools>> => {
   const tool = name !== "open_controller" && Object.hasOwn(tools, name) ? tools[name] : undefined
   if (tool === undefined) return Effect.fail(unknownToolError(name))
-  return Schema.decodeUnknown(tool.payload)(args ?? {}).pipe(
-    Effect.mapError((error) => controllerError(describeParseError(error))),
-    Effect.flatMap(tool.run)
-  )
+  // Every payload Schema is synchronous; decoding without an effect saves the hot path a few fiber steps.
+  return Either.match(Schema.decodeUnknownEither(tool.payload)(args ?? {}), {
+    onLeft: (error) => Effect.fail(controllerError(describeParseError(error))),
+    onRight: tool.run
+  })
 }

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import type { ControllerError, StorageError } from "../domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
 import { type Download, makeControllerApp } from "../http/controllerApp.js"
-import { loadStaticAssets } from "../http/staticAssets.js"
+import { loadStaticAssets } from "../services/internal/staticAssets.js"
 import { makeRpcHttpApp } from "../rpc/http.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { FileStore } from "../services/FileStore.js"
@@ -27,8 +27,10 @@ const RUN_ROOT_INTERVAL = Duration.seconds(1)
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
 
-export interface DaemonOptions<RT, RD> {
+export interface DaemonOptions<RT, RD, RS = never> {
   readonly tools: Record<string, ControllerTool<RT>>
+  /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
+  readonly afterReconcile?: Effect.Effect<unknown, ControllerError | StorageError, RS>
   readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>
 }
 
@@ -52,7 +54,7 @@ type WithoutScope<R> = Scope.Scope extends R ? { readonly "tools and downloads m
  * The controller daemon (`codex-replay --http`): serves SPEC §5 until `/api/shutdown`, the idle
  * rule, or an interruption (SIGTERM) ends it; every path out interrupts the runs and marks them.
  */
-export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<RT | RD>) =>
+export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS> & WithoutScope<RT | RD>) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const files = yield* FileStore
@@ -64,6 +66,7 @@ export const runDaemon = <RT, RD>(options: DaemonOptions<RT, RD> & WithoutScope<
     yield* files.ensurePrivateDirectory(settings.runRoot)
     const reconciled = yield* reconcileInterruptedRuns({ atStart: true })
     if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
+    if (options.afterReconcile !== undefined) yield* options.afterReconcile
     // Another daemon of the installation may die while this one runs: its runs are cleaned up from here.
     yield* reconcileInterruptedRuns({ atStart: false }).pipe(
       Effect.tap((count) => (count > 0 ? Effect.logInfo(`Marked ${count} interrupted run(s) as failed.`) : Effect.void)),

@@ -1,8 +1,9 @@
 import { settingsOf } from "../services/Settings.js"
 import { Effect, Option } from "effect"
-import { randomBytes } from "node:crypto"
-import { controllerOrigin, VERSION } from "../domain/product.js"
+import { controllerOrigin } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import { controllerError } from "../domain/errors.js"
+import { newControllerSessionId } from "../domain/ids.js"
 import { ControllerClient, type KnownController, settingsMismatch } from "../services/ControllerClient.js"
 import { controllerSettingsOf } from "../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
@@ -34,7 +35,7 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
     if (Option.isSome(running)) {
       return known(running.value, true, `Reused controller ${running.value.sessionId}: it reads ${history} and keeps runs in ${settings.runRoot}.`)
     }
-    const sessionId = randomBytes(16).toString("hex")
+    const sessionId = yield* newControllerSessionId
     const cliPath = settings.codexCliPath
     const result = yield* openController({
       controller_session_id: sessionId,

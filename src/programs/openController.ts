@@ -1,29 +1,23 @@
 import { settingsOf } from "../services/Settings.js"
-import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
-import { spawn } from "node:child_process"
-import * as fs from "node:fs"
-import * as net from "node:net"
+import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { AttemptFile } from "../domain/contracts.js"
-import { conflict, controllerError, type ControllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
+import { conflict, controllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import {
   ATTEMPT_FILE,
   ATTEMPT_MAX_BYTES,
-  CONTROLLER_HOST,
   CONTROLLER_LOG_FILE,
   compareVersions,
-  controllerOrigin,
-  VERSION
+  controllerOrigin
 } from "../domain/product.js"
+import { VERSION } from "../services/internal/packageInfo.js"
 import type { ResolvedSettings } from "../domain/settings.js"
 import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
 import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 
 const READY_WITHIN = Duration.seconds(8)
-const BIN = fileURLToPath(new URL("../../bin/codex-replay.js", import.meta.url))
 
 export interface OpenControllerInput {
   readonly controller_session_id: string
@@ -42,85 +36,24 @@ export const readyResult = (sessionId: string, port: number): ToolResult => {
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
 
-const isExecutableFile = (file: string) => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
-
 /** Checks everything about the request before anything touches the disk. */
-export const validateLaunchInput = (input: unknown): Either.Either<OpenControllerInput, ControllerError> => {
-  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>
-  const unknown = Object.keys(args).filter((key) => key !== "controller_session_id" && key !== "codex_cli_path")
-  if (unknown.length > 0) return Either.left(controllerError(`Unknown argument: ${unknown.map(excerpt).join(", ")}.`))
-  const sessionId = args.controller_session_id
-  if (typeof sessionId !== "string" || !isControllerSessionId(sessionId)) {
-    return Either.left(controllerError("The controller session ID is invalid."))
-  }
-  const cliPath = args.codex_cli_path
-  if (cliPath !== undefined && (typeof cliPath !== "string" || !path.isAbsolute(cliPath) || !isExecutableFile(cliPath))) {
-    return Either.left(controllerError("codex_cli_path must be an absolute executable file."))
-  }
-  return Either.right({ controller_session_id: sessionId, codex_cli_path: cliPath })
-}
-
-/** Listens on the preferred port, or on any free one when it is taken, so the daemon can inherit it. */
-const reservePort = (preferred: number) =>
-  Effect.async<net.Server, ControllerError>((resume) => {
-    const listen = (port: number, fallback: boolean) => {
-      const server = net.createServer()
-      server.once("error", (error: NodeJS.ErrnoException) => {
-        if (fallback) listen(0, false)
-        else resume(Effect.fail(controllerError(`An available local controller port could not be reserved: ${error.message}`)))
-      })
-      server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(server)))
+export const validateLaunchInput = (input: unknown) =>
+  Effect.gen(function*() {
+    const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>
+    const unknown = Object.keys(args).filter((key) => key !== "controller_session_id" && key !== "codex_cli_path")
+    if (unknown.length > 0) return yield* controllerError(`Unknown argument: ${unknown.map(excerpt).join(", ")}.`)
+    const sessionId = args.controller_session_id
+    if (typeof sessionId !== "string" || !isControllerSessionId(sessionId)) {
+      return yield* controllerError("The controller session ID is invalid.")
     }
-    listen(preferred, true)
+    const cliPath = args.codex_cli_path
+    if (cliPath === undefined) return { controller_session_id: sessionId } satisfies OpenControllerInput
+    const client = yield* ControllerClient
+    if (typeof cliPath !== "string" || !path.isAbsolute(cliPath) || !(yield* client.isExecutable(cliPath))) {
+      return yield* controllerError("codex_cli_path must be an absolute executable file.")
+    }
+    return { controller_session_id: sessionId, codex_cli_path: cliPath } satisfies OpenControllerInput
   })
-
-const spawnDaemon = (settings: ResolvedSettings, input: OpenControllerInput, reservation: net.Server, logPath: string) =>
-  Effect.try({
-    try: () => {
-      const port = (reservation.address() as net.AddressInfo).port
-      // Node has no public accessor for a listening socket's descriptor (handing a server to a child needs an
-      // IPC channel, which a detached daemon must not keep). Without one, the daemon binds the port itself.
-      const socketFd = (reservation as unknown as { _handle?: { fd?: number } })._handle?.fd
-      const log = fs.openSync(logPath, "a", 0o600)
-      const inherit = typeof socketFd === "number" && socketFd >= 0
-      try {
-        const child = spawn(process.execPath, [BIN, "--http"], {
-          detached: true,
-          stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
-          env: {
-            ...process.env,
-            CODEX_REPLAY_RUN_ROOT: settings.runRoot,
-            CLAUDE_CONFIG_DIR: settings.claudeConfigDir,
-            CODEX_REPLAY_CONTROLLER_PORT: String(port),
-            CODEX_REPLAY_CONTROLLER_SESSION_ID: input.controller_session_id,
-            ...(inherit ? { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "3" } : { CODEX_REPLAY_CONTROLLER_SOCKET_FD: "" }),
-            ...(input.codex_cli_path === undefined ? {} : { CODEX_CLI_PATH: input.codex_cli_path })
-          }
-        })
-        child.unref()
-        return { child, port }
-      } finally {
-        fs.closeSync(log)
-        reservation.close()
-      }
-    },
-    catch: (error) => controllerError(`The local controller process could not start: ${String(error)}`)
-  })
-
-const signalGroup = (pid: number) => {
-  try {
-    process.kill(-pid, "SIGTERM")
-  } catch {
-    // Already gone.
-  }
-}
 
 /** Waits until the daemon answers `/health` with a valid proof for its own runtime token. */
 const awaitReady = (controllersRoot: string, sessionId: string, port: number, exited: () => boolean, logPath: string) =>
@@ -176,22 +109,27 @@ const answerRetry = (settings: ResolvedSettings, sessionId: string, attemptPath:
     return yield* conflict("This controller launch was already attempted; it will not be retried.")
   })
 
+/** What the daemon is told of the settings it serves (the port and socket are added as it starts). */
+const daemonEnvironment = (settings: ResolvedSettings, input: OpenControllerInput): Record<string, string> => ({
+  CODEX_REPLAY_RUN_ROOT: settings.runRoot,
+  CLAUDE_CONFIG_DIR: settings.claudeConfigDir,
+  CODEX_REPLAY_CONTROLLER_SESSION_ID: input.controller_session_id,
+  ...(input.codex_cli_path === undefined ? {} : { CODEX_CLI_PATH: input.codex_cli_path })
+})
+
 const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptPath: string, attempt: AttemptFile) =>
   Effect.gen(function*() {
     const files = yield* FileStore
-    const instance = path.dirname(attemptPath)
-    const logPath = path.join(instance, CONTROLLER_LOG_FILE)
+    const client = yield* ControllerClient
+    const logPath = path.join(path.dirname(attemptPath), CONTROLLER_LOG_FILE)
     yield* retireStaleControllers(settings.controllersRoot)
-    const reservation = yield* reservePort(settings.preferredPort)
-    const { child, port } = yield* spawnDaemon(settings, input, reservation, logPath)
-    let exited = false
-    child.once("exit", () => void (exited = true))
-    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, port, () => exited, logPath).pipe(
+    const daemon = yield* client.startDaemon(settings.preferredPort, daemonEnvironment(settings, input), logPath)
+    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, daemon.port, daemon.exited, logPath).pipe(
       // A daemon that never proved itself is not left running unowned.
-      Effect.tapError(() => Effect.sync(() => child.pid !== undefined && !exited && signalGroup(child.pid)))
+      Effect.tapError(() => daemon.stop)
     )
-    yield* files.writeJson(attemptPath, { ...attempt, controller_ready: true, controller_pid: health.pid ?? child.pid })
-    return readyResult(input.controller_session_id, port)
+    yield* files.writeJson(attemptPath, { ...attempt, controller_ready: true, controller_pid: health.pid ?? daemon.pid })
+    return readyResult(input.controller_session_id, daemon.port)
   }).pipe(
     Effect.tapError((error) =>
       Effect.flatMap(FileStore, (files) =>

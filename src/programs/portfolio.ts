@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { conflict, controllerError, isControllerError, notFound } from "../domain/errors.js"
 import { MakePortfolioArguments } from "../domain/contracts.js"
 import { isRunId } from "../domain/ids.js"
-import { timestampedId } from "../domain/runConfig.js"
+import { timestampedId } from "../domain/ids.js"
 import { renderPortfolioHtml } from "../domain/portfolio/html.js"
 import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../domain/portfolio/portfolio.js"
 import { excerpt, toolSuccess } from "../domain/toolResult.js"
@@ -16,7 +16,7 @@ export const PORTFOLIOS_DIRECTORY = "portfolios"
 export const PORTFOLIO_JSON_FILE = "portfolio.json"
 export const PORTFOLIO_HTML_FILE = "portfolio.html"
 
-export const newPortfolioId = (nowMillis: number) => timestampedId("portfolio", nowMillis)
+export const newPortfolioId = timestampedId("portfolio")
 
 /** The selection itself: 1 to 100 distinct, well-formed run ids. */
 const checkSelection = (runIds: ReadonlyArray<string>) =>
@@ -69,7 +69,7 @@ const writePortfolio = (runs: ReadonlyArray<PortfolioRun>) =>
     const store = yield* RunStore
     const files = yield* FileStore
     const now = yield* Clock.currentTimeMillis
-    const portfolioId = newPortfolioId(now)
+    const portfolioId = yield* newPortfolioId
     const portfolio = buildPortfolio({ portfolio_id: portfolioId, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), runs })
     const directory = path.join(store.runRoot, PORTFOLIOS_DIRECTORY, portfolioId)
     yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)

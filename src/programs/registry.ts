@@ -1,5 +1,5 @@
 import { makePortfolioTool } from "./portfolio.js"
-import { prepareRunTool, startRunTool } from "./runs.js"
+import { cancelBatchTool, getBatchTool, getStateWithBatch, prepareRunOrBatchTool, startRunOrBatchTool } from "./batches.js"
 import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
 import {
   getReportTool,
@@ -12,15 +12,18 @@ import {
 
 const tools = {
   ...baseTools,
+  get_state: getStateWithBatch,
   list_threads: listThreadsTool,
   list_threads_progress: listThreadsProgressTool,
   inspect_thread: inspectThreadTool,
   synthesize_request: synthesizeRequestTool,
   infer_working_directory: inferWorkingDirectoryTool,
   get_report: getReportTool,
-  prepare_run: prepareRunTool,
-  start_run: startRunTool,
-  make_portfolio: makePortfolioTool
+  prepare_run: prepareRunOrBatchTool,
+  start_run: startRunOrBatchTool,
+  make_portfolio: makePortfolioTool,
+  get_batch: getBatchTool,
+  cancel_batch: cancelBatchTool
 }
 
 export type ControllerToolRequirements = ToolRequirements<typeof tools>

@@ -2,6 +2,7 @@ import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "ef
 import * as path from "node:path"
 import { StartRunPayload, ToolPayloads } from "../domain/contracts.js"
 import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { newRunId } from "../domain/ids.js"
 import { reviewerFor } from "../domain/reviewer.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
@@ -14,8 +15,6 @@ import {
   type HistoricalResult,
   historicalResultDigest,
   isChunk,
-  newPrepareToken,
-  newRunId,
   normalizeConfiguration,
   preparedConfiguration,
   preparedConfigurationDigest,
@@ -40,17 +39,21 @@ import { RunSupervisor } from "../services/RunSupervisor.js"
 import { Settings } from "../services/Settings.js"
 import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
 import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
+import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
 import { threadForComparison } from "./threads.js"
 
 // ---------------------------------------------------------------------------------------------
 // The historical side and the repository as it is now
 
-interface Historical {
+export interface Historical {
   readonly result: HistoricalResult
   readonly claude: CandidateSide
   readonly snapshot: RepositorySnapshot
   readonly plan: WorkspacePlan
   readonly comparability: ComparabilityFacts
+  /** What Codex is asked: the configuration's request, after the earlier chunks' background for a chunk. */
+  readonly request: string
+  readonly chunk: ChunkFacts | null
 }
 
 /** Files that existed before the session and that Claude modified, as far as they take part in the comparison. */
@@ -60,6 +63,9 @@ const existingFilesChanged = (record: ThreadRecord, configuration: RunConfigurat
       file.kind === "modified" && !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path)
     )
     .map((file) => file.path)
+
+/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
+const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
 
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
   record.historical_changed_files
@@ -98,45 +104,68 @@ const realDirectory = (directory: string) =>
   )
 
 /** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
-const readHistorical = (configuration: RunConfiguration) =>
+export const readHistorical = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const { capabilities, record } = yield* threadForComparison(configuration.thread_id)
-    const comparability = (baselineCommit: string | null) =>
-      comparabilityFacts({
-        beginning_kind: configuration.beginning_kind,
-        baseline_commit: baselineCommit,
-        carried_forward_files: configuration.carried_forward_files,
-        existing_files_changed: configuration.beginning_kind === "non_git" ? existingFilesChanged(record, configuration) : []
-      }, capabilities, record.final_response)
+    // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
+    // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
+    const thread = yield* threadForComparison(configuration.thread_id)
+    const { capabilities } = thread
+    const withChunk = (chunk: ChunkPlan | null) => {
+      const record = chunk?.record ?? thread.record
+      const carriedNames = chunk?.facts.carried_forward_files ?? configuration.carried_forward_files
+      const comparability = (baselineCommit: string | null) =>
+        comparabilityFacts({
+          beginning_kind: configuration.beginning_kind,
+          baseline_commit: baselineCommit,
+          carried_forward_files: carriedNames,
+          existing_files_changed: configuration.beginning_kind === "non_git"
+            ? existingFilesChanged(record, configuration).filter((file) => !carriedNames.includes(file))
+            : []
+        }, capabilities, record.final_response)
+      const carried = chunk === null
+        ? { carriedForwardFiles: configuration.carried_forward_files }
+        : { carriedForwardFiles: [], carriedContents: chunk.carried }
+      return { record, comparability, carried, request: chunk?.request ?? configuration.request, chunk: chunk?.facts ?? null }
+    }
     if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
       const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
       const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
       const [baseline = "", ending = ""] = repository.commits
-      const patch = yield* workspace.historicalPatch(repository.repository, baseline, ending)
+      const chunk = isChunk(configuration)
+        ? yield* resolveChunk(configuration, thread.record, yield* workspace.commitTime(repository.repository, baseline))
+        : null
+      const { carried, comparability, record, ...asked } = withChunk(chunk)
+      const patch = chunk === null
+        ? yield* workspace.historicalPatch(repository.repository, baseline, ending)
+        : nonGitPatch(record, configuration)
       return {
         result: { patch, final_response: record.final_response },
         claude: claudeSide(record, patch, repository.repository),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
-        plan: { kind: "git", repository: repository.repository, commit: baseline, carriedForwardFiles: configuration.carried_forward_files },
-        comparability: comparability(baseline)
+        plan: { kind: "git", repository: repository.repository, commit: baseline, ...carried },
+        comparability: comparability(baseline),
+        ...asked
       } satisfies Historical
     }
+    const chunk = yield* resolveChunk(configuration, thread.record, null)
+    const { carried, comparability, record, ...asked } = withChunk(chunk)
     const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
     const patch = nonGitPatch(record, configuration)
     return {
       result: { patch, final_response: record.final_response },
       claude: claudeSide(record, patch, project),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
-      plan: { kind: "non_git", repository: project, commit: null, carriedForwardFiles: configuration.carried_forward_files },
-      comparability: comparability(null)
+      plan: { kind: "non_git", repository: project, commit: null, ...carried },
+      comparability: comparability(null),
+      ...asked
     } satisfies Historical
   })
 
-const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+export const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
   configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
 
-const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
+export const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
   Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))
 
 // ---------------------------------------------------------------------------------------------
@@ -150,7 +179,7 @@ const sameRange = (state: RunState, configuration: RunConfiguration) =>
  * A thread may be replayed any number of times, each replay a new run; a chunk has at most one
  * active run at a time (chunks of one thread may run side by side).
  */
-const ensureCanStart = (configuration: RunConfiguration) =>
+export const ensureCanStart = (configuration: RunConfiguration) =>
   Effect.gen(function*() {
     if (!isChunk(configuration)) return
     const runs = yield* RunStore
@@ -162,7 +191,7 @@ const ensureCanStart = (configuration: RunConfiguration) =>
     }
   })
 
-const ensureModelsOffered = (models: ReadonlyArray<string>) =>
+export const ensureModelsOffered = (models: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const offered = (yield* (yield* CodexModels).list()).options.map((option) => option.id)
     const unknown = models.filter((model) => !offered.includes(model))
@@ -206,6 +235,8 @@ export interface PrepareRunResult {
   readonly prepared_configuration_sha256: string
   readonly prepared_configuration_sha256_by_model: Readonly<Record<string, string>>
   readonly run_config: RunConfiguration
+  /** For a chunk: its split points and what its workspace starts with; null for a whole thread. */
+  readonly chunk: ChunkFacts | null
 }
 
 const approvalPrompt = (configuration: RunConfiguration) =>
@@ -224,13 +255,12 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
   // One snapshot serves every model, so the models cannot disagree on the baseline.
-  const digests = digestsOf(preparedByModel(configuration, historical.snapshot))
+  const digests = digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot))
   const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
-  const token = ready ? newPrepareToken() : null
-  if (token !== null) {
-    yield* tokens.remember(token, {
+  const token = ready
+    ? yield* tokens.issue({
       controller_session_id: settings.controllerSessionId,
       fingerprint,
       configuration,
@@ -238,7 +268,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
       prepared_configuration_sha256_by_model: digests,
       reviewer_model: reviewer
     })
-  }
+    : null
   const prompt = ready ? approvalPrompt(configuration) : null
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
@@ -259,7 +289,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     historical_result_sha256: historicalDigest,
     prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
     prepared_configuration_sha256_by_model: digests,
-    run_config: configuration
+    run_config: configuration,
+    chunk: historical.chunk
   }
   return result
 })
@@ -358,20 +389,27 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     return Option.some(yield* startedResponse(ordered, models, errors, true))
   })
 
-interface LaunchPlan {
-  readonly token: string
-  readonly receipt: PrepareReceipt
+/** What a run is launched from: the approval (a prepare receipt, or a batch's) and Claude's side read at start. */
+export interface LaunchPlan {
+  readonly prepareTokenHash: string
+  readonly receipt: Pick<
+    PrepareReceipt,
+    "configuration" | "fingerprint" | "historical_result_sha256" | "prepared_configuration_sha256_by_model" | "reviewer_model"
+  >
   readonly historical: Historical
 }
 
-const launchModel = (plan: LaunchPlan, model: string) =>
+/**
+ * Creates the run `runId` of one model and launches its fiber; a run that was created but could not be
+ * launched is left failed (`launch_failed`), never `running`.
+ */
+export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: string) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const files = yield* FileStore
     const supervisor = yield* RunSupervisor
     const coordinator = yield* RunCoordinator
     const { configuration } = plan.receipt
-    const runId = newRunId(yield* Clock.currentTimeMillis)
     const { directory, state } = yield* runs.create({
       runId,
       coordinatorPid: process.pid,
@@ -380,9 +418,10 @@ const launchModel = (plan: LaunchPlan, model: string) =>
         models: configuration.models,
         thread_id: configuration.thread_id,
         run_tag: runId,
+        ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         range_start: configuration.range_start,
         range_end: configuration.range_end,
-        prepare_token_hash: tokenHash(plan.token),
+        prepare_token_hash: plan.prepareTokenHash,
         configuration_fingerprint: plan.receipt.fingerprint,
         historical_result_sha256: plan.receipt.historical_result_sha256,
         prepared_configuration_sha256: plan.receipt.prepared_configuration_sha256_by_model[model] ?? null,
@@ -399,7 +438,7 @@ const launchModel = (plan: LaunchPlan, model: string) =>
       run_tag: runId,
       thread_id: configuration.thread_id,
       model,
-      request: configuration.request,
+      request: plan.historical.request,
       timeout_seconds: configuration.timeout_seconds,
       workspace: plan.historical.plan,
       claude: plan.historical.claude,
@@ -429,6 +468,13 @@ const launchModel = (plan: LaunchPlan, model: string) =>
           }
         }).pipe(Effect.ignore))
     )
+    return state
+  })
+
+const launchModel = (plan: LaunchPlan, model: string) =>
+  Effect.gen(function*() {
+    const runId = yield* newRunId
+    const state = yield* createAndLaunchRun(plan, model, runId)
     yield* recordLaunch(model, { launch_status: "started", run_id: runId })
     return state
   }).pipe(
@@ -471,12 +517,12 @@ const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
     return { states, errors }
   })
 
-const ensureDigestsUnchanged = (receipt: PrepareReceipt, historical: Historical) =>
+export const ensureDigestsUnchanged = (receipt: LaunchPlan["receipt"], historical: Historical) =>
   Effect.gen(function*() {
     if (historicalResultDigest(historical.result) !== receipt.historical_result_sha256) {
       return yield* conflict("The historical Claude result changed since preparation. Prepare the replay again.")
     }
-    const now = digestsOf(preparedByModel(receipt.configuration, historical.snapshot))
+    const now = digestsOf(preparedByModel(asAsked(receipt.configuration, historical), historical.snapshot))
     const changed = receipt.configuration.models.some((model) => now[model] !== receipt.prepared_configuration_sha256_by_model[model])
     if (changed) return yield* conflict("The repository changed since preparation. Prepare the replay again.")
   })
@@ -519,7 +565,7 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
     // without its fiber, or a token that forgot what it started.
     const { errors, states } = yield* Effect.uninterruptible(
       Effect.tap(
-        launchAll({ token, receipt: receipt.value, historical }, {
+        launchAll({ prepareTokenHash: tokenHash(token), receipt: receipt.value, historical }, {
           thread_id: configuration.thread_id,
           models: configuration.models,
           configuration_fingerprint: fingerprint

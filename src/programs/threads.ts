@@ -224,6 +224,10 @@ export const chunkOffer = (
   return "error" in chosen ? Either.left(controllerError(chosen.error)) : Either.right({ ...offer, selected: chosen.selection })
 }
 
+/** When a chunk begins: its beginning commit is the branch tip then (a commit made in an earlier chunk, if any). */
+const chunkStart = (record: ThreadRecord, range: { readonly start: string } | undefined) =>
+  range === undefined ? undefined : record.split_points.find((point) => point.message_id === range.start)?.timestamp
+
 /** §8.3: one prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
 const withRequestGeneration = (record: ThreadRecord, models: ReadonlyArray<ModelOption>): ThreadRecord => {
   if (record.request_generation.method !== "concatenated_fallback") return record
@@ -263,7 +267,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     Effect.flatMap(thread, ({ inspection: { record }, manifest }) =>
       baselines.propose({
         projectDir: record.project_dir,
-        startedAt: record.started_at,
+        startedAt: chunkStart(record, args.range) ?? record.started_at,
         endedAt: record.ended_at,
         gitBranch: manifest?.branch ?? record.git_branch,
         changedFiles: record.historical_changed_files,

@@ -50,6 +50,8 @@ export const ControllerRpcs = RpcGroup.make(
   contractRpc("prepare_run"),
   contractRpc("start_run"),
   contractRpc("make_portfolio"),
+  contractRpc("get_batch"),
+  contractRpc("cancel_batch"),
   WatchRun
 )
 

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
 import { controllerError, notFound, StorageError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
+import { chunkRecord, chunkWindow, earlierFiles } from "../domain/history/chunkWork.js"
 import { digestSession, responseKeysOf, type SessionDigest, type SessionFiles } from "../domain/history/reader.js"
 import type { SummaryReply, SummaryTask } from "../domain/history/summaryWorker.js"
 import {
@@ -22,7 +23,7 @@ import {
 import { type LoadedIndex, threadIndexPath } from "../domain/history/threadIndex.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
-import { VERSION } from "../domain/product.js"
+import { VERSION } from "./internal/packageInfo.js"
 import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
 import { loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
@@ -694,11 +695,24 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const thread = (threadId: string) => Effect.map(inspect(threadId), (inspection) => inspection.record)
 
+    /**
+     * Claude's work inside the chunk of split points `firstIndex`..`lastIndex` (1-based) and the files it
+     * had changed before the chunk, read again from the session (a chunk is prepared and started, not listed).
+     */
+    const inspectChunk = Effect.fn("ClaudeHistory.inspectChunk")(function*(threadId: string, firstIndex: number, lastIndex: number) {
+      const { record } = yield* inspect(threadId)
+      const location = yield* locate(threadId)
+      const earlier = lastPredecessors.get(location.main.path) ?? []
+      const analysis = yield* loadSession(location, earlier.length === 0 ? undefined : yield* copiedKeys(earlier))
+      const window = chunkWindow(record.split_points, firstIndex, lastIndex)
+      return { record: chunkRecord(analysis, record, window), earlier: earlierFiles(analysis, record.project_dir, window) }
+    })
+
     const listingStats = Effect.sync(() => lastListing)
     /** How far the current listing is (a cold start parses every session; the page and the CLI show it). */
     const listingProgress = Effect.sync(() => progress)
 
-    return { projectsRoot, indexFile, discover, list, listingStats, listingProgress, locate, inspect, thread } as const
+    return { projectsRoot, indexFile, discover, list, listingStats, listingProgress, locate, inspect, inspectChunk, thread } as const
   })
 
 export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {

@@ -30,7 +30,7 @@ import {
   ZERO_USAGE
 } from "../domain/worker.js"
 import { describeError, errnoOf } from "../domain/ioErrors.js"
-import { isDirectoryPath } from "./internal/paths.js"
+import { isDirectoryPath, isExecutableFile } from "./internal/paths.js"
 import * as procfs from "./internal/procfs.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
@@ -107,16 +107,6 @@ type AnyRequest = WorkerRequest<unknown, unknown>
 
 // ---------------------------------------------------------------------------------------------
 // Validation before any process starts
-
-const isExecutableFile = async (file: string) => {
-  try {
-    const stat = await fs.stat(file)
-    await fs.access(file, fs.constants.X_OK)
-    return stat.isFile()
-  } catch {
-    return false
-  }
-}
 
 const resolveCli = (cliPath: string, searchPath: string | undefined) =>
   Effect.promise(async () => {

@@ -13,6 +13,8 @@ import {
 import { isControllerSessionId } from "../domain/ids.js"
 import { healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
+import { startDaemon } from "./internal/daemonProcess.js"
+import { isExecutableFile } from "./internal/paths.js"
 
 export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
 
@@ -57,7 +59,7 @@ const request = (url: string, init: RequestInit, timeoutMillis: number) =>
     return { status: response.status, body }
   }).pipe(Effect.option)
 
-/** Talks to controller daemons of this install: reads their runtime files, proves them, asks them to stop. */
+/** Talks to controller daemons of this install: starts them, reads their runtime files, proves them, asks them to stop. */
 export class ControllerClient extends Effect.Service<ControllerClient>()("codex-replay/ControllerClient", {
   effect: Effect.gen(function*() {
     const files = yield* FileStore
@@ -138,7 +140,10 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return live
     })
 
-    return { readRuntime, probe, shutdown, requestStop, findLive, listLive } as const
+    /** Whether `file` is a regular file this process may execute (a `codex_cli_path` to hand a daemon). */
+    const isExecutable = (file: string) => Effect.promise(() => isExecutableFile(file))
+
+    return { readRuntime, probe, shutdown, requestStop, findLive, listLive, isExecutable, startDaemon } as const
   }),
   dependencies: [FileStore.Default]
 }) {}

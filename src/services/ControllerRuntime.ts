@@ -10,9 +10,9 @@ import {
   controllerOrigin,
   MAX_RUNTIME_FILE_BYTES,
   RUNTIME_FILE,
-  SERVER_NAME,
-  VERSION
+  SERVER_NAME
 } from "../domain/product.js"
+import { VERSION } from "./internal/packageInfo.js"
 import type { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
 import { StorageError } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"

@@ -1,4 +1,5 @@
 import { Effect, Option, Ref } from "effect"
+import { randomBytes } from "node:crypto"
 import type { RunConfiguration } from "../domain/runConfig.js"
 
 export const MAX_PREPARE_TOKENS = 256
@@ -46,6 +47,13 @@ export class PrepareTokens extends Effect.Service<PrepareTokens>()("codex-replay
       })
     })
 
+    /** A new token for `receipt`: a secret, so from the system's cryptographic source, never from a seeded `Random`. */
+    const issue = Effect.fn("PrepareTokens.issue")(function*(receipt: PrepareReceipt) {
+      const token = randomBytes(32).toString("base64url")
+      yield* remember(token, receipt)
+      return token
+    })
+
     const lookup = (token: string) => Ref.get(receipts).pipe(Effect.map((current) => Option.fromNullable(current.get(token))))
 
     const markStarted = (token: string, started: NonNullable<PrepareReceipt["started"]>) =>
@@ -56,7 +64,7 @@ export class PrepareTokens extends Effect.Service<PrepareTokens>()("codex-replay
       })
 
     return {
-      remember,
+      issue,
       lookup,
       markStarted,
       size: Effect.map(Ref.get(receipts), (current) => current.size),

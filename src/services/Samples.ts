@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { packagePath } from "./internal/packageInfo.js"
 import { controllerError, notFound, StorageError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
 import { excerpt } from "../domain/toolResult.js"
@@ -48,7 +48,7 @@ interface LoadedSample extends SampleThread {
 }
 
 /** The package's `samples/` directory, two levels above this module in both `src/` and `dist/`. */
-export const PACKAGED_SAMPLES_ROOT = fileURLToPath(new URL("../../samples", import.meta.url))
+export const PACKAGED_SAMPLES_ROOT = packagePath("samples")
 
 export const isSampleThreadId = (threadId: string) => threadId.startsWith(SAMPLE_ID_PREFIX)
 

@@ -39,6 +39,16 @@ export interface WorkspacePlan {
   readonly repository: string | null
   readonly commit: string | null
   readonly carriedForwardFiles: ReadonlyArray<string>
+  /**
+   * A chunk's start: Claude's files as it had left them when the chunk began, rebuilt from the
+   * transcript (project-relative paths), written after the commit or into the empty directory.
+   */
+  readonly carriedContents?: ReadonlyArray<CarriedContent>
+}
+
+export interface CarriedContent {
+  readonly path: string
+  readonly content: string
 }
 
 /** A materialised workspace and what its diff is taken against. */
@@ -124,6 +134,29 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           })
         }), { discard: true })
 
+    const writeCarriedContents = (plan: WorkspacePlan, directory: string) =>
+      Effect.forEach(plan.carriedContents ?? [], (carried) =>
+        Effect.gen(function*() {
+          const target = yield* files.resolveInside(directory, carried.path).pipe(
+            Effect.mapError(() => controllerError(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
+          )
+          yield* Effect.tryPromise({
+            try: async () => {
+              await fs.mkdir(path.dirname(target), { recursive: true })
+              await fs.writeFile(target, carried.content)
+            },
+            catch: () => controllerError(`The carried-forward file ${excerpt(carried.path)} could not be written.`)
+          })
+        }), { discard: true })
+
+    /** The commit's committer time (seconds since the epoch) in the user's repository. */
+    const commitTime = Effect.fn("Workspace.commitTime")(function*(repository: string, commit: string) {
+      const output = yield* git.run(["show", "-s", "--format=%ct", commit], { cwd: repository }).pipe(
+        Effect.mapError(() => notFound(`The commit ${excerpt(commit)} does not exist in ${excerpt(repository)}.`))
+      )
+      return Number(output.trim())
+    })
+
     /**
      * Runs `last` against a private index that holds the workspace as it is now (starting from
      * `startFrom`, so unchanged files cost nothing); the workspace's own index is never touched.
@@ -169,6 +202,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
         yield* copyCarriedFiles(plan, directory)
+        yield* writeCarriedContents(plan, directory)
         // Collecting reads the baseline's objects from the workspace, but never its configuration or hooks.
         const gitDir = yield* snapshotRepository(parent, runTag)
         yield* Effect.tryPromise({
@@ -178,10 +212,15 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           },
           catch: (error) => controllerError(`The workspace snapshot could not be created: ${String(error)}`)
         })
-        return { directory, gitDir, base: plan.commit, runTag } satisfies MaterialisedWorkspace
+        // Carried files are where the agent starts, not its work: the diff is taken against them too.
+        const base = (plan.carriedContents ?? []).length === 0
+          ? plan.commit
+          : (yield* withWorkspaceIndex({ directory, gitDir, runTag }, plan.commit, ["write-tree"])).trim()
+        return { directory, gitDir, base, runTag } satisfies MaterialisedWorkspace
       }
       yield* files.ensurePrivateDirectoryInside(runDirectory, directory)
       yield* copyCarriedFiles(plan, directory)
+      yield* writeCarriedContents(plan, directory)
       const gitDir = yield* snapshotRepository(parent, runTag)
       const base = (yield* withWorkspaceIndex({ directory, gitDir, runTag }, EMPTY_TREE, ["write-tree"])).trim()
       return { directory, gitDir, base, runTag } satisfies MaterialisedWorkspace
@@ -208,7 +247,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       return withFinalNewline(patch)
     })
 
-    return { inspectRepository, historicalPatch, materialise, archiveFailed, diff } as const
+    return { inspectRepository, historicalPatch, commitTime, materialise, archiveFailed, diff } as const
   }),
   dependencies: [FileStore.Default, RunLog.Default]
 }) {}

@@ -38,3 +38,15 @@ it.effect("lists the 12 most recent of this controller's runs, newest first", ()
     expect(listed[1]).toBe("run-24:running")
     expect(listed.at(-1)).toBe("run-14:running")
   }).pipe(Effect.provide(layer)))
+
+it.effect("gives the same answer object while nothing changed, and a new one once a run changes", () =>
+  Effect.gen(function*() {
+    const first = yield* getState.run({})
+    expect(yield* getState.run({})).toBe(first)
+    const runs = yield* RunStore
+    yield* runs.create({ runId: "run-zz", coordinatorPid: process.pid })
+    const second = yield* getState.run({})
+    expect(second).not.toBe(first)
+    expect((second.structuredContent!.state as { recent_runs: Array<{ run_id: string }> }).recent_runs[0]!.run_id).toBe("run-zz")
+    expect(yield* getState.run({})).toBe(second)
+  }).pipe(Effect.provide(layer)))

@@ -201,7 +201,8 @@ export const nonGitConfig = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-const git = (cwd: string, ...args: Array<string>) =>
+/** git as the tests' author; with a `date`, commits carry it (the reflog records the committer date too). */
+export const gitAt = (cwd: string, date: string | undefined, ...args: Array<string>) =>
   execFileSync("git", args, {
     cwd,
     encoding: "utf8",
@@ -210,9 +211,12 @@ const git = (cwd: string, ...args: Array<string>) =>
       GIT_AUTHOR_NAME: "Test",
       GIT_AUTHOR_EMAIL: "test@example.com",
       GIT_COMMITTER_NAME: "Test",
-      GIT_COMMITTER_EMAIL: "test@example.com"
+      GIT_COMMITTER_EMAIL: "test@example.com",
+      ...(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date })
     }
   }).trim()
+
+const git = (cwd: string, ...args: Array<string>) => gitAt(cwd, undefined, ...args)
 
 export interface TestRepository {
   readonly directory: string

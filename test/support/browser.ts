@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
-import { type Browser, type BrowserContext, chromium } from "playwright-core"
+import { createRequire } from "node:module"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { fileURLToPath } from "node:url"
 
 /** Debian's Chromium, which `.ci/run` installs; the browser tests fail (never skip) without it. */
@@ -43,4 +44,33 @@ export const launchChromium = async (
   context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
   await fs.mkdir(ARTIFACTS, { recursive: true })
   return { browser, context }
+}
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+
+/** axe-core's violations of impact moderate or higher on the page as it is (the context must bypass the page's CSP). */
+export const axeViolations = async (page: Page) => {
+  await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
+  })
+  return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
+}
+
+/**
+ * A context of `browser` with the page's CSP bypassed (so axe-core can be injected) that collects
+ * console errors (failed resource loads aside) and page errors into `consoleErrors`.
+ */
+export const errorCollectingContext = async (
+  browser: Browser,
+  consoleErrors: Array<string>,
+  options: { readonly acceptDownloads?: boolean } = {}
+) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: options.acceptDownloads ?? false })
+  context.on("console", (message) => {
+    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  return context
 }

@@ -89,6 +89,20 @@ const backgroundItem = (turns: ReadonlyArray<RequestTurn>, point: SplitPoint) =>
   return `${point.index}. ${fullText(turns, point).replace(/\n/g, "\n   ")}${files}`
 }
 
+/** Whether a request already carries the completed background of earlier chunks. */
+export const hasBackground = (request: string) => request.trimStart().startsWith(BACKGROUND_HEADING)
+
+/**
+ * What Codex is asked for the chunk that begins at split point `firstIndex` (1-based): the chunk's own
+ * task, after the earlier chunks' prompts named as completed background (none for the first chunk, and
+ * not again for a task that already begins with that background).
+ */
+export const chunkRequest = (turns: ReadonlyArray<RequestTurn>, points: ReadonlyArray<SplitPoint>, firstIndex: number, task: string) => {
+  const earlier = points.slice(0, firstIndex - 1)
+  if (earlier.length === 0 || hasBackground(task)) return task
+  return `${BACKGROUND_HEADING}\n${earlier.map((point) => backgroundItem(turns, point)).join("\n")}\n\n${CHUNK_TASK_HEADING}\n${task}`
+}
+
 /**
  * The chunk from the split point `rangeStart` through the work before the one after `rangeEnd`
  * (both message ids of split points, in order), or the sentence that says why not. Its request is
@@ -108,9 +122,7 @@ export const chunkSelection = (
   if (last < first) return { error: "range_end comes before range_start; a chunk runs forward." }
   const earlier = points.slice(0, first)
   const own = points.slice(first, last + 1).map((point) => fullText(turns, point)).join("\n\n")
-  const request = earlier.length === 0
-    ? own
-    : `${BACKGROUND_HEADING}\n${earlier.map((point) => backgroundItem(turns, point)).join("\n")}\n\n${CHUNK_TASK_HEADING}\n${own}`
+  const request = chunkRequest(turns, points, first + 1, own)
   const carried = earlier.flatMap((point) => point.files_touched).filter((file) => !path.posix.isAbsolute(file))
   return {
     selection: {

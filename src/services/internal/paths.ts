@@ -14,3 +14,14 @@ export const existsPath = (target: string): Promise<boolean> =>
     if (isMissing(error)) return false
     throw error
   })
+
+/** Whether `file` is a regular file this process may execute; anything unreadable is not. */
+export const isExecutableFile = async (file: string): Promise<boolean> => {
+  try {
+    const stat = await fs.stat(file)
+    await fs.access(file, fs.constants.X_OK)
+    return stat.isFile()
+  } catch {
+    return false
+  }
+}

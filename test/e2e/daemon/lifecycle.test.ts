@@ -27,11 +27,12 @@ const runWithEnv = (env: Record<string, string>) => runDaemonToExit(env)
 
 describe("idle shutdown", () => {
   it("a heartbeat delays the idle shutdown, which then removes the runtime file and instance directory", async () => {
-    const daemon = await startDaemon({ env: { CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "1.2" } })
-    await sleep(700)
+    const daemon = await startDaemon({ env: { CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS: "2" } })
+    await sleep(1000)
     const beat = await request(daemon.port, "/api/heartbeat", { method: "POST", headers: browserHeaders(daemon.port), body: "{}" })
     expect(beat.status).toBe(200)
-    await sleep(800)
+    // Past the first deadline, with a second to spare before the one the heartbeat set (a busy machine).
+    await sleep(1000)
     expect(daemon.process.exitCode, "a recent heartbeat was ignored").toBeNull()
     const started = Date.now()
     expect(await daemon.exited).toBe(0)

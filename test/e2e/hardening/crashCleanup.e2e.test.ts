@@ -18,10 +18,10 @@ const stateOf = (daemon: Daemon, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "controller-state.json"), "utf8"))
 
 /** A hanging replay whose tool command runs, plus a `sleep 3600` of its own session carrying the run's tag. */
-const hangingRun = async (daemon: Daemon, chunk: string) => {
+const hangingRun = async (daemon: Daemon) => {
   const { run_id } = await approveAndStart(
     daemon,
-    nonGitConfig({ request: "Create greet.py.\nfake-scenario: hang", range_start: `${chunk}-1`, range_end: `${chunk}-2` })
+    nonGitConfig({ request: "Create greet.py.\nfake-scenario: hang" })
   )
   await eventually(() => (readLog(daemon.runRoot, run_id).includes("\"command_execution\"") ? true : undefined), 30_000, "the tool command")
   const sleeper = spawn("sleep", ["3600"], { detached: true, stdio: "ignore", env: { ...process.env, [RUN_TAG_VARIABLE]: run_id } })
@@ -37,8 +37,8 @@ describe("any daemon of the installation cleans up after a daemon that died", ()
     const living = await startDaemon({ root, env })
     let cleaner: Daemon | undefined
     try {
-      const dead = await hangingRun(dying, "dead")
-      const alive = await hangingRun(living, "alive")
+      const dead = await hangingRun(dying)
+      const alive = await hangingRun(living)
       const leftBehind = await taggedPids(dead.runId)
       expect(leftBehind).toContain(dead.sleeper)
       await dying.kill9()

@@ -158,7 +158,7 @@ describe("recovery after kill -9", () => {
     const finishedStatePath = path.join(first.runRoot, finished.run_id, "controller-state.json")
     const finishedState = fs.readFileSync(finishedStatePath, "utf8")
 
-    const hangingConfig = nonGitConfig({ request: "Create greet.py.\nfake-scenario: hang", range_start: "u1", range_end: "u2" })
+    const hangingConfig = nonGitConfig({ request: "Create greet.py.\nfake-scenario: hang" })
     const hanging = await start(first, hangingConfig)
     await awaitHangingTool(first, hanging.run_id)
     await first.kill9()

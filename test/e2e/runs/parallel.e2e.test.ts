@@ -63,7 +63,7 @@ describe("parallel models", () => {
         return states.every((state) => state.phase === "implementing") ? true : undefined
       }, 20_000, "four runs implementing")
 
-      const fifth = await start(daemon, nonGitConfig({ range_start: "q1", range_end: "q2" }))
+      const fifth = await start(daemon, nonGitConfig())
       await sleep(1500)
       const waiting = await phaseOf(daemon, fifth.run_id)
       expect(waiting).toMatchObject({ status: "running", phase: "queued" })

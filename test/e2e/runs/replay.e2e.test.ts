@@ -242,7 +242,7 @@ describe("bad input", () => {
   })
 
   it("refuses a start when the repository moved since preparation", async () => {
-    const config = gitConfig(repository, { thread_id: "sample-word-count", range_start: "m1", range_end: "m2" })
+    const config = gitConfig(repository, { thread_id: "sample-word-count" })
     const prepared = await daemon.call("prepare_run", config)
     const moved = `${repository.directory}-moved`
     fs.renameSync(repository.directory, moved)
@@ -260,7 +260,7 @@ describe("bad input", () => {
     const copy = path.join(path.dirname(repository.directory), "project-copy")
     execFileSync("git", ["clone", "--quiet", repository.directory, copy])
     fs.symlinkSync(repository.directory, link)
-    const config = gitConfig(repository, { repo: link, thread_id: "sample-word-count", range_start: "m3", range_end: "m4" })
+    const config = gitConfig(repository, { repo: link, thread_id: "sample-word-count" })
     const prepared = await daemon.call("prepare_run", config)
     fs.unlinkSync(link)
     fs.symlinkSync(copy, link)

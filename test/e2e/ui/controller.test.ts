@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
+import { callTool, type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
@@ -270,14 +270,20 @@ describe("browser controller", () => {
     await page.locator("#approval-prompt").waitFor()
     expect(await page.locator("#approval-prompt").textContent()).toBe("Approve 2 parallel Codex implementations using this configuration?")
     await page.click("#approve-start")
-    await expect.poll(() => page.locator("article.run").count()).toBe(2)
+    await expect.poll(() => page.locator("article.run").count(), { timeout: 10_000 }).toBe(2)
     await page.locator("#verdict").waitFor({ timeout: 20_000 })
+    // Both runs ended (a failed one would say so here, with its error, rather than as a missing button).
+    const newestTwo = async () => {
+      const state = (await callTool(daemon.port, "get_state")).json.structuredContent.state
+      return state.recent_runs.slice(0, 2).map((run: { status: string; error?: string }) => `${run.status}${run.error ? `: ${run.error}` : ""}`)
+    }
+    await expect.poll(newestTwo, { timeout: 20_000 }).toEqual(["completed", "completed"])
     const switcher = page.locator(".run-switch button")
-    expect(await switcher.allTextContents()).toEqual(["gpt-5.6-sol", "gpt-5.6-terra"])
+    await expect.poll(() => switcher.allTextContents(), { timeout: 10_000 }).toEqual(["gpt-5.6-sol", "gpt-5.6-terra"])
     await switcher.nth(1).click()
     await expect.poll(() => page.locator(".summary-table tbody tr").first().innerText()).toContain("gpt-5.6-terra")
     expect(consoleErrors).toEqual([])
-  }, 40_000)
+  }, 60_000)
 
   it("a Git sample: commits are prefilled; a running replay can be cancelled from the Run step", async () => {
     await page.locator("#tab-thread").click()

@@ -4,15 +4,12 @@
  * figure and run link followed, and axe-core on both pages (no violation of impact moderate or higher).
  */
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
-
-const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 
 let root: string
 let daemon: Daemon
@@ -20,15 +17,6 @@ let browser: Browser
 let completed: Array<string> = []
 let failed: string
 const consoleErrors: Array<string> = []
-
-const axeViolations = async (page: Page) => {
-  await page.evaluate(await fs.readFile(AXE_SOURCE, "utf8"))
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }))
-  })
-  return (violations as Array<{ id: string; impact: string }>).filter((v) => ["moderate", "serious", "critical"].includes(v.impact))
-}
 
 beforeAll(async () => {
   await requireChromium("the portfolio UI test")
@@ -56,11 +44,7 @@ describe("the portfolio verdict in the browser", () => {
 
   it("ticks completed runs in the Runs view, compares them and downloads portfolio.html", async () => {
     // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: true })
-    context.on("console", (message) => {
-      if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
-    })
-    context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+    const context = await errorCollectingContext(browser, consoleErrors, { acceptDownloads: true })
     const page = await context.newPage()
     await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
     await page.locator("#controller-status", { hasText: "Ready" }).waitFor()

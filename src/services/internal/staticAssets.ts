@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { packagePath } from "./packageInfo.js"
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -17,8 +17,8 @@ export interface StaticAsset {
   readonly contentType: string
 }
 
-/** The package's `static/` folder: two levels above this module, in `src/` and in `dist/` alike. */
-export const STATIC_ROOT = fileURLToPath(new URL("../../static/", import.meta.url))
+/** The package's `static/` folder. */
+export const STATIC_ROOT = packagePath("static/")
 
 /** Loads every static file once; request paths are looked up in this map, never joined onto a path. */
 export const loadStaticAssets = (root = STATIC_ROOT): ReadonlyMap<string, StaticAsset> => {

@@ -1,0 +1,213 @@
+import { Effect, Either, Exit, Option, Schedule } from "effect"
+import type { BatchSummary } from "../domain/batch.js"
+import { type ControllerError, controllerError } from "../domain/errors.js"
+import { THREAD_ID_PATTERN } from "../domain/ids.js"
+import type { Portfolio } from "../domain/portfolio/portfolio.js"
+import { MAX_REPLAY_THREADS } from "../domain/product.js"
+import { formatElapsed, formatUsd } from "../domain/report/format.js"
+import type { Environment } from "../domain/settings.js"
+import type { ToolResult } from "../domain/toolResult.js"
+import { type CallTool, connectController } from "../rpc/client.js"
+import { FileStore } from "../services/FileStore.js"
+import { modelLines } from "./portfolio.js"
+import { checkModels, configurationFrom } from "./replay.js"
+import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
+
+export interface BatchOptions {
+  readonly query?: string | undefined
+  readonly threads?: string | undefined
+  readonly recent?: number | undefined
+  readonly models: ReadonlyArray<string>
+  readonly reviewerModel?: string | undefined
+  readonly yes: boolean
+  readonly json: boolean
+}
+
+type Selection =
+  | { readonly kind: "query"; readonly query: string }
+  | { readonly kind: "threads"; readonly threadIds: ReadonlyArray<string> }
+  | { readonly kind: "recent"; readonly count: number }
+
+const POLL_MILLIS = 500
+
+type Json = Record<string, any>
+
+const structured = (result: ToolResult): Json => (result.structuredContent ?? {}) as Json
+
+/** The threads chosen on the command line: exactly one of --query, --threads and --recent. */
+const selectionOf = (options: BatchOptions): Either.Either<Selection, ControllerError> => {
+  const given = [options.query, options.threads, options.recent].filter((value) => value !== undefined).length
+  if (given !== 1) return Either.left(controllerError("Choose the threads with exactly one of --query, --threads and --recent."))
+  if (options.recent !== undefined) {
+    return Number.isInteger(options.recent) && options.recent >= 1 && options.recent <= MAX_REPLAY_THREADS
+      ? Either.right({ kind: "recent", count: options.recent })
+      : Either.left(controllerError(`--recent must be a whole number from 1 through ${MAX_REPLAY_THREADS}.`))
+  }
+  if (options.query !== undefined) {
+    return options.query.trim() === ""
+      ? Either.left(controllerError("--query must not be empty."))
+      : Either.right({ kind: "query", query: options.query.trim() })
+  }
+  const threadIds = (options.threads ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "")
+  const invalid = threadIds.find((id) => !THREAD_ID_PATTERN.test(id))
+  if (invalid !== undefined) return Either.left(controllerError(`Invalid thread ID ${JSON.stringify(invalid.slice(0, 100))}; see \`codex-replay threads\`.`))
+  if (threadIds.length === 0) return Either.left(controllerError("--threads must name at least one thread ID."))
+  const repeated = threadIds.find((id, index) => threadIds.indexOf(id) !== index)
+  if (repeated !== undefined) return Either.left(controllerError(`Thread ${repeated} is given more than once in --threads.`))
+  if (threadIds.length > MAX_REPLAY_THREADS) {
+    return Either.left(controllerError(`A batch replays at most ${MAX_REPLAY_THREADS} threads; --threads names ${threadIds.length}.`))
+  }
+  return Either.right({ kind: "threads", threadIds })
+}
+
+/** Checks the command line before anything is contacted or written. */
+export const validateBatchOptions = (options: BatchOptions) =>
+  Either.flatMap(checkModels(options.models, options.reviewerModel), () => selectionOf(options))
+
+/** The thread ids of the selection; a search or `--recent` asks the controller's thread list. */
+const threadIdsOf = (call: CallTool, selection: Selection) =>
+  Effect.gen(function*() {
+    if (selection.kind === "threads") return selection.threadIds
+    const listed = structured(
+      yield* call("list_threads", selection.kind === "query" ? { query: selection.query, limit: MAX_REPLAY_THREADS } : { limit: selection.count })
+    )
+    const ids = ((Array.isArray(listed.threads) ? listed.threads : []) as Array<Json>).map((thread) => String(thread.imported_thread_id))
+    if (ids.length === 0) {
+      return yield* controllerError(selection.kind === "query" ? `No thread matches ${JSON.stringify(selection.query)}.` : "There is no thread to replay.")
+    }
+    return ids
+  })
+
+interface Blocked {
+  readonly thread_id: string
+  readonly reasons: ReadonlyArray<string>
+}
+
+/** Each thread's configuration, as `replay` builds it from the controller's inspection; a thread that cannot be configured is blocked. */
+const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, models: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const configured = yield* Effect.forEach(threadIds, (threadId) =>
+      Effect.gen(function*() {
+        const inspection = structured(yield* call("inspect_thread", { thread_id: threadId }))
+        const blockers = (Array.isArray(inspection.blockers) ? inspection.blockers : []) as Array<string>
+        const request = typeof inspection.thread?.request === "string" ? inspection.thread.request : ""
+        if (blockers.length > 0 || request.trim() === "") {
+          return Either.left<Blocked>({ thread_id: threadId, reasons: blockers.length > 0 ? blockers : ["The thread has no request to replay."] })
+        }
+        const recorded = inspection.baseline?.repository
+        const repositoryIsHere = typeof recorded === "string" && (yield* Effect.orElseSucceed(files.exists(recorded), () => false))
+        return Either.right(configurationFrom(threadId, inspection, request, models, false, undefined, repositoryIsHere))
+      }).pipe(Effect.catchAll((error) => Effect.succeed(Either.left<Blocked>({ thread_id: threadId, reasons: [error.message] })))), {
+      concurrency: 4
+    })
+    return {
+      configurations: configured.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : [])),
+      blocked: configured.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
+    }
+  })
+
+const progressLine = (summary: BatchSummary) => {
+  const { counts } = summary
+  const done = counts.completed + counts.failed + counts.cancelled
+  const left = summary.estimate_remaining_ms === null ? "" : ` · about ${formatElapsed(summary.estimate_remaining_ms)} left`
+  return `${done} of ${summary.total} done (${counts.completed} completed, ${counts.failed} failed${
+    counts.cancelled > 0 ? `, ${counts.cancelled} cancelled` : ""
+  }) · ${counts.running} running · ${counts.pending} pending · ${formatElapsed(summary.elapsed_ms)}${left} · Codex ${
+    formatUsd(summary.cost_usd.codex)
+  } · Claude ${formatUsd(summary.cost_usd.claude)}`
+}
+
+/**
+ * Follows the batch until it has ended (its portfolio written): on a terminal one line rewritten
+ * in place, elsewhere a line whenever the counts change.
+ */
+const followBatch = (call: CallTool, out: Output, batchId: string) =>
+  Effect.gen(function*() {
+    const stream = out.json ? process.stderr : process.stdout
+    const live = stream.isTTY === true
+    let last = ""
+    let summary: BatchSummary | undefined
+    const look = Effect.gen(function*() {
+      summary = structured(yield* call("get_batch", { batch_id: batchId })).batch as BatchSummary
+      const line = progressLine(summary)
+      if (live) yield* Effect.sync(() => void stream.write(`\r\x1b[2K${line}`))
+      else if (line.split(" · ").slice(0, 3).join() !== last.split(" · ").slice(0, 3).join()) yield* out.say(line)
+      last = line
+      return summary.status !== "running"
+    })
+    yield* look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL_MILLIS), until: (ended) => ended }))
+    if (live) yield* Effect.sync(() => void stream.write("\n"))
+    return summary!
+  })
+
+const readPortfolio = (file: string) =>
+  Effect.gen(function*() {
+    const text = yield* (yield* FileStore).readBounded(file, Number.MAX_SAFE_INTEGER)
+    return JSON.parse(text) as Portfolio
+  }).pipe(Effect.option)
+
+const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
+  Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
+
+/**
+ * `codex-replay batch (--query Q | --threads ID,… | --recent N) --model M …`: configures each thread as
+ * `replay` does, prepares the batch, asks for approval, starts it, shows its progress and ends with
+ * the batch's portfolio verdict. Ctrl-C cancels the batch.
+ */
+export const batchCommand = (options: BatchOptions, env: Environment, home: string) =>
+  Effect.gen(function*() {
+    const selection = yield* Either.match(validateBatchOptions(options), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const out = makeOutput(options.json)
+    const { call, url } = yield* connectController(env, home)
+    yield* out.say(`Controller: ${url}`)
+    const threadIds = yield* threadIdsOf(call, selection)
+    yield* out.say(`Threads:    ${threadIds.length}`)
+    yield* out.say(`Models:     ${options.models.join(", ")}`)
+    const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models)
+    yield* printBlocked(out, unconfigured)
+    if (configurations.length === 0) return yield* controllerError("No thread of the selection can be replayed; nothing was started.")
+    const batchPayload = { configurations, reviewer_model: options.reviewerModel ?? null }
+    const prepared = structured(yield* call("prepare_run", batchPayload))
+    yield* printBlocked(out, (prepared.blocked ?? []) as Array<Blocked>)
+    yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
+    if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
+      return yield* controllerError("Every thread of the batch is blocked; nothing was started.")
+    }
+    const prompt = String(prepared.approval_prompt)
+    if (options.yes) yield* out.say(`${prompt} yes (--yes)`)
+    else if (!isYes(yield* ask(`${prompt} [y/N] `))) return yield* controllerError("The batch was not approved; nothing was started.")
+
+    // Once started, Ctrl-C cancels the batch: the start is uninterruptible, an interruption is taken after it.
+    const summary = yield* Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const started = structured(yield* call("start_run", { ...batchPayload, approved: true, prepare_token: prepared.prepare_token }))
+        const batchId = String(started.batch_id)
+        yield* out.say(`Batch:      ${batchId}`)
+        const exit = yield* Effect.exit(restore(followBatch(call, out, batchId)))
+        if (Exit.isFailure(exit)) {
+          yield* out.say("Cancelling the batch…")
+          yield* call("cancel_batch", { batch_id: batchId }).pipe(
+            Effect.flatMap(() => out.say(`Cancelled ${batchId}.`)),
+            Effect.catchAll((error) => out.say(`Could not cancel ${batchId}: ${error.message}`))
+          )
+        }
+        return yield* exit
+      })
+    )
+    const portfolio = summary.portfolio === null ? Option.none() : yield* readPortfolio(summary.portfolio.portfolio_json)
+    if (options.json) {
+      yield* out.result({ controller_url: url, batch_id: summary.batch_id, batch: summary, portfolio: Option.getOrNull(portfolio) })
+    } else {
+      yield* out.say("")
+      yield* out.say(`Batch ${summary.batch_id} ${summary.status} in ${formatElapsed(summary.elapsed_ms)}.`)
+      if (Option.isSome(portfolio)) {
+        yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
+        for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)
+        yield* out.say(`Report:  ${summary.portfolio?.portfolio_html}`)
+        yield* out.say(`         ${summary.portfolio?.portfolio_json}`)
+      }
+    }
+    const unfinished = summary.total - summary.counts.completed
+    if (unfinished > 0) return yield* controllerError(`${unfinished} of ${summary.total} replay(s) of the batch did not complete.`)
+  }).pipe(Effect.scoped)

@@ -1,0 +1,181 @@
+import { Effect, Option, Ref, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import * as path from "node:path"
+import {
+  BATCH_RECORD_FILE,
+  BATCH_RECORD_MAX_BYTES,
+  BatchConfiguration,
+  BATCHES_DIRECTORY,
+  type BatchRecord,
+  BatchRecord as BatchRecordSchema,
+  type BlockedThread,
+  isBatchId
+} from "../domain/batch.js"
+import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { FileStore } from "./FileStore.js"
+import { Settings } from "./Settings.js"
+
+export const BATCH_CONFIGURATIONS_FILE = "configurations.json"
+
+/** What `prepare_run` approved for a batch, kept in memory under its token until `start_run` uses it. */
+export interface PreparedBatch {
+  readonly controller_session_id: string
+  readonly fingerprint: string
+  readonly reviewer_model: string
+  readonly configurations: ReadonlyArray<BatchConfiguration>
+  readonly blocked: ReadonlyArray<BlockedThread>
+  /** The batch its start created. */
+  readonly started?: string
+}
+
+/** Prepared batches kept at once; the oldest is dropped first. */
+const MAX_PREPARED_BATCHES = 16
+
+const decodeRecord = Schema.decodeUnknown(BatchRecordSchema)
+const decodeConfigurations = Schema.decodeUnknown(Schema.Struct({ configurations: Schema.Array(BatchConfiguration) }))
+
+/**
+ * The batches of the run root (`batches/<batch id>/batch.json`, 0600, written atomically) and this
+ * controller's own in memory, written through on every change. The approved configurations are
+ * written once, beside the record (`configurations.json`), so the record stays small.
+ */
+export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
+  effect: Effect.gen(function*() {
+    const settings = yield* Settings
+    const files = yield* FileStore
+    const own = yield* Ref.make(new Map<string, BatchRecord>())
+    const latest = yield* Ref.make<string | null>(null)
+    const prepared = yield* Ref.make(new Map<string, PreparedBatch>())
+    const writing = yield* Effect.makeSemaphore(1)
+    const root = path.join(settings.runRoot, BATCHES_DIRECTORY)
+    const directoryOf = (batchId: string) => path.join(root, batchId)
+
+    const write = (record: BatchRecord) =>
+      Effect.gen(function*() {
+        yield* files.ensurePrivateDirectoryInside(settings.runRoot, directoryOf(record.batch_id))
+        yield* files.writeJson(path.join(directoryOf(record.batch_id), BATCH_RECORD_FILE), record)
+        yield* Ref.update(own, (current) => new Map(current).set(record.batch_id, record))
+      })
+
+    /** A new batch of this controller: its configurations, then its record. */
+    const create = (record: BatchRecord, configurations: ReadonlyArray<BatchConfiguration>) =>
+      writing.withPermits(1)(Effect.gen(function*() {
+        yield* files.ensurePrivateDirectoryInside(settings.runRoot, directoryOf(record.batch_id))
+        yield* files.writeJson(path.join(directoryOf(record.batch_id), BATCH_CONFIGURATIONS_FILE), { configurations })
+        yield* write(record)
+        yield* Ref.set(latest, record.batch_id)
+      }))
+
+    /** Changes a batch of this controller; the record on disk changes first. */
+    const update = (batchId: string, change: (record: BatchRecord) => BatchRecord) =>
+      writing.withPermits(1)(Effect.gen(function*() {
+        const current = (yield* Ref.get(own)).get(batchId)
+        if (current === undefined) return yield* conflict(`The batch ${batchId} is not this controller's.`)
+        const next = change(current)
+        if (next !== current) yield* write(next)
+        return next
+      }))
+
+    /** Takes over a batch whose controller is gone: from now on it is this controller's. */
+    const adopt = (record: BatchRecord) =>
+      writing.withPermits(1)(Effect.zipRight(write(record), Ref.set(latest, record.batch_id)))
+
+    const readFile = (batchId: string) =>
+      files.readJsonOption(path.join(directoryOf(batchId), BATCH_RECORD_FILE), BATCH_RECORD_MAX_BYTES).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeed(Option.none<BatchRecord>()),
+          onSome: (value) =>
+            decodeRecord(value).pipe(
+              Effect.map(Option.some),
+              Effect.mapError(() => controllerError(`The record of batch ${batchId} is not a batch record.`))
+            )
+        }))
+      )
+
+    /** Any batch of the run root: this controller's from memory, another's as it is on disk. */
+    const read = (batchId: string) =>
+      Effect.gen(function*() {
+        if (!isBatchId(batchId)) return yield* controllerError("The batch ID is invalid.")
+        const known = (yield* Ref.get(own)).get(batchId)
+        if (known !== undefined) return known
+        const found = yield* readFile(batchId)
+        if (Option.isNone(found)) return yield* notFound(`No batch ${batchId} in ${settings.runRoot}.`)
+        return found.value
+      })
+
+    const readConfigurations = (batchId: string) =>
+      files.readJson(path.join(directoryOf(batchId), BATCH_CONFIGURATIONS_FILE), BATCH_RECORD_MAX_BYTES).pipe(
+        Effect.flatMap((value) =>
+          decodeConfigurations(value).pipe(
+            Effect.map((file) => file.configurations),
+            Effect.mapError(() => controllerError(`The configurations of batch ${batchId} cannot be read.`))
+          )
+        )
+      )
+
+    /** Every readable batch record of the run root. */
+    const listAll = Effect.gen(function*() {
+      const names = (yield* files.listDirectories(root)).filter(isBatchId)
+      const found = yield* Effect.forEach(names, (name) => readFile(name).pipe(Effect.orElseSucceed(() => Option.none())))
+      return found.flatMap(Option.toArray)
+    })
+
+    const latestRecord = Effect.gen(function*() {
+      const batchId = yield* Ref.get(latest)
+      return batchId === null ? Option.none<BatchRecord>() : Option.fromNullable((yield* Ref.get(own)).get(batchId))
+    })
+
+    /** A new prepare token for `batch`: a secret, so from the system's cryptographic source. */
+    const issuePrepared = (batch: PreparedBatch) =>
+      Effect.gen(function*() {
+        const token = randomBytes(32).toString("base64url")
+        yield* Ref.update(prepared, (current) => {
+          const next = new Map(current).set(token, batch)
+          for (const oldest of next.keys()) {
+            if (next.size <= MAX_PREPARED_BATCHES) break
+            next.delete(oldest)
+          }
+          return next
+        })
+        return token
+      })
+
+    const lookupPrepared = (token: string) => Effect.map(Ref.get(prepared), (current) => Option.fromNullable(current.get(token)))
+
+    const markPreparedStarted = (token: string, batchId: string) =>
+      Ref.update(prepared, (current) => {
+        const batch = current.get(token)
+        return batch === undefined ? current : new Map(current).set(token, { ...batch, started: batchId })
+      })
+
+    /** This controller's batch started with this prepare token, if any. */
+    const ownByToken = (tokenHash: string) =>
+      Effect.map(Ref.get(own), (current) => Option.fromNullable([...current.values()].find((record) => record.prepare_token_hash === tokenHash)))
+
+    /**
+     * Claims the takeover of a batch from its dead controller: one file per (batch, dead controller),
+     * created exclusively, so one controller only resumes it.
+     */
+    const claimTakeover = (record: BatchRecord, sessionId: string) =>
+      files.createJsonExclusive(
+        path.join(directoryOf(record.batch_id), `takeover-${record.coordinator_pid}-${record.coordinator_start_time ?? "unknown"}.json`),
+        { controller_session_id: sessionId }
+      )
+
+    return {
+      claimTakeover,
+      create,
+      update,
+      adopt,
+      read,
+      readConfigurations,
+      listAll,
+      latestRecord,
+      issuePrepared,
+      lookupPrepared,
+      markPreparedStarted,
+      ownByToken
+    } as const
+  }),
+  dependencies: [FileStore.Default]
+}) {}

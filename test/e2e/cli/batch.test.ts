@@ -1,0 +1,102 @@
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCli, spawnCli, waitUntil } from "../../cli/support.js"
+import { BIN, type Daemon, installEnv, runtimeFiles, scratch, startDaemon } from "../../rpc/support.js"
+
+const MODEL = "gpt-5.6-terra"
+/** Claude only created files: ready. */
+const CREATED_ONLY = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+/** Claude modified a file that existed before (CLAUDE.md): blocked without a repository. */
+const MODIFIED_EXISTING = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+const OTHER_READY = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+
+let daemon: Daemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+describe("codex-replay batch", () => {
+  it.each([
+    [["batch", "--model", MODEL], "Choose the threads with exactly one of --query, --threads and --recent."],
+    [["batch", "--recent", "2", "--query", "x", "--model", MODEL], "Choose the threads with exactly one of --query, --threads and --recent."],
+    [["batch", "--recent", "0", "--model", MODEL], "--recent must be a whole number from 1 through 100."],
+    [["batch", "--recent", "two", "--model", MODEL], "--recent must be a whole number from 1 through 100."],
+    [["batch", "--recent", "2"], "Choose at least one Codex model with --model."],
+    [["batch", "--threads", "a,../b", "--model", MODEL], "Invalid thread ID \"../b\"; see `codex-replay threads`."],
+    [["batch", "--threads", "a,b,a", "--model", MODEL], "Thread a is given more than once in --threads."],
+    [["batch", "--recent", "2", "--model", MODEL, "--yes=no"], "--yes takes no value (got \"--yes=no\")."]
+  ])("%j is refused in one sentence before anything is contacted", async (args, message) => {
+    const root = scratch("codex-replay-batch-flags-")
+    const env = installEnv(root)
+    const result = await runCli(args, env)
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe(`codex-replay: ${message}`)
+    expect(result.stdout).toBe("")
+    expect(runtimeFiles(env)).toEqual([])
+    expect(fs.existsSync(env.CODEX_REPLAY_RUN_ROOT!)).toBe(false)
+    fs.rmSync(root, { recursive: true, force: true })
+  })
+
+  it("replays the chosen threads as one batch, skips the blocked one and prints its portfolio (--yes --json)", async () => {
+    const result = await runCli(["batch", "--threads", `${CREATED_ONLY},${MODIFIED_EXISTING}`, "--model", MODEL, "--yes", "--json"], daemon.env, {
+      timeoutMillis: 90_000
+    })
+    expect(result.stderr).not.toContain("codex-replay:")
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain(`Blocked: ${MODIFIED_EXISTING}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
+    expect(result.stderr).toContain("Approve a batch of 1 Codex replay(s) of 1 thread(s), 4 at a time? yes (--yes)")
+    expect(result.stderr).toMatch(/1 of 1 done \(1 completed, 0 failed\)/)
+    const answer = JSON.parse(result.stdout)
+    expect(answer.batch).toMatchObject({ status: "finished", total: 1, counts: { completed: 1 } })
+    expect(answer.batch.blocked).toEqual([
+      expect.objectContaining({ thread_id: MODIFIED_EXISTING })
+    ])
+    expect(answer.portfolio.run_ids).toEqual([answer.batch.items[0].run_id])
+    expect(fs.existsSync(answer.batch.portfolio.portfolio_html)).toBe(true)
+  }, 120_000)
+
+  it("on a terminal, rewrites one progress line in place, then prints the portfolio verdict per model", async () => {
+    // `script` gives the command a pseudo-terminal, as a person's shell would.
+    const command = [process.execPath, BIN, "batch", "--query", CREATED_ONLY.slice(0, 8), "--model", MODEL, "--yes"].map((word) => `'${word}'`).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { env: daemon.env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
+    expect(code).toBe(0)
+    expect(output).toMatch(/\r\x1b\[2K0 of 1 done \(0 completed, 0 failed\) · [01] running · [01] pending · /)
+    expect(output).toMatch(/\r\x1b\[2K1 of 1 done \(1 completed, 0 failed\) · 0 running · 0 pending · .* · Codex \$\d\S* · Claude \$\d\S*/)
+    expect(output).toMatch(/Batch batch-\S+ finished in /)
+    expect(output).toContain("Portfolio of 1 completed run(s):")
+    expect(output).toContain(`${MODEL}: `)
+    expect(output).toMatch(/Report: {2}\S+portfolio\.html/)
+  }, 120_000)
+
+  it("cancels the batch on Ctrl-C", async () => {
+    const root = scratch("codex-replay-batch-cancel-")
+    const hanging = await startDaemon({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_MARKER: path.join(root, "marker") })
+    try {
+      const cli = spawnCli(["batch", "--threads", `${CREATED_ONLY},${OTHER_READY}`, "--model", MODEL, "--yes"], hanging.env)
+      await waitUntil("the batch's replays to run", () => / 2 running /.test(cli.stdout()), 30_000)
+      const batchId = /Batch: +(batch-\S+)/.exec(cli.stdout())?.[1]
+      cli.child.kill("SIGINT")
+      const result = await cli.done
+      expect(result.code).toBe(130)
+      expect(result.stdout).toContain(`Cancelled ${batchId}.`)
+      const record = JSON.parse(fs.readFileSync(path.join(hanging.runRoot, "batches", batchId!, "batch.json"), "utf8"))
+      expect(record.status).toBe("cancelled")
+      for (const item of record.items) {
+        expect(JSON.parse(fs.readFileSync(path.join(hanging.runRoot, item.run_id, "controller-state.json"), "utf8")).status).toBe("cancelled")
+      }
+    } finally {
+      await hanging.stop()
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

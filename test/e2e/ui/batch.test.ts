@@ -1,0 +1,137 @@
+/**
+ * The page's batch mode and batch view, in Chromium: threads chosen by checkbox, by search and as
+ * "the N most expensive", one model set and reviewer for all, the blocked thread named and left out,
+ * the batch's progress per thread and model with links to each run's Results, and cancelling the
+ * whole batch; axe-core on the batch panel and the batch view.
+ */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { type Browser, chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
+import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
+
+let browser: Browser
+const roots: Array<string> = []
+const consoleErrors: Array<string> = []
+
+const daemonWithHistory = async (env: Record<string, string> = {}) => {
+  const root = scratch()
+  roots.push(root)
+  batchHistory(root, 3, true)
+  return startDaemon({ root, env })
+}
+
+const openPage = async (daemon: Daemon) => {
+  const context = await errorCollectingContext(browser, consoleErrors)
+  const page = await context.newPage()
+  await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
+  await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
+  await expect.poll(() => page.locator("#thread-list li").count(), { timeout: 30_000 }).toBe(4)
+  await page.check("#batch-mode")
+  return { context, page }
+}
+
+beforeAll(async () => {
+  await requireChromium("the batch UI test")
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  await fs.mkdir(ARTIFACTS, { recursive: true })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await killAllDaemons()
+  for (const root of roots) await fs.rm(root, { recursive: true, force: true })
+})
+
+describe("batches in the browser", () => {
+  it("selects threads, prepares and starts a batch, follows it per thread and model, and opens a run's Results", async () => {
+    const daemon = await daemonWithHistory()
+    try {
+      const { context, page } = await openPage(daemon)
+      expect(await page.locator("#batch-panel").isVisible()).toBe(true)
+      expect(await page.locator("input.batch-thread").count()).toBe(4)
+      expect(await page.locator("#batch-prepare").isDisabled()).toBe(true)
+
+      // By search: the threads shown, all at once.
+      await page.fill("#thread-search", "000000000002")
+      await expect.poll(() => page.locator("input.batch-thread").count()).toBe(1)
+      await page.click("#batch-select-shown")
+      expect(await page.locator("#batch-count").textContent()).toBe("1 thread selected.")
+      await page.fill("#thread-search", "")
+      await expect.poll(() => page.locator("input.batch-thread").count()).toBe(4)
+      // The N most expensive, then one taken out by its checkbox.
+      await page.fill("#batch-pick-count", "4")
+      await page.selectOption("#batch-pick-sort", "cost")
+      await page.click("#batch-pick")
+      await expect.poll(() => page.locator("#batch-count").textContent()).toBe("4 threads selected.")
+      await page.uncheck(`label[data-thread-id="${batchThreadId(3)}"] input`)
+      expect(await page.locator("#batch-count").textContent()).toBe("3 threads selected.")
+
+      // One model set and one reviewer for all.
+      for (const box of await page.locator('#batch-panel-body input[id^="batch-model-"]').all()) await box.uncheck()
+      await page.check(`#batch-panel-body input[value="${MODELS[0]}"]`)
+      await page.check(`#batch-panel-body input[value="${MODELS[1]}"]`)
+      await page.selectOption("#batch-reviewer", MODELS[3])
+      expect(await axeViolations(page)).toEqual([])
+      await page.click("#batch-prepare")
+      await page.locator("#batch-approval-prompt").waitFor()
+      expect(await page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 4 Codex replay(s) of 2 thread(s), 4 at a time?")
+      const blocked = await page.locator("#batch-blocked li").allTextContents()
+      expect(blocked).toHaveLength(1)
+      expect(blocked[0]).toContain(`${BLOCKED_THREAD}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
+      await page.screenshot({ path: path.join(ARTIFACTS, "batch-1-approval.png"), fullPage: true })
+
+      await page.click("#batch-start")
+      await page.locator("#step-run #batch-card").waitFor()
+      const rows = page.locator("#batch-table tbody tr")
+      expect(await rows.count()).toBe(4)
+      await page.locator("#batch-progress", { hasText: "Finished: 4 of 4 replays done (4 completed" }).waitFor({ timeout: 60_000 })
+      await page.locator("#batch-portfolio").waitFor()
+      expect(await page.locator(`#batch-table tr[data-thread-id="${batchThreadId(1)}"]`).count()).toBe(2)
+      expect(await page.locator(`#batch-table tr[data-model="${MODELS[1]}"]`).count()).toBe(2)
+      expect(await page.locator("#batch-cost").textContent()).toMatch(/^Cost so far: Codex \$\d.*· Claude \$\d.* · reviewer gpt-5\.5$/)
+      expect(await page.locator("#batch-cancel").count()).toBe(0)
+      // The batch's runs are this controller's recent runs too.
+      await expect.poll(() => page.locator("#recent-runs li .status-completed").count(), { timeout: 10_000 }).toBe(4)
+      expect(await axeViolations(page)).toEqual([])
+      await page.screenshot({ path: path.join(ARTIFACTS, "batch-2-view.png"), fullPage: true })
+
+      const runId = (await page.locator("[data-batch-run]").first().getAttribute("data-batch-run"))!
+      await page.click(`[data-batch-run="${runId}"]`)
+      await page.locator("#step-results").waitFor()
+      await expect.poll(() => page.locator("#step-results").isVisible()).toBe(true)
+      expect(consoleErrors).toEqual([])
+      await context.close()
+    } finally {
+      await daemon.stop()
+    }
+  }, 120_000)
+
+  it("cancels the whole batch after a confirmation; a reload shows the batch again", async () => {
+    const daemon = await daemonWithHistory({ FAKE_CODEX_SCENARIO: "hang" })
+    try {
+      const { context, page } = await openPage(daemon)
+      await page.fill("#batch-pick-count", "3")
+      await page.click("#batch-pick")
+      await expect.poll(() => page.locator("#batch-count").textContent()).toBe("3 threads selected.")
+      await page.click("#batch-prepare")
+      await page.click("#batch-start")
+      await page.locator("#batch-progress", { hasText: "running" }).waitFor()
+      await expect.poll(async () => (await page.locator("#batch-progress").textContent())?.match(/(\d) running/)?.[1], { timeout: 30_000 }).toBe("3")
+      await page.reload({ waitUntil: "load" })
+      await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
+      await page.click("#tab-run")
+      await page.locator("#batch-cancel").click()
+      expect(await page.locator("#batch-confirm-cancel").evaluate((element) => element === document.activeElement)).toBe(true)
+      await page.click("#batch-confirm-cancel")
+      await page.locator("#batch-progress", { hasText: "Cancelled: 3 of 3 replays done (0 completed, 0 failed, 3 cancelled)" }).waitFor({ timeout: 30_000 })
+      expect(await page.locator("#batch-cancel").count()).toBe(0)
+      expect(consoleErrors).toEqual([])
+      await context.close()
+    } finally {
+      await daemon.stop()
+    }
+  }, 90_000)
+})
