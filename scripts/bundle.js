@@ -15,20 +15,37 @@ import { fileURLToPath } from "node:url"
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 const outdir = `${dist}bundle`
 
-rmSync(outdir, { recursive: true, force: true })
-await build({
-  entryPoints: { main: `${dist}cli/main.js`, summaryWorker: `${dist}domain/history/summaryWorker.js` },
-  outdir,
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
-  outExtension: { ".js": ".mjs" },
   // The Codex SDK finds its vendored `codex` binary beside its own module; msgpackr-extract loads a
   // native addon from its own folder.
   external: ["@openai/codex-sdk", "msgpackr-extract"],
-  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
   logLevel: "warning"
+}
+
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  ...common,
+  entryPoints: { main: `${dist}cli/main.js`, summaryWorker: `${dist}domain/history/summaryWorker.js` },
+  outdir,
+  splitting: true,
+  format: "esm",
+  outExtension: { ".js": ".mjs" },
+  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" }
+})
+// `codex-replay threads` alone, as one CommonJS script: Node 20 keeps no compiled code of ES modules, while a
+// script runs from V8's code cache (src/cli/codeCache.ts). Minified, it is a fraction of the bytes to read,
+// hash and compile. `import.meta.url` becomes the script's own URL.
+await build({
+  ...common,
+  entryPoints: { listing: `${dist}cli/listing.js` },
+  outdir,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  minify: process.env.BUNDLE_MINIFY !== "0",
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: { js: "const __bundleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
 })

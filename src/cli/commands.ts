@@ -2,39 +2,18 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
-import { controllerError } from "../domain/errors.js"
-import { VERSION } from "../services/internal/packageInfo.js"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
-import { helpRequested } from "./help.js"
+import { commandLineOf } from "./commandLine.js"
+import { integerOf, json, lazily, wholeNumber } from "./options.js"
+import { threads } from "./threadsCommand.js"
 
-/**
- * Each command loads its own modules when it runs: `threads` (answered from the thread index in a moment)
- * does not pay for loading the controller and the run engine.
- */
-const lazily = <A, E, R>(load: () => Promise<Effect.Effect<A, E, R>>) => Effect.flatten(Effect.promise(load))
 const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   lazily(async () => {
     const { LauncherLive } = await import("../layers.js")
     return Effect.provide(program, LauncherLive)
   })
-
-const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON only on stdout."))
-
-/** A whole number as given, or NaN for anything else, so the command answers with its own range message. */
-const integerOf = (raw: string) => (/^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)
-
-/** A whole-number option; anything else becomes NaN so the command answers with its own range message. */
-const wholeNumber = (name: string, description: string, fallback: number) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("integer"),
-    Options.withDescription(description),
-    Options.map(integerOf),
-    Options.withDefault(fallback)
-  )
 
 const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
 const reviewerModelOption = (description: string) =>
@@ -49,32 +28,6 @@ const open = Command.make("open", {}, () =>
 ).pipe(Command.withDescription(
   "Print the URL of the local controller for this history folder, run root and Codex path, starting one if none is running; says on stderr which controller it reused or started, and why."
 ))
-
-const threads = Command.make("threads", {
-  query: Options.text("query").pipe(
-    Options.withDescription("Search title, project directory, model and thread id (case-insensitive)."),
-    Options.optional
-  ),
-  source: Options.choice("source", ["imported", "sample"]).pipe(
-    Options.withDescription("Imported Claude Code threads or the packaged samples."),
-    Options.optional
-  ),
-  sort: Options.choice("sort", ["date", "cost"]).pipe(
-    Options.withDescription("Most recent first (date, the default) or most expensive first (cost)."),
-    Options.withDefault("date" as const)
-  ),
-  limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
-  offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
-  json
-}, (options) =>
-  lazily(async () => (await import("./threads.js")).threadsCommand({
-    query: Option.getOrUndefined(options.query),
-    source: Option.getOrUndefined(options.source),
-    sort: options.sort,
-    limit: options.limit,
-    offset: options.offset,
-    json: options.json
-  }))).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
 
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
@@ -210,27 +163,5 @@ const stop = Command.make("stop", {
     "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
   ))
 
-const cli = Command.make("codex-replay").pipe(
-  Command.withDescription("Replay Claude Code tasks with Codex. With no arguments, speaks MCP on stdio."),
-  Command.withSubcommands([open, threads, replay, batch, report, runs, portfolio, stop])
-)
-
-/** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
-const SWITCHES = ["--yes", "--json", "--open", "--accept-empty-beginning"] as const
-const switchWithValue = (argv: ReadonlyArray<string>) =>
-  argv.slice(2).find((argument) => SWITCHES.some((name) => argument.startsWith(`${name}=`)))
-
-/** The terminal commands (SPEC §12). A command-line mistake has already been printed by `@effect/cli`. */
-export const commandLineMain = (argv: ReadonlyArray<string>) =>
-  Effect.suspend(() => {
-    const help = helpRequested(argv)
-    if (help !== undefined) return Effect.sync(() => void process.stdout.write(help))
-    const misused = switchWithValue(argv)
-    return misused === undefined
-      ? Command.run(cli, { name: "codex-replay", version: VERSION })(argv)
-      : Effect.fail(controllerError(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
-  }).pipe(
-    Effect.catchIf(ValidationError.isValidationError, () =>
-      Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
-    Effect.provide(NodeContext.layer)
-  )
+/** The terminal commands (SPEC §12). */
+export const commandLineMain = commandLineOf([open, threads, replay, batch, report, runs, portfolio, stop])

@@ -1,35 +1,6 @@
-import { Cause, Effect, Exit, Logger } from "effect"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { homedir } from "node:os"
+import { fileURLToPath } from "node:url"
 import { setFlagsFromString } from "node:v8"
-
-/** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */
-const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
-
-const failureMessage = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
-  const message = failure._tag === "Some" ? (failure.value as { message?: unknown }).message : undefined
-  return typeof message === "string" && message !== "" ? message : Cause.pretty(cause)
-}
-
-/** The daemon and MCP end cleanly (0) when signalled; a terminal command stopped by Ctrl-C answers 130. */
-const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) => {
-  if (Exit.isSuccess(exit)) process.exit(0)
-  if (Cause.isInterruptedOnly(exit.cause)) process.exit(interruptedCode)
-  process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
-  process.exit(1)
-}
-
-/**
- * Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short.
- * Spans are off: nothing exports them here, and making them costs more than answering a request.
- * An embedding program keeps them for its own tracer.
- */
-const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) =>
-  NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
-    disableErrorReporting: true,
-    disablePrettyLogger: true,
-    teardown: (exit) => exitWith(exit, interruptedCode)
-  })
 
 /**
  * Under load V8 sees objects made while answering a request survive a young collection now and then
@@ -41,15 +12,28 @@ const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) =>
  */
 const keepRequestGarbageYoung = () => setFlagsFromString("--no-allocation-site-pretenuring")
 
+/**
+ * `threads` starts its own bundle from V8's code cache (src/cli/codeCache.ts): a listing answered from the
+ * thread index is over in a few hundred milliseconds, most of which loading the full command line would
+ * otherwise spend compiling modules. From tsc's output (or src) the same module loads as usual.
+ */
+const listThreads = async () => {
+  if (!import.meta.url.endsWith(".mjs")) return void (await import("./listing.js"))
+  const { codeCachePath, runWithCodeCache } = await import("./codeCache.js")
+  runWithCodeCache(fileURLToPath(new URL("./listing.cjs", import.meta.url)), codeCachePath(process.env, homedir()))
+}
+
 const argv = process.argv.slice(2)
 if (argv.length === 0) {
-  const { mcpMain } = await import("./modes.js")
+  const [{ mcpMain }, { run }] = await Promise.all([import("./modes.js"), import("./runMode.js")])
   run(mcpMain)
 } else if (argv.length === 1 && argv[0] === "--http") {
   keepRequestGarbageYoung()
-  const { daemonMain } = await import("./daemonMode.js")
+  const [{ daemonMain }, { run }] = await Promise.all([import("./daemonMode.js"), import("./runMode.js")])
   run(daemonMain)
+} else if (argv[0] === "threads") {
+  await listThreads()
 } else {
-  const { commandLineMain } = await import("./commands.js")
+  const [{ commandLineMain }, { run }] = await Promise.all([import("./commands.js"), import("./runMode.js")])
   run(commandLineMain(process.argv), 130)
 }

@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import * as path from "node:path"
+import { cacheRootOf, type Environment, expandHome, nonEmpty, runRootOf } from "./cacheRoot.js"
 import type { CodexPriceTable } from "./codexPricing.js"
 import { type ControllerError, controllerError } from "./errors.js"
 import { type ControllerSessionId, isControllerSessionId } from "./ids.js"
@@ -24,12 +25,7 @@ export interface ResolvedSettings {
   readonly codexPriceOverrides?: CodexPriceTable
 }
 
-export type Environment = Readonly<Record<string, string | undefined>>
-
-const expandHome = (value: string, home: string) =>
-  value === "~" ? home : value.startsWith("~/") ? path.join(home, value.slice(2)) : value
-
-const nonEmpty = (value: string | undefined) => (value !== undefined && value.trim() !== "" ? value : undefined)
+export type { Environment }
 
 export const parsePort = (raw: string | undefined): Either.Either<number, ControllerError> => {
   const value = nonEmpty(raw)
@@ -93,8 +89,8 @@ export const resolveSettings = (
   generateSessionId: () => string
 ): Either.Either<ResolvedSettings, ControllerError> =>
   Either.gen(function*() {
-    const runRoot = path.resolve(expandHome(nonEmpty(env.CODEX_REPLAY_RUN_ROOT) ?? "~/.cache/codex-replay/runs", home))
-    const cacheRoot = path.dirname(runRoot)
+    const runRoot = runRootOf(env, home)
+    const cacheRoot = cacheRootOf(runRoot)
     return {
       runRoot,
       cacheRoot,

@@ -104,10 +104,10 @@ const readAgentSessionId = async (file: string): Promise<string | undefined> => 
 }
 
 /**
- * Discovery stats thousands of small files; synchronous calls avoid the thread-pool round trips that
- * dominate a warm listing (a few microseconds each instead of tens).
+ * Discovery stats thousands of small files; synchronous calls (and no promise per file) avoid the
+ * thread-pool round trips that dominate a warm listing (a few microseconds each instead of tens).
  */
-const stampOf = async (file: string): Promise<FileStamp | undefined> => {
+const stampOf = (file: string): FileStamp | undefined => {
   const stat = statSync(file, { throwIfNoEntry: false })
   return stat?.isFile() ? { path: file, size: stat.size, mtimeMs: stat.mtimeMs } : undefined
 }
@@ -123,15 +123,15 @@ const errorCode = (error: unknown) =>
     : String(error)
 
 /** `stampOf`, with an entry that cannot be looked at told apart from one that is simply not a file. */
-const stampOrUnreadable = async (file: string): Promise<FileStamp | UnreadableEntry | undefined> => {
+const stampOrUnreadable = (file: string): FileStamp | UnreadableEntry | undefined => {
   try {
-    return await stampOf(file)
+    return stampOf(file)
   } catch (error) {
     return new UnreadableEntry(`Skipped the unreadable Claude history entry ${path.basename(file)} (${errorCode(error)}).`)
   }
 }
 
-const readDirectory = async (directory: string): Promise<Array<Dirent>> => {
+const readDirectory = (directory: string): Array<Dirent> => {
   try {
     return readdirSync(directory, { withFileTypes: true })
   } catch {
@@ -151,13 +151,13 @@ interface SummaryPool {
 }
 
 /**
- * The worker entry beside the pure summariser. In the command line's bundle (`dist/bundle/*.mjs`) it is the
- * bundle's own entry beside this chunk. From dist it is plain JavaScript. From src (tsx, vitest) it is
+ * The worker entry beside the pure summariser. In the command line's bundles (`dist/bundle/*.mjs`, and
+ * `listing.cjs`) it is the bundle's own entry beside this chunk. From dist it is plain JavaScript. From src (tsx, vitest) it is
  * TypeScript: a small bootstrap registers tsx's loader in the worker first (`--import tsx` in a worker's
  * execArgv does not reach its module loader on Node 20).
  */
 const workerEntry = (): { readonly script: string | URL; readonly eval: boolean } => {
-  if (import.meta.url.endsWith(".mjs")) return { script: new URL("./summaryWorker.mjs", import.meta.url), eval: false }
+  if (/\.[cm]js$/.test(import.meta.url)) return { script: new URL("./summaryWorker.mjs", import.meta.url), eval: false }
   if (!import.meta.url.endsWith(".ts")) {
     return { script: new URL("../domain/history/summaryWorker.js", import.meta.url), eval: false }
   }
@@ -281,6 +281,9 @@ export const workerPlan = (
   }
 }
 
+/** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
+const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
+
 const isTranscriptName = (name: string) => name.endsWith(".jsonl")
 const isAgentName = (name: string) => name.startsWith("agent-") && isTranscriptName(name)
 
@@ -297,56 +300,56 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const agentSessions = new Map<string, { stamp: string; sessionId: string | undefined }>()
     const records = new Map<string, ThreadRecordEntry>()
 
-    const agentSessionId = async (stamp: FileStamp) => {
+    /** Known (and unchanged) agent files are answered here without a promise. */
+    const agentSessionId = (stamp: FileStamp): string | undefined | Promise<string | undefined> => {
       const key = `${stamp.size}:${stamp.mtimeMs}`
       const cached = agentSessions.get(stamp.path)
       if (cached?.stamp === key) return cached.sessionId
-      const sessionId = await readAgentSessionId(stamp.path)
-      agentSessions.set(stamp.path, { stamp: key, sessionId })
-      indexDirty = true
-      return sessionId
+      return readAgentSessionId(stamp.path).then((sessionId) => {
+        agentSessions.set(stamp.path, { stamp: key, sessionId })
+        indexDirty = true
+        return sessionId
+      })
     }
 
     /** The stamp of an entry; one that cannot be looked at is counted in `unreadable` and skipped. */
-    const stampCounting = async (file: string, unreadable: Array<string>) => {
-      const stamp = await stampOrUnreadable(file)
+    const stampCounting = (file: string, unreadable: Array<string>) => {
+      const stamp = stampOrUnreadable(file)
       if (!(stamp instanceof UnreadableEntry)) return stamp
       unreadable.push(stamp.message)
       return undefined
     }
 
     const discoverProject = async (folder: string, unreadable: Array<string>): Promise<Array<SessionLocation>> => {
-      const entries = await readDirectory(folder)
+      const entries = readDirectory(folder)
       const directories = new Set(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name))
       const files = entries.filter((entry) => !entry.isDirectory() && isTranscriptName(entry.name))
-      const siblings = await Promise.all(
-        files.filter((entry) => isAgentName(entry.name)).map((entry) => stampCounting(path.join(folder, entry.name), unreadable))
+      const siblings = files.filter((entry) => isAgentName(entry.name)).map((entry) =>
+        stampCounting(childPath(folder, entry.name), unreadable)
       )
       const siblingsBySession = new Map<string, Array<FileStamp>>()
       for (const stamp of siblings) {
         if (stamp === undefined) continue
-        const sessionId = await agentSessionId(stamp)
+        const known = agentSessionId(stamp)
+        const sessionId = known instanceof Promise ? await known : known
         if (sessionId === undefined) continue
         siblingsBySession.set(sessionId, [...(siblingsBySession.get(sessionId) ?? []), stamp])
       }
-      const sessions = await Promise.all(
-        files.filter((entry) => !isAgentName(entry.name)).map(async (entry): Promise<SessionLocation | undefined> => {
-          const main = await stampCounting(path.join(folder, entry.name), unreadable)
-          if (main === undefined) return undefined
-          const stem = entry.name.slice(0, -".jsonl".length)
-          const nested = directories.has(stem) ? await nestedAgents(path.join(folder, stem, "subagents"), unreadable) : []
-          return { threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] }
-        })
-      )
-      return sessions.filter((session): session is SessionLocation => session !== undefined)
+      const sessions: Array<SessionLocation> = []
+      for (const entry of files) {
+        if (isAgentName(entry.name)) continue
+        const main = stampCounting(childPath(folder, entry.name), unreadable)
+        if (main === undefined) continue
+        const stem = entry.name.slice(0, -".jsonl".length)
+        const nested = directories.has(stem) ? nestedAgents(childPath(childPath(folder, stem), "subagents"), unreadable) : []
+        sessions.push({ threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] })
+      }
+      return sessions
     }
 
-    const nestedAgents = async (directory: string, unreadable: Array<string>) => {
-      const entries = await readDirectory(directory)
-      const stamps = await Promise.all(
-        entries.filter((entry) => entry.isFile() && isAgentName(entry.name)).map((entry) =>
-          stampCounting(path.join(directory, entry.name), unreadable)
-        )
+    const nestedAgents = (directory: string, unreadable: Array<string>) => {
+      const stamps = readDirectory(directory).filter((entry) => entry.isFile() && isAgentName(entry.name)).map((entry) =>
+        stampCounting(childPath(directory, entry.name), unreadable)
       )
       return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined).sort((a, b) => a.path.localeCompare(b.path))
     }
@@ -364,9 +367,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const discoverLocations = async () => {
       const unreadable: Array<string> = []
-      const folders = (await readDirectory(projectsRoot)).filter((entry) => entry.isDirectory())
+      const folders = readDirectory(projectsRoot).filter((entry) => entry.isDirectory())
       const perFolder = await Promise.all(
-        folders.map((entry) => discoverProject(path.join(projectsRoot, entry.name), unreadable))
+        folders.map((entry) => discoverProject(childPath(projectsRoot, entry.name), unreadable))
       )
       const seen = new Set<string>()
       const locations = perFolder.flat().map((location) => {

@@ -1,4 +1,5 @@
 import * as path from "node:path"
+import { indexDirectory } from "../cacheRoot.js"
 import { isRecord } from "./json.js"
 import type { SessionDigest } from "./reader.js"
 import type { ThreadSummary } from "./session.js"
@@ -37,7 +38,7 @@ export interface ThreadIndex {
   readonly agents: ReadonlyMap<string, IndexedAgent>
 }
 
-export const threadIndexPath = (cacheRoot: string) => path.join(cacheRoot, "index", `threads-v${THREAD_INDEX_FORMAT}.json`)
+export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.json`)
 
 interface IndexFile {
   readonly kind: typeof KIND
@@ -119,5 +120,12 @@ export const serializeThreadIndex = (version: string, projectsRoot: string, inde
       [...index.agents].map(([agentPath, entry]) => [agentPath, { stamp: entry.stamp, sessionId: entry.sessionId ?? null }])
     )
   }
-  return JSON.stringify(content)
+  return JSON.stringify(content).replace(NON_ASCII, escapeCharacter)
 }
+
+/**
+ * Titles and paths outside ASCII are written as JSON escapes: a file of ASCII alone is decoded and parsed
+ * at Node's fast one-byte pace (about twice as fast as the same text with a few thousand such characters).
+ */
+const NON_ASCII = /[\u0080-\uffff]/g
+const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`

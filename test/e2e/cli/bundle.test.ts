@@ -16,11 +16,23 @@ import { REPO } from "../../rpc/support.js"
 const BUNDLE = path.join(REPO, "dist", "bundle")
 
 const bundleFiles = () => fs.readdirSync(BUNDLE).filter((name) => name.endsWith(".mjs"))
+const LISTING = path.join(BUNDLE, "listing.cjs")
 
 describe("the bundled command line", () => {
   it("is what bin/codex-replay.js starts", () => {
     expect(fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")).toContain(`import("../dist/bundle/main.mjs")`)
     expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "summaryWorker.mjs"]))
+    expect(fs.existsSync(LISTING)).toBe(true)
+  })
+
+  it("lists threads from a bundle of the listing alone, which finds its worker beside the others", () => {
+    const source = fs.readFileSync(LISTING, "utf8")
+    // Nothing of the controller, the run engine or the Codex SDK: a listing does not load them.
+    expect(source).not.toMatch(/@openai\/codex-sdk|controller-server\.json|tools\/call|jsonrpc/)
+    const located = [...source.matchAll(/new URL\("([^"]+)",\s*__bundleUrl\)/g)].map((match) => match[1]!)
+    expect(located).toEqual(expect.arrayContaining(["./summaryWorker.mjs"]))
+    const missing = located.filter((target) => !target.endsWith(".ts") && !fs.existsSync(path.resolve(BUNDLE, target)))
+    expect(missing).toEqual([])
   })
 
   it("finds every file it locates beside its own modules (the worker) and its package (version, static assets, samples)", () => {

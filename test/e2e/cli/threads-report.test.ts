@@ -111,7 +111,7 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     const result = await runCli(args, env)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(message)
-    expect(result.stderr).not.toMatch(/\bat .+\.js:\d+/)
+    expect(result.stderr).not.toMatch(/\bat .+\.[cm]?js:\d+/)
     expect(result.stdout).toBe("")
     expect(written()).toEqual([])
   })

@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import { createRequire, Module } from "node:module"
+import * as path from "node:path"
+import * as vm from "node:vm"
+import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../domain/cacheRoot.js"
+
+/**
+ * V8's code cache for the listing's CommonJS bundle (`dist/bundle/listing.cjs`). Node 20 compiles an ES
+ * module from its source on every start; a script given the bytecode of its last run skips parsing and
+ * compiling the functions that run compiled (most of a listing answered from the thread index).
+ *
+ * The cache is private (0600, in the 0700 index folder), keyed by the bundle's hash and checked by its own:
+ * a cache of another build, a damaged one, one that others could have written, or one V8 refuses (another
+ * Node, other flags) is not used and is written again when the command succeeds. It never changes what the command does, only how fast it starts.
+ */
+
+const MAGIC = Buffer.from("codex-replay code cache v1\n")
+const HASH_BYTES = 32
+const HEADER_BYTES = MAGIC.length + 2 * HASH_BYTES
+
+export const codeCachePath = (env: Environment, home: string) =>
+  path.join(indexDirectory(cacheRootOf(runRootOf(env, home))), "listing-code-v1.bin")
+
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest()
+
+/**
+ * Only a cache this user wrote and no one else can change is run: its bytecode is code. (The hashes are not
+ * secret; they tell a damaged cache, not a planted one.)
+ */
+const isPrivate = (stat: fs.Stats) =>
+  (stat.mode & 0o022) === 0 && (process.getuid === undefined || stat.uid === process.getuid())
+
+/** The cached bytecode of this bundle, or undefined when there is none that can be trusted. */
+const readCodeCache = (file: string, bundleHash: Buffer): Buffer | undefined => {
+  let content: Buffer
+  try {
+    const descriptor = fs.openSync(file, "r")
+    try {
+      if (!isPrivate(fs.fstatSync(descriptor))) return undefined
+      content = fs.readFileSync(descriptor)
+    } finally {
+      fs.closeSync(descriptor)
+    }
+  } catch {
+    return undefined
+  }
+  if (content.length <= HEADER_BYTES || !content.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
+  if (!content.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(bundleHash)) return undefined
+  const payload = content.subarray(HEADER_BYTES)
+  return content.subarray(MAGIC.length + HASH_BYTES, HEADER_BYTES).equals(sha256(payload)) ? payload : undefined
+}
+
+/** Written like the thread index: a private temporary file, then a rename. A failure only costs speed. */
+const writeCodeCache = (file: string, bundleHash: Buffer, payload: Buffer) => {
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+    fs.writeFileSync(temporary, Buffer.concat([MAGIC, bundleHash, sha256(payload), payload]), { mode: 0o600, flag: "wx" })
+    fs.renameSync(temporary, file)
+  } catch {
+    try {
+      fs.rmSync(temporary, { force: true })
+    } catch {
+      // The folder itself is unusable: nothing was left in it.
+    }
+  }
+}
+
+/**
+ * Runs a CommonJS bundle as Node's loader would, with its code cache; answers whether the cache was used. A
+ * bundle run without a usable cache writes one when the process exits with 0, so that the bytecode of every
+ * function it ran is in it.
+ */
+export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached" | "compiled" => {
+  const source = fs.readFileSync(bundleFile)
+  const bundleHash = sha256(source)
+  const cachedData = readCodeCache(cacheFile, bundleHash)
+  const script = new vm.Script(Module.wrap(source.toString("utf8")), {
+    filename: bundleFile,
+    ...(cachedData === undefined ? {} : { cachedData }),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  })
+  const cached = cachedData !== undefined && script.cachedDataRejected !== true
+  if (!cached) {
+    process.once("exit", (code) => {
+      if (code === 0) writeCodeCache(cacheFile, bundleHash, script.createCachedData())
+    })
+  }
+  const module = { exports: {} }
+  const body = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  body.call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, path.dirname(bundleFile))
+  return cached ? "cached" : "compiled"
+}

@@ -1,0 +1,31 @@
+import { Cause, Effect, Exit, Logger } from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+
+/** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */
+const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+
+const failureMessage = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  const message = failure._tag === "Some" ? (failure.value as { message?: unknown }).message : undefined
+  return typeof message === "string" && message !== "" ? message : Cause.pretty(cause)
+}
+
+/** The daemon and MCP end cleanly (0) when signalled; a terminal command stopped by Ctrl-C answers 130. */
+const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) => {
+  if (Exit.isSuccess(exit)) process.exit(0)
+  if (Cause.isInterruptedOnly(exit.cause)) process.exit(interruptedCode)
+  process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
+  process.exit(1)
+}
+
+/**
+ * Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short.
+ * Spans are off: nothing exports them here, and making them costs more than answering a request.
+ * An embedding program keeps them for its own tracer.
+ */
+export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) =>
+  NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit) => exitWith(exit, interruptedCode)
+  })

@@ -1,0 +1,31 @@
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Option } from "effect"
+import { json, lazily, wholeNumber } from "./options.js"
+
+/** `codex-replay threads`: the full command line's and the listing bundle's (src/cli/listing.ts) one definition. */
+export const threads = Command.make("threads", {
+  query: Options.text("query").pipe(
+    Options.withDescription("Search title, project directory, model and thread id (case-insensitive)."),
+    Options.optional
+  ),
+  source: Options.choice("source", ["imported", "sample"]).pipe(
+    Options.withDescription("Imported Claude Code threads or the packaged samples."),
+    Options.optional
+  ),
+  sort: Options.choice("sort", ["date", "cost"]).pipe(
+    Options.withDescription("Most recent first (date, the default) or most expensive first (cost)."),
+    Options.withDefault("date" as const)
+  ),
+  limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
+  offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
+  json
+}, (options) =>
+  lazily(async () => (await import("./threads.js")).threadsCommand({
+    query: Option.getOrUndefined(options.query),
+    source: Option.getOrUndefined(options.source),
+    sort: options.sort,
+    limit: options.limit,
+    offset: options.offset,
+    json: options.json
+  }))).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))

@@ -1,0 +1,120 @@
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { installEnv, REPO, scratch } from "../../rpc/support.js"
+import { runCli } from "../../cli/support.js"
+
+/** tsc's output of the loader (`npm run build` makes it), run in a process of its own as the command line runs it. */
+const LOADER = pathToFileURL(path.join(REPO, "dist", "cli", "codeCache.js")).href
+
+let root: string
+let bundle: string
+let cache: string
+
+beforeEach(() => {
+  root = scratch("codex-replay-code-cache-")
+  bundle = path.join(root, "bundle.cjs")
+  cache = path.join(root, "cache", "index", "listing-code-v1.bin")
+  writeBundle("sum")
+})
+
+afterEach(() => {
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+/** A small CommonJS bundle that uses what Node's loader gives a module and exits with `exitCode`. */
+const writeBundle = (label: string, exitCode = 0) =>
+  fs.writeFileSync(
+    bundle,
+    `const path = require("node:path")
+const add = (left, right) => left + right
+process.stdout.write(\`${label} \${path.basename(__filename)} \${add(1, 2)} \${typeof module.exports}\\n\`)
+process.exitCode = ${exitCode}
+`
+  )
+
+/** Runs the bundle through the loader; stderr says whether the cache was used. */
+const runBundle = () => {
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      "const { runWithCodeCache } = await import(process.argv[1]); process.stderr.write(runWithCodeCache(process.argv[2], process.argv[3]))",
+      LOADER,
+      bundle,
+      cache
+    ],
+    { encoding: "utf8" }
+  )
+  return { code: result.status, stdout: result.stdout, used: result.stderr }
+}
+
+const mode = (target: string) => fs.statSync(target).mode & 0o777
+
+describe("the listing's code cache", () => {
+  it("is written privately after a first run and used by the next, which answers the same", () => {
+    const first = runBundle()
+    expect(first).toEqual({ code: 0, stdout: "sum bundle.cjs 3 object\n", used: "compiled" })
+    expect(mode(cache)).toBe(0o600)
+    expect(mode(path.dirname(cache))).toBe(0o700)
+    expect(runBundle()).toEqual({ ...first, used: "cached" })
+    expect(fs.readdirSync(path.dirname(cache))).toEqual(["listing-code-v1.bin"])
+  })
+
+  it("is not used, and is written again, when it is damaged, truncated or not a cache at all", () => {
+    const expected = runBundle().stdout
+    const good = fs.readFileSync(cache)
+    const damaged = Buffer.from(good)
+    damaged[damaged.length - 10]! ^= 0xff
+    for (const content of [damaged, good.subarray(0, good.length - 100), Buffer.from("not a code cache"), Buffer.alloc(0)]) {
+      fs.writeFileSync(cache, content)
+      expect(runBundle()).toEqual({ code: 0, stdout: expected, used: "compiled" })
+      expect(fs.readFileSync(cache).equals(content)).toBe(false)
+      expect(runBundle().used).toBe("cached")
+    }
+  })
+
+  it("is not used when others could have written it", () => {
+    runBundle()
+    fs.chmodSync(cache, 0o622)
+    expect(runBundle().used).toBe("compiled")
+    expect(mode(cache)).toBe(0o600)
+    expect(runBundle().used).toBe("cached")
+  })
+
+  it("belongs to one build of the bundle: a changed bundle compiles and replaces it", () => {
+    runBundle()
+    writeBundle("changed")
+    expect(runBundle()).toEqual({ code: 0, stdout: "changed bundle.cjs 3 object\n", used: "compiled" })
+    expect(runBundle().used).toBe("cached")
+  })
+
+  it("is not written by a run that fails, nor when its folder cannot be made", () => {
+    writeBundle("failing", 3)
+    expect(runBundle()).toEqual({ code: 3, stdout: "failing bundle.cjs 3 object\n", used: "compiled" })
+    expect(fs.existsSync(cache)).toBe(false)
+    writeBundle("sum")
+    fs.writeFileSync(path.join(root, "cache"), "a file where the cache's folder would be")
+    expect(runBundle()).toEqual({ code: 0, stdout: "sum bundle.cjs 3 object\n", used: "compiled" })
+    expect(fs.readdirSync(root).sort()).toEqual(["bundle.cjs", "cache"])
+  })
+})
+
+describe("codex-replay threads and its code cache", () => {
+  it("keeps the cache beside the thread index and answers the same from it, or from a damaged one", async () => {
+    const env = installEnv(root)
+    const index = path.join(root, "cache", "index")
+    const first = await runCli(["threads", "--json", "--limit", "100"], env)
+    expect(first.code).toBe(0)
+    expect(fs.readdirSync(index).sort()).toEqual(["listing-code-v1.bin", "threads-v1.json"])
+    expect(mode(path.join(index, "listing-code-v1.bin"))).toBe(0o600)
+    const second = await runCli(["threads", "--json", "--limit", "100"], env)
+    expect(second).toEqual(first)
+    fs.writeFileSync(path.join(index, "listing-code-v1.bin"), "damaged")
+    expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)
+    expect(fs.statSync(path.join(index, "listing-code-v1.bin")).size).toBeGreaterThan(100_000)
+  })
+})
