@@ -37,7 +37,7 @@ await build({
   banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" }
 })
 // `codex-replay threads` alone, as one CommonJS script: Node 20 keeps no compiled code of ES modules, while a
-// script runs from V8's code cache (src/cli/codeCache.ts). Minified, it is a fraction of the bytes to read,
+// script runs from V8's code cache (src/services/internal/codeCache.ts). Minified, it is a fraction of the bytes to read,
 // hash and compile. `import.meta.url` becomes the script's own URL.
 await build({
   ...common,

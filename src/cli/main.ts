@@ -13,13 +13,13 @@ import { setFlagsFromString } from "node:v8"
 const keepRequestGarbageYoung = () => setFlagsFromString("--no-allocation-site-pretenuring")
 
 /**
- * `threads` starts its own bundle from V8's code cache (src/cli/codeCache.ts): a listing answered from the
+ * `threads` starts its own bundle from V8's code cache (src/services/internal/codeCache.ts): a listing answered from the
  * thread index is over in a few hundred milliseconds, most of which loading the full command line would
  * otherwise spend compiling modules. From tsc's output (or src) the same module loads as usual.
  */
 const listThreads = async () => {
   if (!import.meta.url.endsWith(".mjs")) return void (await import("./listing.js"))
-  const { codeCachePath, runWithCodeCache } = await import("./codeCache.js")
+  const { codeCachePath, runWithCodeCache } = await import("../services/internal/codeCache.js")
   runWithCodeCache(fileURLToPath(new URL("./listing.cjs", import.meta.url)), codeCachePath(process.env, homedir()))
 }
 

@@ -7,7 +7,7 @@ import { installEnv, REPO, scratch } from "../../rpc/support.js"
 import { runCli } from "../../cli/support.js"
 
 /** tsc's output of the loader (`npm run build` makes it), run in a process of its own as the command line runs it. */
-const LOADER = pathToFileURL(path.join(REPO, "dist", "cli", "codeCache.js")).href
+const LOADER = pathToFileURL(path.join(REPO, "dist", "services", "internal", "codeCache.js")).href
 
 let root: string
 let bundle: string

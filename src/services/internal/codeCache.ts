@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import { createRequire, Module } from "node:module"
 import * as path from "node:path"
 import * as vm from "node:vm"
-import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../domain/cacheRoot.js"
+import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../domain/cacheRoot.js"
 
 /**
  * V8's code cache for the listing's CommonJS bundle (`dist/bundle/listing.cjs`). Node 20 compiles an ES
