@@ -33,23 +33,23 @@ const stringResponse = (status: number, body: string, contentType: string) =>
 export const bytesResponse = (body: Uint8Array, contentType: string) =>
   HttpServerResponse.uint8Array(body, { status: 200, headers: securityHeaders, contentType })
 
+const jsonContentType = "application/json; charset=utf-8"
+
 /**
- * JSON of answers that are shared, immutable objects (`get_state`'s while nothing changes), made once per
- * object; any other answer is a new object each time, so this only ever misses for them.
+ * The 200 answer of a shared, immutable object (`get_state`'s while nothing changes), made once per object:
+ * a response is an immutable value too. Any other answer is a new object each time, so this only ever
+ * misses for them.
  */
-const serialised = new WeakMap<object, string>()
+const answered = new WeakMap<object, HttpServerResponse.HttpServerResponse>()
 
-const jsonOf = (body: unknown) => {
-  if (typeof body !== "object" || body === null) return JSON.stringify(body)
-  const known = serialised.get(body)
+export const jsonResponse = (status: number, body: unknown) => {
+  if (status !== 200 || typeof body !== "object" || body === null) return stringResponse(status, JSON.stringify(body), jsonContentType)
+  const known = answered.get(body)
   if (known !== undefined) return known
-  const json = JSON.stringify(body)
-  serialised.set(body, json)
-  return json
+  const response = stringResponse(status, JSON.stringify(body), jsonContentType)
+  answered.set(body, response)
+  return response
 }
-
-export const jsonResponse = (status: number, body: unknown) =>
-  stringResponse(status, jsonOf(body), "application/json; charset=utf-8")
 
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")
