@@ -212,6 +212,8 @@ export const gitAt = (cwd: string, date: string | undefined, ...args: Array<stri
       GIT_AUTHOR_EMAIL: "test@example.com",
       GIT_COMMITTER_NAME: "Test",
       GIT_COMMITTER_EMAIL: "test@example.com",
+      // The tests' own `git status` must not refresh the index (racy-git entries would change what they compare).
+      GIT_OPTIONAL_LOCKS: "0",
       ...(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date })
     }
   }).trim()

@@ -38,12 +38,17 @@ export const launchChromium = async (
 ): Promise<{ browser: Browser; context: BrowserContext }> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: options.acceptDownloads ?? false })
-  context.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  collectErrors(context, consoleErrors, () => true)
   await fs.mkdir(ARTIFACTS, { recursive: true })
   return { browser, context }
+}
+
+/** Pushes the context's page errors, and the console errors `counts` keeps, onto `consoleErrors`. */
+const collectErrors = (context: BrowserContext, consoleErrors: Array<string>, counts: (text: string) => boolean) => {
+  context.on("console", (message) => {
+    if (message.type() === "error" && counts(message.text())) consoleErrors.push(message.text())
+  })
+  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
 }
 
 const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
@@ -68,9 +73,6 @@ export const errorCollectingContext = async (
   options: { readonly acceptDownloads?: boolean } = {}
 ) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: options.acceptDownloads ?? false })
-  context.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) consoleErrors.push(message.text())
-  })
-  context.on("weberror", (error) => void consoleErrors.push(String(error.error())))
+  collectErrors(context, consoleErrors, (text) => !/Failed to load resource/.test(text))
   return context
 }

@@ -36,6 +36,26 @@ const signalGroup = (pid: number) => {
   }
 }
 
+/** The daemon's process, detached in its own group, its output on `log`, the reserved socket as descriptor 3. */
+const spawnDetached = (port: number, socketFd: number | undefined, log: number, env: Readonly<Record<string, string>>): StartedDaemon => {
+  const inherit = typeof socketFd === "number" && socketFd >= 0
+  const child = spawn(process.execPath, [packagePath("bin/codex-replay.js"), "--http"], {
+    detached: true,
+    stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
+    env: {
+      ...process.env,
+      ...env,
+      CODEX_REPLAY_CONTROLLER_PORT: String(port),
+      CODEX_REPLAY_CONTROLLER_SOCKET_FD: inherit ? "3" : ""
+    }
+  })
+  child.unref()
+  let exited = false
+  child.once("exit", () => void (exited = true))
+  const pid = child.pid
+  return { port, pid, exited: () => exited, stop: Effect.sync(() => pid !== undefined && !exited && signalGroup(pid)) }
+}
+
 /**
  * Starts `bin/codex-replay.js --http` detached in its own process group, its output appended to `logPath`,
  * handing it the reserved listening socket as descriptor 3 with `env` plus the port it listens on.
@@ -47,31 +67,15 @@ const spawnDaemon = (reservation: net.Server, env: Readonly<Record<string, strin
       // Node has no public accessor for a listening socket's descriptor (handing a server to a child needs an
       // IPC channel, which a detached daemon must not keep). Without one, the daemon binds the port itself.
       const socketFd = (reservation as unknown as { _handle?: { fd?: number } })._handle?.fd
-      const log = fs.openSync(logPath, "a", 0o600)
-      const inherit = typeof socketFd === "number" && socketFd >= 0
       try {
-        const child = spawn(process.execPath, [packagePath("bin/codex-replay.js"), "--http"], {
-          detached: true,
-          stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
-          env: {
-            ...process.env,
-            ...env,
-            CODEX_REPLAY_CONTROLLER_PORT: String(port),
-            CODEX_REPLAY_CONTROLLER_SOCKET_FD: inherit ? "3" : ""
-          }
-        })
-        child.unref()
-        let exited = false
-        child.once("exit", () => void (exited = true))
-        const pid = child.pid
-        return {
-          port,
-          pid,
-          exited: () => exited,
-          stop: Effect.sync(() => pid !== undefined && !exited && signalGroup(pid))
+        const log = fs.openSync(logPath, "a", 0o600)
+        try {
+          return spawnDetached(port, socketFd, log, env)
+        } finally {
+          fs.closeSync(log)
         }
       } finally {
-        fs.closeSync(log)
+        // Closed whether or not the daemon started: it holds its own copy of the socket.
         reservation.close()
       }
     },

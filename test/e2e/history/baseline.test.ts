@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ChangedFile } from "../../../src/domain/history/changes.js"
 import { Baseline, type BaselineRequest } from "../../../src/services/Baseline.js"
 import { ProcessRunner } from "../../../src/services/ProcessRunner.js"
 import { scratch } from "../../history/support.js"
+import { gitAt } from "../../runs/support.js"
 
 const layer = Baseline.Default.pipe(Layer.provide(ProcessRunner.Default))
 
@@ -15,20 +15,7 @@ const SESSION_START = "2025-06-02T10:00:00.000Z"
 const SESSION_END = "2025-06-02T10:30:00.000Z"
 
 const git = (cwd: string, args: ReadonlyArray<string>, at?: string) =>
-  execFileSync("git", [...args], {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Test",
-      GIT_AUTHOR_EMAIL: "test@example.com",
-      GIT_COMMITTER_NAME: "Test",
-      GIT_COMMITTER_EMAIL: "test@example.com",
-      // The test's own `git status` must not refresh the index either (racy-git entries would make it).
-      GIT_OPTIONAL_LOCKS: "0",
-      ...(at === undefined ? {} : { GIT_AUTHOR_DATE: `@${T(at)} +0000`, GIT_COMMITTER_DATE: `@${T(at)} +0000` })
-    }
-  }).trim()
+  gitAt(cwd, at === undefined ? undefined : `@${T(at)} +0000`, ...args)
 
 const commit = (repo: string, file: string, content: string, message: string, at: string) => {
   fs.writeFileSync(path.join(repo, file), content)
