@@ -137,30 +137,30 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     const fromThePage = <R>(
       handler: (body: Record<string, unknown>) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest | ToolFailure, R>
     ) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.headers.origin !== runtime.origin) return errorResponse(403, "Invalid origin.")
-        if (!isJsonContentType(request.headers["content-type"])) return errorResponse(415, "Expected application/json.")
-        const received = yield* readRequestBody(request)
-        return yield* Effect.flatMap(jsonObjectOf(received), handler).pipe(
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        if (request.headers.origin !== runtime.origin) return Effect.succeed(errorResponse(403, "Invalid origin."))
+        if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(errorResponse(415, "Expected application/json."))
+        return readRequestBody(request).pipe(
+          Effect.flatMap(jsonObjectOf),
+          Effect.flatMap(handler),
           Effect.catchAll(answerFailure),
           Effect.catchAllCause(answerInterruption)
         )
       })
 
-    const health = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    const health = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const query = request.url.indexOf("?")
       const challenge = query === -1 ? "" : new URLSearchParams(request.url.slice(query + 1)).get("challenge") ?? ""
-      return jsonResponse(200, {
-        server: SERVER_NAME,
-        protocol_version: CONTROLLER_PROTOCOL_VERSION,
-        version: VERSION,
-        pid: process.pid,
-        controller_session_id: runtime.sessionId,
-        active_runs: yield* options.activeRuns,
-        proof: runtime.proof(challenge)
-      })
+      return Effect.map(options.activeRuns, (activeRuns) =>
+        jsonResponse(200, {
+          server: SERVER_NAME,
+          protocol_version: CONTROLLER_PROTOCOL_VERSION,
+          version: VERSION,
+          pid: process.pid,
+          controller_session_id: runtime.sessionId,
+          active_runs: activeRuns,
+          proof: runtime.proof(challenge)
+        }))
     })
 
     const staticAsset = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
@@ -189,13 +189,12 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       heartbeat_interval_seconds: HEARTBEAT_INTERVAL_SECONDS
     }))
 
-    const call = (body: Record<string, unknown>) =>
-      Effect.gen(function*() {
-        const decoded = decodeCallBody(body)
-        if (Either.isLeft(decoded)) return yield* controllerError(firstMessage(decoded.left))
-        const { name, arguments: args } = decoded.right
-        return jsonResponse(200, yield* inServices(callTool(options.tools, name, args ?? {}), services))
-      })
+    const call = (body: Record<string, unknown>) => {
+      const decoded = decodeCallBody(body)
+      if (Either.isLeft(decoded)) return controllerError(firstMessage(decoded.left))
+      const { name, arguments: args } = decoded.right
+      return Effect.map(inServices(callTool(options.tools, name, args ?? {}), services), (result) => jsonResponse(200, result))
+    }
 
     const download = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
@@ -210,26 +209,34 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         )
       })
 
+    const callFromThePage = fromThePage(call)
+    // The platform runs a request uninterruptibly and its router makes each route interruptible again, so
+    // that a request the client drops ends the work it started; a route answered before the router does it here.
+    const callFromThePageInterruptibly = Effect.interruptible(callFromThePage)
     const router = HttpRouter.empty.pipe(
       HttpRouter.get("/health", health),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),
-      HttpRouter.post("/api/call", fromThePage(call)),
+      HttpRouter.post("/api/call", callFromThePage),
       HttpRouter.post("/api/download", fromThePage(download)),
       HttpRouter.post("/api/heartbeat", fromThePage(() => heartbeat)),
       HttpRouter.post("/api/stop", fromThePage(() => stopFromPage))
     )
     const routes = yield* HttpRouter.toHttpApp(router)
 
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (request.headers.host !== runtime.expectedHost) return textResponse(421, "Invalid host.")
-      if (!ALLOWED_METHODS.has(request.method)) return textResponse(405, "Method not allowed.")
-      // Launchers and the page ask for /health constantly: answered before the router, whose per-request
-      // context copy and lookup took it past 3x a bare server's p99 under load (3.33x, README: benchmarks).
-      if (request.method !== "POST" && pathnameOf(request.url) === "/health") return yield* health
-      return yield* routes
+    // The page's and the launchers' hot paths are combinators rather than generators: each generator step
+    // is a few microseconds on every request, and these run thousands of times a second under load.
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (request.headers.host !== runtime.expectedHost) return Effect.succeed(textResponse(421, "Invalid host."))
+      if (!ALLOWED_METHODS.has(request.method)) return Effect.succeed(textResponse(405, "Method not allowed."))
+      // The page polls /api/call and launchers ask for /health constantly: both are answered before the
+      // router, whose per-request context copy and lookup cost them about a tenth of their throughput and
+      // took /health past 3x a bare server's p99 under load (README: benchmarks).
+      const pathname = pathnameOf(request.url)
+      if (request.method !== "POST" && pathname === "/health") return health
+      if (request.method === "POST" && pathname === "/api/call") return callFromThePageInterruptibly
+      return routes
     }).pipe(
       Effect.catchTag("RouteNotFound", ({ request }) =>
         Effect.succeed(request.method === "POST" ? jsonResponse(404, { error: "Not found." }) : textResponse(404, "Not found."))),

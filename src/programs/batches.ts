@@ -496,15 +496,16 @@ export const cancelBatchTool = defineTool(ToolPayloads.cancel_batch, ({ batch_id
 
 /** `get_state`, with `state.batch`: this controller's current or most recent batch. */
 export const getStateWithBatch = defineTool(ToolPayloads.get_state, (payload) =>
-  Effect.gen(function*() {
-    const answer = yield* getState.run(payload)
-    const latest = yield* (yield* Batches).latestRecord
-    // Without a batch the answer stays the one `get_state` keeps while nothing changes.
-    if (Option.isNone(latest)) return answer
-    const batch = yield* summaryOf(latest.value)
-    const structured = answer.structuredContent as { state: Record<string, unknown> }
-    return { ...answer, structuredContent: { ...structured, state: { ...structured.state, batch } } }
-  }))
+  Effect.flatMap(getState.run(payload), (answer) =>
+    Effect.flatMap(Batches, (batches) =>
+      Effect.flatMap(batches.latestRecord, (latest) => {
+        // Without a batch the answer stays the one `get_state` keeps while nothing changes.
+        if (Option.isNone(latest)) return Effect.succeed(answer)
+        return Effect.map(summaryOf(latest.value), (batch) => {
+          const structured = answer.structuredContent as { state: Record<string, unknown> }
+          return { ...answer, structuredContent: { ...structured, state: { ...structured.state, batch } } }
+        })
+      }))))
 
 export const prepareBatchText = (result: Effect.Effect.Success<ReturnType<typeof prepareBatch>>) =>
   [

@@ -77,17 +77,17 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
   })
 }
 
+/** Combinators rather than a generator: the page polls this (README: benchmarks). */
 export const getState = defineTool(ToolPayloads.get_state, () =>
-  Effect.gen(function*() {
-    const settings = yield* Settings
-    const owned = yield* (yield* RunStore).listOwned()
-    const models = yield* (yield* CodexModels).list()
-    const known = stateAnswers.get(owned)
-    if (known !== undefined && known.settings === settings && known.models === models) return known.answer
-    const answer = stateAnswer(settings, owned, models)
-    stateAnswers.set(owned, { settings, models, answer })
-    return answer
-  }))
+  Effect.flatMap(Effect.all([Settings, RunStore, CodexModels]), ([settings, runs, models]) =>
+    Effect.flatMap(runs.listOwned(), (owned) =>
+      Effect.map(models.list(), (modelList) => {
+        const known = stateAnswers.get(owned)
+        if (known !== undefined && known.settings === settings && known.models === modelList) return known.answer
+        const answer = stateAnswer(settings, owned, modelList)
+        stateAnswers.set(owned, { settings, models: modelList, answer })
+        return answer
+      }))))
 
 /** Any run of the run root; one that another live controller is executing is named as read-only. */
 export const getRun = defineTool(ToolPayloads.get_run, ({ run_id }) =>

@@ -120,10 +120,10 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
       return found.flatMap(Option.toArray)
     })
 
-    const latestRecord = Effect.gen(function*() {
-      const batchId = yield* Ref.get(latest)
-      return batchId === null ? Option.none<BatchRecord>() : Option.fromNullable((yield* Ref.get(own)).get(batchId))
-    })
+    const latestRecord = Effect.flatMap(Ref.get(latest), (batchId) =>
+      batchId === null
+        ? Effect.succeed(Option.none<BatchRecord>())
+        : Effect.map(Ref.get(own), (records) => Option.fromNullable(records.get(batchId))))
 
     /** A new prepare token for `batch`: a secret, so from the system's cryptographic source. */
     const issuePrepared = (batch: PreparedBatch) =>
