@@ -20,12 +20,12 @@ import {
   type ThreadRecord,
   type ThreadSummary
 } from "../domain/history/session.js"
-import { type LoadedIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import { emptyIndex, hasChanges, indexChanges, snapshotIndex, type ThreadIndex, threadIndexPath } from "../domain/history/threadIndex.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
 import { VERSION } from "./internal/packageInfo.js"
 import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
-import { loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
+import { type JournalState, type LoadedIndexFile, loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
 
 export { readTranscript }
@@ -581,15 +581,21 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const indexFile = threadIndexPath(settings.cacheRoot)
     let indexRead = false
-    /** Whether memory holds what the index file does not (yet). */
+    /** Whether memory holds what the index files do not (yet). */
     let indexDirty = false
+    /** The index as this process last read or wrote it (entries are replaced, never changed in place). */
+    let written: ThreadIndex = emptyIndex()
+    /** The journal as last read or written; none when the next write must be the whole index. */
+    let journal: JournalState | undefined
+
+    const current = (): ThreadIndex => ({ sessions: summaries, resumed, agents: agentSessions })
 
     /** Seeds the in-memory cache from the persistent index, once per process. */
     const readIndex = Effect.gen(function*() {
       if (indexRead) return
       indexRead = true
       const loaded = yield* Effect.tryPromise(() => loadThreadIndex(indexFile, VERSION, projectsRoot)).pipe(
-        Effect.orElseSucceed((): LoadedIndex => ({ _tag: "Discarded", reason: "it cannot be read" }))
+        Effect.orElseSucceed((): LoadedIndexFile => ({ _tag: "Discarded", reason: "it cannot be read" }))
       )
       if (loaded._tag === "Discarded") {
         yield* Effect.logWarning(`The thread index ${indexFile} was discarded because ${loaded.reason}; it is being rebuilt.`)
@@ -601,10 +607,19 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
       for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
       for (const [agentPath, entry] of loaded.index.agents) if (!agentSessions.has(agentPath)) agentSessions.set(agentPath, entry)
+      written = snapshotIndex(current())
+      journal = loaded.journal
     })
 
-    const writeIndex = Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, { sessions: summaries, resumed, agents: agentSessions })).pipe(
-      Effect.tap(() => Effect.sync(() => { indexDirty = false })),
+    /** What changed goes to the journal (or, past its size, the whole index: threadIndexFile.ts). */
+    const writeIndex = Effect.gen(function*() {
+      const changes = journal === undefined ? undefined : indexChanges(written, current())
+      if (changes === undefined || hasChanges(changes)) {
+        journal = yield* Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, current(), changes, journal))
+        written = snapshotIndex(current())
+      }
+      indexDirty = false
+    }).pipe(
       Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
     )
 

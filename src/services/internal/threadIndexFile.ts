@@ -2,35 +2,101 @@ import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type LoadedIndex, parseThreadIndex, serializeThreadIndex, type ThreadIndex } from "../../domain/history/threadIndex.js"
+import {
+  applyJournal,
+  type LoadedIndex,
+  parseThreadIndex,
+  serializeJournalLine,
+  serializeThreadIndex,
+  type ThreadIndex,
+  type ThreadIndexChanges,
+  threadIndexJournalPath
+} from "../../domain/history/threadIndex.js"
 import { describeError, isMissing } from "../../domain/ioErrors.js"
 
-/** Reads and checks the persistent thread index; a missing file is `Missing`, an unreadable one `Discarded`. */
-export const loadThreadIndex = async (file: string, version: string, projectsRoot: string): Promise<LoadedIndex> => {
+/** What the next write needs to know of the files: how long the journal and the index are, and whether a line may follow. */
+export interface JournalState {
+  readonly bytes: number
+  readonly indexBytes: number
+  readonly appendable: boolean
+}
+
+export type LoadedIndexFile =
+  | Exclude<LoadedIndex, { readonly _tag: "Loaded" }>
+  | { readonly _tag: "Loaded"; readonly index: ThreadIndex; readonly journal: JournalState }
+
+/** Below this the journal is appended to whatever the index's size (a small history's index is small). */
+const MIN_JOURNAL_BYTES = 64 * 1024
+
+/**
+ * One synchronous read, decoded at once (a couple of milliseconds even for thousands of sessions): the
+ * promise API reads it in chunks through the thread pool and decodes it chunk by chunk, several times slower.
+ */
+const readText = (file: string) => readFileSync(file).toString("utf8")
+
+/**
+ * Reads and checks the persistent thread index and applies its journal; a missing index is `Missing` (its
+ * journal alone means nothing), an unreadable or damaged one `Discarded`.
+ */
+export const loadThreadIndex = async (file: string, version: string, projectsRoot: string): Promise<LoadedIndexFile> => {
   let text: string
   try {
-    // One synchronous read, decoded at once (a couple of milliseconds even for thousands of sessions): the
-    // promise API reads it in chunks through the thread pool and decodes it chunk by chunk, several times slower.
-    text = readFileSync(file).toString("utf8")
+    text = readText(file)
   } catch (error) {
     if (isMissing(error)) return { _tag: "Missing" }
     return { _tag: "Discarded", reason: `it cannot be read (${describeError(error)})` }
   }
-  return parseThreadIndex(text, version, projectsRoot)
+  const base = parseThreadIndex(text, version, projectsRoot)
+  if (base._tag !== "Loaded") return base
+  let journal = ""
+  try {
+    journal = readText(threadIndexJournalPath(file))
+  } catch (error) {
+    if (!isMissing(error)) return { _tag: "Discarded", reason: `its journal cannot be read (${describeError(error)})` }
+  }
+  const applied = applyJournal(base.index, journal, version, projectsRoot)
+  if (applied._tag === "Discarded") return applied
+  // Both files are written in ASCII alone (threadIndex.ts), so their lengths are their sizes.
+  return { _tag: "Loaded", index: applied.index, journal: { bytes: journal.length, indexBytes: text.length, appendable: applied.complete } }
 }
 
 /**
- * Writes the index atomically: a private temporary file with a unique name, then a rename, so that two
- * processes writing at once leave one whole index (the last rename wins) and a reader never sees half.
+ * Records what changed since the files were last read or written: one line appended to the journal while
+ * the journal stays under a quarter of the index (`changes` and `journal` known), else the index written
+ * whole and the journal removed. Returns the journal's state for the next write.
+ *
+ * The index is written atomically: a private temporary file with a unique name, then a rename, so that two
+ * processes writing at once leave one whole index (the last rename wins) and a reader never sees half. A
+ * line is one appending write; a line another process appends while the index is rewritten may be lost,
+ * which costs only a parse later.
  */
-export const saveThreadIndex = async (file: string, version: string, projectsRoot: string, index: ThreadIndex) => {
+export const saveThreadIndex = async (
+  file: string,
+  version: string,
+  projectsRoot: string,
+  index: ThreadIndex,
+  changes?: ThreadIndexChanges,
+  journal?: JournalState
+): Promise<JournalState> => {
+  const journalFile = threadIndexJournalPath(file)
+  if (changes !== undefined && journal?.appendable === true) {
+    const line = serializeJournalLine(version, projectsRoot, changes)
+    const bytes = journal.bytes + line.length
+    if (bytes <= Math.max(MIN_JOURNAL_BYTES, journal.indexBytes / 4)) {
+      await fs.appendFile(journalFile, line, { mode: 0o600 })
+      return { ...journal, bytes }
+    }
+  }
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+  const text = serializeThreadIndex(version, projectsRoot, index)
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    await fs.writeFile(temporary, serializeThreadIndex(version, projectsRoot, index), { mode: 0o600, flag: "wx" })
+    await fs.writeFile(temporary, text, { mode: 0o600, flag: "wx" })
     await fs.rename(temporary, file)
   } catch (error) {
     await fs.rm(temporary, { force: true })
     throw error
   }
+  await fs.rm(journalFile, { force: true })
+  return { bytes: 0, indexBytes: text.length, appendable: true }
 }

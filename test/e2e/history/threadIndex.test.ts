@@ -3,8 +3,8 @@ import { Effect, Logger } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { threadIndexPath } from "../../../src/domain/history/threadIndex.js"
-import { loadThreadIndex } from "../../../src/services/internal/threadIndexFile.js"
+import { threadIndexJournalPath, threadIndexPath } from "../../../src/domain/history/threadIndex.js"
+import { loadThreadIndex, saveThreadIndex } from "../../../src/services/internal/threadIndexFile.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
 import { readingMessage } from "../../../src/programs/threads.js"
 import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
@@ -43,6 +43,27 @@ const listFresh = (setup: Setup) => {
 
 const projectsOf = (setup: Setup) => path.join(setup.home, "projects")
 
+/** Claude Code appends a human prompt to the spotter session (the `n`th such prompt of a test). */
+const growSpotter = (setup: Setup, n: number) => {
+  const file = path.join(projectsOf(setup), SPOTTER)
+  const last = JSON.parse(fs.readFileSync(file, "utf8").trim().split("\n").at(-1)!)
+  const prompt = {
+    ...last,
+    type: "user",
+    parentUuid: last.uuid,
+    uuid: `6f1c2b3a-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    timestamp: `2026-02-10T21:${String(19 + n).padStart(2, "0")}:00.000Z`,
+    message: { role: "user", content: "Try again with mix deps.get first" }
+  }
+  delete prompt.subtype
+  delete prompt.content
+  fs.appendFileSync(file, `${JSON.stringify(prompt)}\n`)
+  return file
+}
+
+const journalOf = (setup: Setup) => threadIndexJournalPath(setup.indexFile)
+const journalLines = (setup: Setup) => fs.readFileSync(journalOf(setup), "utf8").split("\n").slice(0, -1).map((line) => JSON.parse(line))
+
 describe("the persistent thread index", () => {
   it("answers a second process from the index, parsing nothing, with the same threads", async () => {
     const context = setup()
@@ -63,19 +84,7 @@ describe("the persistent thread index", () => {
   it("re-reads only the session that grew, and its entry is no longer stale", async () => {
     const context = setup()
     const before = await listFresh(context)
-    const file = path.join(projectsOf(context), SPOTTER)
-    const last = JSON.parse(fs.readFileSync(file, "utf8").trim().split("\n").at(-1)!)
-    const prompt = {
-      ...last,
-      type: "user",
-      parentUuid: last.uuid,
-      uuid: "6f1c2b3a-0000-4000-8000-000000000001",
-      timestamp: "2026-02-10T21:20:00.000Z",
-      message: { role: "user", content: "Try again with mix deps.get first" }
-    }
-    delete prompt.subtype
-    delete prompt.content
-    fs.appendFileSync(file, `${JSON.stringify(prompt)}\n`)
+    growSpotter(context, 1)
     const after = await listFresh(context)
     expect(after.stats.parsed).toBe(1)
     const spotter = (listing: typeof before) => listing.threads.find((thread) => thread.source_path.endsWith(SPOTTER))!
@@ -91,7 +100,11 @@ describe("the persistent thread index", () => {
     const before = await listFresh(context)
     const file = path.join(projectsOf(context), SPOTTER)
     fs.rmSync(file)
+    const index = fs.readFileSync(context.indexFile, "utf8")
     const after = await listFresh(context)
+    // Recorded as gone in the journal; the index itself is not rewritten.
+    expect(fs.readFileSync(context.indexFile, "utf8")).toBe(index)
+    expect(journalLines(context).map((line) => line.sessions)).toEqual([{ [file]: null }])
     expect(after.threads.map((thread) => thread.source_path)).toEqual(
       before.threads.map((thread) => thread.source_path).filter((source) => source !== file)
     )
@@ -131,6 +144,96 @@ describe("the persistent thread index", () => {
       expect(warm.warnings).toEqual([])
     })
   }
+
+  describe("its journal", () => {
+    it("takes one line for a session that grew, leaving the index as it was, and a third process reads both", async () => {
+      const context = setup()
+      await listFresh(context)
+      const index = fs.readFileSync(context.indexFile, "utf8")
+      const file = growSpotter(context, 1)
+      const grown = await listFresh(context)
+      expect(grown.stats.parsed).toBe(1)
+      expect(fs.readFileSync(context.indexFile, "utf8")).toBe(index)
+      const lines = journalLines(context)
+      expect(lines).toHaveLength(1)
+      expect(Object.keys(lines[0].sessions)).toEqual([file])
+      expect(lines[0]).toMatchObject({ kind: "codex-replay-thread-index", format: 1, version: VERSION, projects_root: projectsOf(context) })
+      expect(fs.statSync(journalOf(context)).mode & 0o777).toBe(0o600)
+      const third = await listFresh(context)
+      expect(third.stats.parsed).toBe(0)
+      expect(third.threads).toEqual(grown.threads)
+      expect(third.warnings).toEqual([])
+      expect(journalLines(context)).toHaveLength(1)
+    })
+
+    it("leaves out a line cut off by a dying process, then starts again from a whole index at the next write", async () => {
+      const context = setup()
+      await listFresh(context)
+      growSpotter(context, 1)
+      const grown = await listFresh(context)
+      fs.appendFileSync(journalOf(context), "{\"kind\":\"codex-replay-thread-index\",\"format\":1,\"sess")
+      const cut = await listFresh(context)
+      expect(cut.warnings).toEqual([])
+      expect(cut.stats.parsed).toBe(0)
+      expect(cut.threads).toEqual(grown.threads)
+      growSpotter(context, 2)
+      const again = await listFresh(context)
+      expect(again.stats.parsed).toBe(1)
+      expect(fs.existsSync(journalOf(context))).toBe(false)
+      const warm = await listFresh(context)
+      expect(warm.stats.parsed).toBe(0)
+      expect(warm.threads).toEqual(again.threads)
+    })
+
+    for (
+      const [what, line] of [
+        ["a line that is not JSON", "not json at all\n"],
+        ["a line of another version", `${JSON.stringify({ kind: "codex-replay-thread-index", format: 1, version: "0.0.0-other", projects_root: "/x", sessions: {}, resumed: {}, agents: {} })}\n`],
+        ["a line with a malformed entry", "" /* filled below */]
+      ] as const
+    ) {
+      it(`discards the index over ${what} with one warning, rebuilds it, and answers exactly as without it`, async () => {
+        const context = setup()
+        const reference = await listFresh(context)
+        const bad = line !== "" ? line : `${JSON.stringify({
+          kind: "codex-replay-thread-index",
+          format: 1,
+          version: VERSION,
+          projects_root: projectsOf(context),
+          sessions: { [path.join(projectsOf(context), SPOTTER)]: { fingerprint: 42 } },
+          resumed: {},
+          agents: {}
+        })}\n`
+        fs.writeFileSync(journalOf(context), bad)
+        const rebuilt = await listFresh(context)
+        expect(rebuilt.threads).toEqual(reference.threads)
+        expect(rebuilt.stats.parsed).toBe(reference.stats.parsed)
+        expect(rebuilt.warnings).toHaveLength(1)
+        expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v1\.json was discarded because its journal is damaged \(.+\); it is being rebuilt\.$/)
+        expect(fs.existsSync(journalOf(context))).toBe(false)
+        const warm = await listFresh(context)
+        expect(warm.stats.parsed).toBe(0)
+        expect(warm.warnings).toEqual([])
+      })
+    }
+
+    it("is folded into a whole index once it would pass a quarter of the index (and 64 KiB)", async () => {
+      const context = setup()
+      await listFresh(context)
+      const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
+      if (loaded._tag !== "Loaded") throw new Error(`the index did not load: ${loaded._tag}`)
+      const index = loaded.index
+      const [first] = index.sessions.keys()
+      const changes = { sessions: new Map([[first!, null]]), resumed: new Map(), agents: new Map() }
+      const small = await saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, loaded.journal)
+      expect(small.bytes).toBe(fs.statSync(journalOf(context)).size)
+      const full = { ...small, bytes: 64 * 1024 }
+      const folded = await saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, full)
+      expect(folded).toEqual({ bytes: 0, indexBytes: fs.statSync(context.indexFile).size, appendable: true })
+      expect(fs.existsSync(journalOf(context))).toBe(false)
+      expect(fs.readdirSync(path.dirname(context.indexFile)).sort()).toEqual(["threads-v1.json"])
+    })
+  })
 
   it("stays whole when two processes write it at once (run `npm run build` first)", async () => {
     const context = setup()
