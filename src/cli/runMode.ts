@@ -23,9 +23,21 @@ const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) =>
  * Spans are off: nothing exports them here, and making them costs more than answering a request.
  * An embedding program keeps them for its own tracer.
  */
-export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) =>
+export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) => {
+  endQuietlyWhenStdoutCloses()
   NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
     teardown: (exit) => exitWith(exit, interruptedCode)
+  })
+}
+
+/**
+ * A reader that stops early (`codex-replay threads | head`, a closed MCP client) closes stdout: the
+ * process ends quietly with 0 there, as Unix tools do, rather than on an unhandled EPIPE with a stack trace.
+ */
+const endQuietlyWhenStdoutCloses = () =>
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0)
+    throw error
   })

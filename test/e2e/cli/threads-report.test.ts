@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installEnv, listTree, scratch } from "../../rpc/support.js"
 import { writeRun } from "../../support/daemon.js"
-import { runCli, waitUntil } from "../../cli/support.js"
+import { runCli, spawnCli, waitUntil } from "../../cli/support.js"
 
 let root: string
 let env: Record<string, string>
@@ -42,6 +42,15 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     expect(listing.imported_total).toBe(IMPORTED_THREADS)
     expect(listing.threads).toHaveLength(IMPORTED_THREADS)
     expect(listing.has_more).toBe(false)
+  })
+
+  it("ends quietly with 0 when its reader stops early (| head)", async () => {
+    const running = spawnCli(["threads", "--json", "--limit", "100"], env)
+    // The reader is gone before the listing writes a byte: its write meets a closed pipe (EPIPE).
+    running.child.stdout!.destroy()
+    const result = await running.done
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
   })
 
   it("numbers the threads and pages them for a person", async () => {
