@@ -9,6 +9,8 @@
  *   node_modules/.bin (its native binary is not published for every platform: otherwise skipped with a note);
  * - warm: the same command in a second process, answered from the thread index;
  * - one added: the same command after one new session was added (the index is updated for that one only);
+ * - warm floor: a bare Node process doing only what any answer from an index must: walk the history's folders,
+ *   stat every transcript, read and JSON.parse the index and its journal, and print the newest 100 summaries;
  * - peak RSS of each (`/usr/bin/time -f %M`).
  * Targets: cold ≤ ccusage's wall time; warm ≤ 10% of cold; one added ≤ 5% of cold; peak RSS ≤ 300 MB.
  */
@@ -120,6 +122,28 @@ for (const file of process.argv.slice(1)) {
 console.log(lines)
 `
 
+/** The warm floor, run in its own process: argv = projects folder, index file. */
+const WARM_FLOOR_SCRIPT = `
+const fs = require("node:fs"), path = require("node:path")
+const [root, indexFile] = process.argv.slice(1)
+const stamps = []
+const stamp = (file) => { const stat = fs.statSync(file, { throwIfNoEntry: false }); if (stat) stamps.push(stat.size + ":" + stat.mtimeMs) }
+const walk = (folder, depth) => {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+    const file = path.join(folder, entry.name)
+    if (entry.isDirectory() && depth < 3) walk(file, depth + 1)
+    else if (entry.name.endsWith(".jsonl")) stamp(file)
+  }
+}
+walk(root, 0)
+const index = JSON.parse(fs.readFileSync(indexFile, "utf8"))
+const journal = fs.existsSync(indexFile.replace(/\\.json$/, ".journal")) ? fs.readFileSync(indexFile.replace(/\\.json$/, ".journal"), "utf8") : ""
+for (const line of journal.split("\\n")) if (line !== "") Object.assign(index.sessions, JSON.parse(line).sessions)
+const threads = Object.values(index.sessions).flatMap((entry) => entry && entry.digest.summary ? [entry.digest.summary] : [])
+threads.sort((a, b) => (b.ended_at || "").localeCompare(a.ended_at || ""))
+console.log(JSON.stringify({ threads: threads.slice(0, 100), total: threads.length, files: stamps.length }, null, 2))
+`
+
 interface Measured {
   readonly wallMs: number
   readonly peakKb: number
@@ -166,7 +190,14 @@ const main = async () => {
     const ccusage = findCcusage()
     const baseEnv = { ...process.env, CLAUDE_CONFIG_DIR: home }
     const listing = ["threads", "--json", "--limit", "100"]
-    const results = { floor: [] as Array<Measured>, cold: [] as Array<Measured>, ccusage: [] as Array<Measured>, warm: [] as Array<Measured>, added: [] as Array<Measured> }
+    const results = {
+      floor: [] as Array<Measured>,
+      cold: [] as Array<Measured>,
+      ccusage: [] as Array<Measured>,
+      warm: [] as Array<Measured>,
+      added: [] as Array<Measured>,
+      warmFloor: [] as Array<Measured>
+    }
     let added = SESSIONS
     for (let run = 0; run < RUNS; run++) {
       const env = { ...baseEnv, CODEX_REPLAY_RUN_ROOT: path.join(caches, `run-${run}`, "runs") }
@@ -185,6 +216,10 @@ const main = async () => {
       if (JSON.parse(one.stdout).imported_total !== JSON.parse(cold.stdout).imported_total + 1) {
         throw new Error("the added session is not listed")
       }
+      const indexFile = path.join(caches, `run-${run}`, "index", "threads-v1.json")
+      const floor = measure(process.execPath, ["-e", WARM_FLOOR_SCRIPT, path.join(home, "projects"), indexFile], baseEnv)
+      results.warmFloor.push(floor)
+      if (JSON.parse(floor.stdout).files !== allTranscripts(home).length) throw new Error("the warm floor missed transcripts")
     }
     const wall = (key: keyof typeof results) => median(results[key].map((result) => result.wallMs))
     const peak = (key: keyof typeof results) => Math.max(...results[key].map((result) => result.peakKb))
@@ -199,6 +234,7 @@ const main = async () => {
     }
     console.log(`warm  second process, from the index:              ${ms(wall("warm"))} = ${pct(wall("warm"), cold)} of cold (target ≤ 10%), peak RSS ${mb(peak("warm"))}`)
     console.log(`one session added:                                 ${ms(wall("added"))} = ${pct(wall("added"), cold)} of cold (target ≤ 5%), peak RSS ${mb(peak("added"))}`)
+    console.log(`warm floor (bare walk + stat + index parse, no answer checks): ${ms(wall("warmFloor"))} = ${pct(wall("warmFloor"), cold)} of cold; Node's own start is part of it`)
     console.log(`peak RSS of any listing: ${mb(Math.max(peak("cold"), peak("warm"), peak("added")))} (target ≤ 300 MB)`)
   } finally {
     fs.rmSync(home, { recursive: true, force: true })
