@@ -9,7 +9,9 @@
  *
  * Each case compares the three servers over the same stretch of time: after WARMUP_MS of unmeasured load
  * on each, ROUNDS windows of DURATION_MS / ROUNDS per server, taken in turn (each round starting with the
- * next server), and every server's latencies pooled over its windows. This machine's speed drifts by a
+ * next server), and every server's latencies pooled over its windows. (A server rests while the others are
+ * measured, which lets V8 collect its garbage in between; BENCH_ROUNDS=1 measures each server for 10 s
+ * without a rest, for comparison.) This machine's speed drifts by a
  * third within a minute (a shared virtual machine), which back-to-back 10 s cases turned into the ratio.
  * The warm-up matters as much: a freshly started daemon compiles its request path during its first second
  * under load, and in an unwarmed window that second alone set the p99. The daemon's rows show the p99 of
@@ -31,7 +33,8 @@ const PLATFORM_FLOOR = path.join(ROOT, "bench", "support", "platformFloor.ts")
 const CLIENTS = 50
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000)
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2_000)
-const ROUNDS = 5
+/** Six rounds: each of the three servers opens two of them. BENCH_ROUNDS=1 gives back-to-back 10 s cases. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const COLD_STARTS = 5
 const PACED_INTERVAL_MS = 25
 
@@ -293,7 +296,7 @@ const main = async () => {
   console.log("bare and platform floor repeat the daemon's answers byte for byte (status, headers, body).")
   report(`closed loop (saturating): ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per server per case (${ROUNDS} windows in turns, after ${WARMUP_MS / 1000} s of warm-up), ${os.cpus().length} cores`, closed)
   report(
-    `paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per case`,
+    `paced: ${CLIENTS} clients, one request each every ${PACED_INTERVAL_MS} ms (${(CLIENTS * 1000) / PACED_INTERVAL_MS} req/s offered), ${DURATION_MS / 1000} s per server per case (${ROUNDS} windows in turns, after ${WARMUP_MS / 1000} s of warm-up)`,
     paced,
     " (light load: sub-millisecond tails, no target)"
   )

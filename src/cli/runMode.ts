@@ -32,12 +32,16 @@ export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) => 
   })
 }
 
+/** What a shell reports for a process that SIGPIPE ended (128 + 13), which Node itself ignores. */
+const BROKEN_PIPE_EXIT = 141
+
 /**
- * A reader that stops early (`codex-replay threads | head`, a closed MCP client) closes stdout: the
- * process ends quietly with 0 there, as Unix tools do, rather than on an unhandled EPIPE with a stack trace.
+ * A reader that stops early (`codex-replay threads | head`, a closed MCP client) closes stdout: the process
+ * ends there quietly, as a Unix tool ended by SIGPIPE does (141, which `set -o pipefail` notices), rather
+ * than on an unhandled EPIPE with a stack trace. The daemon's stdout is its log file.
  */
 const endQuietlyWhenStdoutCloses = () =>
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0)
+    if (error.code === "EPIPE") process.exit(BROKEN_PIPE_EXIT)
     throw error
   })

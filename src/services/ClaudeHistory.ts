@@ -615,12 +615,19 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const writeIndex = Effect.gen(function*() {
       const changes = journal === undefined ? undefined : indexChanges(written, current())
       if (changes === undefined || hasChanges(changes)) {
-        journal = yield* Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, current(), changes, journal))
-        written = snapshotIndex(current())
+        // Taken before the write: what a concurrent listing adds meanwhile is a change for the next write.
+        const writing = snapshotIndex(current())
+        journal = yield* Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, writing, changes, journal))
+        written = writing
       }
       indexDirty = false
     }).pipe(
-      Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`))
+      Effect.catchAll((error) =>
+        Effect.zipRight(
+          // The next write is the whole index, which also makes its folder again if it went.
+          Effect.sync(() => { journal = undefined }),
+          Effect.logWarning(`Cannot write the thread index ${indexFile}: ${String(error.error)}`)
+        ))
     )
 
     /** Whether a known agent file still exists; one that can no longer be looked at counts as gone. */

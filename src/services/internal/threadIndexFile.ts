@@ -61,14 +61,37 @@ export const loadThreadIndex = async (file: string, version: string, projectsRoo
 }
 
 /**
+ * Whether a line appended now would start a line of its own: the journal is missing, empty, or ends with a
+ * newline. A line cut off by a dying process (seen by this process or not) makes the next write whole.
+ */
+const endsWithWholeLine = async (journalFile: string) => {
+  let handle: fs.FileHandle
+  try {
+    handle = await fs.open(journalFile, "r")
+  } catch (error) {
+    if (isMissing(error)) return true
+    throw error
+  }
+  try {
+    const { size } = await handle.stat()
+    if (size === 0) return true
+    const last = Buffer.alloc(1)
+    await handle.read(last, 0, 1, size - 1)
+    return last[0] === 0x0a
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
  * Records what changed since the files were last read or written: one line appended to the journal while
  * the journal stays under a quarter of the index (`changes` and `journal` known), else the index written
  * whole and the journal removed. Returns the journal's state for the next write.
  *
  * The index is written atomically: a private temporary file with a unique name, then a rename, so that two
  * processes writing at once leave one whole index (the last rename wins) and a reader never sees half. A
- * line is one appending write; a line another process appends while the index is rewritten may be lost,
- * which costs only a parse later.
+ * line is one appending write, made only after a whole line; a line another process appends while the
+ * index is rewritten may be lost, which costs only a parse later.
  */
 export const saveThreadIndex = async (
   file: string,
@@ -82,7 +105,7 @@ export const saveThreadIndex = async (
   if (changes !== undefined && journal?.appendable === true) {
     const line = serializeJournalLine(version, projectsRoot, changes)
     const bytes = journal.bytes + line.length
-    if (bytes <= Math.max(MIN_JOURNAL_BYTES, journal.indexBytes / 4)) {
+    if (bytes <= Math.max(MIN_JOURNAL_BYTES, journal.indexBytes / 4) && (await endsWithWholeLine(journalFile))) {
       await fs.appendFile(journalFile, line, { mode: 0o600 })
       return { ...journal, bytes }
     }

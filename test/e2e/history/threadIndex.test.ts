@@ -185,6 +185,27 @@ describe("the persistent thread index", () => {
       expect(warm.threads).toEqual(again.threads)
     })
 
+    it("is not appended to after a line another process left cut off: the live service writes the index whole", async () => {
+      const context = setup()
+      await listFresh(context)
+      growSpotter(context, 1)
+      const grown = await Effect.runPromise(
+        Effect.gen(function*() {
+          const history = yield* ClaudeHistory
+          yield* history.list()
+          // Another process dies while appending, after this service read the journal.
+          fs.appendFileSync(journalOf(context), "{\"kind\":\"codex-replay-thread-index\",\"sess")
+          growSpotter(context, 2)
+          return yield* history.list()
+        }).pipe(Effect.provide(historyLayer(context.settings)))
+      )
+      expect(fs.existsSync(journalOf(context))).toBe(false)
+      const warm = await listFresh(context)
+      expect(warm.warnings).toEqual([])
+      expect(warm.stats.parsed).toBe(0)
+      expect(warm.threads).toEqual(grown.threads)
+    })
+
     for (
       const [what, line] of [
         ["a line that is not JSON", "not json at all\n"],

@@ -50,8 +50,8 @@ describe("the chunk picker of the Configure step", () => {
     await page.check("#cfg-scope-chunk")
     await page.locator("#cfg-range-start").waitFor()
     // Each split point: its number, time and first prompt; the list adds the files it touched.
+    await expect.poll(() => page.locator("#cfg-range-start option").count(), { timeout: 15_000 }).toBe(3)
     const options = await page.locator("#cfg-range-start option").allTextContents()
-    expect(options).toHaveLength(3)
     options.forEach((text, index) => expect(text).toMatch(new RegExp(`^${index + 1}\\. .+ — ${CHUNK_PROMPTS[index]!.replace(/[.()]/g, "\\$&")}$`)))
     expect(await page.locator("#split-points li").allInnerTexts()).toEqual([
       expect.stringMatching(/^this chunk .*Create lib\.py.*\n+Files: lib\.py, notes\.txt$/s),
