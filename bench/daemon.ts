@@ -98,7 +98,7 @@ const compare = async (ports: ReadonlyArray<number>, request: Load) => {
     for (let turn = 0; turn < ports.length; turn++) {
       const server = (round + turn) % ports.length
       const window = await loadFor(DURATION_MS / ROUNDS, ports[server]!, request)
-      pooled[server]!.latencies.push(...window.latencies)
+      for (const latency of window.latencies) pooled[server]!.latencies.push(latency)
       pooled[server]!.failures += window.failures
     }
   }
