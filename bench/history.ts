@@ -6,7 +6,9 @@
  * - floor: a bare single-threaded Node process that reads every line of every file and JSON.parses it;
  * - cold: `codex-replay threads --json --limit 100` with an empty cache (no thread index yet);
  * - ccusage: `ccusage session --json --offline` on the same history, when a runnable `ccusage` is on PATH or in
- *   node_modules/.bin (its native binary is not published for every platform: otherwise skipped with a note);
+ *   node_modules/.bin, otherwise skipped with a note. It is not a devDependency: its npm package launches a
+ *   native binary published per platform, and a lock file that cannot name every platform's fails `npm ci`.
+ *   `npm install --no-save ccusage@20.0.24` installs it for this machine only;
  * - warm: the same command in a second process, answered from the thread index;
  * - one added: the same command after one new session was added (the index is updated for that one only);
  * - warm floor: a bare Node process doing only what any answer from an index must: walk the history's folders,
@@ -228,7 +230,7 @@ const main = async () => {
     console.log(`floor (one process reads + JSON.parses every line): ${ms(wall("floor"))}, peak RSS ${mb(peak("floor"))}`)
     console.log(`cold  codex-replay threads --json --limit 100:       ${ms(cold)}, peak RSS ${mb(peak("cold"))}; cold / floor ${(cold / wall("floor")).toFixed(2)}`)
     if (ccusage === undefined) {
-      console.log("ccusage: skipped — no runnable ccusage (npm's ccusage 20 launches a native binary whose package is not installable here)")
+      console.log("ccusage: skipped — no runnable ccusage (`npm install --no-save ccusage@20.0.24` installs it for this machine; its native binary is published per platform)")
     } else {
       console.log(`ccusage session --json --offline:                  ${ms(wall("ccusage"))}, peak RSS ${mb(peak("ccusage"))}; cold / ccusage ${(cold / wall("ccusage")).toFixed(2)} (target ≤ 1)`)
     }
