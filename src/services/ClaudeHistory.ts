@@ -580,7 +580,6 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     let lastPredecessors = new Map<string, ReadonlyArray<SessionLocation>>()
 
     const indexFile = threadIndexPath(settings.cacheRoot)
-    let indexRead = false
     /** Whether memory holds what the index files do not (yet). */
     let indexDirty = false
     /** The index as this process last read or wrote it (entries are replaced, never changed in place). */
@@ -590,10 +589,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const current = (): ThreadIndex => ({ sessions: summaries, resumed, agents: agentSessions })
 
-    /** Seeds the in-memory cache from the persistent index, once per process. */
-    const readIndex = Effect.gen(function*() {
-      if (indexRead) return
-      indexRead = true
+    /** Seeds the in-memory cache from the persistent index, once per process (concurrent listings wait for it). */
+    const readIndex = yield* Effect.cached(Effect.gen(function*() {
       const loaded = yield* Effect.tryPromise(() => loadThreadIndex(indexFile, VERSION, projectsRoot)).pipe(
         Effect.orElseSucceed((): LoadedIndexFile => ({ _tag: "Discarded", reason: "it cannot be read" }))
       )
@@ -607,9 +604,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
       for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
       for (const [agentPath, entry] of loaded.index.agents) if (!agentSessions.has(agentPath)) agentSessions.set(agentPath, entry)
-      written = snapshotIndex(current())
+      written = snapshotIndex(loaded.index)
       journal = loaded.journal
-    })
+    }))
 
     /** What changed goes to the journal (or, past its size, the whole index: threadIndexFile.ts). */
     const writeIndex = Effect.gen(function*() {

@@ -74,14 +74,21 @@ export const indexChanges = (written: ThreadIndex, current: ThreadIndex): Thread
 export const hasChanges = (changes: ThreadIndexChanges) =>
   changes.sessions.size + changes.resumed.size + changes.agents.size > 0
 
+/** An index being read: the index file's entries, then each journal line's. */
+interface MutableIndex {
+  readonly sessions: Map<string, IndexedSession>
+  readonly resumed: Map<string, IndexedResumed>
+  readonly agents: Map<string, IndexedAgent>
+}
+
 /** A copy of the index's maps: what was written, to compare the next listing's index with. */
-export const snapshotIndex = (index: ThreadIndex): ThreadIndex => ({
+export const snapshotIndex = (index: ThreadIndex): MutableIndex => ({
   sessions: new Map(index.sessions),
   resumed: new Map(index.resumed),
   agents: new Map(index.agents)
 })
 
-export const emptyIndex = (): ThreadIndex => ({ sessions: new Map(), resumed: new Map(), agents: new Map() })
+export const emptyIndex = (): MutableIndex => ({ sessions: new Map(), resumed: new Map(), agents: new Map() })
 
 interface IndexFile {
   readonly kind: typeof KIND
@@ -107,7 +114,6 @@ const isDigest = (value: unknown): value is SessionDigest =>
 const isSummary = (value: unknown): value is ThreadSummary =>
   isRecord(value) && typeof value.imported_thread_id === "string" && typeof value.title === "string" &&
   typeof value.human_turns === "number" && isRecord(value.tokens) && Array.isArray(value.claude_models)
-
 
 const sessionEntry = (entry: unknown): IndexedSession | undefined =>
   isRecord(entry) && typeof entry.fingerprint === "string" && isDigest(entry.digest)
@@ -156,7 +162,7 @@ const foreignReason = (parsed: Record<string, unknown>, version: string, project
 }
 
 /** Reads one index file or journal line into `index`; the reason it cannot be used, if it cannot. */
-const readInto = (text: string, index: Mutable, version: string, projectsRoot: string, journal: boolean) => {
+const readInto = (text: string, index: MutableIndex, version: string, projectsRoot: string, journal: boolean) => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -172,15 +178,9 @@ const readInto = (text: string, index: Mutable, version: string, projectsRoot: s
   return whole ? undefined : "an entry is malformed"
 }
 
-interface Mutable {
-  readonly sessions: Map<string, IndexedSession>
-  readonly resumed: Map<string, IndexedResumed>
-  readonly agents: Map<string, IndexedAgent>
-}
-
 /** Checks the index file's text; anything that is not this format, version and history is discarded. */
 export const parseThreadIndex = (text: string, version: string, projectsRoot: string): LoadedIndex => {
-  const index: Mutable = emptyIndex() as Mutable
+  const index = emptyIndex()
   const reason = readInto(text, index, version, projectsRoot, false)
   return reason === undefined ? { _tag: "Loaded", index } : { _tag: "Discarded", reason }
 }
@@ -196,7 +196,8 @@ export const applyJournal = (
   version: string,
   projectsRoot: string
 ): { readonly _tag: "Loaded"; readonly index: ThreadIndex; readonly complete: boolean } | { readonly _tag: "Discarded"; readonly reason: string } => {
-  const index = loaded as Mutable
+  if (journal === "") return { _tag: "Loaded", index: loaded, complete: true }
+  const index = snapshotIndex(loaded)
   const lines = journal.split("\n")
   const tail = lines.pop()!
   for (const line of lines) {

@@ -81,6 +81,23 @@ describe("the persistent thread index", () => {
     expect(warm.warnings).toEqual([])
   })
 
+  it("makes concurrent first listings of one service wait for the index rather than parse everything", async () => {
+    const context = setup()
+    const cold = await listFresh(context)
+    const parsedByEach = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        return yield* Effect.all(
+          [0, 1].map(() => Effect.zipRight(history.list(), history.listingStats)),
+          { concurrency: "unbounded" }
+        )
+      }).pipe(Effect.provide(historyLayer(context.settings)))
+    )
+    expect(parsedByEach.map((stats) => stats.parsed)).toEqual([0, 0])
+    expect(fs.existsSync(journalOf(context))).toBe(false)
+    expect((await listFresh(context)).threads).toEqual(cold.threads)
+  })
+
   it("re-reads only the session that grew, and its entry is no longer stale", async () => {
     const context = setup()
     const before = await listFresh(context)
