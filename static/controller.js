@@ -1938,17 +1938,31 @@
     return h("button", { type: "button", className: "danger", id: "batch-cancel", text: "Cancel batch", onClick: () => { batch.confirmCancel = true; renderBatchView(); $("batch-confirm-cancel").focus() } })
   }
 
+  function batchProgressText(summary) {
+    const c = summary.counts
+    const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
+    return `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.`
+  }
+
+  // What the view shows but its clocks: a poll that changes only those updates one line, so the buttons
+  // under the pointer or the keyboard stay the same elements (as renderRuns does for the run cards).
+  let batchSignature = ""
   function renderBatchView() {
     const summary = batch.summary
     $("batch-card").hidden = !summary
     if (!summary) return
     const body = $("batch-body")
+    const { elapsed_ms: _elapsed, estimate_remaining_ms: _left, ...shown } = summary
+    const signature = JSON.stringify([shown, batch.confirmCancel])
+    if (signature === batchSignature && body.childElementCount > 0) {
+      $("batch-progress").textContent = batchProgressText(summary)
+      return
+    }
+    batchSignature = signature
     const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null
-    const c = summary.counts
-    const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
     body.replaceChildren(
       h("p", { className: "mono muted", text: summary.batch_id }),
-      h("p", { id: "batch-progress", role: "status", text: `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.` }),
+      h("p", { id: "batch-progress", role: "status", text: batchProgressText(summary) }),
       h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} · reviewer ${summary.reviewer_model}` }),
       summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
       h("div", { className: "actions" }, batchCancelControls(summary)),

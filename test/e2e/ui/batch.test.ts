@@ -123,12 +123,12 @@ describe("batches in the browser", () => {
       await page.reload({ waitUntil: "load" })
       await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
       await page.click("#tab-run")
-      // The view is re-rendered every poll; on a loaded machine one landed between Playwright's check of the
-      // button and its click, and the click was lost. Click again until the confirmation shows.
-      await expect.poll(async () => {
-        if ((await page.locator("#batch-confirm-cancel").count()) === 0) await page.locator("#batch-cancel").click({ timeout: 5_000 }).catch(() => undefined)
-        return page.locator("#batch-confirm-cancel").count()
-      }, { timeout: 30_000 }).toBe(1)
+      // Polls that change only the clocks keep the view's elements: the button is the same one two polls later.
+      const cancelButton = await page.locator("#batch-cancel").elementHandle()
+      const elapsed = await page.locator("#batch-progress").textContent()
+      await expect.poll(() => page.locator("#batch-progress").textContent(), { timeout: 15_000 }).not.toBe(elapsed)
+      expect(await cancelButton!.evaluate((element) => element.isConnected)).toBe(true)
+      await page.click("#batch-cancel")
       expect(await page.locator("#batch-confirm-cancel").evaluate((element) => element === document.activeElement)).toBe(true)
       await page.click("#batch-confirm-cancel")
       await page.locator("#batch-progress", { hasText: "Cancelled: 3 of 3 replays done (0 completed, 0 failed, 3 cancelled)" }).waitFor({ timeout: 30_000 })
