@@ -68,10 +68,10 @@ export const runtimeFiles = (env: Record<string, string>): ReadonlyArray<Runtime
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
-const waitFor = async <A>(what: string, probe: () => A | undefined, timeoutMillis = 15_000): Promise<A> => {
+const waitFor = async <A>(what: string, probe: () => A | undefined | Promise<A | undefined>, timeoutMillis = 15_000): Promise<A> => {
   const deadline = Date.now() + timeoutMillis
   while (Date.now() < deadline) {
-    const value = probe()
+    const value = await probe()
     if (value !== undefined) return value
     await sleep(50)
   }
@@ -126,6 +126,9 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     if (child.exitCode !== null) throw new Error(`The daemon exited early: ${stderr}`)
     return runtimeFiles(env).find((file) => file.controller_session_id === sessionId)
   })
+  // The runtime file is written as the daemon starts; it makes its run root and the rest before it answers.
+  await waitFor("the controller to answer", () =>
+    fetch(`http://127.0.0.1:${port}/health`).then((response) => (response.ok ? true : undefined), () => undefined))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       await fetch(`http://127.0.0.1:${port}/api/shutdown`, {
