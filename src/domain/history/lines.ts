@@ -82,13 +82,12 @@ export const parseEntry = (text: string): JsonObject | undefined => {
 }
 
 const NEWLINE = 0x0a
-const SEGMENT_BYTES = 64 * 1024
 
 /**
  * Splits a byte stream into lines across chunk boundaries. A newline byte never occurs inside a multi-byte
- * UTF-8 character, so each chunk's run of complete lines is decoded to text once, without a StringDecoder,
- * and split there; only the bytes of a line that straddles chunks are kept (copied: the caller may reuse
- * its buffer). A line longer than `maxLineBytes` UTF-8 bytes is reported and dropped without being kept.
+ * UTF-8 character, so each complete line is found with a byte search and decoded by itself, without a
+ * StringDecoder; only the bytes of a line that straddles chunks are kept (copied: the caller may reuse its
+ * buffer). A line longer than `maxLineBytes` UTF-8 bytes is reported and dropped without being decoded.
  */
 export class LineSplitter {
   private pending: Array<Buffer> = []
@@ -114,14 +113,14 @@ export class LineSplitter {
       this.finishPending()
       start = first + 1
     }
-    const last = chunk.lastIndexOf(NEWLINE)
-    // Decoded in runs of whole lines of about SEGMENT_BYTES: strings that size stay in V8's young
-    // generation, where a megabyte string would go to large-object space (page faults, slower GC).
-    while (start <= last) {
-      let cut = start + SEGMENT_BYTES >= last ? last : chunk.lastIndexOf(NEWLINE, start + SEGMENT_BYTES)
-      if (cut < start) cut = chunk.indexOf(NEWLINE, start + SEGMENT_BYTES)
-      this.lines(chunk.toString("utf8", start, cut))
-      start = cut + 1
+    // Line by line rather than one decode of many lines: most lines are ASCII and decode to compact one-byte
+    // strings, where one non-ASCII character would make a whole multi-line string two-byte (measured: a
+    // third of the listing's decode and parse time).
+    for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+      this.lineNumber += 1
+      if (newline - start > this.maxLineBytes) this.onOversized(this.lineNumber)
+      else this.onLine(chunk.toString("utf8", start, newline), this.lineNumber)
+      start = newline + 1
     }
     if (start < chunk.length) this.keep(chunk.subarray(start))
   }
@@ -129,27 +128,6 @@ export class LineSplitter {
   /** Emits the last line when the stream did not end with a newline (a torn last line stays torn). */
   end(): void {
     if (this.pendingBytes > 0 || this.oversized) this.finishPending()
-  }
-
-  private lines(text: string) {
-    let from = 0
-    for (;;) {
-      const newline = text.indexOf("\n", from)
-      this.line(newline === -1 ? (from === 0 ? text : text.slice(from)) : text.slice(from, newline))
-      if (newline === -1) return
-      from = newline + 1
-    }
-  }
-
-  /** A whole line: UTF-16 length bounds its UTF-8 size between 1× and 3×, so most lines need no count. */
-  private line(text: string) {
-    this.lineNumber += 1
-    const units = text.length
-    if (units * 3 > this.maxLineBytes && (units > this.maxLineBytes || Buffer.byteLength(text, "utf8") > this.maxLineBytes)) {
-      this.onOversized(this.lineNumber)
-      return
-    }
-    this.onLine(text, this.lineNumber)
   }
 
   private keep(part: Buffer) {
