@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import { controllerError } from "../../src/domain/errors.js"
@@ -62,7 +62,7 @@ const codexWithSynthesis = fakeCodex({
 
 describe("list_threads and inspect_thread", () => {
   const settings = settingsFor(CLAUDE_HOME, { codexCliPath: codexWithSynthesis })
-  it.layer(historyLayer(settings))((it) => {
+  layer(historyLayer(settings))((it) => {
     it.effect("pages the imported threads and counts both sources", () =>
       Effect.gen(function*() {
         const first = yield* listThreads({})
@@ -175,7 +175,7 @@ describe("list_threads and inspect_thread", () => {
     Layer.succeed(Baseline, Baseline.make({ propose: () => Effect.die(controllerError("The repository is ambiguous.")) })),
     Layer.succeed(CodexModels, CodexModels.make({ list: () => Effect.die(new Error("models exploded")) }))
   )
-  it.layer(Layer.merge(failingSteps, historyLayer(settingsFor(CLAUDE_HOME))))((it) => {
+  layer(Layer.merge(failingSteps, historyLayer(settingsFor(CLAUDE_HOME))))((it) => {
     it.effect("turns failed steps into diagnostics in the fixed order while the others answer", () =>
       Effect.gen(function*() {
         const result = yield* inspectThread({ thread_id: "c45af7b1-cb7c-4e51-93db-8cbb250a877a" }).pipe(
