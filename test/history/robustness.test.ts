@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -112,6 +112,24 @@ describe("bad input never crashes the importer", () => {
   })
 })
 
+// `layer`, not `it.layer`: after the first `it.layer` of a file, @effect/vitest's shared `it.layer` nests the next
+// layer in the first one, whose services (and settings) it then reuses.
+describe("a sibling sub-agent file with a long first line", () => {
+  const home = copyOfClaudeHome()
+  const agentFile = path.join(home, "projects", "-Users-user-project", "agent-a434715.jsonl")
+  const [first, ...rest] = fs.readFileSync(agentFile, "utf8").split("\n")
+  // Its session id is read from its first line, a few kilobytes at a time: this one needs several reads.
+  fs.writeFileSync(agentFile, [JSON.stringify({ ...JSON.parse(first!), padding: "é".repeat(60_000) }), ...rest].join("\n"))
+
+  layer(historyLayer(settingsFor(home)))((it) => {
+    it.effect("still belongs to its session", () =>
+      Effect.gen(function*() {
+        const record = yield* (yield* ClaudeHistory).thread("b3edadab-bca0-4054-9b41-f7ffa6941260")
+        expect(record.subagent_files.map((file) => path.basename(file.path))).toEqual(["agent-a434715.jsonl", "agent-a4e24f0.jsonl"])
+      }))
+  })
+})
+
 describe("thread lookups that must fail clearly", () => {
   const home = copyOfClaudeHome()
   const projects = path.join(home, "projects")
@@ -119,7 +137,7 @@ describe("thread lookups that must fail clearly", () => {
   fs.symlinkSync(path.join(home, "nowhere.jsonl"), path.join(projects, "-workspace", "ghost.jsonl"))
   const settings = settingsFor(home)
 
-  it.layer(historyLayer(settings))((it) => {
+  layer(historyLayer(settings))((it) => {
     it.effect("rejects ids that are malformed, try to leave the projects directory, or do not exist", () =>
       Effect.gen(function*() {
         const history = yield* ClaudeHistory
