@@ -612,6 +612,9 @@ export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
     }
   }).pipe(Effect.withSpan("runs.awaitRun"))
 
+/** Two reads of one unchanged state file are the same state, though not the same object. */
+const sameState = (left: RunState, right: RunState) => left === right || JSON.stringify(left) === JSON.stringify(right)
+
 /**
  * A run's state now and at every change the run store sees, ending with its final state: this
  * controller's runs as they change, another process's as the daemon looks at the run root again.
@@ -622,7 +625,7 @@ export const watchRun = (runId: string) =>
     const { state } = yield* runs.readAny(runId)
     const changes = runs.changes.pipe(Stream.filterMap((snapshot) => Option.fromNullable(snapshot.runs.get(runId)?.state)))
     return Stream.concat(Stream.make(state), changes).pipe(
-      Stream.changes,
+      Stream.changesWith(sameState),
       Stream.takeUntil((state) => TERMINAL_STATUSES.has(state.status))
     )
   }))
