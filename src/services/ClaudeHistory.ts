@@ -264,6 +264,8 @@ export interface ListingStats {
   readonly mainThreadToo?: true
   /** Why the listing did not use workers (when it did not). */
   readonly mainThreadReason?: string
+  /** Whether the workers started while discovery went on (a cold start's sessions settled the plan). */
+  readonly startedDuringDiscovery?: true
 }
 
 /** How many workers a cold listing starts, and why none when none (exported for tests). */
@@ -292,6 +294,27 @@ export const workerPlan = (
     } MB budget`
   }
 }
+
+type WorkerPlan = ReturnType<typeof workerPlan>
+
+/**
+ * The plan for `files` stale sessions found so far, when finding more cannot change it (so the workers can
+ * start while discovery goes on): "auto" has passed its thresholds, an exact count has its files.
+ */
+export const settledWorkerPlan = (
+  option: "auto" | number,
+  files: number,
+  bytes: number,
+  rss: number,
+  mainThreadToo = false
+): WorkerPlan | undefined => {
+  const plan = workerPlan(option, files, bytes, rss, mainThreadToo)
+  if (plan.workers === 0) return undefined
+  return option === "auto" || plan.workers === Math.floor(option) ? plan : undefined
+}
+
+const sizeOf = (location: SessionLocation) =>
+  location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0)
 
 /** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
 const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
@@ -331,7 +354,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       return undefined
     }
 
-    const discoverProject = (folder: string, unreadable: Array<string>): Array<SessionLocation> => {
+    const discoverProject = (folder: string, unreadable: Array<string>, found: (location: SessionLocation) => void) => {
       const entries = readDirectory(folder)
       const directories = new Set(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name))
       const files = entries.filter((entry) => !entry.isDirectory() && isTranscriptName(entry.name))
@@ -352,7 +375,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         if (main === undefined) continue
         const stem = entry.name.slice(0, -".jsonl".length)
         const nested = directories.has(stem) ? nestedAgents(childPath(childPath(folder, stem), "subagents"), unreadable) : []
-        sessions.push({ threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] })
+        const location: SessionLocation = { threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] }
+        sessions.push(location)
+        found(location)
       }
       return sessions
     }
@@ -368,17 +393,19 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
      * Every session file below the projects root; a thread id that appears twice is made unique. An entry
      * that cannot be looked at (a symlink loop, no permission) is skipped and described in `unreadable`.
      */
-    const discoverWithUnreadable = Effect.fn("ClaudeHistory.discover")(function*() {
+    const discoverWithUnreadable = Effect.fn("ClaudeHistory.discover")(function*(
+      found: (location: SessionLocation) => void = () => {}
+    ) {
       return yield* Effect.try({
-        try: () => discoverLocations(),
+        try: () => discoverLocations(found),
         catch: (error) => new StorageError({ message: `Cannot list the Claude history: ${describeError(error)}` })
       })
     })
 
-    const discoverLocations = () => {
+    const discoverLocations = (found: (location: SessionLocation) => void) => {
       const unreadable: Array<string> = []
       const folders = readDirectory(projectsRoot).filter((entry) => entry.isDirectory())
-      const perFolder = folders.map((entry) => discoverProject(childPath(projectsRoot, entry.name), unreadable))
+      const perFolder = folders.map((entry) => discoverProject(childPath(projectsRoot, entry.name), unreadable, found))
       const seen = new Set<string>()
       const locations = perFolder.flat().map((location) => {
         let threadId = location.threadId
@@ -473,16 +500,47 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     let lastListing: ListingStats = { parsed: 0, parsedBytes: 0, workers: 0, fallbacks: 0 }
 
+    const workerLimits = options.workerLimits ?? WORKER_LIMITS
+
+    /**
+     * Starts the listing's workers during discovery, as soon as the sessions not in the index at all (a cold
+     * start's) settle the plan: the workers are ready when discovery ends instead of starting then. Sessions
+     * that only grew are left to the plan made after discovery.
+     */
+    const earlyWorkers = () => {
+      let files = 0
+      let bytes = 0
+      let started: { readonly pool: SummaryPool; readonly plan: WorkerPlan } | undefined
+      return {
+        found: (location: SessionLocation) => {
+          if (started !== undefined || summaries.has(location.main.path)) return
+          files += 1
+          bytes += sizeOf(location)
+          const plan = settledWorkerPlan(options.workers ?? "auto", files, bytes, process.memoryUsage.rss(), options.mainThreadToo)
+          if (plan !== undefined) started = { pool: startPool(plan.workers, workerLimits), plan }
+        },
+        plan: () => started?.plan,
+        /** The started pool, now the caller's to close. */
+        take: () => {
+          const pool = started?.pool
+          started = undefined
+          return pool
+        },
+        closeUntaken: Effect.promise(() => started?.pool.close() ?? Promise.resolve())
+      }
+    }
+
+    type EarlyWorkers = ReturnType<typeof earlyWorkers>
+
     /** Summarises the stale sessions: on a few worker threads when there is a lot to parse, else here. */
     const summarizeStale = Effect.fn("ClaudeHistory.summarizeStale")(function*(
       stale: ReadonlyArray<SessionLocation>,
-      diagnostics: Array<string>
+      diagnostics: Array<string>,
+      early: EarlyWorkers
     ) {
-      const bytes = stale.reduce(
-        (sum, location) => sum + location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0),
-        0
-      )
-      const { workers, mainThreadToo, mainThreadReason } = workerPlan(
+      const bytes = stale.reduce((sum, location) => sum + sizeOf(location), 0)
+      const earlyPlan = early.plan()
+      const { workers, mainThreadToo, mainThreadReason } = earlyPlan ?? workerPlan(
         options.workers ?? "auto",
         stale.length,
         bytes,
@@ -495,7 +553,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         workers,
         fallbacks: 0,
         ...(mainThreadToo === undefined ? {} : { mainThreadToo }),
-        ...(mainThreadReason === undefined ? {} : { mainThreadReason })
+        ...(mainThreadReason === undefined ? {} : { mainThreadReason }),
+        ...(earlyPlan === undefined ? {} : { startedDuringDiscovery: true as const })
       }
       if (workers === 0) {
         return yield* Effect.forEach(stale, (location) => summaryOf(location, diagnostics, undefined), {
@@ -504,7 +563,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         })
       }
       yield* Effect.acquireUseRelease(
-        Effect.sync(() => startPool(workers, options.workerLimits ?? WORKER_LIMITS)),
+        Effect.sync(() => early.take() ?? startPool(workers, workerLimits)),
         (pool) =>
           Effect.forEach(stale, (location) => summaryOf(location, diagnostics, pool, mainThreadToo === true), {
             concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),
@@ -649,7 +708,12 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
     const list = Effect.fn("ClaudeHistory.list")(function*() {
       yield* readIndex
-      const { locations, unreadable } = yield* discoverWithUnreadable()
+      const early = earlyWorkers()
+      return yield* listDiscovering(early).pipe(Effect.ensuring(early.closeUntaken))
+    })
+
+    const listDiscovering = Effect.fn("ClaudeHistory.listDiscovering")(function*(early: EarlyWorkers) {
+      const { locations, unreadable } = yield* discoverWithUnreadable(early.found)
       const live = new Set(locations.map((location) => location.main.path))
       for (const key of summaries.keys()) {
         if (live.has(key)) continue
@@ -668,7 +732,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const stale = locations.filter((location) => summaries.get(location.main.path)?.fingerprint !== fingerprintOf(location))
       if (stale.length > 0) indexDirty = true
       progress = { reading: stale.length > 0, done: 0, total: stale.length }
-      yield* summarizeStale(stale, diagnostics).pipe(Effect.ensuring(Effect.sync(() => {
+      yield* summarizeStale(stale, diagnostics, early).pipe(Effect.ensuring(Effect.sync(() => {
         progress = { ...progress, reading: false }
       })))
       const resumedNow = yield* resumedSummaries(locations, diagnostics)

@@ -7,7 +7,7 @@ import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
 import { type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
 import { readChunks, readTranscript } from "../../src/services/internal/transcriptFiles.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
-import { ClaudeHistory, type SessionLocation, workerPlan } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory, type SessionLocation, settledWorkerPlan, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { skeletonOf } from "../../src/domain/history/skeleton.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
@@ -215,6 +215,18 @@ describe("listing on worker threads", () => {
     expect(workerPlan(2, 0, 0, 0)).toEqual({ workers: 0, mainThreadReason: "nothing to parse" })
   })
 
+  it("starts workers during discovery only once more sessions could not change the plan", () => {
+    const MB = 1024 * 1024
+    expect(settledWorkerPlan("auto", 15, 900 * MB, 100 * MB)).toBeUndefined()
+    expect(settledWorkerPlan("auto", 2000, 63 * MB, 100 * MB)).toBeUndefined()
+    expect(settledWorkerPlan("auto", 2000, 900 * MB, 280 * MB)).toBeUndefined()
+    if (os.availableParallelism() >= 2) expect(settledWorkerPlan("auto", 16, 64 * MB, 100 * MB)).toEqual({ workers: 2 })
+    expect(settledWorkerPlan(2, 1, 0, 0)).toBeUndefined()
+    expect(settledWorkerPlan(2, 2, 0, 0)).toEqual({ workers: 2 })
+    expect(settledWorkerPlan(1, 1, 0, 0, true)).toEqual({ workers: 1, mainThreadToo: true })
+    expect(settledWorkerPlan(0, 10, 0, 0)).toBeUndefined()
+  })
+
   const listWith = (home: string, workers: number) =>
     Effect.gen(function*() {
       const history = yield* ClaudeHistory
@@ -230,7 +242,7 @@ describe("listing on worker threads", () => {
     const inThread = await listWith(home, 0)
     const onWorkers = await listWith(home, 2)
     expect(inThread.stats.workers).toBe(0)
-    expect(onWorkers.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
+    expect(onWorkers.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0, startedDuringDiscovery: true })
     expect(onWorkers.threads).toEqual(inThread.threads)
     expect(onWorkers.diagnostics).toEqual(inThread.diagnostics)
     expect(inThread.diagnostics).toEqual([])
@@ -245,6 +257,26 @@ describe("listing on worker threads", () => {
       }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
     )
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
+  }, 60_000)
+
+  it("plans the workers after discovery for sessions the index knows that grew, with the same answer", async () => {
+    const home = copyOfClaudeHome()
+    const grown = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        yield* history.list()
+        for (const file of fs.readdirSync(path.join(home, "projects"), { recursive: true }) as Array<string>) {
+          if (file.endsWith(".jsonl")) fs.appendFileSync(path.join(home, "projects", file), "\n")
+        }
+        const listing = yield* history.list()
+        return { ...listing, stats: yield* history.listingStats }
+      }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
+    )
+    const fresh = await listWith(home, 0)
+    expect(fresh.stats.parsed).toBeGreaterThan(0)
+    expect(grown.stats).toMatchObject({ workers: 2, parsed: fresh.stats.parsed, fallbacks: 0 })
+    expect(grown.stats.startedDuringDiscovery).toBeUndefined()
+    expect(grown.threads).toEqual(fresh.threads)
   }, 60_000)
 
   it("gives the same listing with one worker beside the main thread", async () => {
