@@ -9,7 +9,10 @@
  * and the like find the same files. Code splitting keeps each mode's modules behind its dynamic import.
  */
 import { build } from "esbuild"
-import { rmSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
@@ -49,3 +52,40 @@ await build({
   define: { "import.meta.url": "__bundleUrl" },
   banner: { js: "const __bundleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
 })
+
+/**
+ * The listing's code cache, shipped beside its bundle: one `codex-replay threads` over the test fixtures (or an
+ * empty history), run by the Node that builds and without NODE_OPTIONS (V8 refuses a cache made under other
+ * flags), leaves the bytecode of what a listing runs. A user's first listing then starts from it as well. A
+ * build that cannot make it warns and goes on: the listing compiles, and caches for itself.
+ */
+const shipCodeCache = () => {
+  const scratch = mkdtempSync(join(tmpdir(), "codex-replay-build-"))
+  try {
+    const fixtures = fileURLToPath(new URL("../test/fixtures/claude-home/", import.meta.url))
+    const listing = spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL("../bin/codex-replay.js", import.meta.url)), "threads", "--json", "--limit", "100"],
+      {
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH,
+          HOME: scratch,
+          CLAUDE_CONFIG_DIR: existsSync(fixtures) ? fixtures : scratch,
+          CODEX_REPLAY_RUN_ROOT: join(scratch, "runs")
+        }
+      }
+    )
+    const made = join(scratch, "index", "listing-code-v1.bin")
+    if (listing.status !== 0 || !existsSync(made)) {
+      console.warn(`No code cache shipped with the listing: ${listing.stderr || `exit ${listing.status}`}`)
+      return
+    }
+    copyFileSync(made, join(outdir, "listing-code-v1.bin"))
+    chmodSync(join(outdir, "listing-code-v1.bin"), 0o644)
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+shipCodeCache()

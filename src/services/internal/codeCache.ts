@@ -13,31 +13,41 @@ import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../
  * The cache is private (0600, in the 0700 index folder), keyed by the bundle's hash and checked by its own:
  * a cache of another build, a damaged one, one that others could have written, or one V8 refuses (another
  * Node, other flags) is not used and is written again when the command succeeds. It never changes what the command does, only how fast it starts.
+ *
+ * The build ships one beside the bundle (`listing-code-v1.bin`, made by scripts/bundle.js with the Node that
+ * built it), so that even the first listing skips compiling: it is used when the user has none, and trusted as
+ * far as the bundle is (the same owner, and no one else may write it).
  */
 
 const MAGIC = Buffer.from("codex-replay code cache v1\n")
 const HASH_BYTES = 32
 const HEADER_BYTES = MAGIC.length + 2 * HASH_BYTES
 
+const CACHE_NAME = "listing-code-v1.bin"
+
 export const codeCachePath = (env: Environment, home: string) =>
-  path.join(indexDirectory(cacheRootOf(runRootOf(env, home))), "listing-code-v1.bin")
+  path.join(indexDirectory(cacheRootOf(runRootOf(env, home))), CACHE_NAME)
+
+/** The cache the build made for a bundle, beside it. */
+export const shippedCodeCachePath = (bundleFile: string) => path.join(path.dirname(bundleFile), CACHE_NAME)
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest()
 
 /**
- * Only a cache this user wrote and no one else can change is run: its bytecode is code. (The hashes are not
- * secret; they tell a damaged cache, not a planted one.)
+ * Only a cache that `uid` owns (this user for their own cache, the bundle's owner for the shipped one) and no
+ * one else can change is run: its bytecode is code. (The hashes are not secret; they tell a damaged cache, not
+ * a planted one.)
  */
-const isPrivate = (stat: fs.Stats) =>
-  (stat.mode & 0o022) === 0 && (process.getuid === undefined || stat.uid === process.getuid())
+const ownedBy = (uid: number | undefined) => (stat: fs.Stats) =>
+  (stat.mode & 0o022) === 0 && (uid === undefined || stat.uid === uid)
 
 /** The cached bytecode of this bundle, or undefined when there is none that can be trusted. */
-const readCodeCache = (file: string, bundleHash: Buffer): Buffer | undefined => {
+const readCodeCache = (file: string, bundleHash: Buffer, trusted: (stat: fs.Stats) => boolean): Buffer | undefined => {
   let content: Buffer
   try {
     const descriptor = fs.openSync(file, "r")
     try {
-      if (!isPrivate(fs.fstatSync(descriptor))) return undefined
+      if (!trusted(fs.fstatSync(descriptor))) return undefined
       content = fs.readFileSync(descriptor)
     } finally {
       fs.closeSync(descriptor)
@@ -68,14 +78,16 @@ const writeCodeCache = (file: string, bundleHash: Buffer, payload: Buffer) => {
 }
 
 /**
- * Runs a CommonJS bundle as Node's loader would, with its code cache; answers whether the cache was used. A
- * bundle run without a usable cache writes one when the process exits with 0, so that the bytecode of every
- * function it ran is in it.
+ * Runs a CommonJS bundle as Node's loader would, with the user's code cache or else the shipped one; answers
+ * which it used. A bundle run without a usable cache writes the user's when the process exits with 0, so that
+ * the bytecode of every function it ran is in it.
  */
-export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached" | "compiled" => {
+export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached" | "shipped" | "compiled" => {
   const source = fs.readFileSync(bundleFile)
   const bundleHash = sha256(source)
-  const cachedData = readCodeCache(cacheFile, bundleHash)
+  const own = readCodeCache(cacheFile, bundleHash, ownedBy(process.getuid?.()))
+  const cachedData = own ??
+    readCodeCache(shippedCodeCachePath(bundleFile), bundleHash, ownedBy(fs.statSync(bundleFile).uid))
   const script = new vm.Script(Module.wrap(source.toString("utf8")), {
     filename: bundleFile,
     ...(cachedData === undefined ? {} : { cachedData }),
@@ -90,5 +102,5 @@ export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached
   const module = { exports: {} }
   const body = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
   body.call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, path.dirname(bundleFile))
-  return cached ? "cached" : "compiled"
+  return !cached ? "compiled" : own !== undefined ? "cached" : "shipped"
 }

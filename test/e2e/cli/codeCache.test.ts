@@ -92,6 +92,34 @@ describe("the listing's code cache", () => {
     expect(runBundle().used).toBe("cached")
   })
 
+  it("is taken from beside the bundle (the build's) when the user has none, and then not written", () => {
+    runBundle()
+    const shipped = path.join(root, "listing-code-v1.bin")
+    fs.renameSync(cache, shipped)
+    fs.chmodSync(shipped, 0o644)
+    expect(runBundle()).toEqual({ code: 0, stdout: "sum bundle.cjs 3 object\n", used: "shipped" })
+    expect(fs.existsSync(cache)).toBe(false)
+  })
+
+  it("is not taken from beside the bundle when others could have written it, or it is damaged or of another build", () => {
+    runBundle()
+    const shipped = path.join(root, "listing-code-v1.bin")
+    const good = fs.readFileSync(cache)
+    fs.rmSync(cache)
+    for (const [content, fileMode] of [[good, 0o664], [good, 0o646], [good.subarray(0, good.length - 100), 0o644]] as const) {
+      fs.writeFileSync(shipped, content)
+      fs.chmodSync(shipped, fileMode)
+      expect(runBundle()).toEqual({ code: 0, stdout: "sum bundle.cjs 3 object\n", used: "compiled" })
+      expect(runBundle().used).toBe("cached")
+      fs.rmSync(cache)
+    }
+    fs.writeFileSync(shipped, good)
+    fs.chmodSync(shipped, 0o644)
+    writeBundle("changed")
+    expect(runBundle()).toEqual({ code: 0, stdout: "changed bundle.cjs 3 object\n", used: "compiled" })
+    expect(runBundle().used).toBe("cached")
+  })
+
   it("is not written by a run that fails, nor when its folder cannot be made", () => {
     writeBundle("failing", 3)
     expect(runBundle()).toEqual({ code: 3, stdout: "failing bundle.cjs 3 object\n", used: "compiled" })
@@ -104,17 +132,19 @@ describe("the listing's code cache", () => {
 })
 
 describe("codex-replay threads and its code cache", () => {
-  it("keeps the cache beside the thread index and answers the same from it, or from a damaged one", async () => {
+  const shipped = path.join(REPO, "dist", "bundle", "listing-code-v1.bin")
+
+  it("starts from the cache the build ships, and answers the same from it or from one of its own", async () => {
+    expect(mode(shipped)).toBe(0o644)
+    expect(fs.statSync(shipped).size).toBeGreaterThan(100_000)
     const env = installEnv(root)
     const index = path.join(root, "cache", "index")
     const first = await runCli(["threads", "--json", "--limit", "100"], env)
     expect(first.code).toBe(0)
-    expect(fs.readdirSync(index).sort()).toEqual(["listing-code-v1.bin", "threads-v1.json"])
-    expect(mode(path.join(index, "listing-code-v1.bin"))).toBe(0o600)
-    const second = await runCli(["threads", "--json", "--limit", "100"], env)
-    expect(second).toEqual(first)
+    // The shipped cache was good: no cache of the user's own.
+    expect(fs.readdirSync(index)).toEqual(["threads-v1.json"])
+    expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)
     fs.writeFileSync(path.join(index, "listing-code-v1.bin"), "damaged")
     expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)
-    expect(fs.statSync(path.join(index, "listing-code-v1.bin")).size).toBeGreaterThan(100_000)
   })
 })
