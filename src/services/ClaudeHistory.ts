@@ -19,7 +19,15 @@ import {
   type ThreadRecord,
   type ThreadSummary
 } from "../domain/history/session.js"
-import { emptyIndex, hasChanges, indexChanges, snapshotIndex, type ThreadIndex, threadIndexPath } from "../domain/history/threadIndex.js"
+import {
+  emptyIndex,
+  hasChanges,
+  indexChanges,
+  prepareSessionEntry,
+  snapshotIndex,
+  type ThreadIndex,
+  threadIndexPath
+} from "../domain/history/threadIndex.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
 import { VERSION } from "./internal/packageInfo.js"
@@ -484,7 +492,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       return summarize(location, pool, sharesMainThread).pipe(
         Effect.tap((digest) =>
           Effect.sync(() => {
-            summaries.set(location.main.path, { fingerprint, digest })
+            const entry = { fingerprint, digest }
+            summaries.set(location.main.path, entry)
+            prepareSessionEntry(entry)
             progress = { ...progress, done: progress.done + 1 }
           })
         ),

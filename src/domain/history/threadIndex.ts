@@ -214,29 +214,57 @@ const header = (version: string, projectsRoot: string) => ({
   projects_root: projectsRoot
 })
 
-const resumedRecord = (entry: IndexedResumed) => ({ key: entry.key, summary: entry.summary ?? null })
-const agentRecord = (entry: IndexedAgent) => ({ stamp: entry.stamp, sessionId: entry.sessionId ?? null })
-const orNull = <V, R>(entry: V | null, record: (entry: V) => R) => (entry === null ? null : record(entry))
+const sessionRecord = (entry: IndexedSession): IndexFile["sessions"][string] => ({
+  fingerprint: entry.fingerprint,
+  digest: entry.digest
+})
+const resumedRecord = (entry: IndexedResumed): IndexFile["resumed"][string] => ({
+  key: entry.key,
+  summary: entry.summary ?? null
+})
+const agentRecord = (entry: IndexedAgent): IndexFile["agents"][string] => ({
+  stamp: entry.stamp,
+  sessionId: entry.sessionId ?? null
+})
+
+/**
+ * Each entry's JSON text, made once per entry object (entries are replaced, never changed in place). A cold
+ * listing makes each new session's while its workers parse the next ones, so that writing the index at the end
+ * only joins texts that are ready (2,000 sessions: 2 MB, 70–90 ms to serialise at once).
+ */
+const entryTexts = new WeakMap<object, string>()
+
+const entryText = <V extends object>(entry: V, record: (entry: V) => unknown) => {
+  let text = entryTexts.get(entry)
+  if (text === undefined) {
+    text = asciiJson(record(entry))
+    entryTexts.set(entry, text)
+  }
+  return text
+}
+
+/** Serialises a session's entry ahead of the index write that will need it. */
+export const prepareSessionEntry = (entry: IndexedSession) => void entryText(entry, sessionRecord)
+
+/** A JSON object of the entries (null for one that went), in the map's order. */
+const sectionText = <V extends object>(entries: ReadonlyMap<string, V | null>, record: (entry: V) => unknown) => {
+  const members: Array<string> = []
+  for (const [key, entry] of entries) members.push(`${asciiJson(key)}:${entry === null ? "null" : entryText(entry, record)}`)
+  return `{${members.join(",")}}`
+}
+
+/** The header's members, then the three sections: an index file, or a journal line of changes. */
+const indexText = (version: string, projectsRoot: string, sections: ThreadIndexChanges) =>
+  `${asciiJson(header(version, projectsRoot)).slice(0, -1)},"sessions":${sectionText(sections.sessions, sessionRecord)},` +
+  `"resumed":${sectionText(sections.resumed, resumedRecord)},"agents":${sectionText(sections.agents, agentRecord)}}`
 
 /** One journal line (with its newline): the changed entries, null for those that went. */
 export const serializeJournalLine = (version: string, projectsRoot: string, changes: ThreadIndexChanges): string =>
-  asciiJson({
-    ...header(version, projectsRoot),
-    sessions: Object.fromEntries(changes.sessions),
-    resumed: Object.fromEntries([...changes.resumed].map(([key, entry]) => [key, orNull(entry, resumedRecord)])),
-    agents: Object.fromEntries([...changes.agents].map(([key, entry]) => [key, orNull(entry, agentRecord)]))
-  }) + "\n"
+  `${indexText(version, projectsRoot, changes)}\n`
 
 /** The index file's text. */
-export const serializeThreadIndex = (version: string, projectsRoot: string, index: ThreadIndex): string => {
-  const content: IndexFile = {
-    ...header(version, projectsRoot),
-    sessions: Object.fromEntries(index.sessions),
-    resumed: Object.fromEntries([...index.resumed].map(([mainPath, entry]) => [mainPath, resumedRecord(entry)])),
-    agents: Object.fromEntries([...index.agents].map(([agentPath, entry]) => [agentPath, agentRecord(entry)]))
-  }
-  return asciiJson(content)
-}
+export const serializeThreadIndex = (version: string, projectsRoot: string, index: ThreadIndex): string =>
+  indexText(version, projectsRoot, index)
 
 /**
  * Titles and paths outside ASCII are written as JSON escapes: a file of ASCII alone is decoded and parsed
