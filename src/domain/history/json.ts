@@ -30,11 +30,50 @@ export const arrayField = (object: unknown, key: string): ReadonlyArray<unknown>
 
 export const isTrue = (object: unknown, key: string) => isRecord(object) && object[key] === true
 
+const COLON = 0x3a
+const DOT = 0x2e
+const ZULU = 0x5a
+
+/** The number of the `count` ASCII digits at `at`, or -1 when one is not a digit. */
+const digitsAt = (text: string, at: number, count: number) => {
+  let value = 0
+  for (let index = at; index < at + count; index++) {
+    const digit = text.charCodeAt(index) - 48
+    if (digit < 0 || digit > 9) return -1
+    value = value * 10 + digit
+  }
+  return value
+}
+
+/** The last minute `Date.parse` read (`YYYY-MM-DDTHH:MM`): consecutive transcript lines share it. */
+let knownMinute = ""
+let knownMinuteMillis = Number.NaN
+
+/**
+ * `Date.parse`, exactly, read faster for the `YYYY-MM-DDTHH:MM:SS.mmmZ` every transcript line carries: its
+ * minute is parsed by `Date.parse` once (and checked by it), its seconds and milliseconds are read as digits.
+ * A listing reads a million timestamps; anything else goes to `Date.parse` as it is.
+ */
+export const isoMillis = (text: string): number => {
+  if (text.length !== 24 || text.charCodeAt(16) !== COLON || text.charCodeAt(19) !== DOT || text.charCodeAt(23) !== ZULU) {
+    return Date.parse(text)
+  }
+  const seconds = digitsAt(text, 17, 2)
+  const millis = digitsAt(text, 20, 3)
+  // Hour 24 is valid at 24:00:00.000 alone: Date.parse decides it.
+  if (seconds < 0 || seconds > 59 || millis < 0 || !(digitsAt(text, 11, 2) < 24)) return Date.parse(text)
+  if (!text.startsWith(knownMinute) || knownMinute === "") {
+    knownMinute = text.slice(0, 16)
+    knownMinuteMillis = Date.parse(`${knownMinute}:00.000Z`)
+  }
+  return knownMinuteMillis + seconds * 1000 + millis
+}
+
 /** Milliseconds since the epoch for an ISO timestamp, or undefined for anything unparsable. */
 export const timestampMillis = (object: unknown): number | undefined => {
   const value = stringField(object, "timestamp")
   if (value === undefined) return undefined
-  const millis = Date.parse(value)
+  const millis = isoMillis(value)
   return Number.isNaN(millis) ? undefined : millis
 }
 

@@ -12,7 +12,7 @@ import {
   type SessionEntry,
   toolResultBlocks
 } from "./entries.js"
-import { isRecord, type JsonObject, recordField, stringField } from "./json.js"
+import { isoMillis, isRecord, type JsonObject, recordField, stringField } from "./json.js"
 import type { TokenCounts } from "./pricing.js"
 import { orderModels, shortenTitle, type ThreadSummary } from "./session.js"
 import { lineTokens, makeTally, maxTokens } from "./tokens.js"
@@ -66,7 +66,7 @@ const TIMED_TYPES: ReadonlySet<string> = new Set(["user", "assistant", "system"]
 
 const millisOf = (timestamp: unknown): number | undefined => {
   if (typeof timestamp !== "string") return undefined
-  const millis = Date.parse(timestamp)
+  const millis = isoMillis(timestamp)
   return Number.isNaN(millis) ? undefined : millis
 }
 
@@ -299,9 +299,12 @@ export const makeSummaryBuilder = (
 
     const summaryTitle = () => {
       if (summaries.length === 0) return undefined
-      const mainUuids = indexByUuid()
+      // The few leaf uuids looked up among the nodes, rather than every node's uuid indexed.
+      const leafUuids = new Set(summaries.map((summary) => summary.leafUuid ?? ""))
+      const onMainChain = new Set<string>()
+      for (const node of nodes) if (node.uuid !== undefined && leafUuids.has(node.uuid)) onMainChain.add(node.uuid)
       const known = summaries.filter((summary) =>
-        mainUuids.has(summary.leafUuid ?? "") || sidechainUuids.has(summary.leafUuid ?? "")
+        onMainChain.has(summary.leafUuid ?? "") || sidechainUuids.has(summary.leafUuid ?? "")
       )
       const leafUuid = leaf?.uuid
       return (known.find((candidate) => candidate.leafUuid === leafUuid) ?? known[known.length - 1])?.text
