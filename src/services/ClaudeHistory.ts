@@ -309,20 +309,12 @@ export const workerPlan = (
 type WorkerPlan = ReturnType<typeof workerPlan>
 
 /**
- * The plan for `files` stale sessions found so far, when finding more cannot change it (so the workers can
- * start while discovery goes on): "auto" has passed its thresholds, an exact count has its files.
+ * Whether `files` stale sessions of `bytes` found so far settle `workerPlan` (finding more cannot change it),
+ * so that the workers can start while discovery goes on: "auto" has passed its thresholds, an exact count
+ * has its files.
  */
-export const settledWorkerPlan = (
-  option: "auto" | number,
-  files: number,
-  bytes: number,
-  rss: number,
-  mainThreadToo = false
-): WorkerPlan | undefined => {
-  const plan = workerPlan(option, files, bytes, rss, mainThreadToo)
-  if (plan.workers === 0) return undefined
-  return option === "auto" || plan.workers === Math.floor(option) ? plan : undefined
-}
+export const planSettled = (option: "auto" | number, files: number, bytes: number) =>
+  option === "auto" ? files >= WORKER_MIN_FILES && bytes >= WORKER_MIN_BYTES : files >= Math.floor(option)
 
 const sizeOf = (location: SessionLocation) =>
   location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0)
@@ -521,16 +513,20 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
      * that only grew are left to the plan made after discovery.
      */
     const earlyWorkers = () => {
+      const option = options.workers ?? "auto"
       let files = 0
       let bytes = 0
+      let settled = false
       let started: { readonly pool: SummaryPool; readonly plan: WorkerPlan } | undefined
       return {
         found: (location: SessionLocation) => {
-          if (started !== undefined || summaries.has(location.main.path)) return
+          if (settled || summaries.has(location.main.path)) return
           files += 1
           bytes += sizeOf(location)
-          const plan = settledWorkerPlan(options.workers ?? "auto", files, bytes, process.memoryUsage.rss(), options.mainThreadToo)
-          if (plan !== undefined) started = { pool: startPool(plan.workers, workerLimits), plan }
+          if (!planSettled(option, files, bytes)) return
+          settled = true
+          const plan = workerPlan(option, files, bytes, process.memoryUsage.rss(), options.mainThreadToo)
+          if (plan.workers > 0) started = { pool: startPool(plan.workers, workerLimits), plan }
         },
         plan: () => started?.plan,
         /** The started pool, now the caller's to close. */
@@ -582,9 +578,10 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
             concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),
             discard: true
           }),
-        (pool) => Effect.tryPromise(() => pool.close()).pipe(
+        // The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms.
+        (pool) => Effect.forkDaemon(Effect.tryPromise(() => pool.close()).pipe(
           Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
-        )
+        ))
       )
     })
 

@@ -7,7 +7,7 @@ import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
 import { type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
 import { readChunks, readTranscript } from "../../src/services/internal/transcriptFiles.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
-import { ClaudeHistory, type SessionLocation, settledWorkerPlan, workerPlan } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory, type SessionLocation, planSettled, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { skeletonOf } from "../../src/domain/history/skeleton.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
@@ -217,14 +217,12 @@ describe("listing on worker threads", () => {
 
   it("starts workers during discovery only once more sessions could not change the plan", () => {
     const MB = 1024 * 1024
-    expect(settledWorkerPlan("auto", 15, 900 * MB, 100 * MB)).toBeUndefined()
-    expect(settledWorkerPlan("auto", 2000, 63 * MB, 100 * MB)).toBeUndefined()
-    expect(settledWorkerPlan("auto", 2000, 900 * MB, 280 * MB)).toBeUndefined()
-    if (os.availableParallelism() >= 2) expect(settledWorkerPlan("auto", 16, 64 * MB, 100 * MB)).toEqual({ workers: 2 })
-    expect(settledWorkerPlan(2, 1, 0, 0)).toBeUndefined()
-    expect(settledWorkerPlan(2, 2, 0, 0)).toEqual({ workers: 2 })
-    expect(settledWorkerPlan(1, 1, 0, 0, true)).toEqual({ workers: 1, mainThreadToo: true })
-    expect(settledWorkerPlan(0, 10, 0, 0)).toBeUndefined()
+    expect(planSettled("auto", 15, 900 * MB)).toBe(false)
+    expect(planSettled("auto", 2000, 63 * MB)).toBe(false)
+    expect(planSettled("auto", 16, 64 * MB)).toBe(true)
+    expect(planSettled(2, 1, 0)).toBe(false)
+    expect(planSettled(2, 2, 0)).toBe(true)
+    expect(planSettled(0, 1, 0)).toBe(true)
   })
 
   const listWith = (home: string, workers: number) =>
