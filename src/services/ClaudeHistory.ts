@@ -93,8 +93,25 @@ const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16, maxOldGene
 const TASKS_PER_WORKER = 2
 const RECORD_CACHE_SIZE = 16
 
-const fingerprintOf = (location: SessionLocation) =>
-  [location.main, ...location.agents].map((stamp) => `${stamp.path}\u0000${stamp.size}\u0000${stamp.mtimeMs}`).join("\n")
+const stampText = (stamp: FileStamp) => `${stamp.size}:${stamp.mtimeMs}`
+
+/**
+ * What a session's summary depends on, beside its main file's path (the key it is kept under): that file's
+ * size and mtime, and each sub-agent file's, named from the main file's folder (short: the index holds 2,000
+ * of these). NUL, which no path holds, separates the parts.
+ */
+const fingerprintOf = (location: SessionLocation) => {
+  const folder = `${path.dirname(location.main.path)}${path.sep}`
+  const parts = [stampText(location.main)]
+  for (const agent of location.agents) {
+    parts.push(agent.path.startsWith(folder) ? agent.path.slice(folder.length) : agent.path, stampText(agent))
+  }
+  return parts.join("\u0000")
+}
+
+/** What a resumed session's summary depends on: its fingerprint and its predecessors', paths included. */
+const familyKey = (locations: ReadonlyArray<SessionLocation>) =>
+  locations.map((location) => `${location.main.path}\u0000${fingerprintOf(location)}`).join("\n")
 
 const FIRST_LINE_STEP_BYTES = 16 * 1024
 const FIRST_LINE_MAX_BYTES = 256 * 1024
@@ -632,7 +649,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const result = new Map<string, ThreadSummary | undefined>()
       for (const [mainPath, earlier] of predecessors) {
         const location = locations.find((candidate) => candidate.main.path === mainPath)!
-        const key = [location, ...earlier].map(fingerprintOf).join("\n\n")
+        const key = familyKey([location, ...earlier])
         const cached = resumed.get(mainPath)
         if (cached?.key === key) {
           result.set(mainPath, cached.summary)
@@ -777,7 +794,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       // The listing finds the sessions this one resumed (answered from the cache when nothing changed).
       yield* list()
       const earlier = lastPredecessors.get(location.main.path) ?? []
-      const fingerprint = [location, ...earlier].map(fingerprintOf).join("\n\n")
+      const fingerprint = familyKey([location, ...earlier])
       const cached = records.get(threadId)
       if (cached?.fingerprint === fingerprint) return cached.inspection
       const analysis = yield* loadSession(location, earlier.length === 0 ? undefined : yield* copiedKeys(earlier))
