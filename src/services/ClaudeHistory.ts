@@ -336,6 +336,13 @@ export const planSettled = (option: "auto" | number, files: number, bytes: numbe
 const sizeOf = (location: SessionLocation) =>
   location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0)
 
+/**
+ * Code-unit order: the same in every locale (localeCompare follows the user's), and for the ISO times, ids and
+ * paths sorted here free of the ICU collator that a process's first localeCompare sets up (15 ms of a listing
+ * answered from the index).
+ */
+const byCodeUnits = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0)
+
 /** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
 const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
 
@@ -406,7 +413,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const stamps = readDirectory(directory).filter((entry) => entry.isFile() && isAgentName(entry.name)).map((entry) =>
         stampCounting(childPath(directory, entry.name), unreadable)
       )
-      return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined).sort((a, b) => a.path.localeCompare(b.path))
+      return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined).sort((a, b) => byCodeUnits(a.path, b.path))
     }
 
     /**
@@ -620,7 +627,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       for (const family of families.values()) {
         if (family.length < 2) continue
         const endOf = (location: SessionLocation) => summaries.get(location.main.path)?.digest.summary?.ended_at ?? ""
-        family.sort((left, right) => endOf(left).localeCompare(endOf(right)) || left.main.path.localeCompare(right.main.path))
+        family.sort((left, right) => byCodeUnits(endOf(left), endOf(right)) || byCodeUnits(left.main.path, right.main.path))
         family.forEach((location, index) => {
           if (index > 0) predecessors.set(location.main.path, family.slice(0, index))
         })
@@ -698,7 +705,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       for (const [mainPath, entry] of loaded.index.sessions) if (!summaries.has(mainPath)) summaries.set(mainPath, entry)
       for (const [mainPath, entry] of loaded.index.resumed) if (!resumed.has(mainPath)) resumed.set(mainPath, entry)
       for (const [agentPath, entry] of loaded.index.agents) if (!agentSessions.has(agentPath)) agentSessions.set(agentPath, entry)
-      written = snapshotIndex(loaded.index)
+      // The loaded maps are this process's alone: they are what was written, without a copy.
+      written = loaded.index
       journal = loaded.journal
     }))
 
@@ -772,8 +780,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         if (summary !== undefined) threads.push({ ...summary, imported_thread_id: location.threadId })
       }
       threads.sort((left, right) =>
-        (right.ended_at ?? "").localeCompare(left.ended_at ?? "") ||
-        left.imported_thread_id.localeCompare(right.imported_thread_id)
+        byCodeUnits(right.ended_at ?? "", left.ended_at ?? "") || byCodeUnits(left.imported_thread_id, right.imported_thread_id)
       )
       return { threads, diagnostics }
     })

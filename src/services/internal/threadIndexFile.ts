@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -31,8 +32,12 @@ const MIN_JOURNAL_BYTES = 64 * 1024
 /**
  * One synchronous read, decoded at once (a couple of milliseconds even for thousands of sessions): the
  * promise API reads it in chunks through the thread pool and decodes it chunk by chunk, several times slower.
+ * The files are written in ASCII, which decodes as Latin-1 by a plain copy; anything else is read as UTF-8.
  */
-const readText = (file: string) => readFileSync(file).toString("utf8")
+const readText = (file: string) => {
+  const bytes = readFileSync(file)
+  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
+}
 
 /**
  * Reads and checks the persistent thread index and applies its journal; a missing index is `Missing` (its
