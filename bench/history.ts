@@ -2,7 +2,7 @@
  * Benchmark of the Claude history listing (`npm run bench:history`; not part of `npm test`). It replicates the
  * real fixtures into 2,000 sessions (about 1 GB; every session has its own message and request ids) in a
  * temporary CLAUDE_CONFIG_DIR and measures whole processes, as a user runs them, medians of BENCH_RUNS paired
- * runs (default 3):
+ * runs (default 5):
  * - floor: a bare single-threaded Node process that reads every line of every file and JSON.parses it;
  * - cold: `codex-replay threads --json --limit 100` with an empty cache (no thread index yet);
  * - ccusage: `ccusage session --json --offline` on the same history, when a runnable `ccusage` is on PATH or in
@@ -24,7 +24,7 @@ import * as path from "node:path"
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 2000)
 const TARGET_SESSION_BYTES = Number(process.env.BENCH_SESSION_BYTES ?? 512 * 1024)
 const PROJECT_FOLDERS = 20
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const REPO = path.resolve(import.meta.dirname, "..")
 const BIN = path.join(REPO, "bin", "codex-replay.js")
 
