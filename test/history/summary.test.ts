@@ -257,6 +257,19 @@ describe("listing on worker threads", () => {
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
   }, 60_000)
 
+  it("sends sessions to the workers during discovery, and names a stem seen in two folders apart", async () => {
+    const home = copyOfClaudeHome()
+    const first = (await listWith(home, 0)).threads[0]!
+    fs.mkdirSync(path.join(home, "projects", "-zz-copy"))
+    fs.copyFileSync(first.source_path, path.join(home, "projects", "-zz-copy", path.basename(first.source_path)))
+    const inThread = await listWith(home, 0)
+    const onWorkers = await listWith(home, 2)
+    expect(onWorkers.stats).toMatchObject({ workers: 2, startedDuringDiscovery: true, fallbacks: 0 })
+    const ids = onWorkers.threads.map((thread: ThreadSummary) => thread.imported_thread_id)
+    expect(ids).toContain(`${first.imported_thread_id}.2`)
+    expect(onWorkers.threads).toEqual(inThread.threads)
+  }, 60_000)
+
   it("plans the workers after discovery for sessions the index knows that grew, with the same answer", async () => {
     const home = copyOfClaudeHome()
     const grown = await Effect.runPromise(
