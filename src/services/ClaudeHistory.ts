@@ -805,7 +805,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         const summary = resumedNow.has(location.main.path)
           ? resumedNow.get(location.main.path)
           : summaries.get(location.main.path)?.digest.summary
-        if (summary !== undefined) threads.push({ ...summary, imported_thread_id: location.threadId })
+        if (summary === undefined) continue
+        // Summaries are never changed in place: one already named by its location is listed as it is.
+        threads.push(summary.imported_thread_id === location.threadId ? summary : { ...summary, imported_thread_id: location.threadId })
       }
       threads.sort((left, right) =>
         byCodeUnits(right.ended_at ?? "", left.ended_at ?? "") || byCodeUnits(left.imported_thread_id, right.imported_thread_id)
