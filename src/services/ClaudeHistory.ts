@@ -298,6 +298,14 @@ export interface ListingStats {
   readonly startedDuringDiscovery?: true
 }
 
+/**
+ * Whether `files` stale sessions of `bytes` found so far settle `workerPlan` (finding more cannot change it),
+ * so that the workers can start while discovery goes on: "auto" has passed its thresholds, an exact count
+ * has its files.
+ */
+export const planSettled = (option: "auto" | number, files: number, bytes: number) =>
+  option === "auto" ? files >= WORKER_MIN_FILES && bytes >= WORKER_MIN_BYTES : files >= Math.floor(option)
+
 /** How many workers a cold listing starts, and why none when none (exported for tests). */
 export const workerPlan = (
   option: "auto" | number,
@@ -312,7 +320,7 @@ export const workerPlan = (
     if (workers === 0) return { workers, mainThreadReason: "workers disabled" }
     return mainThreadToo ? { workers, mainThreadToo } : { workers }
   }
-  if (files < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES) return { workers: 0, mainThreadReason: "little to parse" }
+  if (!planSettled("auto", files, bytes)) return { workers: 0, mainThreadReason: "little to parse" }
   if (availableParallelism() < 2) return { workers: 0, mainThreadReason: "one core" }
   const room = Math.floor((RSS_BUDGET_BYTES - rss - LISTING_GROWTH_BYTES) / WORKER_RSS_BYTES)
   if (room >= MAX_WORKERS) return { workers: MAX_WORKERS }
@@ -327,13 +335,6 @@ export const workerPlan = (
 
 type WorkerPlan = ReturnType<typeof workerPlan>
 
-/**
- * Whether `files` stale sessions of `bytes` found so far settle `workerPlan` (finding more cannot change it),
- * so that the workers can start while discovery goes on: "auto" has passed its thresholds, an exact count
- * has its files.
- */
-export const planSettled = (option: "auto" | number, files: number, bytes: number) =>
-  option === "auto" ? files >= WORKER_MIN_FILES && bytes >= WORKER_MIN_BYTES : files >= Math.floor(option)
 
 const sizeOf = (location: SessionLocation) =>
   location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0)
@@ -543,6 +544,12 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     const workerLimits = options.workerLimits ?? WORKER_LIMITS
 
+    /** The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms. */
+    const stopPool = (pool: SummaryPool) =>
+      Effect.forkDaemon(Effect.tryPromise(() => pool.close()).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
+      ))
+
     /**
      * Starts the listing's workers during discovery, as soon as the sessions not in the index at all (a cold
      * start's) settle the plan, and sends them the next such sessions while discovery goes on (a few each, so
@@ -555,13 +562,13 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       let bytes = 0
       let settled = false
       let started: { readonly pool: SummaryPool; readonly plan: WorkerPlan } | undefined
-      const sent = new Map<string, { readonly fingerprint: string; readonly digest: Promise<SessionDigest> }>()
+      const sent = new Map<string, Promise<SessionDigest>>()
       const send = (location: SessionLocation) => {
         if (started === undefined || sent.size >= started.plan.workers * EARLY_TASKS_PER_WORKER) return
         const digest = started.pool.run(filesOf(location))
         // Collected by summaryOf; one that never is (discovery failed, the pool closed) must not go unhandled.
         digest.catch(() => {})
-        sent.set(location.main.path, { fingerprint: fingerprintOf(location), digest })
+        sent.set(location.main.path, digest)
       }
       return {
         found: (location: SessionLocation) => {
@@ -575,11 +582,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
           if (plan.workers > 0) started = { pool: startPool(plan.workers, workerLimits), plan }
           unknown.forEach(send)
         },
-        /** The digest a worker was sent this session for during discovery, if it was (for the same files). */
-        sent: (location: SessionLocation) => {
-          const early = sent.get(location.main.path)
-          return early?.fingerprint === fingerprintOf(location) ? early.digest : undefined
-        },
+        /** The digest a worker was sent this session for during discovery, if it was (the files it found then). */
+        sent: (location: SessionLocation) => sent.get(location.main.path),
         plan: () => started?.plan,
         /** The started pool, now the caller's to close. */
         take: () => {
@@ -587,7 +591,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
           started = undefined
           return pool
         },
-        closeUntaken: Effect.promise(() => started?.pool.close() ?? Promise.resolve())
+        stopUntaken: Effect.suspend(() => (started === undefined ? Effect.void : stopPool(started.pool)))
       }
     }
 
@@ -630,10 +634,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
             concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),
             discard: true
           }),
-        // The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms.
-        (pool) => Effect.forkDaemon(Effect.tryPromise(() => pool.close()).pipe(
-          Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
-        ))
+        stopPool
       )
     })
 
@@ -772,7 +773,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const list = Effect.fn("ClaudeHistory.list")(function*() {
       yield* readIndex
       const early = earlyWorkers()
-      return yield* listDiscovering(early).pipe(Effect.ensuring(early.closeUntaken))
+      return yield* listDiscovering(early).pipe(Effect.ensuring(early.stopUntaken))
     })
 
     const listDiscovering = Effect.fn("ClaudeHistory.listDiscovering")(function*(early: EarlyWorkers) {

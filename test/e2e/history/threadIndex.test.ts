@@ -273,6 +273,21 @@ describe("the persistent thread index", () => {
     })
   })
 
+  it("reads an index whose titles are UTF-8 rather than ASCII escapes (one written by hand) as UTF-8", async () => {
+    const context = setup()
+    const cold = await listFresh(context)
+    const index = JSON.parse(fs.readFileSync(context.indexFile, "utf8"))
+    const [key, entry] = Object.entries(index.sessions).find(([, value]) => (value as any).digest.summary !== undefined)!
+    ;(entry as any).digest.summary.title = "Réparer — 日本語"
+    fs.writeFileSync(context.indexFile, JSON.stringify(index))
+    const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
+    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(key)?.digest.summary?.title).toBe("Réparer — 日本語")
+    const warm = await listFresh(context)
+    expect(warm.stats.parsed).toBe(0)
+    expect(warm.threads.find((thread) => thread.source_path === key)?.title).toBe("Réparer — 日本語")
+    expect(warm.threads).toHaveLength(cold.threads.length)
+  })
+
   it("stays whole when two processes write it at once (run `npm run build` first)", async () => {
     const context = setup()
     const env = {
