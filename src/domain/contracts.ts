@@ -7,20 +7,11 @@
 import { ParseResult, Schema } from "effect"
 import { MAX_REPLAY_THREADS } from "./product.js"
 import { MODEL_ID_PATTERN } from "./settings.js"
+import { excerptOf, optionalOrNull, text } from "./contractFields.js"
+import { InspectThreadArguments, ListThreadsArguments } from "./threadContracts.js"
 import { excerpt, sentence } from "./toolResult.js"
 
-const excerptOf = (value: unknown, chars: number) => JSON.stringify(value)?.slice(0, chars) ?? String(value)
-
-/** `null` counts as absent, as it always has for the controller's tools. */
-const optionalOrNull = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { nullable: true })
-
-const text = (message: string) => Schema.String.annotations(sentence(message))
-
-const boundedInteger = (field: string, minimum: number, maximum: number) =>
-  Schema.Number.annotations(sentence(`${field} must be an integer.`)).pipe(
-    Schema.int(sentence(`${field} must be an integer.`)),
-    Schema.between(minimum, maximum, sentence(`${field} must be from ${minimum} through ${maximum}.`))
-  )
+export * from "./threadContracts.js"
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
@@ -314,46 +305,6 @@ export const ListRunsArguments = Schema.Struct({
   offset: Schema.optional(wholeNumber(0, 1_000_000))
 })
 export type ListRunsArguments = typeof ListRunsArguments.Type
-
-export const THREAD_SORTS = ["date", "cost"] as const
-export type ThreadSort = (typeof THREAD_SORTS)[number]
-export const DEFAULT_THREADS_PAGE = 20
-export const MAX_THREADS_PAGE = 100
-export const MAX_THREADS_OFFSET = 100_000
-
-/** `list_threads`: a page of one source's threads, optionally searched, by date (default) or cost. */
-export const ListThreadsArguments = Schema.Struct({
-  source: optionalOrNull(Schema.Literal("imported", "sample").annotations(sentence("source must be imported or sample."))),
-  sort: optionalOrNull(Schema.Literal(...THREAD_SORTS).annotations(sentence("sort must be date or cost."))),
-  offset: optionalOrNull(boundedInteger("offset", 0, MAX_THREADS_OFFSET)),
-  limit: optionalOrNull(boundedInteger("limit", 1, MAX_THREADS_PAGE)),
-  query: optionalOrNull(text("query must be a string."))
-}).annotations(sentence("The tool arguments must be an object."))
-export type ListThreadsArguments = typeof ListThreadsArguments.Type
-
-const inspectionText = (field: string) =>
-  optionalOrNull(
-    text(`${field} must be a string.`).pipe(
-      Schema.filter((value) => value.trim() !== "", sentence(`${field} must not be empty.`))
-    )
-  )
-
-const inspectionKind = (field: string) =>
-  optionalOrNull(Schema.Literal("git", "non_git", "").annotations(sentence(`${field} must be Git or Non-Git ("git" or "non_git").`)))
-
-/** `inspect_thread`: the thread, and the beginning and end the user chose so far (`""` leaves a kind unset). */
-export const InspectThreadArguments = Schema.Struct({
-  thread_id: Schema.String.pipe(Schema.filter((value) => value.trim() !== ""), Schema.annotations(sentence("thread_id is required."))),
-  repo: inspectionText("repo"),
-  beginning_kind: inspectionKind("beginning_kind"),
-  ending_kind: inspectionKind("ending_kind"),
-  baseline_commit: inspectionText("baseline_commit"),
-  ending_commit: inspectionText("ending_commit"),
-  excluded_files: optionalOrNull(Schema.Array(Schema.String).annotations(sentence("excluded_files must be a list of file paths."))),
-  range_start: inspectionText("range_start"),
-  range_end: inspectionText("range_end")
-}).annotations(sentence("The tool arguments must be an object."))
-export type InspectThreadArguments = typeof InspectThreadArguments.Type
 
 export const ReportFormat = Schema.Literal("json", "html")
 export type ReportFormat = typeof ReportFormat.Type

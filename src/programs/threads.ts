@@ -1,42 +1,19 @@
-import { Effect, Either, Schema } from "effect"
-import * as path from "node:path"
-import {
-  DEFAULT_THREADS_PAGE,
-  InspectThreadArguments,
-  ListThreadsArguments,
-  type ThreadSort
-} from "../domain/contracts.js"
+import { Effect, Either } from "effect"
+import { InspectThreadArguments } from "../domain/threadContracts.js"
 import { type ControllerError, controllerError } from "../domain/errors.js"
-import { describeParseError } from "../domain/toolResult.js"
 import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
 import type { ModelOption } from "../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
 import { type ChunkSelection, chunkSelection, type SplitPoint } from "../domain/history/chunks.js"
-import type { ThreadRecord, ThreadSummary } from "../domain/history/session.js"
+import type { ThreadRecord } from "../domain/history/session.js"
 import { Baseline, type BaselineProposal, type StateKind } from "../services/Baseline.js"
 import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
 import { CodexModels } from "../services/CodexModels.js"
 import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
-import { Settings } from "../services/Settings.js"
+import { decodeArguments } from "./threadList.js"
 
-export { InspectThreadArguments, ListThreadsArguments, type ThreadSort } from "../domain/contracts.js"
-
-export interface ListThreadsResult {
-  readonly threads: ReadonlyArray<ThreadSummary>
-  readonly source: "imported" | "sample"
-  /** `date`: most recent first; `cost`: most expensive first (threads without a price last). */
-  readonly sort: ThreadSort
-  readonly sample_total: number
-  readonly imported_total: number
-  readonly offset: number
-  readonly total: number
-  readonly has_more: boolean
-  readonly diagnostics: ReadonlyArray<string>
-  /** Where imported threads are read (`$CLAUDE_CONFIG_DIR/projects`). */
-  readonly history_directory: string
-  /** "No Claude Code threads in <history_directory>." when that folder holds none (missing or empty), else null. */
-  readonly empty_history: string | null
-}
+export { InspectThreadArguments, ListThreadsArguments, type ThreadSort } from "../domain/threadContracts.js"
+export { listThreads, listThreadsText, type ListThreadsResult, readingMessage } from "./threadList.js"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 
@@ -74,19 +51,7 @@ export interface InspectThreadResult {
 export type InspectionStep = "thread" | "capabilities" | "baseline" | "models"
 
 // ---------------------------------------------------------------------------------------------------
-// Argument decoding: the contracts' Schemas, then the defaults
-
-const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, payload: unknown) =>
-  Schema.decodeUnknownEither(schema)(payload ?? {}).pipe(Either.mapLeft((error) => controllerError(describeParseError(error))))
-
-export const decodeListThreadsArguments = (payload: unknown) =>
-  Either.map(decodeArguments(ListThreadsArguments, payload), (args) => ({
-    offset: args.offset ?? 0,
-    limit: args.limit ?? DEFAULT_THREADS_PAGE,
-    query: args.query,
-    source: args.source,
-    sort: args.sort ?? "date"
-  }))
+// Argument decoding: the contract's Schema, then the defaults
 
 /** A chunk names both ends or neither. */
 const chunkRange = (start: string | undefined, end: string | undefined) =>
@@ -106,57 +71,6 @@ export const decodeInspectThreadArguments = (payload: unknown) =>
       excluded_files: args.excluded_files ?? [],
       ...range
     })))
-
-// ---------------------------------------------------------------------------------------------------
-// list_threads
-
-const SEARCH_FIELDS = ["title", "project_dir", "claude_model", "imported_thread_id"] as const
-
-export const matchesQuery = (thread: ThreadSummary, query: string) => {
-  const needle = query.trim().toLocaleLowerCase()
-  return SEARCH_FIELDS.map((field) => thread[field] ?? "").join(" ").toLocaleLowerCase().includes(needle)
-}
-
-/** Most expensive first; threads whose cost is unknown last; otherwise the listing's own order (newest first). */
-const byCost = (threads: ReadonlyArray<ThreadSummary>) =>
-  [...threads].sort((left, right) => (right.cost_usd ?? -1) - (left.cost_usd ?? -1))
-
-/** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
-export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
-  const args = yield* decodeListThreadsArguments(payload)
-  const history = yield* ClaudeHistory
-  const samples = yield* Samples
-  const historyDirectory = path.join((yield* Settings).claudeConfigDir, "projects")
-  const [imported, sampleThreads] = yield* Effect.all([history.list(), samples.list()], { concurrency: 2 })
-  const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
-  const collection = source === "sample" ? sampleThreads : imported.threads
-  const searching = args.query !== undefined && args.query.trim() !== ""
-  const matching = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
-  const selected = args.sort === "cost" ? byCost(matching) : matching
-  const threads = selected.slice(args.offset, args.offset + args.limit)
-  return {
-    threads,
-    source,
-    sort: args.sort,
-    sample_total: sampleThreads.length,
-    imported_total: imported.threads.length,
-    offset: args.offset,
-    total: selected.length,
-    has_more: args.offset + threads.length < selected.length,
-    diagnostics: imported.diagnostics.slice(0, 20),
-    history_directory: historyDirectory,
-    empty_history: imported.threads.length === 0 ? `No Claude Code threads in ${historyDirectory}.` : null
-  } satisfies ListThreadsResult
-})
-
-/** "Reading 812 of 3,200 sessions…": what the page and the CLI show while a cold listing parses. */
-export const readingMessage = (done: number, total: number) =>
-  `Reading ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} sessions…`
-
-export const listThreadsText = (result: ListThreadsResult) =>
-  result.source === "sample"
-    ? `Loaded ${result.threads.length} sample thread(s).`
-    : `Loaded ${result.threads.length} imported Claude thread(s).`
 
 // ---------------------------------------------------------------------------------------------------
 // Thread records for the worker and the run pipeline
