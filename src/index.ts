@@ -43,15 +43,8 @@ export {
   type StartRunResult,
   startRunTool
 } from "./programs/runs.js"
-export {
-  inspectThread,
-  type InspectThreadResult,
-  InspectThreadArguments,
-  listThreads,
-  ListThreadsArguments,
-  type ListThreadsResult,
-  threadRecordById
-} from "./programs/threads.js"
+export { listThreads, ListThreadsArguments, type ListThreadsResult } from "./programs/threadList.js"
+export { inspectThread, type InspectThreadResult, InspectThreadArguments, threadRecordById } from "./programs/threads.js"
 export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
 export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
 export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"

@@ -1,3 +1,7 @@
+/**
+ * `list_threads` (SPEC §6), apart from the thread inspection in threads.ts: `codex-replay threads` loads this
+ * alone, not the baseline, Git and model services that inspecting a thread needs.
+ */
 import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
 import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../domain/threadContracts.js"
@@ -8,10 +12,7 @@ import { ClaudeHistory } from "../services/ClaudeHistory.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
 
-/**
- * `list_threads` (SPEC §6), apart from the thread inspection in threads.ts: `codex-replay threads` loads this
- * alone, not the baseline, Git and model services that inspecting a thread needs.
- */
+export { ListThreadsArguments, type ThreadSort } from "../domain/threadContracts.js"
 
 export interface ListThreadsResult {
   readonly threads: ReadonlyArray<ThreadSummary>

@@ -9,7 +9,8 @@ import { reportRunDirectory } from "./reportDownload.js"
 import { getReport, getReportText } from "./reports.js"
 import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
-import { inspectThread, inspectThreadText, listThreads, listThreadsText, readingMessage, threadRecordById } from "./threads.js"
+import { listThreads, listThreadsText, readingMessage } from "./threadList.js"
+import { inspectThread, inspectThreadText, threadRecordById } from "./threads.js"
 
 
 /** The synthesis model, when the user's Codex offers it. */

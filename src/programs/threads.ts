@@ -12,8 +12,7 @@ import { CodexModels } from "../services/CodexModels.js"
 import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
 import { decodeArguments } from "./threadList.js"
 
-export { InspectThreadArguments, ListThreadsArguments, type ThreadSort } from "../domain/threadContracts.js"
-export { listThreads, listThreadsText, type ListThreadsResult, readingMessage } from "./threadList.js"
+export { InspectThreadArguments } from "../domain/threadContracts.js"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 
