@@ -13,6 +13,8 @@
  * - one added: the same command after one new session was added (the index is updated for that one only);
  * - warm floor: a bare Node process doing only what any answer from an index must: walk the history's folders,
  *   stat every transcript, read and JSON.parse the index and its journal, and print the newest 100 summaries;
+ * - what no history costs: Node alone (`node -e 0`), and the same command on an empty history (its second
+ *   call), which is the start of the command line and the Effect runtime that every listing pays;
  * - peak RSS of each (`/usr/bin/time -f %M`).
  * Targets: cold ≤ ccusage's wall time; warm ≤ 10% of cold; one added ≤ 5% of cold; peak RSS ≤ 300 MB.
  */
@@ -198,8 +200,14 @@ const main = async () => {
       ccusage: [] as Array<Measured>,
       warm: [] as Array<Measured>,
       added: [] as Array<Measured>,
-      warmFloor: [] as Array<Measured>
+      warmFloor: [] as Array<Measured>,
+      node: [] as Array<Measured>,
+      empty: [] as Array<Measured>
     }
+    const emptyHome = path.join(caches, "empty-claude-home")
+    fs.mkdirSync(path.join(emptyHome, "projects"), { recursive: true })
+    const emptyEnv = { ...process.env, CLAUDE_CONFIG_DIR: emptyHome, CODEX_REPLAY_RUN_ROOT: path.join(caches, "empty", "runs") }
+    measure(process.execPath, [BIN, ...listing], emptyEnv)
     let added = SESSIONS
     for (let run = 0; run < RUNS; run++) {
       const env = { ...baseEnv, CODEX_REPLAY_RUN_ROOT: path.join(caches, `run-${run}`, "runs") }
@@ -222,6 +230,10 @@ const main = async () => {
       const floor = measure(process.execPath, ["-e", WARM_FLOOR_SCRIPT, path.join(home, "projects"), indexFile], baseEnv)
       results.warmFloor.push(floor)
       if (JSON.parse(floor.stdout).files !== allTranscripts(home).length) throw new Error("the warm floor missed transcripts")
+      results.node.push(measure(process.execPath, ["-e", "0"], baseEnv))
+      const empty = measure(process.execPath, [BIN, ...listing], emptyEnv)
+      if (JSON.parse(empty.stdout).imported_total !== 0) throw new Error("the empty history listed imported threads")
+      results.empty.push(empty)
     }
     const wall = (key: keyof typeof results) => median(results[key].map((result) => result.wallMs))
     const peak = (key: keyof typeof results) => Math.max(...results[key].map((result) => result.peakKb))
@@ -237,6 +249,8 @@ const main = async () => {
     console.log(`warm  second process, from the index:              ${ms(wall("warm"))} = ${pct(wall("warm"), cold)} of cold (target ≤ 10%), peak RSS ${mb(peak("warm"))}`)
     console.log(`one session added:                                 ${ms(wall("added"))} = ${pct(wall("added"), cold)} of cold (target ≤ 5%), peak RSS ${mb(peak("added"))}`)
     console.log(`warm floor (bare walk + stat + index parse, no answer checks): ${ms(wall("warmFloor"))} = ${pct(wall("warmFloor"), cold)} of cold; Node's own start is part of it`)
+    console.log(`Node alone (node -e 0):                            ${ms(wall("node"))} = ${pct(wall("node"), cold)} of cold`)
+    console.log(`the same command on an empty history:              ${ms(wall("empty"))} = ${pct(wall("empty"), cold)} of cold; what every listing pays before the history`)
     console.log(`peak RSS of any listing: ${mb(Math.max(peak("cold"), peak("warm"), peak("added")))} (target ≤ 300 MB)`)
   } finally {
     fs.rmSync(home, { recursive: true, force: true })
