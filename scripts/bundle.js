@@ -1,6 +1,7 @@
 /**
  * The second half of `npm run build`: bundles tsc's output for the command line, the MCP server and the
- * daemon (`bin/codex-replay.js` imports `dist/bundle/main.mjs`) and for the listing's worker threads.
+ * daemon (`bin/codex-replay.js` imports `dist/bundle/main.mjs`, or requires `dist/bundle/listingLauncher.cjs` for
+ * `threads`) and for the listing's worker threads.
  * Node then reads a few dozen files at start instead of about 900 modules (effect's barrels alone pull
  * in hundreds), which is most of a short command's wall time. The embedding API (`dist/index.js`) stays
  * tsc's plain modules.
@@ -41,10 +42,11 @@ await build({
 })
 // `codex-replay threads` alone, as one CommonJS script: Node 20 keeps no compiled code of ES modules, while a
 // script runs from V8's code cache (src/services/internal/codeCache.ts). Minified, it is a fraction of the bytes to read,
-// hash and compile. `import.meta.url` becomes the script's own URL.
+// hash and compile. Its launcher is CommonJS too, so that the bin starts a listing without the ES module loader.
+// `import.meta.url` becomes the script's own URL.
 await build({
   ...common,
-  entryPoints: { listing: `${dist}cli/listing.js` },
+  entryPoints: { listing: `${dist}cli/listing.js`, listingLauncher: `${dist}cli/listingLauncher.js` },
   outdir,
   format: "cjs",
   outExtension: { ".js": ".cjs" },

@@ -1,5 +1,4 @@
-import { homedir } from "node:os"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
 import { setFlagsFromString } from "node:v8"
 
 /**
@@ -13,14 +12,14 @@ import { setFlagsFromString } from "node:v8"
 const keepRequestGarbageYoung = () => setFlagsFromString("--no-allocation-site-pretenuring")
 
 /**
- * `threads` starts its own bundle from V8's code cache (src/services/internal/codeCache.ts): a listing answered from the
+ * `threads` starts its own bundle from V8's code cache (src/cli/listingLauncher.ts): a listing answered from the
  * thread index is over in a few hundred milliseconds, most of which loading the full command line would
- * otherwise spend compiling modules. From tsc's output (or src) the same module loads as usual.
+ * otherwise spend compiling modules. (`bin/codex-replay.js` requires the launcher itself; this is for
+ * `dist/bundle/main.mjs` started otherwise.) From tsc's output (or src) the same module loads as usual.
  */
 const listThreads = async () => {
   if (!import.meta.url.endsWith(".mjs")) return void (await import("./listing.js"))
-  const { codeCachePath, runWithCodeCache } = await import("../services/internal/codeCache.js")
-  runWithCodeCache(fileURLToPath(new URL("./listing.cjs", import.meta.url)), codeCachePath(process.env, homedir()))
+  createRequire(import.meta.url)("./listingLauncher.cjs")
 }
 
 const argv = process.argv.slice(2)

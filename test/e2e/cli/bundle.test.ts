@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Worker } from "node:worker_threads"
 import { digestSession, type SessionFiles } from "../../../src/domain/history/reader.js"
@@ -19,10 +20,34 @@ const bundleFiles = () => fs.readdirSync(BUNDLE).filter((name) => name.endsWith(
 const LISTING = path.join(BUNDLE, "listing.cjs")
 
 describe("the bundled command line", () => {
-  it("is what bin/codex-replay.js starts", () => {
-    expect(fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")).toContain(`import("../dist/bundle/main.mjs")`)
+  it("is what bin/codex-replay.js starts: a listing by its CommonJS launcher, anything else by main.mjs", () => {
+    const bin = fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")
+    expect(bin).toContain(`import("../dist/bundle/main.mjs")`)
+    expect(bin).toContain(`require("../dist/bundle/listingLauncher.cjs")`)
+    expect(JSON.parse(fs.readFileSync(path.join(REPO, "bin", "package.json"), "utf8"))).toEqual({ type: "commonjs" })
     expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "summaryWorker.mjs"]))
     expect(fs.existsSync(LISTING)).toBe(true)
+    const launcher = fs.readFileSync(path.join(BUNDLE, "listingLauncher.cjs"), "utf8")
+    expect(launcher).toContain("./listing.cjs")
+    expect(launcher).not.toMatch(/\bimport\(|main\.mjs/)
+  })
+
+  it("says to build first, and exits 1, when the bundle is missing (a listing or any other command)", () => {
+    const install = fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-unbuilt-"))
+    try {
+      fs.mkdirSync(path.join(install, "bin"))
+      for (const name of ["codex-replay.js", "package.json"]) {
+        fs.copyFileSync(path.join(REPO, "bin", name), path.join(install, "bin", name))
+      }
+      for (const args of [["threads", "--json"], ["--version"]]) {
+        const started = spawnSync(process.execPath, [path.join(install, "bin", "codex-replay.js"), ...args], { encoding: "utf8" })
+        expect(started.status).toBe(1)
+        expect(started.stdout).toBe("")
+        expect(started.stderr).toMatch(/^codex-replay could not start: .+\nRun "npm run build" first\.\n$/)
+      }
+    } finally {
+      fs.rmSync(install, { recursive: true, force: true })
+    }
   })
 
   it("lists threads from a bundle of the listing alone, which finds its worker beside the others", () => {
