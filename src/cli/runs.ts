@@ -4,7 +4,7 @@ import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runHistory.js"
 import { Settings } from "../services/Settings.js"
-import { makeOutput, orDash } from "./terminal.js"
+import { makeOutput, orDash, pageLine } from "./terminal.js"
 
 export interface RunsOptions {
   readonly query: string | undefined
@@ -58,6 +58,6 @@ export const runsCommand = (options: RunsOptions) =>
       return yield* out.say(result.total === 0 ? `No replay runs in ${result.run_root}.` : "No runs on this page.")
     }
     for (const run of result.runs) yield* out.say(runLine(run))
-    const last = result.offset + result.runs.length
-    yield* out.say(`${result.offset + 1}–${last} of ${result.total} run(s) in ${result.run_root}${result.has_more ? `; more with --offset ${last}` : ""}.`)
+    const page = { offset: result.offset, shown: result.runs.length, total: result.total, hasMore: result.has_more }
+    yield* out.say(pageLine(page, `run(s) in ${result.run_root}`))
   }).pipe(Effect.provide(RunsLive))

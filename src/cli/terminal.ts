@@ -54,5 +54,19 @@ export const openWithDesktop = (file: string) =>
     )
   })
 
+const count = (value: number) => value.toLocaleString("en-US")
+
+/**
+ * A page's closing line, as `1–20 of 2,002 imported thread(s); more with --offset 20.`: the counts read as
+ * numbers do (as "Reading 812 of 3,200 sessions…"), the offset as the flag takes it.
+ */
+export const pageLine = (
+  page: { readonly offset: number; readonly shown: number; readonly total: number; readonly hasMore: boolean },
+  what: string
+) => {
+  const last = page.offset + page.shown
+  return `${count(page.offset + 1)}–${count(last)} of ${count(page.total)} ${what}${page.hasMore ? `; more with --offset ${last}` : ""}.`
+}
+
 /** A one-line rendering of a value that may be missing. */
 export const orDash = (value: unknown) => (typeof value === "string" && value !== "" ? value : "-")

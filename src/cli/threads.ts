@@ -5,7 +5,7 @@ import { listThreads, readingMessage } from "../programs/threadList.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
-import { makeOutput, orDash } from "./terminal.js"
+import { makeOutput, orDash, pageLine } from "./terminal.js"
 
 export interface ThreadsOptions {
   readonly query: string | undefined
@@ -90,10 +90,6 @@ export const threadsCommand = (options: ThreadsOptions) =>
         }  ${thread.title}`
       )
     }
-    const last = result.offset + result.threads.length
-    yield* out.say(
-      `${result.offset + 1}–${last} of ${result.total} ${result.source} thread(s)${
-        result.has_more ? `; more with --offset ${last}` : ""
-      }.`
-    )
+    const page = { offset: result.offset, shown: result.threads.length, total: result.total, hasMore: result.has_more }
+    yield* out.say(pageLine(page, `${result.source} thread(s)`))
   }).pipe(Effect.provide(HistoryLive))
