@@ -42,7 +42,7 @@ await build({
 })
 // `codex-replay threads` alone, as one CommonJS script: Node 20 keeps no compiled code of ES modules, while a
 // script runs from V8's code cache (src/services/internal/codeCache.ts). Minified, it is a fraction of the bytes to read,
-// hash and compile. Its launcher is CommonJS too, so that the bin starts a listing without the ES module loader.
+// hash and compile. Its launcher is CommonJS too, so that the bin starts a listing without loading an ES module.
 // `import.meta.url` becomes the script's own URL.
 await build({
   ...common,
