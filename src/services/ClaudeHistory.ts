@@ -335,7 +335,6 @@ export const workerPlan = (
 
 type WorkerPlan = ReturnType<typeof workerPlan>
 
-
 const sizeOf = (location: SessionLocation) =>
   location.main.size + location.agents.reduce((total, stamp) => total + stamp.size, 0)
 

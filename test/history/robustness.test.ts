@@ -178,3 +178,19 @@ describe("thread lookups that must fail clearly", () => {
       }))
   })
 })
+
+describe("the listing's order", () => {
+  it("breaks a tie on end time by thread id in code-unit order, whatever the locale", async () => {
+    const home = scratch("claude-home-")
+    const folder = path.join(home, "projects", "-work")
+    fs.mkdirSync(folder, { recursive: true })
+    const text = fs.readFileSync(fixture("-workspace", `${C45}.jsonl`), "utf8")
+    // localeCompare would give alpha, éclair, Zeta.
+    for (const stem of ["alpha", "éclair", "Zeta"]) fs.writeFileSync(path.join(folder, `${stem}.jsonl`), text)
+    const listed = await Effect.runPromise(
+      Effect.flatMap(ClaudeHistory, (history) => history.list()).pipe(Effect.provide(historyLayer(settingsFor(home))))
+    )
+    expect(new Set(listed.threads.map((thread) => thread.ended_at)).size).toBe(1)
+    expect(listed.threads.map((thread) => thread.imported_thread_id)).toEqual(["Zeta", "alpha", "éclair"])
+  })
+})
