@@ -61,9 +61,11 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const history = yield* ClaudeHistory
   const samples = yield* Samples
   const historyDirectory = path.join((yield* Settings).claudeConfigDir, "projects")
-  const [imported, sampleThreads] = yield* Effect.all([history.list(), samples.list()], { concurrency: 2 })
+  const imported = yield* history.list()
   const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
-  const collection = source === "sample" ? sampleThreads : imported.threads
+  // A listing of imported threads tells only how many samples there are: their transcripts are not read.
+  const collection = source === "sample" ? yield* samples.list() : imported.threads
+  const sampleTotal = source === "sample" ? collection.length : yield* samples.count()
   const searching = args.query !== undefined && args.query.trim() !== ""
   const matching = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
   const selected = args.sort === "cost" ? byCost(matching) : matching
@@ -72,7 +74,7 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
     threads,
     source,
     sort: args.sort,
-    sample_total: sampleThreads.length,
+    sample_total: sampleTotal,
     imported_total: imported.threads.length,
     offset: args.offset,
     total: selected.length,

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { packagePath } from "./internal/packageInfo.js"
@@ -35,10 +36,14 @@ export const SampleManifest = Schema.Struct({
 })
 export type SampleManifest = typeof SampleManifest.Type
 
-export interface SampleThread {
+/** A sample as the package has it: its manifest and where its files are. */
+interface PackagedSample {
   readonly manifest: SampleManifest
   readonly directory: string
   readonly transcriptPath: string
+}
+
+export interface SampleThread extends PackagedSample {
   readonly summary: ThreadSummary
 }
 
@@ -54,6 +59,14 @@ export const isSampleThreadId = (threadId: string) => threadId.startsWith(SAMPLE
 
 const decodeManifest = Schema.decodeUnknownEither(Schema.parseJson(SampleManifest))
 
+const readOrEmpty = (file: string) => {
+  try {
+    return readFileSync(file, "utf8")
+  } catch {
+    return ""
+  }
+}
+
 /**
  * Sample threads shipped with the package (SPEC §8.2). A git sample's repository is materialised from
  * its bundle into the cache, so that it can really be replayed; the package itself is never written.
@@ -65,46 +78,47 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
     const root = PACKAGED_SAMPLES_ROOT
     const materialisedRoot = path.join(settings.cacheRoot, "samples")
 
-    const loadAll = Effect.fn("Samples.loadAll")(function*() {
-      // The samples are optional content of the package: any that cannot be read are left out.
-      const names = yield* Effect.tryPromise(() => fs.readdir(root, { withFileTypes: true })).pipe(
-        Effect.map((entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()),
-        Effect.orElseSucceed(() => [] as Array<string>)
-      )
-      const samples: Array<LoadedSample> = []
-      for (const name of names) {
-        const directory = path.join(root, name)
-        const text = yield* Effect.tryPromise(() => fs.readFile(path.join(directory, "sample.json"), "utf8")).pipe(
-          Effect.orElseSucceed(() => "")
-        )
-        const manifest = decodeManifest(text)
-        if (manifest._tag === "Left") continue
-        const transcriptPath = path.join(directory, manifest.right.transcript)
-        const analysis = yield* load(manifest.right, transcriptPath)
-        samples.push({
-          manifest: manifest.right,
-          directory,
-          transcriptPath,
-          analysis,
-          summary: { ...threadSummary(analysis), imported_thread_id: manifest.right.id, title: manifest.right.title, source: "sample" }
-        })
+    /**
+     * Every sample whose manifest can be read (the samples are optional content of the package: the others are
+     * left out). A few small files of the package, read at once: a listing of imported threads needs only
+     * their number.
+     */
+    const readPackaged = (): Array<PackagedSample> => {
+      let names: Array<string>
+      try {
+        names = readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+      } catch {
+        return []
       }
-      return samples
-    })
+      return names.sort().flatMap((name) => {
+        const directory = path.join(root, name)
+        const manifest = decodeManifest(readOrEmpty(path.join(directory, "sample.json")))
+        if (manifest._tag === "Left") return []
+        return [{ manifest: manifest.right, directory, transcriptPath: path.join(directory, manifest.right.transcript) }]
+      })
+    }
 
-    const load = (manifest: SampleManifest, transcriptPath: string) =>
+    const load = (sample: PackagedSample) =>
       Effect.tryPromise({
-        try: () => fs.readFile(transcriptPath, "utf8"),
-        catch: () => controllerError(`The packaged sample ${manifest.id} is missing its transcript.`)
+        try: () => fs.readFile(sample.transcriptPath, "utf8"),
+        catch: () => controllerError(`The packaged sample ${sample.manifest.id} is missing its transcript.`)
       }).pipe(
-        Effect.map((text) =>
-          analyzeSession({ threadId: manifest.id, mainPath: transcriptPath, main: decodeText(text), agents: [] })
-        )
+        Effect.map((text): LoadedSample => {
+          const { id, title } = sample.manifest
+          const analysis = analyzeSession({ threadId: id, mainPath: sample.transcriptPath, main: decodeText(text), agents: [] })
+          return { ...sample, analysis, summary: { ...threadSummary(analysis), imported_thread_id: id, title, source: "sample" } }
+        })
       )
 
     // The packaged samples never change while the process runs: read and analysed once (a load that
     // was interrupted, by a client that gave up, is done again by the next caller).
-    const loaded = yield* cachedOnceComputed(loadAll())
+    const packaged = yield* cachedOnceComputed(Effect.sync(readPackaged))
+    const loaded = yield* cachedOnceComputed(Effect.flatMap(packaged, (samples) => Effect.forEach(samples, load)))
+
+    /** How many samples the package has, without reading their transcripts. */
+    const count = Effect.fn("Samples.count")(function*() {
+      return (yield* packaged).length
+    })
 
     const list = Effect.fn("Samples.list")(function*() {
       return (yield* loaded).map((sample) => sample.summary)
@@ -161,7 +175,7 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
       return { inspection, manifest: sample.manifest }
     })
 
-    return { root, list, find, inspect, materialise } as const
+    return { root, count, list, find, inspect, materialise } as const
   }),
   dependencies: [Git.Default]
 }) {}
