@@ -7,13 +7,16 @@ import { homedir } from "node:os"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { commandLineOf } from "./commandLine.js"
 import { integerOf, json, lazily, wholeNumber } from "./options.js"
-import { threads } from "./threadsCommand.js"
+import { threadsAnsweredBy } from "./threadsCommand.js"
 
 const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   lazily(async () => {
     const { LauncherLive } = await import("../layers.js")
     return Effect.provide(program, LauncherLive)
   })
+
+/** The listing's modules are loaded when it runs (the listing bundle, src/cli/listing.ts, imports them). */
+const threads = threadsAnsweredBy((options) => lazily(async () => (await import("./threads.js")).threadsCommand(options)))
 
 const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
 const reviewerModelOption = (description: string) =>

@@ -1,10 +1,10 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Option } from "effect"
-import { json, lazily, wholeNumber } from "./options.js"
+import { type Effect, Option } from "effect"
+import { json, wholeNumber } from "./options.js"
+import type { ThreadsOptions } from "./threads.js"
 
-/** `codex-replay threads`: the full command line's and the listing bundle's (src/cli/listing.ts) one definition. */
-export const threads = Command.make("threads", {
+const options = {
   query: Options.text("query").pipe(
     Options.withDescription("Search title, project directory, model and thread id (case-insensitive)."),
     Options.optional
@@ -20,12 +20,19 @@ export const threads = Command.make("threads", {
   limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
   offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
   json
-}, (options) =>
-  lazily(async () => (await import("./threads.js")).threadsCommand({
-    query: Option.getOrUndefined(options.query),
-    source: Option.getOrUndefined(options.source),
-    sort: options.sort,
-    limit: options.limit,
-    offset: options.offset,
-    json: options.json
-  }))).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
+}
+
+/**
+ * `codex-replay threads` answered by `list`: the full command line's and the listing bundle's (src/cli/listing.ts)
+ * one definition.
+ */
+export const threadsAnsweredBy = <E, R>(list: (options: ThreadsOptions) => Effect.Effect<void, E, R>) =>
+  Command.make("threads", options, (given) =>
+    list({
+      query: Option.getOrUndefined(given.query),
+      source: Option.getOrUndefined(given.source),
+      sort: given.sort,
+      limit: given.limit,
+      offset: given.offset,
+      json: given.json
+    })).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))
