@@ -21,7 +21,8 @@ import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../
  */
 
 // v2 checks with CRC-32 (v1 used SHA-256). The file keeps its name, so that a v1 cache is replaced rather than left.
-const MAGIC = Buffer.from("codex-replay code cache v2\n")
+// The header is 40 bytes so that the bytecode starts 8-byte aligned: V8 copies cached data that is not (1.6 MB).
+const MAGIC = Buffer.from(`${"codex-replay code cache v2".padEnd(31)}\n`)
 const CHECK_BYTES = 4
 const HEADER_BYTES = MAGIC.length + 2 * CHECK_BYTES
 

@@ -71,7 +71,7 @@ describe("the listing's code cache", () => {
     const damaged = Buffer.from(good)
     damaged[damaged.length - 10]! ^= 0xff
     // The format before this one: SHA-256s where the CRC-32s are.
-    const previous = Buffer.concat([Buffer.from("codex-replay code cache v1\n"), Buffer.alloc(64), good.subarray(35)])
+    const previous = Buffer.concat([Buffer.from("codex-replay code cache v1\n"), Buffer.alloc(64), good.subarray(40)])
     for (const content of [damaged, good.subarray(0, good.length - 100), previous, Buffer.from("not a code cache"), Buffer.alloc(0)]) {
       fs.writeFileSync(cache, content)
       expect(runBundle()).toEqual({ code: 0, stdout: expected, used: "compiled" })
