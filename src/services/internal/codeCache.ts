@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire, Module } from "node:module"
 import * as path from "node:path"
 import * as vm from "node:vm"
-import * as zlib from "node:zlib"
 import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../domain/cacheRoot.js"
 
 /**
@@ -11,7 +10,7 @@ import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../
  * module from its source on every start; a script given the bytecode of its last run skips parsing and
  * compiling the functions that run compiled (most of a listing answered from the thread index).
  *
- * The cache is private (0600, in the 0700 index folder), keyed by the bundle's CRC-32 and checked by its own:
+ * The cache is private (0600, in the 0700 index folder), keyed by the bundle's hash and checked by its own:
  * a cache of another build, a damaged one, one that others could have written, or one V8 refuses (another
  * Node, other flags) is not used and is written again when the command succeeds. It never changes what the command does, only how fast it starts.
  *
@@ -20,11 +19,11 @@ import { cacheRootOf, type Environment, indexDirectory, runRootOf } from "../../
  * far as the bundle is (the same owner, and no one else may write it).
  */
 
-// v2 checks with CRC-32 (v1 used SHA-256). The file keeps its name, so that a v1 cache is replaced rather than left.
-// The header is 40 bytes so that the bytecode starts 8-byte aligned: V8 copies cached data that is not (1.6 MB).
+// v2's header is 96 bytes, so that the bytecode starts 8-byte aligned: V8 copies cached data that is not (the
+// 1.6 MB of v1, whose header was 91). The file keeps its name, so that a v1 cache is replaced rather than left.
 const MAGIC = Buffer.from(`${"codex-replay code cache v2".padEnd(31)}\n`)
-const CHECK_BYTES = 4
-const HEADER_BYTES = MAGIC.length + 2 * CHECK_BYTES
+const HASH_BYTES = 32
+const HEADER_BYTES = MAGIC.length + 2 * HASH_BYTES
 
 const CACHE_NAME = "listing-code-v1.bin"
 
@@ -34,29 +33,18 @@ export const codeCachePath = (env: Environment, home: string) =>
 /** The cache the build made for a bundle, beside it. */
 export const shippedCodeCachePath = (bundleFile: string) => path.join(path.dirname(bundleFile), CACHE_NAME)
 
-/**
- * zlib's CRC-32 (Node ≥ 20.15), as Node's own compile cache keys and checks its entries: a check against damage
- * and against another build's cache, not against a planted one (the owner checks are that). SHA-256 cost a
- * listing 6 ms, most of it OpenSSL setting up its first hash. Without it there is no cache.
- */
-const crc32: ((data: Uint8Array) => number) | undefined = (zlib as { crc32?: (data: Uint8Array) => number }).crc32
-
-const checkOf = (data: Uint8Array) => {
-  const check = Buffer.alloc(CHECK_BYTES)
-  check.writeUInt32BE(crc32!(data) >>> 0)
-  return check
-}
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest()
 
 /**
  * Only a cache that `uid` owns (this user for their own cache, the bundle's owner for the shipped one) and no
- * one else can change is run: its bytecode is code. (The CRCs tell a damaged cache or another build's, not
+ * one else can change is run: its bytecode is code. (The hashes are not secret; they tell a damaged cache, not
  * a planted one.)
  */
 const ownedBy = (uid: number | undefined) => (stat: fs.Stats) =>
   (stat.mode & 0o022) === 0 && (uid === undefined || stat.uid === uid)
 
 /** The cached bytecode of this bundle, or undefined when there is none that can be trusted. */
-const readCodeCache = (file: string, bundleCheck: Buffer, trusted: (stat: fs.Stats) => boolean): Buffer | undefined => {
+const readCodeCache = (file: string, bundleHash: Buffer, trusted: (stat: fs.Stats) => boolean): Buffer | undefined => {
   let content: Buffer
   try {
     const descriptor = fs.openSync(file, "r")
@@ -65,7 +53,7 @@ const readCodeCache = (file: string, bundleCheck: Buffer, trusted: (stat: fs.Sta
       if (!trusted(stat) || stat.size <= HEADER_BYTES) return undefined
       content = Buffer.allocUnsafe(stat.size)
       // The header first: a cache of another build or format (one left from before an upgrade) is not read whole.
-      if (!readFully(descriptor, content, 0, HEADER_BYTES) || !isThisBuilds(content, bundleCheck)) return undefined
+      if (!readFully(descriptor, content, 0, HEADER_BYTES) || !isThisBuilds(content, bundleHash)) return undefined
       if (!readFully(descriptor, content, HEADER_BYTES, stat.size)) return undefined
     } finally {
       fs.closeSync(descriptor)
@@ -74,23 +62,23 @@ const readCodeCache = (file: string, bundleCheck: Buffer, trusted: (stat: fs.Sta
     return undefined
   }
   const payload = content.subarray(HEADER_BYTES)
-  return content.subarray(MAGIC.length + CHECK_BYTES, HEADER_BYTES).equals(checkOf(payload)) ? payload : undefined
+  return content.subarray(MAGIC.length + HASH_BYTES, HEADER_BYTES).equals(sha256(payload)) ? payload : undefined
 }
 
 /** Bytes `from` to `to` of the file into the same bytes of `content`; false when the file ends before. */
 const readFully = (descriptor: number, content: Buffer, from: number, to: number) =>
   fs.readSync(descriptor, content, from, to - from, from) === to - from
 
-const isThisBuilds = (content: Buffer, bundleCheck: Buffer) =>
+const isThisBuilds = (content: Buffer, bundleHash: Buffer) =>
   content.subarray(0, MAGIC.length).equals(MAGIC) &&
-  content.subarray(MAGIC.length, MAGIC.length + CHECK_BYTES).equals(bundleCheck)
+  content.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(bundleHash)
 
 /** Written like the thread index: a private temporary file, then a rename. A failure only costs speed. */
-const writeCodeCache = (file: string, bundleCheck: Buffer, payload: Buffer) => {
+const writeCodeCache = (file: string, bundleHash: Buffer, payload: Buffer) => {
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-    fs.writeFileSync(temporary, Buffer.concat([MAGIC, bundleCheck, checkOf(payload), payload]), { mode: 0o600, flag: "wx" })
+    fs.writeFileSync(temporary, Buffer.concat([MAGIC, bundleHash, sha256(payload), payload]), { mode: 0o600, flag: "wx" })
     fs.renameSync(temporary, file)
   } catch {
     try {
@@ -108,19 +96,19 @@ const writeCodeCache = (file: string, bundleCheck: Buffer, payload: Buffer) => {
  */
 export const runWithCodeCache = (bundleFile: string, cacheFile: string): "cached" | "shipped" | "compiled" => {
   const source = fs.readFileSync(bundleFile)
-  const bundleCheck = crc32 === undefined ? undefined : checkOf(source)
-  const own = bundleCheck && readCodeCache(cacheFile, bundleCheck, ownedBy(process.getuid?.()))
+  const bundleHash = sha256(source)
+  const own = readCodeCache(cacheFile, bundleHash, ownedBy(process.getuid?.()))
   const cachedData = own ??
-    (bundleCheck && readCodeCache(shippedCodeCachePath(bundleFile), bundleCheck, ownedBy(fs.statSync(bundleFile).uid)))
+    readCodeCache(shippedCodeCachePath(bundleFile), bundleHash, ownedBy(fs.statSync(bundleFile).uid))
   const script = new vm.Script(Module.wrap(source.toString("utf8")), {
     filename: bundleFile,
     ...(cachedData === undefined ? {} : { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   })
   const cached = cachedData !== undefined && script.cachedDataRejected !== true
-  if (!cached && bundleCheck !== undefined) {
+  if (!cached) {
     process.once("exit", (code) => {
-      if (code === 0) writeCodeCache(cacheFile, bundleCheck, script.createCachedData())
+      if (code === 0) writeCodeCache(cacheFile, bundleHash, script.createCachedData())
     })
   }
   const module = { exports: {} }
