@@ -64,6 +64,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     const shutdown = yield* Deferred.make<void>()
 
     yield* files.ensurePrivateDirectory(settings.runRoot)
+    yield* runs.removeAbandonedCreations
     const reconciled = yield* reconcileInterruptedRuns({ atStart: true })
     if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
     if (options.afterReconcile !== undefined) yield* options.afterReconcile

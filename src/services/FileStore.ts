@@ -260,6 +260,9 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         )
       )
 
+    /** Gives `from` the name `to` in one step (the same file system): what is at `to` is whole or not there. */
+    const rename = (from: string, to: string) => write(`Cannot name ${path.basename(to)}`, () => fs.rename(from, to))
+
     /** Whether anything is at `file` (a link counts as itself); a missing file is `false`. */
     const exists = (file: string) => write(`Cannot look at ${path.basename(file)}`, () => existsPath(file))
 
@@ -351,6 +354,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       withLock,
       updateJson,
       exists,
+      rename,
       isDirectory,
       listDirectories,
       statOption,

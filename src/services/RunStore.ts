@@ -47,6 +47,11 @@ const snapshotOf = (runs: ReadonlyMap<string, StoredRun>, owner: string): RunsSn
 
 const SETTLE_MILLIS = 1000
 
+/** A run is made in `.creating-<run id>` (no run id starts with a dot), then renamed to its id. */
+const STAGING_PREFIX = ".creating-"
+/** Making a run takes milliseconds: a staging directory this old belongs to a controller that was killed. */
+const ABANDONED_AFTER_MS = 10 * 60 * 1000
+
 const stampOf = (file: FileIdentity, now: number) =>
   now - file.mtimeMs < SETTLE_MILLIS ? undefined : `${file.size}:${file.mtimeMs}:${file.ino}`
 
@@ -72,6 +77,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const statePath = (directory: string) => path.join(directory, STATE_FILE)
     const runIdOf = (directory: string) => path.basename(directory)
+    const stagingOf = (runId: string) => path.join(settings.runRoot, `${STAGING_PREFIX}${runId}`)
 
     /** The directory of a run id from a request: validated, contained, and not a symlink leading out. */
     const resolveDirectory = Effect.fn("RunStore.resolveDirectory")(function*(runId: string) {
@@ -179,6 +185,24 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         ), { discard: true })
     })
 
+    /**
+     * The staging directories of runs that were never named: their controller was killed while it made them.
+     * One is removed once it is old enough that no controller can still be making it.
+     */
+    const removeAbandonedCreations = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const names = (yield* files.listDirectories(settings.runRoot)).filter((name) => name.startsWith(STAGING_PREFIX))
+      yield* Effect.forEach(names, (name) =>
+        Effect.gen(function*() {
+          const staging = path.join(settings.runRoot, name)
+          const identity = yield* files.statOption(staging)
+          if (Option.isSome(identity) && now - identity.value.mtimeMs > ABANDONED_AFTER_MS) yield* files.remove(staging)
+        }), { discard: true })
+    }).pipe(
+      Effect.catchAll((error) => Effect.logWarning(`Cannot remove the runs that were never created: ${error.message}`)),
+      Effect.withSpan("RunStore.removeAbandonedCreations")
+    )
+
     /** The state of any run in the run root (runs outlive their controller); a missing run is a user error. */
     const readAny = Effect.fn("RunStore.readAny")(function*(runId: string) {
       yield* loaded
@@ -214,12 +238,17 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         controllerSessionId: owner,
         now: yield* nowIso
       })
-      // A run that could not be created whole (a full disk) leaves nothing behind, least of all a `running` state.
+      // Made whole under a name no run id has, then named: a run directory always holds its state, even when the
+      // controller is killed half way (a batch that resumes then creates the run again). A run that could not
+      // be created whole (a full disk) leaves nothing behind, least of all a `running` state.
+      const staging = stagingOf(run.runId)
       yield* Effect.gen(function*() {
-        yield* files.ensurePrivateDirectory(directory)
-        yield* writeState(directory, state)
-        yield* runLog.append(directory, "controller", "run approved")
-      }).pipe(Effect.tapError(() => Effect.ignore(files.remove(directory))))
+        yield* files.remove(staging)
+        yield* files.ensurePrivateDirectory(staging)
+        yield* writeState(staging, state)
+        yield* runLog.append(staging, "controller", "run approved")
+        yield* files.rename(staging, directory)
+      }).pipe(Effect.tapError(() => Effect.ignore(files.remove(staging))))
       yield* remember({ directory, state, stamp: undefined, unwritten: false })
       return { directory, state }
     })
@@ -290,6 +319,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       rescan: Effect.zipRight(loaded, rescan),
       changes,
       flushUnwritten,
+      removeAbandonedCreations,
       isActive,
       countActive,
       statePath

@@ -1,5 +1,5 @@
 import { it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -90,5 +90,46 @@ it.effect("publishes every change to its subscribers", () => {
     const { directory } = yield* runs.create({ runId: "run-watched", coordinatorPid: process.pid })
     yield* runs.update(directory, { status: "cancelled" })
     expect(Chunk.toReadonlyArray(yield* Fiber.join(seen))).toEqual(["", "run-watched:running", "run-watched:cancelled"])
+  }).pipe(Effect.provide(layer))
+})
+
+it.effect("makes a run whole under another name and then names it: a controller killed half way leaves no run without its state", () => {
+  const { layer, runRoot } = storeOver("staged")
+  return Effect.gen(function*() {
+    const runs = yield* RunStore
+    yield* runs.create({ runId: "run-whole", coordinatorPid: process.pid })
+    expect(fs.readdirSync(runRoot)).toEqual(["run-whole"])
+    // Killed after writing the state, before naming the run: what is left is no run.
+    writeRun(runRoot, "run-killed", { controller_session_id: session, status: "running" })
+    fs.appendFileSync(path.join(runRoot, "run-killed", "run.log"), "earlier [controller] run approved\n")
+    fs.renameSync(path.join(runRoot, "run-killed"), path.join(runRoot, ".creating-run-killed"))
+    yield* runs.rescan
+    expect((yield* runs.listAll()).map((state) => state.run_id)).toEqual(["run-whole"])
+    expect((yield* Effect.flip(runs.readAny("run-killed"))).message).toBe("The replay run is unavailable.")
+    // Created again (a resumed batch does), from nothing of the killed attempt.
+    const { directory } = yield* runs.create({ runId: "run-killed", coordinatorPid: process.pid })
+    expect(fs.readdirSync(runRoot).sort()).toEqual(["run-killed", "run-whole"])
+    expect(fs.readFileSync(path.join(directory, "run.log"), "utf8").match(/run approved/g)).toHaveLength(1)
+    expect((yield* runs.readAny("run-killed")).state.status).toBe("running")
+  }).pipe(Effect.provide(layer))
+})
+
+it.effect("removes what a killed controller left of a run it never named, once no controller can still be making it", () => {
+  const { layer, runRoot } = storeOver("abandoned")
+  const staging = (name: string, ageMs: number) => {
+    const directory = path.join(runRoot, `.creating-${name}`)
+    fs.mkdirSync(directory, { mode: 0o700 })
+    fs.writeFileSync(path.join(directory, "controller-state.json"), "{}")
+    const at = new Date(Date.now() - ageMs)
+    fs.utimesSync(directory, at, at)
+  }
+  return Effect.gen(function*() {
+    const runs = yield* RunStore
+    staging("run-old", 11 * 60 * 1000)
+    staging("run-recent", 60 * 1000)
+    writeRun(runRoot, "run-kept", { controller_session_id: session, status: "completed" })
+    yield* TestClock.setTime(Date.now())
+    yield* runs.removeAbandonedCreations
+    expect(fs.readdirSync(runRoot).sort()).toEqual([".creating-run-recent", "run-kept"])
   }).pipe(Effect.provide(layer))
 })

@@ -194,6 +194,7 @@ export class MemoryFiles {
       withLock,
       updateJson,
       exists: (file: string) => Effect.sync(() => files.has(file)),
+      rename: (from: string, to: string) => Effect.sync(() => files.rename(from, to)),
       isDirectory: (target: string) => Effect.sync(() => files.isDirectory(target)),
       statOption: (file: string) => Effect.sync(() => Option.fromNullable(files.identity(file))),
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),

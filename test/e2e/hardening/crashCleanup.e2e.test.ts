@@ -44,8 +44,21 @@ describe("any daemon of the installation cleans up after a daemon that died", ()
       await dying.kill9()
       expect((await taggedPids(dead.runId)).length).toBeGreaterThan(0)
 
+      // What a killed daemon left of a run it was making (its staging directory): removed once it is old enough.
+      const staging = (name: string, ageMs: number) => {
+        const directory = path.join(dying.runRoot, `.creating-${name}`)
+        fs.mkdirSync(directory, { mode: 0o700 })
+        const at = new Date(Date.now() - ageMs)
+        fs.utimesSync(directory, at, at)
+        return directory
+      }
+      const abandoned = staging("run-abandoned", 11 * 60 * 1000)
+      const recent = staging("run-recent", 1000)
+
       cleaner = await startDaemon({ root, env })
       expect(cleaner.sessionId).not.toBe(dying.sessionId)
+      expect(fs.existsSync(abandoned)).toBe(false)
+      expect(fs.existsSync(recent)).toBe(true)
       expect(stateOf(dying, dead.runId)).toMatchObject({
         status: "failed",
         interrupted: true,
