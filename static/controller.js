@@ -286,6 +286,15 @@
     return config && config.range_start && config.range_end ? { range_start: config.range_start, range_end: config.range_end } : {}
   }
 
+  /** Whether an answer about `id` and `range` still applies: the user may have chosen another thread or part since. */
+  function stillAbout(id, range) {
+    return draft.thread_id === id && (!draft.config || draft.config.thread_id !== id || sameRange(rangeOf(draft.config), range))
+  }
+
+  function sameRange(left, right) {
+    return left.range_start === right.range_start && left.range_end === right.range_end
+  }
+
   async function inspect(id) {
     app.inspect = null
     app.inspectError = null
@@ -293,7 +302,7 @@
     const range = draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
     try {
       const result = await callTool("inspect_thread", { thread_id: id, ...range })
-      if (draft.thread_id !== id) return
+      if (!stillAbout(id, range)) return
       app.inspect = result
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
       else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
@@ -302,7 +311,7 @@
       renderConfigure()
       if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted && !app.synthesizing) synthesize()
     } catch (error) {
-      if (draft.thread_id !== id) return
+      if (!stillAbout(id, range)) return
       app.inspectError = error.message
       renderConfigure()
     }
@@ -418,12 +427,14 @@
 
   async function synthesize() {
     const id = draft.thread_id
+    const range = rangeOf(draft.config)
     // Marked attempted only once it answers: a reload in the middle starts it again.
     app.synthesizing = true
     renderConfigure()
     try {
       const result = await callTool("synthesize_request", { thread_id: id })
-      if (draft.thread_id !== id || !draft.config) return
+      // A chunk chosen meanwhile has its own prompt: the whole thread's synthesis no longer applies to it.
+      if (!draft.config || !stillAbout(id, range)) return
       draft.config.request = result.request || draft.config.request
       draft.config.request_method = (result.request_generation && result.request_generation.method) || "unknown"
       draft.config.request_model = (result.request_generation && result.request_generation.model) || null

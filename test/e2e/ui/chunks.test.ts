@@ -110,3 +110,30 @@ describe("the chunk picker of the Configure step", () => {
     expect(consoleErrors).toEqual([])
   }, 120_000)
 })
+
+describe("a chunk chosen while the whole thread's prompt is being synthesized", () => {
+  it("keeps the chunk's prompt when the slower synthesis of the whole thread's answers", async () => {
+    const root = scratch("codex-replay-ui-chunks-slow-")
+    const slowProject = makeChunkProject(root, "project")
+    const slowIds = writeChunkThread(path.join(root, "claude"), THREAD, slowProject.directory)
+    // Every event of every Codex call waits: the synthesis takes seconds.
+    const slow = await startDaemon({ root, env: { FAKE_CODEX_DELAY_MS: "1500" } })
+    const slowPage = await (await errorCollectingContext(browser, consoleErrors)).newPage()
+    try {
+      await slowPage.goto(`http://127.0.0.1:${slow.port}/`)
+      await slowPage.locator(`.thread-item[data-thread-id="${THREAD}"]`).click()
+      await expect.poll(() => slowPage.locator("#request-method").textContent()).toContain("Synthesizing")
+      await slowPage.check("#cfg-scope-chunk")
+      await slowPage.locator("#cfg-range-start").waitFor()
+      await slowPage.selectOption("#cfg-range-start", slowIds[1]!)
+      await expect.poll(() => slowPage.locator("#cfg-request").inputValue(), { timeout: 15_000 }).toContain(BACKGROUND_HEADING)
+      // The synthesis answers after the chunk was chosen; its prompt is the whole thread's, not the chunk's.
+      await expect.poll(() => slowPage.locator("#request-method").textContent(), { timeout: 60_000 }).not.toContain("Synthesizing")
+      expect(await slowPage.locator("#cfg-request").inputValue()).toContain(`${CHUNK_TASK_HEADING}\n${CHUNK_PROMPTS[1]}`)
+      expect(JSON.parse((await slowPage.locator("#config-json").textContent())!).range_start).toBe(slowIds[1])
+    } finally {
+      await slowPage.close()
+      await slow.stop()
+    }
+  }, 120_000)
+})
