@@ -286,23 +286,24 @@
     return config && config.range_start && config.range_end ? { range_start: config.range_start, range_end: config.range_end } : {}
   }
 
-  /** Whether an answer about `id` and `range` still applies: the user may have chosen another thread or part since. */
+  /** Whether a synthesis of `id`'s `range` still applies: the user may have chosen another thread or part since. */
   function stillAbout(id, range) {
-    return draft.thread_id === id && (!draft.config || draft.config.thread_id !== id || sameRange(rangeOf(draft.config), range))
+    const now = rangeOf(draft.config)
+    return draft.thread_id === id && Boolean(draft.config) && now.range_start === range.range_start && now.range_end === range.range_end
   }
 
-  function sameRange(left, right) {
-    return left.range_start === right.range_start && left.range_end === right.range_end
-  }
+  /** Only the latest inspection is shown: an earlier one (another thread or part) may answer after it. */
+  let latestInspection = 0
 
   async function inspect(id) {
+    const call = ++latestInspection
     app.inspect = null
     app.inspectError = null
     renderConfigure()
     const range = draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
     try {
       const result = await callTool("inspect_thread", { thread_id: id, ...range })
-      if (!stillAbout(id, range)) return
+      if (call !== latestInspection || draft.thread_id !== id) return
       app.inspect = result
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
       else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
@@ -311,7 +312,7 @@
       renderConfigure()
       if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted && !app.synthesizing) synthesize()
     } catch (error) {
-      if (!stillAbout(id, range)) return
+      if (call !== latestInspection || draft.thread_id !== id) return
       app.inspectError = error.message
       renderConfigure()
     }
@@ -434,7 +435,7 @@
     try {
       const result = await callTool("synthesize_request", { thread_id: id })
       // A chunk chosen meanwhile has its own prompt: the whole thread's synthesis no longer applies to it.
-      if (!draft.config || !stillAbout(id, range)) return
+      if (!stillAbout(id, range)) return
       draft.config.request = result.request || draft.config.request
       draft.config.request_method = (result.request_generation && result.request_generation.method) || "unknown"
       draft.config.request_model = (result.request_generation && result.request_generation.model) || null

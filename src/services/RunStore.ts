@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Either, Option, Stream, SubscriptionRef } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Random, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
 import { conflict, controllerError, type ControllerError, notFound, type RunCancelled, type StateTransitionConflict, type StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
@@ -47,7 +47,7 @@ const snapshotOf = (runs: ReadonlyMap<string, StoredRun>, owner: string): RunsSn
 
 const SETTLE_MILLIS = 1000
 
-/** A run is made in `.creating-<run id>` (no run id starts with a dot), then renamed to its id. */
+/** A run is made in `.creating-<run id>.<6 hex>` (no run id starts with a dot), then renamed to its id. */
 const STAGING_PREFIX = ".creating-"
 /** Making a run takes milliseconds: a staging directory this old belongs to a controller that was killed. */
 const ABANDONED_AFTER_MS = 10 * 60 * 1000
@@ -77,7 +77,9 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const statePath = (directory: string) => path.join(directory, STATE_FILE)
     const runIdOf = (directory: string) => path.basename(directory)
-    const stagingOf = (runId: string) => path.join(settings.runRoot, `${STAGING_PREFIX}${runId}`)
+    const stagingOf = (runId: string) =>
+      Effect.map(Random.nextIntBetween(0, 0x1000000), (suffix) =>
+        path.join(settings.runRoot, `${STAGING_PREFIX}${runId}.${suffix.toString(16).padStart(6, "0")}`))
 
     /** The directory of a run id from a request: validated, contained, and not a symlink leading out. */
     const resolveDirectory = Effect.fn("RunStore.resolveDirectory")(function*(runId: string) {
@@ -238,12 +240,12 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         controllerSessionId: owner,
         now: yield* nowIso
       })
-      // Made whole under a name no run id has, then named: a run directory always holds its state, even when the
-      // controller is killed half way (a batch that resumes then creates the run again). A run that could not
-      // be created whole (a full disk) leaves nothing behind, least of all a `running` state.
-      const staging = stagingOf(run.runId)
+      // Made whole under a name of its own that no run id has, then named: a run directory always holds its
+      // state, even when the controller is killed half way (a batch that resumes creates the run again, in a
+      // staging directory of its own). A run that could not be created whole (a full disk) leaves nothing
+      // behind, least of all a `running` state.
+      const staging = yield* stagingOf(run.runId)
       yield* Effect.gen(function*() {
-        yield* files.remove(staging)
         yield* files.ensurePrivateDirectory(staging)
         yield* writeState(staging, state)
         yield* runLog.append(staging, "controller", "run approved")

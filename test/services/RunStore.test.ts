@@ -102,13 +102,13 @@ it.effect("makes a run whole under another name and then names it: a controller 
     // Killed after writing the state, before naming the run: what is left is no run.
     writeRun(runRoot, "run-killed", { controller_session_id: session, status: "running" })
     fs.appendFileSync(path.join(runRoot, "run-killed", "run.log"), "earlier [controller] run approved\n")
-    fs.renameSync(path.join(runRoot, "run-killed"), path.join(runRoot, ".creating-run-killed"))
+    fs.renameSync(path.join(runRoot, "run-killed"), path.join(runRoot, ".creating-run-killed.00c0de"))
     yield* runs.rescan
     expect((yield* runs.listAll()).map((state) => state.run_id)).toEqual(["run-whole"])
     expect((yield* Effect.flip(runs.readAny("run-killed"))).message).toBe("The replay run is unavailable.")
     // Created again (a resumed batch does), from nothing of the killed attempt.
     const { directory } = yield* runs.create({ runId: "run-killed", coordinatorPid: process.pid })
-    expect(fs.readdirSync(runRoot).sort()).toEqual(["run-killed", "run-whole"])
+    expect(fs.readdirSync(runRoot).sort()).toEqual([".creating-run-killed.00c0de", "run-killed", "run-whole"])
     expect(fs.readFileSync(path.join(directory, "run.log"), "utf8").match(/run approved/g)).toHaveLength(1)
     expect((yield* runs.readAny("run-killed")).state.status).toBe("running")
   }).pipe(Effect.provide(layer))

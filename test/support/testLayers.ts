@@ -194,7 +194,8 @@ export class MemoryFiles {
       withLock,
       updateJson,
       exists: (file: string) => Effect.sync(() => files.has(file)),
-      rename: (from: string, to: string) => Effect.sync(() => files.rename(from, to)),
+      rename: (from: string, to: string) =>
+        Effect.try({ try: () => files.rename(from, to), catch: (error) => new StorageError({ message: `Cannot name ${path.basename(to)}: ${String(error)}` }) }),
       isDirectory: (target: string) => Effect.sync(() => files.isDirectory(target)),
       statOption: (file: string) => Effect.sync(() => Option.fromNullable(files.identity(file))),
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
