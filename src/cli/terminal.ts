@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import * as readline from "node:readline"
 import { controllerError } from "../domain/errors.js"
+import { formatInteger } from "../domain/report/format.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 
 /**
@@ -54,8 +55,6 @@ export const openWithDesktop = (file: string) =>
     )
   })
 
-const count = (value: number) => value.toLocaleString("en-US")
-
 /**
  * A page's closing line, as `1–20 of 2,002 imported thread(s); more with --offset 20.`: the counts read as
  * numbers do (as "Reading 812 of 3,200 sessions…"), the offset as the flag takes it.
@@ -65,7 +64,7 @@ export const pageLine = (
   what: string
 ) => {
   const last = page.offset + page.shown
-  return `${count(page.offset + 1)}–${count(last)} of ${count(page.total)} ${what}${page.hasMore ? `; more with --offset ${last}` : ""}.`
+  return `${formatInteger(page.offset + 1)}–${formatInteger(last)} of ${formatInteger(page.total)} ${what}${page.hasMore ? `; more with --offset ${last}` : ""}.`
 }
 
 /** A one-line rendering of a value that may be missing. */

@@ -6,6 +6,7 @@ import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
 import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../domain/threadContracts.js"
 import { controllerError } from "../domain/errors.js"
+import { formatInteger } from "../domain/report/format.js"
 import { describeParseError } from "../domain/toolResult.js"
 import type { ThreadSummary } from "../domain/history/session.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
@@ -87,7 +88,7 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
 
 /** "Reading 812 of 3,200 sessions…": what the page and the CLI show while a cold listing parses. */
 export const readingMessage = (done: number, total: number) =>
-  `Reading ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} sessions…`
+  `Reading ${formatInteger(done)} of ${formatInteger(total)} sessions…`
 
 export const listThreadsText = (result: ListThreadsResult) =>
   result.source === "sample"
