@@ -1,5 +1,5 @@
-import { Effect, Schema } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
+import { Effect, Layer, Schema } from "effect"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { packagePath } from "./internal/packageInfo.js"
@@ -67,21 +67,29 @@ const readOrEmpty = (file: string) => {
   }
 }
 
+const isFile = (file: string) => {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true
+  } catch {
+    return false
+  }
+}
+
 /**
- * Sample threads shipped with the package (SPEC §8.2). A git sample's repository is materialised from
- * its bundle into the cache, so that it can really be replayed; the package itself is never written.
+ * Sample threads shipped with the package (SPEC §8.2), read from `root`. A git sample's repository is
+ * materialised from its bundle into the cache, so that it can really be replayed; the package itself is never
+ * written.
  */
-export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
-  effect: Effect.gen(function*() {
+const makeSamples = (root: string) =>
+  Effect.gen(function*() {
     const settings = yield* Settings
     const git = yield* Git
-    const root = PACKAGED_SAMPLES_ROOT
     const materialisedRoot = path.join(settings.cacheRoot, "samples")
 
     /**
-     * Every sample whose manifest can be read (the samples are optional content of the package: the others are
-     * left out). A few small files of the package, read at once: a listing of imported threads needs only
-     * their number.
+     * Every sample whose manifest can be read and whose transcript is there (the samples are optional content
+     * of the package: the others are left out, so that counting and listing them agree). A few small files of
+     * the package, read at once: a listing of imported threads needs only their number.
      */
     const readPackaged = (): Array<PackagedSample> => {
       let names: Array<string>
@@ -94,7 +102,8 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
         const directory = path.join(root, name)
         const manifest = decodeManifest(readOrEmpty(path.join(directory, "sample.json")))
         if (manifest._tag === "Left") return []
-        return [{ manifest: manifest.right, directory, transcriptPath: path.join(directory, manifest.right.transcript) }]
+        const transcriptPath = path.join(directory, manifest.right.transcript)
+        return isFile(transcriptPath) ? [{ manifest: manifest.right, directory, transcriptPath }] : []
       })
     }
 
@@ -176,6 +185,13 @@ export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
     })
 
     return { root, count, list, find, inspect, materialise } as const
-  }),
+  })
+
+export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
+  effect: makeSamples(PACKAGED_SAMPLES_ROOT),
   dependencies: [Git.Default]
-}) {}
+}) {
+  /** The samples of another folder laid out as the package's (tests). */
+  static readonly layerAt = (root: string) =>
+    Layer.effect(Samples, Effect.map(makeSamples(root), (service) => Samples.make(service)))
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { controllerError } from "../../src/domain/errors.js"
 import { parseModelCatalogue } from "../../src/domain/history/models.js"
 import { listThreads, listThreadsText } from "../../src/programs/threadList.js"
@@ -8,7 +9,10 @@ import { inspectThread } from "../../src/programs/threads.js"
 import { Baseline } from "../../src/services/Baseline.js"
 import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
-import { CLAUDE_HOME, fakeCodex, historyLayer, settingsFor } from "./support.js"
+import { Git } from "../../src/services/Git.js"
+import { PACKAGED_SAMPLES_ROOT, Samples } from "../../src/services/Samples.js"
+import { Settings } from "../../src/services/Settings.js"
+import { CLAUDE_HOME, fakeCodex, historyLayer, scratch, settingsFor } from "./support.js"
 import { fixturePath } from "../support/fixtures.js"
 
 const catalogue = JSON.parse(fs.readFileSync(fixturePath("codex-golden", "debug-models-0.171.0.json"), "utf8"))
@@ -193,4 +197,36 @@ describe("list_threads and inspect_thread", () => {
         expect(result.capabilities).toEqual({ items: [] })
       }))
   })
+})
+
+describe("packaged samples without their transcript", () => {
+  /** The package's samples, copied, with the hello-cli sample's transcript gone. */
+  const damagedSamples = () => {
+    const root = scratch("samples-")
+    fs.cpSync(PACKAGED_SAMPLES_ROOT, root, { recursive: true })
+    fs.rmSync(path.join(root, "hello-cli", "thread.jsonl"))
+    return root
+  }
+  const settings = settingsFor(CLAUDE_HOME)
+  const layerOf = (samplesRoot: string) =>
+    Layer.mergeAll(ClaudeHistory.Default, Samples.layerAt(samplesRoot)).pipe(
+      Layer.provideMerge(Git.Default),
+      Layer.provideMerge(Settings.layer(settings))
+    )
+
+  it.effect("are left out of both the count and the listing", () =>
+    Effect.gen(function*() {
+      const samples = yield* Samples
+      expect(yield* samples.count()).toBe(1)
+      expect((yield* samples.list()).map((thread) => thread.imported_thread_id)).toEqual(["sample-word-count"])
+      expect((yield* listThreads({})).sample_total).toBe(1)
+      expect((yield* listThreads({ source: "sample" })).total).toBe(1)
+    }).pipe(Effect.provide(layerOf(damagedSamples()))))
+
+  it.effect("are all there when the package is whole", () =>
+    Effect.gen(function*() {
+      const samples = yield* Samples
+      expect(yield* samples.count()).toBe(2)
+      expect((yield* samples.list()).length).toBe(2)
+    }).pipe(Effect.provide(layerOf(PACKAGED_SAMPLES_ROOT))))
 })
