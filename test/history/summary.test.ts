@@ -9,7 +9,7 @@ import { readChunks, readTranscript } from "../../src/services/internal/transcri
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
 import { ClaudeHistory, type SessionLocation, planSettled, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
-import { skeletonOf } from "../../src/domain/history/skeleton.js"
+import { isInertLine, skeletonOf } from "../../src/domain/history/skeleton.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
 
 /** The reference: every line kept, the whole session analysed, then summarised. */
@@ -107,6 +107,31 @@ describe("the listing's streaming summary equals the full parse's summary", () =
     const prompt = JSON.stringify({ type: "user", uuid: "u2", message: { role: "user", content: big } })
     expect(skeletonOf(prompt)).toBe(prompt)
     expect(skeletonOf(text.slice(0, text.length - 20))).toBe(text.slice(0, text.length - 20))
+  })
+
+  it("leaves unparsed only the file-history snapshots that cannot place anything in the conversation", () => {
+    const snapshot = {
+      type: "file-history-snapshot",
+      messageId: "m1",
+      snapshot: { messageId: "m1", trackedFileBackups: { "src/a.ts": { backupFileName: "a@v1", version: 1 } } },
+      isSnapshotUpdate: false
+    }
+    const text = JSON.stringify(snapshot)
+    expect(isInertLine(text)).toBe(true)
+    expect(isInertLine(text.slice(0, 50))).toBe(true)
+    // Anything a summary could read keeps the line parsed: a uuid or cwd, a second `type` (the last one wins
+    // in JSON.parse), a key that an escape could spell, or another entry type.
+    for (
+      const parsed of [
+        JSON.stringify({ ...snapshot, uuid: "u1", parentUuid: "u0" }),
+        JSON.stringify({ ...snapshot, cwd: "/p" }),
+        JSON.stringify({ ...snapshot, type: "file-history-snapshot", message: { type: "user" } }),
+        `${text.slice(0, -1)},"type":"user"}`,
+        `${text.slice(0, -1)},"\\u0075uid":"u1"}`,
+        JSON.stringify({ type: "progress", messageId: "m1" }),
+        ` ${text}`
+      ]
+    ) expect(isInertLine(parsed)).toBe(false)
   })
 
   it("on the schema-drift catalogue and on every session file alone, read in chunks of random size", async () => {

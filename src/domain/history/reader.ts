@@ -2,7 +2,7 @@ import { isMissing } from "../ioErrors.js"
 import type { JsonObject } from "./json.js"
 import { LineSplitter, parseEntry } from "./lines.js"
 import { isBillableAssistant, responseKey } from "./entries.js"
-import { skeletonOf } from "./skeleton.js"
+import { isInertLine, skeletonOf } from "./skeleton.js"
 import { makeSummaryBuilder } from "./summary.js"
 import type { ThreadSummary } from "./session.js"
 
@@ -22,9 +22,10 @@ export interface SessionFiles {
   readonly agentPaths: ReadonlyArray<string>
 }
 
-/** The listing's line reader: only the part of each line a summary reads is parsed (see skeleton.ts). */
+/** The listing's line reader: only the lines, and the parts of them, that a summary reads are parsed (see skeleton.ts). */
 const entrySplitter = (sink: (raw: JsonObject, line: number) => void) =>
   new LineSplitter((text, line) => {
+    if (isInertLine(text)) return
     const raw = parseEntry(skeletonOf(text))
     if (raw !== undefined) sink(raw, line)
   }, () => {})

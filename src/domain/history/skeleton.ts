@@ -58,6 +58,21 @@ const dropped = (key: string, frames: ReadonlyArray<Frame>) => {
   return contents >= 2
 }
 
+const SNAPSHOT_PREFIX = "{\"type\":\"file-history-snapshot\","
+
+/**
+ * Whether a line can be left unparsed because no list summary reads anything of it: a file-history snapshot
+ * (about one line in ten) whose only `type` is that one and that has no `uuid` or `cwd`, the fields that
+ * would place it in the conversation. No key can hide behind a `\u` escape: a line with one is parsed. Such a
+ * line adds nothing to a summary whether it is whole or torn, so skipping it gives what parsing it would.
+ */
+export const isInertLine = (line: string): boolean =>
+  line.startsWith(SNAPSHOT_PREFIX) &&
+  line.indexOf("\"type\"", SNAPSHOT_PREFIX.length) === -1 &&
+  line.indexOf("\"uuid\"") === -1 &&
+  line.indexOf("\"cwd\"") === -1 &&
+  line.indexOf("\\u") === -1
+
 export const skeletonOf = (line: string): string => {
   if (line.length < SKELETON_MIN_CHARS || line.charCodeAt(0) !== 0x7b) return line
   const frames: Array<Frame> = []
