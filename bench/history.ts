@@ -148,12 +148,25 @@ const walk = (folder, depth) => {
   }
 }
 walk(root, 0)
-const index = JSON.parse(fs.readFileSync(indexFile, "utf8"))
-const journal = fs.existsSync(indexFile.replace(/\\.json$/, ".journal")) ? fs.readFileSync(indexFile.replace(/\\.json$/, ".journal"), "utf8") : ""
-for (const line of journal.split("\\n")) if (line !== "") Object.assign(index.sessions, JSON.parse(line).sessions)
-const threads = Object.values(index.sessions).flatMap((entry) => entry && entry.digest.summary ? [entry.digest.summary] : [])
-threads.sort((a, b) => (b.ended_at || "").localeCompare(a.ended_at || ""))
-console.log(JSON.stringify({ threads: threads.slice(0, 100), total: threads.length, files: stamps.length }, null, 2))
+const text = fs.readFileSync(indexFile, "latin1")
+const firstEnd = text.indexOf("\\n")
+const index = JSON.parse(text.slice(0, firstEnd))
+const summaryLines = text.slice(firstEnd + 1).split("\\n")
+const listed = new Map()
+let next = 0
+for (const [key, entry] of Object.entries(index.sessions)) if (entry.thread) listed.set(key, { endedAt: entry.thread[0] || "", line: next++ })
+const journalFile = indexFile.replace(/\\.jsonl$/, ".journal")
+const journal = fs.existsSync(journalFile) ? fs.readFileSync(journalFile, "utf8") : ""
+for (const line of journal.split("\\n")) {
+  if (line === "") continue
+  for (const [key, entry] of Object.entries(JSON.parse(line).sessions)) {
+    listed.delete(key)
+    if (entry && entry.summary) listed.set(key, { endedAt: entry.summary.ended_at || "", summary: entry.summary })
+  }
+}
+const threads = [...listed.values()].sort((a, b) => (b.endedAt < a.endedAt ? -1 : b.endedAt > a.endedAt ? 1 : 0))
+const page = threads.slice(0, 100).map((thread) => thread.summary || JSON.parse(summaryLines[thread.line]))
+console.log(JSON.stringify({ threads: page, total: threads.length, files: stamps.length }, null, 2))
 `
 
 interface Measured {
@@ -265,7 +278,7 @@ const main = async () => {
         throw new Error("the added session is not listed")
       }
       addedCost.push(one.wallMs - warm.wallMs)
-      const indexFile = path.join(caches, `run-${run}`, "index", "threads-v1.json")
+      const indexFile = path.join(caches, `run-${run}`, "index", "threads-v2.jsonl")
       const floor = measure(process.execPath, ["-e", WARM_FLOOR_SCRIPT, path.join(home, "projects"), indexFile], baseEnv)
       results.warmFloor.push(floor)
       if (JSON.parse(floor.stdout).files !== allTranscripts(home).length) throw new Error("the warm floor missed transcripts")

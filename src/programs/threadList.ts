@@ -9,7 +9,7 @@ import { controllerError } from "../domain/errors.js"
 import { formatInteger } from "../domain/report/format.js"
 import { describeParseError } from "../domain/toolResult.js"
 import type { ThreadSummary } from "../domain/history/session.js"
-import { ClaudeHistory } from "../services/ClaudeHistory.js"
+import { ClaudeHistory, type ListedThread } from "../services/ClaudeHistory.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
 
@@ -53,8 +53,14 @@ export const matchesQuery = (thread: ThreadSummary, query: string) => {
 }
 
 /** Most expensive first; threads whose cost is unknown last; otherwise the listing's own order (newest first). */
-const byCost = (threads: ReadonlyArray<ThreadSummary>) =>
+const byCost = (threads: ReadonlyArray<ListedThread>) =>
   [...threads].sort((left, right) => (right.cost_usd ?? -1) - (left.cost_usd ?? -1))
+
+const listedSample = (summary: ThreadSummary): ListedThread => ({
+  imported_thread_id: summary.imported_thread_id,
+  cost_usd: summary.cost_usd,
+  summary: () => summary
+})
 
 /** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
 export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
@@ -62,15 +68,16 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const history = yield* ClaudeHistory
   const samples = yield* Samples
   const historyDirectory = path.join((yield* Settings).claudeConfigDir, "projects")
-  const imported = yield* history.list()
+  // Only the summaries of the page (and, for a search, those searched) are read from the index.
+  const imported = yield* history.listing()
   const source = args.source ?? (imported.threads.length > 0 ? "imported" : "sample")
   // A listing of imported threads tells only how many samples there are: their transcripts are not read.
-  const collection = source === "sample" ? yield* samples.list() : imported.threads
+  const collection = source === "sample" ? (yield* samples.list()).map(listedSample) : imported.threads
   const sampleTotal = source === "sample" ? collection.length : yield* samples.count()
   const searching = args.query !== undefined && args.query.trim() !== ""
-  const matching = searching ? collection.filter((thread) => matchesQuery(thread, args.query!)) : collection
+  const matching = searching ? collection.filter((thread) => matchesQuery(thread.summary(), args.query!)) : collection
   const selected = args.sort === "cost" ? byCost(matching) : matching
-  const threads = selected.slice(args.offset, args.offset + args.limit)
+  const threads = selected.slice(args.offset, args.offset + args.limit).map((thread) => thread.summary())
   return {
     threads,
     source,

@@ -23,8 +23,12 @@ import {
   emptyIndex,
   hasChanges,
   indexChanges,
+  type IndexedSession,
+  indexedSession,
   prepareSessionEntry,
   snapshotIndex,
+  type StoredThread,
+  storedThread,
   type ThreadIndex,
   threadIndexPath
 } from "../domain/history/threadIndex.js"
@@ -55,9 +59,11 @@ export interface ThreadInspection {
   readonly evidence: CapabilityEvidence
 }
 
-interface CachedSummary {
-  readonly fingerprint: string
-  readonly digest: SessionDigest
+/** A thread of the listing: its id and cost (what paging and the cost order read) and its summary, parsed when asked for. */
+export interface ListedThread {
+  readonly imported_thread_id: string
+  readonly cost_usd: number | null
+  readonly summary: () => ThreadSummary
 }
 
 /** A resumed session's summary with its predecessors' copies left out, valid while `key` holds. */
@@ -345,6 +351,19 @@ const sizeOf = (location: SessionLocation) =>
  */
 const byCodeUnits = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0)
 
+const storedOf = (summary: ThreadSummary | undefined) => (summary === undefined ? undefined : storedThread(summary))
+
+/** A thread as listed: named by its location (a stem seen in two folders is made unique there). */
+const listedThread = (stored: StoredThread, threadId: string): ListedThread => ({
+  imported_thread_id: threadId,
+  cost_usd: stored.cost_usd,
+  summary: () => {
+    const summary = stored.summary()
+    // Summaries are never changed in place: one already named by its location is listed as it is.
+    return summary.imported_thread_id === threadId ? summary : { ...summary, imported_thread_id: threadId }
+  }
+})
+
 /** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
 const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
 
@@ -359,7 +378,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const projectsRoot = path.join(settings.claudeConfigDir, "projects")
-    const summaries = new Map<string, CachedSummary>()
+    const summaries = new Map<string, IndexedSession>()
     const resumed = new Map<string, ResumedSummary>()
     const agentSessions = new Map<string, { stamp: string; sessionId: string | undefined }>()
     const records = new Map<string, ThreadRecordEntry>()
@@ -519,21 +538,18 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     ) => {
       const fingerprint = fingerprintOf(location)
       const cached = summaries.get(location.main.path)
-      if (cached?.fingerprint === fingerprint) return Effect.succeed(cached.digest)
+      if (cached?.fingerprint === fingerprint) return Effect.void
       return summarize(location, pool, sharesMainThread, sentEarly).pipe(
-        Effect.tap((digest) =>
-          Effect.sync(() => {
-            const entry = { fingerprint, digest }
-            summaries.set(location.main.path, entry)
-            prepareSessionEntry(entry)
-            progress = { ...progress, done: progress.done + 1 }
-          })
-        ),
+        Effect.map((digest) => {
+          const entry = indexedSession(fingerprint, digest)
+          summaries.set(location.main.path, entry)
+          prepareSessionEntry(entry)
+          progress = { ...progress, done: progress.done + 1 }
+        }),
         Effect.catchAll((error) =>
           Effect.sync(() => {
             summaries.delete(location.main.path)
             diagnostics.push(error.message)
-            return undefined
           })
         )
       )
@@ -645,7 +661,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const predecessorsOf = (locations: ReadonlyArray<SessionLocation>) => {
       const families = new Map<string, Array<SessionLocation>>()
       for (const location of locations) {
-        const key = summaries.get(location.main.path)?.digest.firstResponseKey
+        const key = summaries.get(location.main.path)?.firstResponseKey
         if (key === undefined) continue
         const family = families.get(key)
         if (family === undefined) families.set(key, [location])
@@ -654,7 +670,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const predecessors = new Map<string, ReadonlyArray<SessionLocation>>()
       for (const family of families.values()) {
         if (family.length < 2) continue
-        const endOf = (location: SessionLocation) => summaries.get(location.main.path)?.digest.summary?.ended_at ?? ""
+        const endOf = (location: SessionLocation) => summaries.get(location.main.path)?.thread?.ended_at ?? ""
         family.sort((left, right) => byCodeUnits(endOf(left), endOf(right)) || byCodeUnits(left.main.path, right.main.path))
         family.forEach((location, index) => {
           if (index > 0) predecessors.set(location.main.path, family.slice(0, index))
@@ -768,8 +784,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     let progress: ListingProgress = { reading: false, done: 0, total: 0 }
 
-    /** All imported threads, most recent first; unreadable files become diagnostics, never failures. */
-    const list = Effect.fn("ClaudeHistory.list")(function*() {
+    /**
+     * All imported threads, most recent first; unreadable files become diagnostics, never failures. A summary the
+     * index holds is parsed only when the thread's `summary` is asked for (a page shows 100 of thousands).
+     */
+    const listing = Effect.fn("ClaudeHistory.listing")(function*() {
       yield* readIndex
       const early = earlyWorkers()
       return yield* listDiscovering(early).pipe(Effect.ensuring(early.stopUntaken))
@@ -800,20 +819,23 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       })))
       const resumedNow = yield* resumedSummaries(locations, diagnostics)
       if (indexDirty) yield* writeIndex
-      const threads: Array<ThreadSummary> = []
+      const listed: Array<{ readonly endedAt: string; readonly thread: ListedThread }> = []
       for (const location of locations) {
-        const summary = resumedNow.has(location.main.path)
-          ? resumedNow.get(location.main.path)
-          : summaries.get(location.main.path)?.digest.summary
-        if (summary === undefined) continue
-        // Summaries are never changed in place: one already named by its location is listed as it is.
-        threads.push(summary.imported_thread_id === location.threadId ? summary : { ...summary, imported_thread_id: location.threadId })
+        const stored = resumedNow.has(location.main.path)
+          ? storedOf(resumedNow.get(location.main.path))
+          : summaries.get(location.main.path)?.thread
+        if (stored !== undefined) listed.push({ endedAt: stored.ended_at ?? "", thread: listedThread(stored, location.threadId) })
       }
-      threads.sort((left, right) =>
-        byCodeUnits(right.ended_at ?? "", left.ended_at ?? "") || byCodeUnits(left.imported_thread_id, right.imported_thread_id)
+      listed.sort((left, right) =>
+        byCodeUnits(right.endedAt, left.endedAt) ||
+        byCodeUnits(left.thread.imported_thread_id, right.thread.imported_thread_id)
       )
-      return { threads, diagnostics }
+      return { threads: listed.map((entry) => entry.thread), diagnostics }
     })
+
+    /** All imported threads, most recent first, each summary read at once (`listing` reads them when asked). */
+    const list = () =>
+      Effect.map(listing(), ({ threads, diagnostics }) => ({ threads: threads.map((thread) => thread.summary()), diagnostics }))
 
     const locate = Effect.fn("ClaudeHistory.locate")(function*(threadId: string) {
       if (!THREAD_ID_PATTERN.test(threadId)) {
@@ -867,7 +889,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     /** How far the current listing is (a cold start parses every session; the page and the CLI show it). */
     const listingProgress = Effect.sync(() => progress)
 
-    return { projectsRoot, indexFile, discover, list, listingStats, listingProgress, locate, inspect, inspectChunk, thread } as const
+    return { projectsRoot, indexFile, discover, list, listing, listingStats, listingProgress, locate, inspect, inspectChunk, thread } as const
   })
 
 export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {

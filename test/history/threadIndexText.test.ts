@@ -1,13 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
+import { createHash } from "node:crypto"
 import {
   emptyIndex,
   type IndexedSession,
   indexChanges,
+  indexedSession,
   parseThreadIndex,
   prepareSessionEntry,
   serializeJournalLine,
   serializeThreadIndex,
-  snapshotIndex
+  snapshotIndex,
+  type ThreadIndex
 } from "../../src/domain/history/threadIndex.js"
 import type { ThreadSummary } from "../../src/domain/history/session.js"
 
@@ -31,10 +34,13 @@ const summary = (id: string, title: string): ThreadSummary => ({
   source: "imported"
 })
 
-const session = (id: string, title: string): IndexedSession => ({
-  fingerprint: `${ROOT}/-work/${id}.jsonl\u0000100\u00001700000000000.5`,
-  digest: { summary: summary(id, title), firstResponseKey: `msg_${id}` }
-})
+const fingerprint = (id: string) => `${ROOT}/-work/${id}.jsonl\u0000100\u00001700000000000.5`
+
+const session = (id: string, title: string): IndexedSession =>
+  indexedSession(fingerprint(id), { summary: summary(id, title), firstResponseKey: `msg_${id}` })
+
+/** A session that holds no human request: no thread, no summary line. */
+const notThread = (id: string): IndexedSession => indexedSession(fingerprint(id), { summary: undefined, firstResponseKey: undefined })
 
 const indexOf = (...entries: ReadonlyArray<readonly [string, IndexedSession]>) => {
   const index = emptyIndex()
@@ -44,48 +50,118 @@ const indexOf = (...entries: ReadonlyArray<readonly [string, IndexedSession]>) =
   return index
 }
 
+/** The sessions as plain values: each thread's summary read. */
+const sessionsOf = (index: ThreadIndex) =>
+  [...index.sessions].map(([key, entry]) => [key, entry.fingerprint, entry.firstResponseKey, entry.thread?.summary()])
+
+const load = (text: string) => parseThreadIndex(Buffer.from(text, "utf8"), VERSION, ROOT)
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** An index file's text with its first line changed by `edit` (the summary lines kept). */
+const withFirstLine = (text: string, edit: (first: Record<string, any>) => void) => {
+  const end = text.indexOf("\n")
+  const first = JSON.parse(text.slice(0, end))
+  edit(first)
+  return `${JSON.stringify(first)}${text.slice(end)}`
+}
+
 describe("the thread index's text", () => {
-  it("is ASCII JSON that reads back as the same index, titles outside ASCII included", () => {
+  const key = (id: string) => `${ROOT}/-work/${id}.jsonl`
+
+  it("is ASCII: a first line of JSON, then one summary per thread, and reads back as the same index", () => {
     const first = session("a", "Réparer le test — 日本語のタイトル…")
-    const index = indexOf([`${ROOT}/-work/a.jsonl`, first], [`${ROOT}/-wörk/c.jsonl`, session("c", "plain")])
+    const index = indexOf([key("a"), first], [key("none"), notThread("none")], [`${ROOT}/-wörk/c.jsonl`, session("c", "plain")])
     prepareSessionEntry(first)
     const text = serializeThreadIndex(VERSION, ROOT, index)
-    expect(/^[\x20-\x7e]*$/.test(text)).toBe(true)
-    expect(JSON.parse(text)).toEqual({
+    expect(/^[\x20-\x7e\n]*$/.test(text)).toBe(true)
+    const lines = text.split("\n")
+    expect(lines).toHaveLength(4)
+    expect(lines[3]).toBe("")
+    expect(JSON.parse(lines[0]!)).toEqual({
       kind: "codex-replay-thread-index",
-      format: 1,
+      format: 2,
       version: VERSION,
       projects_root: ROOT,
-      sessions: Object.fromEntries(index.sessions),
+      summaries: sha256(`${lines[1]}\n${lines[2]}\n`),
+      sessions: {
+        [key("a")]: { fingerprint: fingerprint("a"), firstResponseKey: "msg_a", thread: ["2025-12-20T09:23:01.555Z", 0.5] },
+        [key("none")]: { fingerprint: fingerprint("none"), firstResponseKey: null, thread: null },
+        [`${ROOT}/-wörk/c.jsonl`]: { fingerprint: fingerprint("c"), firstResponseKey: "msg_c", thread: ["2025-12-20T09:23:01.555Z", 0.5] }
+      },
       resumed: { [`${ROOT}/-work/b.jsonl`]: { key: "k", summary: null } },
       agents: { [`${ROOT}/-work/agent-1.jsonl`]: { stamp: "10:20", sessionId: null } }
     })
-    const loaded = parseThreadIndex(text, VERSION, ROOT)
-    expect(loaded._tag === "Loaded" && [...loaded.index.sessions]).toEqual([...index.sessions])
+    expect(lines.slice(1, 3).map((line) => JSON.parse(line))).toEqual([summary("a", "Réparer le test — 日本語のタイトル…"), summary("c", "plain")])
+    const loaded = load(text)
+    if (loaded._tag !== "Loaded") throw new Error(`not loaded: ${JSON.stringify(loaded)}`)
+    expect(sessionsOf(loaded.index)).toEqual(sessionsOf(index))
+    expect([...loaded.index.resumed]).toEqual([...index.resumed])
+    expect([...loaded.index.agents]).toEqual([...index.agents])
+    // Written again whole from what it read, it is the same text.
+    expect(serializeThreadIndex(VERSION, ROOT, loaded.index)).toBe(text)
+  })
+
+  it("parses a summary only when it is asked for", () => {
+    const text = serializeThreadIndex(VERSION, ROOT, indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
+    // A second line that is not JSON, its checksum made to match: the index loads, and only that summary fails.
+    const lines = text.split("\n")
+    lines[1] = "{not json"
+    const damaged = withFirstLine(lines.join("\n"), (first) => (first.summaries = sha256(`${lines[1]}\n${lines[2]}\n`)))
+    const loaded = load(damaged)
+    if (loaded._tag !== "Loaded") throw new Error(`not loaded: ${JSON.stringify(loaded)}`)
+    expect(loaded.index.sessions.get(key("a"))?.thread?.ended_at).toBe("2025-12-20T09:23:01.555Z")
+    expect(loaded.index.sessions.get(key("b"))?.thread?.summary().title).toBe("second")
+    expect(() => loaded.index.sessions.get(key("a"))?.thread?.summary()).toThrow()
+  })
+
+  describe("is discarded, never half read", () => {
+    const text = serializeThreadIndex(VERSION, ROOT, indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
+    const lines = text.split("\n")
+    const cases: ReadonlyArray<readonly [string, string, string]> = [
+      ["a summary changed without its checksum", text.replace("\"title\":\"second\"", "\"title\":\"changed\""), "its summaries do not match their checksum"],
+      ["a summary line missing", withFirstLine(`${lines[0]}\n${lines[1]}\n`, (first) => (first.summaries = sha256(`${lines[1]}\n`))), "an entry is malformed"],
+      [
+        "a summary line too many",
+        withFirstLine(`${text}${lines[1]}\n`, (first) => (first.summaries = sha256(`${lines[1]}\n${lines[2]}\n${lines[1]}\n`))),
+        "an entry is malformed"
+      ],
+      ["the summaries cut off", text.slice(0, -10), "its summaries do not match their checksum"],
+      ["no summary lines at all", lines[0]!, "it is incomplete"],
+      ["a session entry of another shape", withFirstLine(text, (first) => (first.sessions[key("a")].thread = "2025")), "an entry is malformed"],
+      ["a first line without its checksum", withFirstLine(text, (first) => delete first.summaries), "it is incomplete"],
+      ["an index of the previous format", withFirstLine(text, (first) => (first.format = 1)), "it was written by another version"]
+    ]
+    for (const [what, damaged, reason] of cases) {
+      it(`when ${what}`, () => {
+        expect(load(damaged)).toEqual({ _tag: "Discarded", reason })
+      })
+    }
   })
 
   it("writes an entry replaced since its text was made as it is now", () => {
-    const key = `${ROOT}/-work/a.jsonl`
-    const index = indexOf([key, session("a", "before")])
+    const index = indexOf([key("a"), session("a", "before")])
     serializeThreadIndex(VERSION, ROOT, index)
-    index.sessions.set(key, session("a", "after"))
+    index.sessions.set(key("a"), session("a", "after"))
     const text = serializeThreadIndex(VERSION, ROOT, index)
-    expect(JSON.parse(text).sessions[key].digest.summary.title).toBe("after")
+    expect(JSON.parse(text.split("\n")[1]!).title).toBe("after")
   })
 
-  it("writes a journal line of the changed entries, null for those that went", () => {
+  it("writes a journal line of the changed entries with their summaries, null for those that went", () => {
     const kept = session("a", "kept")
-    const written = indexOf([`${ROOT}/-work/a.jsonl`, kept], [`${ROOT}/-work/gone.jsonl`, session("gone", "gone")])
+    const written = indexOf([key("a"), kept], [key("gone"), session("gone", "gone")])
     const current = snapshotIndex(written)
-    current.sessions.delete(`${ROOT}/-work/gone.jsonl`)
-    current.sessions.set(`${ROOT}/-work/new.jsonl`, session("new", "nouveau…"))
+    current.sessions.delete(key("gone"))
+    current.sessions.set(key("new"), session("new", "nouveau…"))
+    current.sessions.set(key("none"), notThread("none"))
     const line = serializeJournalLine(VERSION, ROOT, indexChanges(written, current))
     expect(line.endsWith("\n")).toBe(true)
     expect(/^[\x20-\x7e]*\n$/.test(line)).toBe(true)
     const parsed = JSON.parse(line)
     expect(parsed.sessions).toEqual({
-      [`${ROOT}/-work/gone.jsonl`]: null,
-      [`${ROOT}/-work/new.jsonl`]: session("new", "nouveau…")
+      [key("gone")]: null,
+      [key("new")]: { fingerprint: fingerprint("new"), firstResponseKey: "msg_new", summary: summary("new", "nouveau…") },
+      [key("none")]: { fingerprint: fingerprint("none"), firstResponseKey: null, summary: null }
     })
     expect(parsed.resumed).toEqual({})
     expect(parsed.agents).toEqual({})

@@ -1,3 +1,5 @@
+import { isAscii } from "node:buffer"
+import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { indexDirectory } from "../cacheRoot.js"
 import { isRecord } from "./json.js"
@@ -5,26 +7,43 @@ import type { SessionDigest } from "./reader.js"
 import type { ThreadSummary } from "./session.js"
 
 /**
- * The persistent thread index (`<cache>/index/threads-v1.json`): each session's digest, keyed by the main
+ * The persistent thread index (`<cache>/index/threads-v2.jsonl`): each session's digest, keyed by the main
  * file's path and valid while the fingerprint (path, size and mtime of the session file and of its
  * sub-agent files) is unchanged. A second process answers a listing from it and parses only what changed.
  * It is a cache: an unreadable, corrupt or foreign file is discarded (one warning) and rebuilt, and it
  * never changes an answer.
  *
- * Beside it, a journal (`threads-v1.journal`): one JSON line per listing that changed something, holding only
- * the entries that changed (or `null` for one that went). A new session costs a line, not a rewrite of the
- * whole index; once the journal grows past a quarter of the index, the next listing writes the index whole
- * and starts the journal again. Every entry is checked against the files before it is used, so a line
- * written by a process that read an older index can only make an entry stale, never an answer wrong.
+ * Its first line is a JSON object: the header, each session's fingerprint, first response key and (for a
+ * thread) the end time and cost the listing orders by, the resumed sessions and the sub-agent files. Each
+ * line after it is one thread's summary, in the order of the sessions, parsed only when the listing shows or
+ * searches that thread (a page shows 100 of thousands): a SHA-256 of those lines in the first line vouches
+ * for them unparsed.
+ *
+ * Beside it, a journal (`threads-v2.journal`): one JSON line per listing that changed something, holding only
+ * the entries that changed, summaries included (or `null` for one that went). A new session costs a line,
+ * not a rewrite of the whole index; once the journal grows past a quarter of the index, the next listing
+ * writes the index whole and starts the journal again. Every entry is checked against the files before it
+ * is used, so a line written by a process that read an older index can only make an entry stale, never an
+ * answer wrong.
  */
 
 /** Bump when a summary's fields or meaning change: an index of another format is rebuilt. */
-export const THREAD_INDEX_FORMAT = 1
+export const THREAD_INDEX_FORMAT = 2
 const KIND = "codex-replay-thread-index" as const
+
+/** A thread's summary as the index keeps it: what the listing orders by at hand, the rest read when first asked for. */
+export interface StoredThread {
+  readonly ended_at: string | null
+  readonly cost_usd: number | null
+  readonly summary: () => ThreadSummary
+}
 
 export interface IndexedSession {
   readonly fingerprint: string
-  readonly digest: SessionDigest
+  /** The key of the main file's first response (it links a resumed session to its predecessor). */
+  readonly firstResponseKey: string | undefined
+  /** Undefined when the session holds no human request (not a thread). */
+  readonly thread: StoredThread | undefined
 }
 
 export interface IndexedResumed {
@@ -44,10 +63,57 @@ export interface ThreadIndex {
   readonly agents: ReadonlyMap<string, IndexedAgent>
 }
 
-export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.json`)
+export const storedThread = (summary: ThreadSummary): StoredThread => ({
+  ended_at: summary.ended_at,
+  cost_usd: summary.cost_usd,
+  summary: () => summary
+})
+
+/** A session's entry from its digest (a worker's or the main thread's). */
+export const indexedSession = (fingerprint: string, digest: SessionDigest): IndexedSession => ({
+  fingerprint,
+  firstResponseKey: digest.firstResponseKey,
+  thread: digest.summary === undefined ? undefined : storedThread(digest.summary)
+})
+
+/**
+ * Each stored summary's JSON text, made once when the index is next written; for a summary line of the index
+ * as read, how to decode it (it is decoded only if the index is written whole again).
+ */
+const summaryTexts = new WeakMap<StoredThread, string | (() => string)>()
+
+const summaryText = (thread: StoredThread) => {
+  const known = summaryTexts.get(thread)
+  if (typeof known === "string") return known
+  const text = known === undefined ? asciiJson(thread.summary()) : known()
+  summaryTexts.set(thread, text)
+  return text
+}
+
+/** A summary line of a whole index (`start`..`end` in its bytes), whose checksum held: parsed on the first call. */
+const unparsedThread = (ended_at: string | null, cost_usd: number | null, bytes: Buffer, start: number, end: number): StoredThread => {
+  const text = () => bytes.toString("utf8", start, end)
+  let parsed: ThreadSummary | undefined
+  const thread: StoredThread = {
+    ended_at,
+    cost_usd,
+    summary: () => (parsed ??= parseSummaryLine(text()))
+  }
+  summaryTexts.set(thread, text)
+  return thread
+}
+
+const parseSummaryLine = (text: string): ThreadSummary => {
+  const value: unknown = JSON.parse(text)
+  // The checksum rules out damage: a summary that does not read back is a fault of the writer.
+  if (!isSummary(value)) throw new Error("The thread index holds a summary of another shape than it wrote.")
+  return value
+}
+
+export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.jsonl`)
 
 /** The journal of the index at `indexFile`. */
-export const threadIndexJournalPath = (indexFile: string) => indexFile.replace(/\.json$/, ".journal")
+export const threadIndexJournalPath = (indexFile: string) => indexFile.replace(/\.jsonl$/, ".journal")
 
 /** What changed since the index was last written: each changed key's entry, or null for one that went. */
 export interface ThreadIndexChanges {
@@ -90,15 +156,12 @@ export const snapshotIndex = (index: ThreadIndex): MutableIndex => ({
 
 export const emptyIndex = (): MutableIndex => ({ sessions: new Map(), resumed: new Map(), agents: new Map() })
 
-interface IndexFile {
-  readonly kind: typeof KIND
-  readonly format: number
-  /** The program version that wrote it: another version's summaries may differ, so they are rebuilt. */
-  readonly version: string
-  readonly projects_root: string
-  readonly sessions: Record<string, { readonly fingerprint: string; readonly digest: SessionDigest }>
-  readonly resumed: Record<string, { readonly key: string; readonly summary: ThreadSummary | null }>
-  readonly agents: Record<string, { readonly stamp: string; readonly sessionId: string | null }>
+/** A session in the index file's first line: its summary is the next summary line when `thread` is not null. */
+interface SessionRecord {
+  readonly fingerprint: string
+  readonly firstResponseKey: string | null
+  /** The summary's end time and cost. */
+  readonly thread: readonly [string | null, number | null] | null
 }
 
 export type LoadedIndex =
@@ -106,18 +169,26 @@ export type LoadedIndex =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Discarded"; readonly reason: string }
 
-const isDigest = (value: unknown): value is SessionDigest =>
-  isRecord(value) &&
-  (value.firstResponseKey === undefined || typeof value.firstResponseKey === "string") &&
-  (value.summary === undefined || isSummary(value.summary))
-
 const isSummary = (value: unknown): value is ThreadSummary =>
   isRecord(value) && typeof value.imported_thread_id === "string" && typeof value.title === "string" &&
   typeof value.human_turns === "number" && isRecord(value.tokens) && Array.isArray(value.claude_models)
 
-const sessionEntry = (entry: unknown): IndexedSession | undefined =>
-  isRecord(entry) && typeof entry.fingerprint === "string" && isDigest(entry.digest)
-    ? { fingerprint: entry.fingerprint, digest: entry.digest }
+const isNullableString = (value: unknown): value is string | null => value === null || typeof value === "string"
+
+const isSessionRecord = (entry: unknown): entry is SessionRecord =>
+  isRecord(entry) && typeof entry.fingerprint === "string" && isNullableString(entry.firstResponseKey) &&
+  (entry.thread === null ||
+    (Array.isArray(entry.thread) && entry.thread.length === 2 && isNullableString(entry.thread[0]) &&
+      (entry.thread[1] === null || typeof entry.thread[1] === "number")))
+
+const journalSessionEntry = (entry: unknown): IndexedSession | undefined =>
+  isRecord(entry) && typeof entry.fingerprint === "string" && isNullableString(entry.firstResponseKey) &&
+    (entry.summary === null || isSummary(entry.summary))
+    ? {
+      fingerprint: entry.fingerprint,
+      firstResponseKey: entry.firstResponseKey ?? undefined,
+      thread: entry.summary === null ? undefined : storedThread(entry.summary)
+    }
     : undefined
 
 const resumedEntry = (entry: unknown): IndexedResumed | undefined =>
@@ -126,7 +197,7 @@ const resumedEntry = (entry: unknown): IndexedResumed | undefined =>
     : undefined
 
 const agentEntry = (entry: unknown): IndexedAgent | undefined =>
-  isRecord(entry) && typeof entry.stamp === "string" && (entry.sessionId === null || typeof entry.sessionId === "string")
+  isRecord(entry) && typeof entry.stamp === "string" && isNullableString(entry.sessionId)
     ? { stamp: entry.stamp, sessionId: entry.sessionId ?? undefined }
     : undefined
 
@@ -161,8 +232,8 @@ const foreignReason = (parsed: Record<string, unknown>, version: string, project
   return undefined
 }
 
-/** Reads one index file or journal line into `index`; the reason it cannot be used, if it cannot. */
-const readInto = (text: string, index: MutableIndex, version: string, projectsRoot: string, journal: boolean) => {
+/** An index file's first line or a journal line, with its header checked; or the reason it cannot be used. */
+const parseLine = (text: string, version: string, projectsRoot: string): Record<string, unknown> | string => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -170,19 +241,68 @@ const readInto = (text: string, index: MutableIndex, version: string, projectsRo
     return "it is not valid JSON"
   }
   if (!isRecord(parsed)) return "it is not a thread index"
-  const foreign = foreignReason(parsed, version, projectsRoot)
-  if (foreign !== undefined) return foreign
-  const whole = readSection(parsed.sessions as Record<string, unknown>, index.sessions, sessionEntry, journal) &&
-    readSection(parsed.resumed as Record<string, unknown>, index.resumed, resumedEntry, journal) &&
-    readSection(parsed.agents as Record<string, unknown>, index.agents, agentEntry, journal)
-  return whole ? undefined : "an entry is malformed"
+  return foreignReason(parsed, version, projectsRoot) ?? parsed
 }
 
-/** Checks the index file's text; anything that is not this format, version and history is discarded. */
-export const parseThreadIndex = (text: string, version: string, projectsRoot: string): LoadedIndex => {
+/** The resumed and agent sections of a parsed line into `index`; false when an entry is malformed. */
+const readSmallSections = (parsed: Record<string, unknown>, index: MutableIndex, removable: boolean) =>
+  readSection(parsed.resumed as Record<string, unknown>, index.resumed, resumedEntry, removable) &&
+  readSection(parsed.agents as Record<string, unknown>, index.agents, agentEntry, removable)
+
+const checksumOf = (summaryLines: string | Buffer) => createHash("sha256").update(summaryLines).digest("hex")
+
+const NEWLINE = 0x0a
+
+/**
+ * The sessions of the index file's first line, each thread with the next of the summary lines (which start
+ * at `at` in `bytes`, one per line, and must all be taken); false when they do not pair up.
+ */
+const readSessions = (sessions: Record<string, unknown>, bytes: Buffer, at: number, into: Map<string, IndexedSession>) => {
+  let next = at
+  for (const [key, entry] of Object.entries(sessions)) {
+    if (!isSessionRecord(entry)) return false
+    let thread: StoredThread | undefined
+    if (entry.thread !== null) {
+      const end = bytes.indexOf(NEWLINE, next)
+      if (end === -1) return false
+      thread = unparsedThread(entry.thread[0], entry.thread[1], bytes, next, end)
+      next = end + 1
+    }
+    into.set(key, { fingerprint: entry.fingerprint, firstResponseKey: entry.firstResponseKey ?? undefined, thread })
+  }
+  return next === bytes.length
+}
+
+/**
+ * Checks the index file; anything that is not this format, version and history, or not whole, is discarded.
+ * Only its first line is decoded here: the summary lines stay bytes until a summary is asked for.
+ */
+export const parseThreadIndex = (bytes: Buffer, version: string, projectsRoot: string): LoadedIndex => {
+  const discarded = (reason: string): LoadedIndex => ({ _tag: "Discarded", reason })
+  const firstEnd = bytes.indexOf(NEWLINE)
+  const parsed = parseLine(decodeText(bytes.subarray(0, firstEnd === -1 ? bytes.length : firstEnd)), version, projectsRoot)
+  if (typeof parsed === "string") return discarded(parsed)
+  if (firstEnd === -1 || typeof parsed.summaries !== "string") return discarded("it is incomplete")
+  if (checksumOf(bytes.subarray(firstEnd + 1)) !== parsed.summaries) return discarded("its summaries do not match their checksum")
   const index = emptyIndex()
-  const reason = readInto(text, index, version, projectsRoot, false)
-  return reason === undefined ? { _tag: "Loaded", index } : { _tag: "Discarded", reason }
+  const whole = readSessions(parsed.sessions as Record<string, unknown>, bytes, firstEnd + 1, index.sessions) &&
+    readSmallSections(parsed, index, false)
+  return whole ? { _tag: "Loaded", index } : discarded("an entry is malformed")
+}
+
+/**
+ * The files are written in ASCII, which decodes as Latin-1 by a plain copy (and parses at V8's one-byte pace);
+ * anything else (a file written by hand) is read as UTF-8.
+ */
+export const decodeText = (bytes: Buffer) => bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
+
+/** Reads one journal line into `index`; the reason it cannot be used, if it cannot. */
+const readJournalLine = (text: string, index: MutableIndex, version: string, projectsRoot: string) => {
+  const parsed = parseLine(text, version, projectsRoot)
+  if (typeof parsed === "string") return parsed
+  const whole = readSection(parsed.sessions as Record<string, unknown>, index.sessions, journalSessionEntry, true) &&
+    readSmallSections(parsed, index, true)
+  return whole ? undefined : "an entry is malformed"
 }
 
 /**
@@ -201,36 +321,29 @@ export const applyJournal = (
   const lines = journal.split("\n")
   const tail = lines.pop()!
   for (const line of lines) {
-    const reason = readInto(line, index, version, projectsRoot, true)
+    const reason = readJournalLine(line, index, version, projectsRoot)
     if (reason !== undefined) return { _tag: "Discarded", reason: `its journal is damaged (${reason})` }
   }
   return { _tag: "Loaded", index, complete: tail === "" }
 }
 
-const header = (version: string, projectsRoot: string) => ({
-  kind: KIND,
-  format: THREAD_INDEX_FORMAT,
-  version,
-  projects_root: projectsRoot
-})
+/** The header's members, without the closing brace. */
+const headerText = (version: string, projectsRoot: string) =>
+  asciiJson({ kind: KIND, format: THREAD_INDEX_FORMAT, version, projects_root: projectsRoot }).slice(0, -1)
 
-const sessionRecord = (entry: IndexedSession): IndexFile["sessions"][string] => ({
+const sessionRecord = (entry: IndexedSession): SessionRecord => ({
   fingerprint: entry.fingerprint,
-  digest: entry.digest
+  firstResponseKey: entry.firstResponseKey ?? null,
+  thread: entry.thread === undefined ? null : [entry.thread.ended_at, entry.thread.cost_usd]
 })
-const resumedRecord = (entry: IndexedResumed): IndexFile["resumed"][string] => ({
-  key: entry.key,
-  summary: entry.summary ?? null
-})
-const agentRecord = (entry: IndexedAgent): IndexFile["agents"][string] => ({
-  stamp: entry.stamp,
-  sessionId: entry.sessionId ?? null
-})
+const resumedRecord = (entry: IndexedResumed) => ({ key: entry.key, summary: entry.summary ?? null })
+const agentRecord = (entry: IndexedAgent) => ({ stamp: entry.stamp, sessionId: entry.sessionId ?? null })
 
 /**
- * Each entry's JSON text, made once per entry object (entries are replaced, never changed in place). A cold
- * listing makes each new session's while its workers parse the next ones, so that writing the index at the end
- * only joins texts that are ready (2,000 sessions: 2 MB, 70–90 ms to serialise at once).
+ * Each entry's JSON text in the index's first line, made once per entry object (entries are replaced, never
+ * changed in place). A cold listing makes each new session's, and its summary's, while its workers parse the
+ * next ones, so that writing the index at the end only joins texts that are ready (2,000 sessions: 2 MB,
+ * 70–90 ms to serialise at once).
  */
 const entryTexts = new WeakMap<object, string>()
 
@@ -244,27 +357,44 @@ const entryText = <V extends object>(entry: V, record: (entry: V) => unknown) =>
 }
 
 /** Serialises a session's entry ahead of the index write that will need it. */
-export const prepareSessionEntry = (entry: IndexedSession) => void entryText(entry, sessionRecord)
+export const prepareSessionEntry = (entry: IndexedSession) => {
+  entryText(entry, sessionRecord)
+  if (entry.thread !== undefined) summaryText(entry.thread)
+}
+
+/** A session of a journal line, its summary inline (a changed entry's summary is at hand). */
+const journalSessionText = (entry: IndexedSession) =>
+  `{"fingerprint":${asciiJson(entry.fingerprint)},"firstResponseKey":${asciiJson(entry.firstResponseKey ?? null)},"summary":${
+    entry.thread === undefined ? "null" : summaryText(entry.thread)
+  }}`
 
 /** A JSON object of the entries (null for one that went), in the map's order. */
-const sectionText = <V extends object>(entries: ReadonlyMap<string, V | null>, record: (entry: V) => unknown) => {
+const sectionText = <V extends object>(entries: ReadonlyMap<string, V | null>, text: (entry: V) => string) => {
   const members: Array<string> = []
-  for (const [key, entry] of entries) members.push(`${asciiJson(key)}:${entry === null ? "null" : entryText(entry, record)}`)
+  for (const [key, entry] of entries) members.push(`${asciiJson(key)}:${entry === null ? "null" : text(entry)}`)
   return `{${members.join(",")}}`
 }
 
-/** The header's members, then the three sections: an index file, or a journal line of changes. */
-const indexText = (version: string, projectsRoot: string, sections: ThreadIndexChanges) =>
-  `${asciiJson(header(version, projectsRoot)).slice(0, -1)},"sessions":${sectionText(sections.sessions, sessionRecord)},` +
-  `"resumed":${sectionText(sections.resumed, resumedRecord)},"agents":${sectionText(sections.agents, agentRecord)}}`
+const smallSectionsText = (sections: Pick<ThreadIndexChanges, "resumed" | "agents">) =>
+  `"resumed":${sectionText(sections.resumed, (entry) => entryText(entry, resumedRecord))},` +
+  `"agents":${sectionText(sections.agents, (entry) => entryText(entry, agentRecord))}`
 
 /** One journal line (with its newline): the changed entries, null for those that went. */
 export const serializeJournalLine = (version: string, projectsRoot: string, changes: ThreadIndexChanges): string =>
-  `${indexText(version, projectsRoot, changes)}\n`
+  `${headerText(version, projectsRoot)},"sessions":${sectionText(changes.sessions, journalSessionText)},${
+    smallSectionsText(changes)
+  }}\n`
 
-/** The index file's text. */
-export const serializeThreadIndex = (version: string, projectsRoot: string, index: ThreadIndex): string =>
-  indexText(version, projectsRoot, index)
+/** The index file's text: the first line, then one line per thread's summary. */
+export const serializeThreadIndex = (version: string, projectsRoot: string, index: ThreadIndex): string => {
+  const summaries: Array<string> = []
+  for (const entry of index.sessions.values()) if (entry.thread !== undefined) summaries.push(`${summaryText(entry.thread)}\n`)
+  const summaryLines = summaries.join("")
+  const first = `${headerText(version, projectsRoot)},"summaries":"${checksumOf(summaryLines)}","sessions":${
+    sectionText(index.sessions, (entry) => entryText(entry, sessionRecord))
+  },${smallSectionsText(index)}}`
+  return `${first}\n${summaryLines}`
+}
 
 /**
  * Titles and paths outside ASCII are written as JSON escapes: a file of ASCII alone is decoded and parsed

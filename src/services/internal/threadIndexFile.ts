@@ -1,10 +1,10 @@
-import { isAscii } from "node:buffer"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import {
   applyJournal,
+  decodeText,
   type LoadedIndex,
   parseThreadIndex,
   serializeJournalLine,
@@ -30,39 +30,34 @@ export type LoadedIndexFile =
 const MIN_JOURNAL_BYTES = 64 * 1024
 
 /**
- * One synchronous read, decoded at once (a couple of milliseconds even for thousands of sessions): the
- * promise API reads it in chunks through the thread pool and decodes it chunk by chunk, several times slower.
- * The files are written in ASCII, which decodes as Latin-1 by a plain copy; anything else is read as UTF-8.
+ * One synchronous read (a couple of milliseconds even for thousands of sessions): the promise API reads it in
+ * chunks through the thread pool, several times slower.
  */
-const readText = (file: string) => {
-  const bytes = readFileSync(file)
-  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
-}
 
 /**
  * Reads and checks the persistent thread index and applies its journal; a missing index is `Missing` (its
  * journal alone means nothing), an unreadable or damaged one `Discarded`.
  */
 export const loadThreadIndex = async (file: string, version: string, projectsRoot: string): Promise<LoadedIndexFile> => {
-  let text: string
+  let bytes: Buffer
   try {
-    text = readText(file)
+    bytes = readFileSync(file)
   } catch (error) {
     if (isMissing(error)) return { _tag: "Missing" }
     return { _tag: "Discarded", reason: `it cannot be read (${describeError(error)})` }
   }
-  const base = parseThreadIndex(text, version, projectsRoot)
+  const base = parseThreadIndex(bytes, version, projectsRoot)
   if (base._tag !== "Loaded") return base
   let journal = ""
   try {
-    journal = readText(threadIndexJournalPath(file))
+    journal = decodeText(readFileSync(threadIndexJournalPath(file)))
   } catch (error) {
     if (!isMissing(error)) return { _tag: "Discarded", reason: `its journal cannot be read (${describeError(error)})` }
   }
   const applied = applyJournal(base.index, journal, version, projectsRoot)
   if (applied._tag === "Discarded") return applied
-  // Both files are written in ASCII alone (threadIndex.ts), so their lengths are their sizes.
-  return { _tag: "Loaded", index: applied.index, journal: { bytes: journal.length, indexBytes: text.length, appendable: applied.complete } }
+  // The journal is written in ASCII alone (threadIndex.ts), so its length is its size.
+  return { _tag: "Loaded", index: applied.index, journal: { bytes: journal.length, indexBytes: bytes.length, appendable: applied.complete } }
 }
 
 /**

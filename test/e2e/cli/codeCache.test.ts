@@ -144,7 +144,7 @@ describe("codex-replay threads and its code cache", () => {
     const first = await runCli(["threads", "--json", "--limit", "100"], env)
     expect(first.code).toBe(0)
     // The shipped cache was good: no cache of the user's own.
-    expect(fs.readdirSync(index)).toEqual(["threads-v1.json"])
+    expect(fs.readdirSync(index)).toEqual(["threads-v2.jsonl"])
     expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)
     fs.writeFileSync(path.join(index, "listing-code-v1.bin"), "damaged")
     expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)

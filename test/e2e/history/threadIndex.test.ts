@@ -3,10 +3,11 @@ import { Effect, Logger } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { threadIndexJournalPath, threadIndexPath } from "../../../src/domain/history/threadIndex.js"
+import { createHash } from "node:crypto"
+import { THREAD_INDEX_FORMAT, threadIndexJournalPath, threadIndexPath } from "../../../src/domain/history/threadIndex.js"
 import { loadThreadIndex, saveThreadIndex } from "../../../src/services/internal/threadIndexFile.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
-import { readingMessage } from "../../../src/programs/threadList.js"
+import { listThreads, readingMessage } from "../../../src/programs/threadList.js"
 import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
 import { BIN, REPO } from "../../rpc/support.js"
 import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "../../history/support.js"
@@ -62,6 +63,16 @@ const growSpotter = (setup: Setup, n: number) => {
 }
 
 const journalOf = (setup: Setup) => threadIndexJournalPath(setup.indexFile)
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** An index file's text with its first line (the JSON before the summary lines) changed by `edit`. */
+const withFirstLine = (text: string, edit: (first: Record<string, any>) => void) => {
+  const end = text.indexOf("\n")
+  const first = JSON.parse(text.slice(0, end))
+  edit(first)
+  return `${JSON.stringify(first)}${text.slice(end)}`
+}
 const journalLines = (setup: Setup) => fs.readFileSync(journalOf(setup), "utf8").split("\n").slice(0, -1).map((line) => JSON.parse(line))
 
 describe("the persistent thread index", () => {
@@ -135,25 +146,26 @@ describe("the persistent thread index", () => {
       ["a corrupt index", "{\"kind\":\"codex-replay-thread-index\",\"format\":1,\"sess"],
       ["a foreign file", JSON.stringify({ kind: "something-else", sessions: {} })],
       ["an index of another version", JSON.stringify({ kind: "codex-replay-thread-index", format: 1, version: "0.0.0-other", projects_root: "/x", sessions: {}, resumed: {} })],
-      ["an index with a malformed entry", "" /* filled below from a real index */]
+      ["an index with a malformed entry", "malformed" /* made below from a real index */],
+      ["an index whose summary was changed without its checksum", "unchecked" /* made below from a real index */]
     ] as const
   ) {
     it(`discards ${what} with one warning, rebuilds it, and answers exactly as without it`, async () => {
       const context = setup()
       const reference = await listFresh(context)
-      let bad: string = content
-      if (bad === "") {
-        const real = JSON.parse(fs.readFileSync(context.indexFile, "utf8"))
-        const first = Object.keys(real.sessions)[0]!
-        real.sessions[first] = { fingerprint: 42, digest: "nonsense" }
-        bad = JSON.stringify(real)
-      }
+      const real = fs.readFileSync(context.indexFile, "utf8")
+      const bad = content === "malformed"
+        ? withFirstLine(real, (first) => (first.sessions[Object.keys(first.sessions)[0]!] = { fingerprint: 42, digest: "nonsense" }))
+        : content === "unchecked"
+        ? real.replace(/"human_turns":(\d+)/, (_, turns) => `"human_turns":${Number(turns) + 1}`)
+        : content
+      expect(bad).not.toBe(real)
       fs.writeFileSync(context.indexFile, bad)
       const rebuilt = await listFresh(context)
       expect(rebuilt.threads).toEqual(reference.threads)
       expect(rebuilt.stats.parsed).toBe(reference.stats.parsed)
       expect(rebuilt.warnings).toHaveLength(1)
-      expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v1\.json was discarded because .+; it is being rebuilt\.$/)
+      expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v2\.jsonl was discarded because .+; it is being rebuilt\.$/)
       expect(rebuilt.warnings[0]).not.toContain("\n")
       expect((await loadThreadIndex(context.indexFile, VERSION, projectsOf(context)))._tag).toBe("Loaded")
       const warm = await listFresh(context)
@@ -174,7 +186,7 @@ describe("the persistent thread index", () => {
       const lines = journalLines(context)
       expect(lines).toHaveLength(1)
       expect(Object.keys(lines[0].sessions)).toEqual([file])
-      expect(lines[0]).toMatchObject({ kind: "codex-replay-thread-index", format: 1, version: VERSION, projects_root: projectsOf(context) })
+      expect(lines[0]).toMatchObject({ kind: "codex-replay-thread-index", format: THREAD_INDEX_FORMAT, version: VERSION, projects_root: projectsOf(context) })
       expect(fs.statSync(journalOf(context)).mode & 0o777).toBe(0o600)
       const third = await listFresh(context)
       expect(third.stats.parsed).toBe(0)
@@ -235,7 +247,7 @@ describe("the persistent thread index", () => {
         const reference = await listFresh(context)
         const bad = line !== "" ? line : `${JSON.stringify({
           kind: "codex-replay-thread-index",
-          format: 1,
+          format: THREAD_INDEX_FORMAT,
           version: VERSION,
           projects_root: projectsOf(context),
           sessions: { [path.join(projectsOf(context), SPOTTER)]: { fingerprint: 42 } },
@@ -247,7 +259,7 @@ describe("the persistent thread index", () => {
         expect(rebuilt.threads).toEqual(reference.threads)
         expect(rebuilt.stats.parsed).toBe(reference.stats.parsed)
         expect(rebuilt.warnings).toHaveLength(1)
-        expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v1\.json was discarded because its journal is damaged \(.+\); it is being rebuilt\.$/)
+        expect(rebuilt.warnings[0]).toMatch(/^The thread index .+threads-v2\.jsonl was discarded because its journal is damaged \(.+\); it is being rebuilt\.$/)
         expect(fs.existsSync(journalOf(context))).toBe(false)
         const warm = await listFresh(context)
         expect(warm.stats.parsed).toBe(0)
@@ -269,22 +281,44 @@ describe("the persistent thread index", () => {
       const folded = await saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, full)
       expect(folded).toEqual({ bytes: 0, indexBytes: fs.statSync(context.indexFile).size, appendable: true })
       expect(fs.existsSync(journalOf(context))).toBe(false)
-      expect(fs.readdirSync(path.dirname(context.indexFile)).sort()).toEqual(["threads-v1.json"])
+      expect(fs.readdirSync(path.dirname(context.indexFile)).sort()).toEqual(["threads-v2.jsonl"])
     })
+  })
+
+  it("answers a page of the listing parsing only the summaries the page shows", async () => {
+    const context = setup()
+    await listFresh(context)
+    // The oldest thread's summary line made unreadable (its checksum matched): a page of the newest still lists.
+    const lines = fs.readFileSync(context.indexFile, "utf8").split("\n")
+    const first = JSON.parse(lines[0]!)
+    const threads = Object.entries(first.sessions as Record<string, { thread: [string | null, number | null] | null }>)
+      .filter(([, entry]) => entry.thread !== null)
+    const oldest = threads.reduce((found, entry, at) => ((entry[1].thread![0] ?? "") < (threads[found]![1].thread![0] ?? "") ? at : found), 0)
+    lines[oldest + 1] = "{\"not\": \"a summary\""
+    fs.writeFileSync(context.indexFile, withFirstLine(lines.join("\n"), (header) => (header.summaries = sha256(lines.slice(1).join("\n")))))
+    const page = await Effect.runPromise(listThreads({ limit: 2 }).pipe(Effect.provide(historyLayer(context.settings))))
+    expect(page.threads).toHaveLength(2)
+    expect(page.total).toBe(threads.length)
+    expect(page.threads.map((thread) => thread.source_path)).not.toContain(threads[oldest]![0])
+    // Asked for, it is parsed (and the damage shows).
+    await expect(Effect.runPromise(listThreads({ limit: 100 }).pipe(Effect.provide(historyLayer(context.settings))))).rejects
+      .toThrow()
   })
 
   it("reads an index whose titles are UTF-8 rather than ASCII escapes (one written by hand) as UTF-8", async () => {
     const context = setup()
     const cold = await listFresh(context)
-    const index = JSON.parse(fs.readFileSync(context.indexFile, "utf8"))
-    const [key, entry] = Object.entries(index.sessions).find(([, value]) => (value as any).digest.summary !== undefined)!
-    ;(entry as any).digest.summary.title = "Réparer — 日本語"
-    fs.writeFileSync(context.indexFile, JSON.stringify(index))
+    const lines = fs.readFileSync(context.indexFile, "utf8").split("\n")
+    const summary = JSON.parse(lines[1]!)
+    lines[1] = JSON.stringify({ ...summary, title: "Réparer — 日本語" })
+    const summaries = lines.slice(1).join("\n")
+    fs.writeFileSync(context.indexFile, withFirstLine(lines.join("\n"), (first) => (first.summaries = sha256(summaries))))
     const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
-    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(key)?.digest.summary?.title).toBe("Réparer — 日本語")
+    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(summary.source_path)?.thread?.summary().title).toBe("Réparer — 日本語")
     const warm = await listFresh(context)
     expect(warm.stats.parsed).toBe(0)
-    expect(warm.threads.find((thread) => thread.source_path === key)?.title).toBe("Réparer — 日本語")
+    expect(warm.warnings).toEqual([])
+    expect(warm.threads.find((thread) => thread.source_path === summary.source_path)?.title).toBe("Réparer — 日本語")
     expect(warm.threads).toHaveLength(cold.threads.length)
   })
 
@@ -312,7 +346,7 @@ describe("the persistent thread index", () => {
     const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
     expect(loaded._tag).toBe("Loaded")
     // No temporary file left behind (and no code cache of the user's: both started from the build's).
-    expect(fs.readdirSync(path.dirname(context.indexFile))).toEqual(["threads-v1.json"])
+    expect(fs.readdirSync(path.dirname(context.indexFile))).toEqual(["threads-v2.jsonl"])
     const warm = await listFresh(context)
     expect(warm.stats.parsed).toBe(0)
     expect(warm.threads.map((thread) => thread.imported_thread_id)).toEqual(
