@@ -294,6 +294,9 @@ const main = async () => {
     const wall = (key: keyof typeof results) => median(results[key].map((result) => result.wallMs))
     const peak = (key: keyof typeof results) => Math.max(...results[key].map((result) => result.peakKb))
     const cold = wall("cold")
+    /** Each run's `part` over its `whole`: how much of the medians' ratio is the machine's drift between runs. */
+    const ratios = (part: keyof typeof results, whole: keyof typeof results) =>
+      results[part].map((result, run) => result.wallMs / results[whole][run]!.wallMs)
     console.log(`medians of ${RUNS} paired runs (whole processes):`)
     console.log(`floor (one process reads + JSON.parses every line): ${ms(wall("floor"))}, peak RSS ${mb(peak("floor"))}`)
     console.log(`cold  codex-replay threads --json --limit 100:       ${ms(cold)}, peak RSS ${mb(peak("cold"))}; cold / floor ${(cold / wall("floor")).toFixed(2)}`)
@@ -301,8 +304,10 @@ const main = async () => {
       console.log("ccusage: skipped — no runnable ccusage (`npm install --no-save ccusage@20.0.24` installs it for this machine; its native binary is published per platform)")
     } else {
       console.log(`ccusage session --json --offline:                  ${ms(wall("ccusage"))}, peak RSS ${mb(peak("ccusage"))}; cold / ccusage ${(cold / wall("ccusage")).toFixed(2)} (target ≤ 1)`)
+      console.log(`  cold / ccusage in each run: ${ratios("cold", "ccusage").map((ratio) => ratio.toFixed(2)).join(", ")}`)
     }
     console.log(`warm  second process, from the index:              ${ms(wall("warm"))} = ${pct(wall("warm"), cold)} of cold (target ≤ 10%), peak RSS ${mb(peak("warm"))}`)
+    console.log(`  warm / cold in each run: ${ratios("warm", "cold").map((ratio) => `${(ratio * 100).toFixed(1)}%`).join(", ")}`)
     console.log(`one session added:                                 ${ms(wall("added"))} = ${pct(wall("added"), cold)} of cold, peak RSS ${mb(peak("added"))}`)
     console.log(`  what the added session costs (one added − warm, paired): ${ms(median(addedCost))} = ${pct(median(addedCost), cold)} of cold (target ≤ 5%)`)
     console.log(`  a running controller re-lists (in its process): unchanged ${ms(median(controller.unchanged))}, one session added ${ms(median(controller.added))} = ${pct(median(controller.added), cold)} of cold`)
