@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -17,6 +18,16 @@ export { CLAUDE_EXTRA, CLAUDE_HOME, SCHEMA_DRIFT }
 export const PROJECTS = path.join(CLAUDE_HOME, "projects")
 
 export const fixture = (folder: string, file: string) => path.join(PROJECTS, folder, file)
+
+export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** A thread index file's text with its first line (the JSON before the summary lines) changed by `edit`. */
+export const withFirstLine = (text: string, edit: (first: Record<string, any>) => void) => {
+  const end = text.indexOf("\n")
+  const first = JSON.parse(text.slice(0, end))
+  edit(first)
+  return `${JSON.stringify(first)}${text.slice(end)}`
+}
 
 export const scratch = (prefix = "history-") => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { createHash } from "node:crypto"
 import {
   emptyIndex,
   type IndexedSession,
@@ -13,6 +12,7 @@ import {
   type ThreadIndex
 } from "../../src/domain/history/threadIndex.js"
 import type { ThreadSummary } from "../../src/domain/history/session.js"
+import { sha256Hex as sha256, withFirstLine } from "./support.js"
 
 const ROOT = "/home/user/.claude/projects"
 const VERSION = "0.1.0"
@@ -55,16 +55,6 @@ const sessionsOf = (index: ThreadIndex) =>
   [...index.sessions].map(([key, entry]) => [key, entry.fingerprint, entry.firstResponseKey, entry.thread?.summary()])
 
 const load = (text: string) => parseThreadIndex(Buffer.from(text, "utf8"), VERSION, ROOT)
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
-
-/** An index file's text with its first line changed by `edit` (the summary lines kept). */
-const withFirstLine = (text: string, edit: (first: Record<string, any>) => void) => {
-  const end = text.indexOf("\n")
-  const first = JSON.parse(text.slice(0, end))
-  edit(first)
-  return `${JSON.stringify(first)}${text.slice(end)}`
-}
 
 describe("the thread index's text", () => {
   const key = (id: string) => `${ROOT}/-work/${id}.jsonl`

@@ -3,14 +3,13 @@ import { Effect, Logger } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { createHash } from "node:crypto"
 import { THREAD_INDEX_FORMAT, threadIndexJournalPath, threadIndexPath } from "../../../src/domain/history/threadIndex.js"
 import { loadThreadIndex, saveThreadIndex } from "../../../src/services/internal/threadIndexFile.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
 import { listThreads, readingMessage } from "../../../src/programs/threadList.js"
 import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
 import { BIN, REPO } from "../../rpc/support.js"
-import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "../../history/support.js"
+import { copyOfClaudeHome, historyLayer, scratch, settingsFor, sha256Hex as sha256, withFirstLine } from "../../history/support.js"
 
 /**
  * The persistent thread index: every listing below runs in a fresh service (as a new process would), over
@@ -64,15 +63,6 @@ const growSpotter = (setup: Setup, n: number) => {
 
 const journalOf = (setup: Setup) => threadIndexJournalPath(setup.indexFile)
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
-
-/** An index file's text with its first line (the JSON before the summary lines) changed by `edit`. */
-const withFirstLine = (text: string, edit: (first: Record<string, any>) => void) => {
-  const end = text.indexOf("\n")
-  const first = JSON.parse(text.slice(0, end))
-  edit(first)
-  return `${JSON.stringify(first)}${text.slice(end)}`
-}
 const journalLines = (setup: Setup) => fs.readFileSync(journalOf(setup), "utf8").split("\n").slice(0, -1).map((line) => JSON.parse(line))
 
 describe("the persistent thread index", () => {
