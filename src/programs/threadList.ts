@@ -59,7 +59,7 @@ const byCost = (threads: ReadonlyArray<ListedThread>) =>
 const listedSample = (summary: ThreadSummary): ListedThread => ({
   imported_thread_id: summary.imported_thread_id,
   cost_usd: summary.cost_usd,
-  summary: () => summary
+  summary: Effect.succeed(summary)
 })
 
 /** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
@@ -75,9 +75,11 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const collection = source === "sample" ? (yield* samples.list()).map(listedSample) : imported.threads
   const sampleTotal = source === "sample" ? collection.length : yield* samples.count()
   const searching = args.query !== undefined && args.query.trim() !== ""
-  const matching = searching ? collection.filter((thread) => matchesQuery(thread.summary(), args.query!)) : collection
+  const matching = searching
+    ? yield* Effect.filter(collection, (thread) => Effect.map(thread.summary, (summary) => matchesQuery(summary, args.query!)))
+    : collection
   const selected = args.sort === "cost" ? byCost(matching) : matching
-  const threads = selected.slice(args.offset, args.offset + args.limit).map((thread) => thread.summary())
+  const threads = yield* Effect.forEach(selected.slice(args.offset, args.offset + args.limit), (thread) => thread.summary)
   return {
     threads,
     source,

@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
-import { controllerError, notFound, StorageError } from "../domain/errors.js"
+import { type ControllerError, controllerError, notFound, StorageError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
 import { chunkRecord, chunkWindow, earlierFiles } from "../domain/history/chunkWork.js"
 import { digestSession, responseKeysOf, type SessionDigest, type SessionFiles } from "../domain/history/reader.js"
@@ -59,11 +59,11 @@ export interface ThreadInspection {
   readonly evidence: CapabilityEvidence
 }
 
-/** A thread of the listing: its id and cost (what paging and the cost order read) and its summary, parsed when asked for. */
+/** A thread of the listing: its id and cost (what paging and the cost order read) and its summary, read when asked for. */
 export interface ListedThread {
   readonly imported_thread_id: string
   readonly cost_usd: number | null
-  readonly summary: () => ThreadSummary
+  readonly summary: Effect.Effect<ThreadSummary, ControllerError>
 }
 
 /** A resumed session's summary with its predecessors' copies left out, valid while `key` holds. */
@@ -139,10 +139,8 @@ const readAgentSessionId = (file: string): string | undefined => {
     let length = 0
     let newline = -1
     while (newline === -1 && length < FIRST_LINE_MAX_BYTES) {
-      if (buffer.length < length + FIRST_LINE_STEP_BYTES) {
-        buffer = firstLineBuffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
-      }
-      const bytesRead = readSync(descriptor, buffer, length, FIRST_LINE_STEP_BYTES, length)
+      if (length === buffer.length) buffer = firstLineBuffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
+      const bytesRead = readSync(descriptor, buffer, length, Math.min(FIRST_LINE_STEP_BYTES, buffer.length - length), length)
       if (bytesRead === 0) break
       newline = buffer.subarray(0, length + bytesRead).indexOf(0x0a, length)
       length += bytesRead
@@ -357,17 +355,6 @@ const sizeOf = (location: SessionLocation) =>
 const byCodeUnits = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0)
 
 const storedOf = (summary: ThreadSummary | undefined) => (summary === undefined ? undefined : storedThread(summary))
-
-/** A thread as listed: named by its location (a stem seen in two folders is made unique there). */
-const listedThread = (stored: StoredThread, threadId: string): ListedThread => ({
-  imported_thread_id: threadId,
-  cost_usd: stored.cost_usd,
-  summary: () => {
-    const summary = stored.summary()
-    // Summaries are never changed in place: one already named by its location is listed as it is.
-    return summary.imported_thread_id === threadId ? summary : { ...summary, imported_thread_id: threadId }
-  }
-})
 
 /** `path.join` for a name read from its folder (which is already normal): thousands per listing, without normalising. */
 const childPath = (folder: string, name: string) => `${folder}${path.sep}${name}`
@@ -829,7 +816,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         const stored = resumedNow.has(location.main.path)
           ? storedOf(resumedNow.get(location.main.path))
           : summaries.get(location.main.path)?.thread
-        if (stored !== undefined) listed.push({ endedAt: stored.ended_at ?? "", thread: listedThread(stored, location.threadId) })
+        if (stored !== undefined) listed.push({ endedAt: stored.ended_at ?? "", thread: listedThread(location, stored) })
       }
       listed.sort((left, right) =>
         byCodeUnits(right.endedAt, left.endedAt) ||
@@ -840,7 +827,42 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
     /** All imported threads, most recent first, each summary read at once (`listing` reads them when asked). */
     const list = () =>
-      Effect.map(listing(), ({ threads, diagnostics }) => ({ threads: threads.map((thread) => thread.summary()), diagnostics }))
+      Effect.flatMap(listing(), ({ threads, diagnostics }) =>
+        Effect.map(Effect.forEach(threads, (thread) => thread.summary), (summaries) => ({ threads: summaries, diagnostics })))
+
+    /**
+     * A thread as listed, named by its location (a stem seen in two folders is made unique there). Its summary
+     * is read from the index when first asked for; one whose line does not read back as a summary (an index
+     * written wrong, or edited) is read again from the session, and the index corrected.
+     */
+    const listedThread = (location: SessionLocation, stored: StoredThread): ListedThread => {
+      let named: ThreadSummary | undefined
+      // Summaries are never changed in place: one already named by its location is listed as it is.
+      const name = (summary: ThreadSummary) =>
+        (named = summary.imported_thread_id === location.threadId ? summary : { ...summary, imported_thread_id: location.threadId })
+      return {
+        imported_thread_id: location.threadId,
+        cost_usd: stored.cost_usd,
+        summary: Effect.suspend(() => {
+          if (named !== undefined) return Effect.succeed(named)
+          const summary = stored.summary()
+          return summary === undefined ? Effect.map(reread(location), name) : Effect.succeed(name(summary))
+        })
+      }
+    }
+
+    const reread = Effect.fn("ClaudeHistory.reread")(function*(location: SessionLocation) {
+      yield* Effect.logWarning(
+        `The thread index ${indexFile} held a damaged summary of ${path.basename(location.main.path)}; the session was read again.`
+      )
+      const digest = yield* Effect.tryPromise({ try: () => digestSession(filesOf(location), readChunks), catch: readFailure(location) })
+      const entry = indexedSession(fingerprintOf(location), digest)
+      summaries.set(location.main.path, entry)
+      prepareSessionEntry(entry)
+      yield* writeIndex
+      if (digest.summary !== undefined) return digest.summary
+      return yield* controllerError(`The Claude session ${location.threadId} changed while it was listed; list the threads again.`)
+    })
 
     const locate = Effect.fn("ClaudeHistory.locate")(function*(threadId: string) {
       if (!THREAD_ID_PATTERN.test(threadId)) {
@@ -856,7 +878,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const inspect = Effect.fn("ClaudeHistory.inspect")(function*(threadId: string) {
       const location = yield* locate(threadId)
       // The listing finds the sessions this one resumed (answered from the cache when nothing changed).
-      yield* list()
+      yield* listing()
       const earlier = lastPredecessors.get(location.main.path) ?? []
       const fingerprint = familyKey([location, ...earlier])
       const cached = records.get(threadId)

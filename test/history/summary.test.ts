@@ -134,6 +134,57 @@ describe("the listing's streaming summary equals the full parse's summary", () =
     ) expect(isInertLine(parsed)).toBe(false)
   })
 
+  it("with file-history snapshots of every kind between the lines of every session (skipped or parsed alike)", async () => {
+    const random = prng(11)
+    let skipped = 0
+    for (const file of mainFiles()) {
+      const lines = fs.readFileSync(file, "utf8").split("\n")
+      const uuids = lines.flatMap((line) => {
+        const uuid = /"uuid":"([^"]+)"/.exec(line)?.[1]
+        return uuid === undefined ? [] : [uuid]
+      })
+      const pick = () => uuids[Math.floor(random() * uuids.length)] ?? "none"
+      const placed: Array<string> = []
+      const snapshot = () => {
+        const base = { type: "file-history-snapshot", messageId: pick(), snapshot: { trackedFileBackups: {} } }
+        const uuid = `s-${placed.length}`
+        const variants = [
+          base,
+          { ...base, isSidechain: random() < 0.5, parentUuid: pick(), timestamp: "2026-01-01T00:00:00.000Z", gitBranch: "x" },
+          { ...base, uuid, parentUuid: pick() },
+          { ...base, cwd: "/elsewhere" },
+          { ...base, summary: "Snapshot title", leafUuid: pick(), customTitle: "t" }
+        ]
+        const chosen = variants[Math.floor(random() * variants.length)]!
+        if ("uuid" in chosen) placed.push(uuid)
+        const text = JSON.stringify(chosen)
+        return random() < 0.1 ? text.slice(0, Math.floor(random() * text.length)) : text
+      }
+      const withSnapshots = lines.flatMap((line) => (random() < 0.5 ? [snapshot(), line] : [line]))
+      // A summary that names a snapshot placed in the conversation: it titles the thread only if that line is read.
+      const named = placed.at(-1)
+      if (named !== undefined) withSnapshots.push(JSON.stringify({ type: "summary", summary: "Named after a snapshot", leafUuid: named }))
+      const text = withSnapshots.join("\n")
+      skipped += text.split("\n").filter(isInertLine).length
+      const bytes = Buffer.from(text, "utf8")
+      const read = chunkedReader(new Map([[file, bytes]]), random, 70_000)
+      expect(await summarizeSession({ threadId: "t", mainPath: file, agentPaths: [] }, read)).toEqual(
+        fullSummary("t", file, decodeText(text), [])
+      )
+    }
+    expect(skipped).toBeGreaterThan(100)
+    // A snapshot's cwd is the project directory of a session whose prompt names none.
+    const file = "/p/synthetic.jsonl"
+    const synthetic = [
+      JSON.stringify({ type: "file-history-snapshot", messageId: "m1", snapshot: { trackedFileBackups: {} }, cwd: "/from/a/snapshot" }),
+      JSON.stringify({ type: "user", uuid: "u1", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "Fix it" } })
+    ].join("\n")
+    const expected = fullSummary("t", file, decodeText(synthetic), [])
+    expect(expected?.project_dir).toBe("/from/a/snapshot")
+    const read = chunkedReader(new Map([[file, Buffer.from(synthetic)]]), random, 70_000)
+    expect(await summarizeSession({ threadId: "t", mainPath: file, agentPaths: [] }, read)).toEqual(expected)
+  })
+
   it("on the schema-drift catalogue and on every session file alone, read in chunks of random size", async () => {
     const random = prng(7)
     for (const file of mainFiles()) {

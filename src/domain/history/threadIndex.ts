@@ -35,7 +35,8 @@ const KIND = "codex-replay-thread-index" as const
 export interface StoredThread {
   readonly ended_at: string | null
   readonly cost_usd: number | null
-  readonly summary: () => ThreadSummary
+  /** Undefined when the index's line does not read back as a summary: the session must be read again. */
+  readonly summary: () => ThreadSummary | undefined
 }
 
 export interface IndexedSession {
@@ -93,21 +94,24 @@ const summaryText = (thread: StoredThread) => {
 /** A summary line of a whole index (`start`..`end` in its bytes), whose checksum held: parsed on the first call. */
 const unparsedThread = (ended_at: string | null, cost_usd: number | null, bytes: Buffer, start: number, end: number): StoredThread => {
   const text = () => bytes.toString("utf8", start, end)
-  let parsed: ThreadSummary | undefined
+  let parsed: ThreadSummary | null | undefined
   const thread: StoredThread = {
     ended_at,
     cost_usd,
-    summary: () => (parsed ??= parseSummaryLine(text()))
+    summary: () => (parsed ??= parseSummaryLine(text())) ?? undefined
   }
   summaryTexts.set(thread, text)
   return thread
 }
 
-const parseSummaryLine = (text: string): ThreadSummary => {
-  const value: unknown = JSON.parse(text)
-  // The checksum rules out damage: a summary that does not read back is a fault of the writer.
-  if (!isSummary(value)) throw new Error("The thread index holds a summary of another shape than it wrote.")
-  return value
+/** The summary of a line, or null for one that is not (the checksum rules out damage, not a writer's fault). */
+const parseSummaryLine = (text: string): ThreadSummary | null => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return isSummary(value) ? value : null
+  } catch {
+    return null
+  }
 }
 
 export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.jsonl`)

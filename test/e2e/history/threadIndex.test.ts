@@ -41,6 +41,17 @@ const listFresh = (setup: Setup) => {
   )
 }
 
+/** `list_threads` by a fresh service (the CLI's and the page's listing); the warnings it logged are collected. */
+const listThreadsFresh = (setup: Setup, payload: unknown) => {
+  const warnings: Array<string> = []
+  const collect = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+    if (logLevel._tag === "Warning") warnings.push(String(message))
+  }))
+  return Effect.runPromise(
+    Effect.map(listThreads(payload), (result) => ({ result, warnings })).pipe(Effect.provide(historyLayer(setup.settings)), Effect.provide(collect))
+  )
+}
+
 const projectsOf = (setup: Setup) => path.join(setup.home, "projects")
 
 /** Claude Code appends a human prompt to the spotter session (the `n`th such prompt of a test). */
@@ -275,10 +286,12 @@ describe("the persistent thread index", () => {
     })
   })
 
-  it("answers a page of the listing parsing only the summaries the page shows", async () => {
+  it("answers a page parsing only the summaries it shows, and reads again a session whose summary line is damaged", async () => {
     const context = setup()
-    await listFresh(context)
-    // The oldest thread's summary line made unreadable (its checksum matched): a page of the newest still lists.
+    const reference = await listThreadsFresh(context, { limit: 100 })
+    const search = await listThreadsFresh(context, { query: "spotter", sort: "cost" })
+    expect(search.result.threads.length).toBeGreaterThan(0)
+    // The oldest thread's summary line made unreadable, its checksum made to match (a writer's fault, or an edit).
     const lines = fs.readFileSync(context.indexFile, "utf8").split("\n")
     const first = JSON.parse(lines[0]!)
     const threads = Object.entries(first.sessions as Record<string, { thread: [string | null, number | null] | null }>)
@@ -286,13 +299,21 @@ describe("the persistent thread index", () => {
     const oldest = threads.reduce((found, entry, at) => ((entry[1].thread![0] ?? "") < (threads[found]![1].thread![0] ?? "") ? at : found), 0)
     lines[oldest + 1] = "{\"not\": \"a summary\""
     fs.writeFileSync(context.indexFile, withFirstLine(lines.join("\n"), (header) => (header.summaries = sha256(lines.slice(1).join("\n")))))
-    const page = await Effect.runPromise(listThreads({ limit: 2 }).pipe(Effect.provide(historyLayer(context.settings))))
-    expect(page.threads).toHaveLength(2)
-    expect(page.total).toBe(threads.length)
-    expect(page.threads.map((thread) => thread.source_path)).not.toContain(threads[oldest]![0])
-    // Asked for, it is parsed (and the damage shows).
-    await expect(Effect.runPromise(listThreads({ limit: 100 }).pipe(Effect.provide(historyLayer(context.settings))))).rejects
-      .toThrow()
+    // A page without it never reads its line.
+    const page = await listThreadsFresh(context, { limit: 2 })
+    expect(page.result.threads).toEqual(reference.result.threads.slice(0, 2))
+    expect(page.result.total).toBe(threads.length)
+    expect(page.warnings).toEqual([])
+    // A search reads every summary: it reads that session again, says so once, answers as before, and corrects
+    // the index, so that the whole listing after it finds nothing to say.
+    const searched = await listThreadsFresh(context, { query: "spotter", sort: "cost" })
+    expect(searched.result).toEqual(search.result)
+    expect(searched.warnings).toHaveLength(1)
+    expect(searched.warnings[0]).toMatch(/^The thread index .+ held a damaged summary of .+\.jsonl; the session was read again\.$/)
+    expect(searched.warnings[0]).toContain(path.basename(threads[oldest]![0]))
+    expect(await listThreadsFresh(context, { limit: 100 })).toEqual(reference)
+    const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
+    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(threads[oldest]![0])?.thread?.summary()?.source_path).toBe(threads[oldest]![0])
   })
 
   it("reads an index whose titles are UTF-8 rather than ASCII escapes (one written by hand) as UTF-8", async () => {
@@ -304,7 +325,7 @@ describe("the persistent thread index", () => {
     const summaries = lines.slice(1).join("\n")
     fs.writeFileSync(context.indexFile, withFirstLine(lines.join("\n"), (first) => (first.summaries = sha256(summaries))))
     const loaded = await loadThreadIndex(context.indexFile, VERSION, projectsOf(context))
-    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(summary.source_path)?.thread?.summary().title).toBe("Réparer — 日本語")
+    expect(loaded._tag === "Loaded" && loaded.index.sessions.get(summary.source_path)?.thread?.summary()?.title).toBe("Réparer — 日本語")
     const warm = await listFresh(context)
     expect(warm.stats.parsed).toBe(0)
     expect(warm.warnings).toEqual([])
