@@ -17,7 +17,8 @@ import type { ThreadSummary } from "./session.js"
  * thread) the end time and cost the listing orders by, the resumed sessions and the sub-agent files. Each
  * line after it is one thread's summary, in the order of the sessions, parsed only when the listing shows or
  * searches that thread (a page shows 100 of thousands): a SHA-256 of those lines in the first line vouches
- * for them unparsed.
+ * for them unparsed, and one that still does not read back as a summary (a writer's fault, or an edit that
+ * kept the checksum) has its session read again by the listing.
  *
  * Beside it, a journal (`threads-v2.journal`): one JSON line per listing that changed something, holding only
  * the entries that changed, summaries included (or `null` for one that went). A new session costs a line,
