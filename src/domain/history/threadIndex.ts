@@ -117,6 +117,10 @@ const parseSummaryLine = (text: string): ThreadSummary | null => {
 
 export const threadIndexPath = (cacheRoot: string) => path.join(indexDirectory(cacheRoot), `threads-v${THREAD_INDEX_FORMAT}.jsonl`)
 
+/** The files of the formats before this one beside the index at `indexFile`: removed when it is written whole. */
+export const olderThreadIndexFiles = (indexFile: string) =>
+  ["threads-v1.json", "threads-v1.journal"].map((name) => path.join(path.dirname(indexFile), name))
+
 /** The journal of the index at `indexFile`. */
 export const threadIndexJournalPath = (indexFile: string) => indexFile.replace(/\.jsonl$/, ".journal")
 

@@ -5,6 +5,7 @@ import * as path from "node:path"
 import {
   applyJournal,
   decodeText,
+  olderThreadIndexFiles,
   type LoadedIndex,
   parseThreadIndex,
   serializeJournalLine,
@@ -121,5 +122,6 @@ export const saveThreadIndex = async (
     throw error
   }
   await fs.rm(journalFile, { force: true })
+  await Promise.all(olderThreadIndexFiles(file).map((older) => fs.rm(older, { force: true })))
   return { bytes: 0, indexBytes: text.length, appendable: true }
 }

@@ -286,6 +286,17 @@ describe("the persistent thread index", () => {
     })
   })
 
+  it("removes the index and journal of the format before when it writes its own", async () => {
+    const context = setup()
+    const folder = path.dirname(context.indexFile)
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+    fs.writeFileSync(path.join(folder, "threads-v1.json"), JSON.stringify({ kind: "codex-replay-thread-index", format: 1 }))
+    fs.writeFileSync(path.join(folder, "threads-v1.journal"), "{}\n")
+    const cold = await listFresh(context)
+    expect(cold.warnings).toEqual([])
+    expect(fs.readdirSync(folder)).toEqual(["threads-v2.jsonl"])
+  })
+
   it("answers a page parsing only the summaries it shows, and reads again a session whose summary line is damaged", async () => {
     const context = setup()
     const reference = await listThreadsFresh(context, { limit: 100 })
