@@ -25,6 +25,7 @@ import {
   indexChanges,
   type IndexedSession,
   indexedSession,
+  prepareAgentEntry,
   prepareSessionEntry,
   snapshotIndex,
   type StoredThread,
@@ -381,7 +382,9 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const cached = agentSessions.get(stamp.path)
       if (cached?.stamp === key) return cached.sessionId
       const sessionId = readAgentSessionId(stamp.path)
-      agentSessions.set(stamp.path, { stamp: key, sessionId })
+      const entry = { stamp: key, sessionId }
+      agentSessions.set(stamp.path, entry)
+      prepareAgentEntry(stamp.path, entry)
       indexDirty = true
       return sessionId
     }
@@ -535,7 +538,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         Effect.map((digest) => {
           const entry = indexedSession(fingerprint, digest)
           summaries.set(location.main.path, entry)
-          prepareSessionEntry(entry)
+          prepareSessionEntry(location.main.path, entry)
           progress = { ...progress, done: progress.done + 1 }
         }),
         Effect.catchAll((error) =>
@@ -752,7 +755,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       if (changes === undefined || hasChanges(changes)) {
         // Taken before the write: what a concurrent listing adds meanwhile is a change for the next write.
         const writing = snapshotIndex(current())
-        journal = yield* Effect.tryPromise(() => saveThreadIndex(indexFile, VERSION, projectsRoot, writing, changes, journal))
+        journal = yield* Effect.try(() => saveThreadIndex(indexFile, VERSION, projectsRoot, writing, changes, journal))
         written = writing
       }
       indexDirty = false
@@ -858,7 +861,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const digest = yield* Effect.tryPromise({ try: () => digestSession(filesOf(location), readChunks), catch: readFailure(location) })
       const entry = indexedSession(fingerprintOf(location), digest)
       summaries.set(location.main.path, entry)
-      prepareSessionEntry(entry)
+      prepareSessionEntry(location.main.path, entry)
       yield* writeIndex
       if (digest.summary !== undefined) return digest.summary
       return yield* controllerError(`The Claude session ${location.threadId} changed while it was listed; list the threads again.`)

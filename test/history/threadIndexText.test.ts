@@ -6,6 +6,7 @@ import {
   indexChanges,
   indexedSession,
   parseThreadIndex,
+  prepareAgentEntry,
   prepareSessionEntry,
   serializeJournalLine,
   serializeThreadIndex,
@@ -57,14 +58,18 @@ const sessionsOf = (index: ThreadIndex) =>
 
 const load = (text: string) => parseThreadIndex(Buffer.from(text, "utf8"), VERSION, ROOT)
 
+/** The index file's bytes, as text. */
+const textOf = (index: ThreadIndex) => serializeThreadIndex(VERSION, ROOT, index).toString("utf8")
+
 describe("the thread index's text", () => {
   const key = (id: string) => `${ROOT}/-work/${id}.jsonl`
 
   it("is ASCII: a first line of JSON, then one summary per thread, and reads back as the same index", () => {
     const first = session("a", "Réparer le test — 日本語のタイトル…")
     const index = indexOf([key("a"), first], [key("none"), notThread("none")], [`${ROOT}/-wörk/c.jsonl`, session("c", "plain")])
-    prepareSessionEntry(first)
-    const text = serializeThreadIndex(VERSION, ROOT, index)
+    prepareSessionEntry(key("a"), first)
+    prepareAgentEntry(`${ROOT}/-work/agent-1.jsonl`, index.agents.get(`${ROOT}/-work/agent-1.jsonl`)!)
+    const text = textOf(index)
     expect(/^[\x20-\x7e\n]*$/.test(text)).toBe(true)
     const lines = text.split("\n")
     expect(lines).toHaveLength(4)
@@ -90,11 +95,11 @@ describe("the thread index's text", () => {
     expect([...loaded.index.resumed]).toEqual([...index.resumed])
     expect([...loaded.index.agents]).toEqual([...index.agents])
     // Written again whole from what it read, it is the same text.
-    expect(serializeThreadIndex(VERSION, ROOT, loaded.index)).toBe(text)
+    expect(textOf(loaded.index)).toBe(text)
   })
 
   it("parses a summary only when it is asked for", () => {
-    const text = serializeThreadIndex(VERSION, ROOT, indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
+    const text = textOf(indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
     // A second line that is not JSON, its checksum made to match: the index loads, and only that summary fails.
     const lines = text.split("\n")
     lines[1] = "{not json"
@@ -108,7 +113,7 @@ describe("the thread index's text", () => {
   })
 
   describe("is discarded, never half read", () => {
-    const text = serializeThreadIndex(VERSION, ROOT, indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
+    const text = textOf(indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
     const lines = text.split("\n")
     const cases: ReadonlyArray<readonly [string, string, string]> = [
       ["a summary changed without its checksum", text.replace("\"title\":\"second\"", "\"title\":\"changed\""), "its summaries do not match their checksum"],
@@ -133,10 +138,41 @@ describe("the thread index's text", () => {
 
   it("writes an entry replaced since its text was made as it is now", () => {
     const index = indexOf([key("a"), session("a", "before")])
-    serializeThreadIndex(VERSION, ROOT, index)
+    textOf(index)
     index.sessions.set(key("a"), session("a", "after"))
-    const text = serializeThreadIndex(VERSION, ROOT, index)
+    const text = textOf(index)
     expect(JSON.parse(text.split("\n")[1]!).title).toBe("after")
+  })
+
+  it("writes an entry under the key it has now, whatever key it was made ready under", () => {
+    const entry = session("a", "moved")
+    prepareSessionEntry(key("elsewhere"), entry)
+    const text = textOf(indexOf([key("a"), entry]))
+    expect(Object.keys(JSON.parse(text.split("\n")[0]!).sessions)).toEqual([key("a")])
+    expect(load(text)._tag).toBe("Loaded")
+  })
+
+  it("keeps a summary line written by hand in UTF-8 as it is, and its checksum", () => {
+    const text = textOf(indexOf([key("a"), session("a", "first")], [key("b"), session("b", "second")]))
+    const lines = text.split("\n")
+    lines[2] = lines[2]!.replace("\"title\":\"second\"", "\"title\":\"Réparer — 日本語 😀\"")
+    const handWritten = withFirstLine(lines.join("\n"), (first) => (first.summaries = sha256(`${lines[1]}\n${lines[2]}\n`)))
+    const loaded = load(handWritten)
+    if (loaded._tag !== "Loaded") throw new Error(`not loaded: ${JSON.stringify(loaded)}`)
+    const written = serializeThreadIndex(VERSION, ROOT, loaded.index)
+    expect(written.equals(Buffer.from(handWritten, "utf8"))).toBe(true)
+    const again = parseThreadIndex(written, VERSION, ROOT)
+    if (again._tag !== "Loaded") throw new Error(`not loaded: ${JSON.stringify(again)}`)
+    expect(again.index.sessions.get(key("b"))?.thread?.summary()?.title).toBe("Réparer — 日本語 😀")
+  })
+
+  it("is its first line alone when no session is a thread", () => {
+    const text = textOf(indexOf([key("none"), notThread("none")]))
+    expect(text.indexOf("\n")).toBe(text.length - 1)
+    expect(JSON.parse(text).summaries).toBe(sha256(""))
+    const loaded = load(text)
+    if (loaded._tag !== "Loaded") throw new Error(`not loaded: ${JSON.stringify(loaded)}`)
+    expect(sessionsOf(loaded.index)).toEqual([[key("none"), fingerprint("none"), undefined, undefined]])
   })
 
   it("writes a journal line of the changed entries with their summaries, null for those that went", () => {

@@ -1,6 +1,16 @@
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
-import * as fs from "node:fs/promises"
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import * as path from "node:path"
 import {
   applyJournal,
@@ -65,22 +75,22 @@ export const loadThreadIndex = async (file: string, version: string, projectsRoo
  * Whether a line appended now would start a line of its own: the journal is missing, empty, or ends with a
  * newline. A line cut off by a dying process (seen by this process or not) makes the next write whole.
  */
-const endsWithWholeLine = async (journalFile: string) => {
-  let handle: fs.FileHandle
+const endsWithWholeLine = (journalFile: string) => {
+  let descriptor: number
   try {
-    handle = await fs.open(journalFile, "r")
+    descriptor = openSync(journalFile, "r")
   } catch (error) {
     if (isMissing(error)) return true
     throw error
   }
   try {
-    const { size } = await handle.stat()
+    const { size } = fstatSync(descriptor)
     if (size === 0) return true
     const last = Buffer.alloc(1)
-    await handle.read(last, 0, 1, size - 1)
+    readSync(descriptor, last, 0, 1, size - 1)
     return last[0] === 0x0a
   } finally {
-    await handle.close()
+    closeSync(descriptor)
   }
 }
 
@@ -93,35 +103,37 @@ const endsWithWholeLine = async (journalFile: string) => {
  * processes writing at once leave one whole index (the last rename wins) and a reader never sees half. A
  * line is one appending write, made only after a whole line; a line another process appends while the
  * index is rewritten may be lost, which costs only a parse later.
+ *
+ * Synchronous, as the read is: 2 MB reach the page cache in a few milliseconds, where the promise API's
+ * thread-pool round trips (a chunked write, a rename, three removals) kept the end of a cold listing waiting.
  */
-export const saveThreadIndex = async (
+export const saveThreadIndex = (
   file: string,
   version: string,
   projectsRoot: string,
   index: ThreadIndex,
   changes?: ThreadIndexChanges,
   journal?: JournalState
-): Promise<JournalState> => {
+): JournalState => {
   const journalFile = threadIndexJournalPath(file)
   if (changes !== undefined && journal?.appendable === true) {
     const line = serializeJournalLine(version, projectsRoot, changes)
     const bytes = journal.bytes + line.length
-    if (bytes <= Math.max(MIN_JOURNAL_BYTES, journal.indexBytes / 4) && (await endsWithWholeLine(journalFile))) {
-      await fs.appendFile(journalFile, line, { mode: 0o600 })
+    if (bytes <= Math.max(MIN_JOURNAL_BYTES, journal.indexBytes / 4) && endsWithWholeLine(journalFile)) {
+      appendFileSync(journalFile, line, { mode: 0o600 })
       return { ...journal, bytes }
     }
   }
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const text = serializeThreadIndex(version, projectsRoot, index)
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  const bytes = serializeThreadIndex(version, projectsRoot, index)
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    await fs.writeFile(temporary, text, { mode: 0o600, flag: "wx" })
-    await fs.rename(temporary, file)
+    writeFileSync(temporary, bytes, { mode: 0o600, flag: "wx" })
+    renameSync(temporary, file)
   } catch (error) {
-    await fs.rm(temporary, { force: true })
+    rmSync(temporary, { force: true })
     throw error
   }
-  await fs.rm(journalFile, { force: true })
-  await Promise.all(olderThreadIndexFiles(file).map((older) => fs.rm(older, { force: true })))
-  return { bytes: 0, indexBytes: text.length, appendable: true }
+  for (const stale of [journalFile, ...olderThreadIndexFiles(file)]) rmSync(stale, { force: true })
+  return { bytes: 0, indexBytes: bytes.length, appendable: true }
 }

@@ -276,10 +276,10 @@ describe("the persistent thread index", () => {
       const index = loaded.index
       const [first] = index.sessions.keys()
       const changes = { sessions: new Map([[first!, null]]), resumed: new Map(), agents: new Map() }
-      const small = await saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, loaded.journal)
+      const small = saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, loaded.journal)
       expect(small.bytes).toBe(fs.statSync(journalOf(context)).size)
       const full = { ...small, bytes: 64 * 1024 }
-      const folded = await saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, full)
+      const folded = saveThreadIndex(context.indexFile, VERSION, projectsOf(context), index, changes, full)
       expect(folded).toEqual({ bytes: 0, indexBytes: fs.statSync(context.indexFile).size, appendable: true })
       expect(fs.existsSync(journalOf(context))).toBe(false)
       expect(fs.readdirSync(path.dirname(context.indexFile)).sort()).toEqual(["threads-v2.jsonl"])
