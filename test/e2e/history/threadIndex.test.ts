@@ -175,6 +175,23 @@ describe("the persistent thread index", () => {
     })
   }
 
+  it("answers as without it, with one warning and no file left behind, when it cannot be written", async () => {
+    const context = setup()
+    const reference = await listFresh(context)
+    // A folder where the index file goes: the rename that would replace it fails.
+    fs.rmSync(context.indexFile)
+    fs.mkdirSync(path.join(context.indexFile, "taken"), { recursive: true })
+    const listed = await listFresh(context)
+    expect(listed.threads).toEqual(reference.threads)
+    // Read first, the folder is no index: one warning for that, one for the write.
+    expect(listed.warnings).toHaveLength(2)
+    expect(listed.warnings[0]).toMatch(/^The thread index .+threads-v2\.jsonl was discarded because it cannot be read \(.+\); it is being rebuilt\.$/)
+    expect(listed.warnings[1]).toMatch(/^Cannot write the thread index .+threads-v2\.jsonl: .+/)
+    for (const warning of listed.warnings) expect(warning).not.toContain("\n")
+    expect(fs.readdirSync(path.dirname(context.indexFile)).sort()).toEqual(["threads-v2.jsonl"])
+    expect(fs.readdirSync(context.indexFile)).toEqual(["taken"])
+  })
+
   describe("its journal", () => {
     it("takes one line for a session that grew, leaving the index as it was, and a third process reads both", async () => {
       const context = setup()
