@@ -125,15 +125,15 @@ export const saveThreadIndex = (
     }
   }
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  const bytes = serializeThreadIndex(version, projectsRoot, index)
+  const content = serializeThreadIndex(version, projectsRoot, index)
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    writeFileSync(temporary, bytes, { mode: 0o600, flag: "wx" })
+    writeFileSync(temporary, content, { mode: 0o600, flag: "wx" })
     renameSync(temporary, file)
   } catch (error) {
     rmSync(temporary, { force: true })
     throw error
   }
   for (const stale of [journalFile, ...olderThreadIndexFiles(file)]) rmSync(stale, { force: true })
-  return { bytes: 0, indexBytes: bytes.length, appendable: true }
+  return { bytes: 0, indexBytes: content.length, appendable: true }
 }
