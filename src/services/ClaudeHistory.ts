@@ -23,6 +23,7 @@ import {
   emptyIndex,
   hasChanges,
   indexChanges,
+  type IndexedAgent,
   type IndexedSession,
   indexedSession,
   prepareAgentEntry,
@@ -373,7 +374,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const projectsRoot = path.join(settings.claudeConfigDir, "projects")
     const summaries = new Map<string, IndexedSession>()
     const resumed = new Map<string, ResumedSummary>()
-    const agentSessions = new Map<string, { stamp: string; sessionId: string | undefined }>()
+    const agentSessions = new Map<string, IndexedAgent>()
     const records = new Map<string, ThreadRecordEntry>()
 
     /** The session of a sibling agent file: read once, then known while the file is unchanged. */
@@ -382,7 +383,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const cached = agentSessions.get(stamp.path)
       if (cached?.stamp === key) return cached.sessionId
       const sessionId = readAgentSessionId(stamp.path)
-      const entry = { stamp: key, sessionId }
+      const entry: IndexedAgent = { stamp: key, sessionId }
       agentSessions.set(stamp.path, entry)
       prepareAgentEntry(stamp.path, entry)
       indexDirty = true
@@ -831,7 +832,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     /** All imported threads, most recent first, each summary read at once (`listing` reads them when asked). */
     const list = () =>
       Effect.flatMap(listing(), ({ threads, diagnostics }) =>
-        Effect.map(Effect.forEach(threads, (thread) => thread.summary), (summaries) => ({ threads: summaries, diagnostics })))
+        Effect.map(Effect.forEach(threads, (thread) => thread.summary), (read) => ({ threads: read, diagnostics })))
 
     /**
      * A thread as listed, named by its location (a stem seen in two folders is made unique there). Its summary

@@ -258,7 +258,7 @@ const readSmallSections = (parsed: Record<string, unknown>, index: MutableIndex,
   readSection(parsed.resumed as Record<string, unknown>, index.resumed, resumedEntry, removable) &&
   readSection(parsed.agents as Record<string, unknown>, index.agents, agentEntry, removable)
 
-const checksumOf = (summaryLines: string | Buffer) => createHash("sha256").update(summaryLines).digest("hex")
+const checksumOf = (summaryLines: Buffer) => createHash("sha256").update(summaryLines).digest("hex")
 
 const NEWLINE = 0x0a
 
