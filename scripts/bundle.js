@@ -13,47 +13,12 @@ import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { modulesByOwnPath } from "./modulesByOwnPath.js"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 const outdir = `${dist}bundle`
-
-/**
- * `import { Effect, Schema } from "effect"` reaches each module through the package's index (`export * as Schema
- * from "./Schema.js"`), and esbuild bundles a module reached that way whole, as an object of all its exports:
- * every function of Effect.js, every schema Schema.js defines (made when the bundle starts), and what those
- * need. tsc's output is bundled with each such import (one line, as tsc writes it) rewritten to the module's own
- * path, as the libraries import each other (`import * as Schema from "effect/Schema"`), so that only what is
- * used is bundled (README, "The thread list and its index": a third less to load, 27 ms off every listing).
- * Each capitalised name of these indexes is its module at its own path (`pipe` and the like stay imported from
- * the index, which makes no object of a module); a name without a path of its own fails the build.
- */
-const PACKAGES_WITH_AN_INDEX = ["effect", "@effect/platform", "@effect/rpc", "@effect/cli", "@effect/platform-node"]
-const importFromIndex = new RegExp(`^import \\{([^}]*)\\} from "(${PACKAGES_WITH_AN_INDEX.join("|")})";$`, "gm")
-
-const byOwnPath = (names, packageName) => {
-  const specifiers = names.split(",").map((name) => name.trim()).filter((name) => name !== "")
-  const isModule = (specifier) => /^[A-Z]/.test(specifier)
-  const modules = specifiers.filter(isModule).map((specifier) => {
-    const [name, local = name] = specifier.split(/\s+as\s+/)
-    return `import * as ${local} from "${packageName}/${name}";`
-  })
-  const others = specifiers.filter((specifier) => !isModule(specifier))
-  return [...modules, ...(others.length === 0 ? [] : [`import { ${others.join(", ")} } from "${packageName}";`])].join(" ")
-}
-
-const modulesByOwnPath = {
-  name: "modules-by-own-path",
-  setup(build) {
-    build.onLoad({ filter: /\.js$/ }, async ({ path }) => {
-      if (!path.startsWith(dist)) return undefined
-      const source = await readFile(path, "utf8")
-      return { contents: source.replace(importFromIndex, (_, names, packageName) => byOwnPath(names, packageName)), loader: "js" }
-    })
-  }
-}
 
 const common = {
   bundle: true,
@@ -63,7 +28,7 @@ const common = {
   // native addon from its own folder.
   external: ["@openai/codex-sdk", "msgpackr-extract"],
   logLevel: "warning",
-  plugins: [modulesByOwnPath]
+  plugins: [modulesByOwnPath(dist)]
 }
 
 rmSync(outdir, { recursive: true, force: true })

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Worker } from "node:worker_threads"
+import { importsByOwnPath } from "../../../scripts/modulesByOwnPath.js"
 import { digestSession, type SessionFiles } from "../../../src/domain/history/reader.js"
 import type { SummaryReply } from "../../../src/domain/history/summaryWorker.js"
 import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
@@ -98,6 +99,56 @@ describe("the bundled command line", () => {
       }
     } finally {
       await worker.terminate()
+    }
+  })
+
+  it("bundles only what it uses of a module imported through a package's index", () => {
+    // Schemas that effect/Schema defines and this project never uses: bundled (and made at every start) only
+    // when the whole module is, as an object of all its exports.
+    const unused = /BooleanFromString|Uint8ArrayFromBase64|fast-check/
+    for (const name of ["listing.cjs", ...bundleFiles()]) {
+      expect({ name, unused: unused.test(fs.readFileSync(path.join(BUNDLE, name), "utf8")) }).toEqual({ name, unused: false })
+    }
+  })
+})
+
+describe("the imports the bundle takes from their own paths", () => {
+  it("rewrites a module imported from a package's index, keeps its local name and the index's functions", () => {
+    expect(importsByOwnPath(`import { Effect, Layer } from "effect";\nimport { Schema as S, pipe } from "effect";`)).toBe(
+      `import * as Effect from "effect/Effect"; import * as Layer from "effect/Layer";\n` +
+        `import * as S from "effect/Schema"; import { pipe } from "effect";`
+    )
+    expect(importsByOwnPath(`import { HttpServerRequest } from "@effect/platform";`)).toBe(
+      `import * as HttpServerRequest from "@effect/platform/HttpServerRequest";`
+    )
+  })
+
+  it("leaves every other import as it is", () => {
+    const others = [
+      `import { pipe, flow } from "effect";`,
+      `import * as Schema from "effect/Schema";`,
+      `import { Effect } from "effect-extra";`,
+      `import { readFile } from "node:fs";`,
+      `const text = 'import { Effect } from "effect";'`,
+      `export { Effect } from "effect";`
+    ].join("\n")
+    expect(importsByOwnPath(others)).toBe(others)
+  })
+
+  it("names, for every such import of the built modules, the very module the index exports", async () => {
+    const rewritten = new Set<string>()
+    for (const file of fs.readdirSync(path.join(REPO, "dist"), { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith(".js") || file.startsWith("bundle")) continue
+      const source = fs.readFileSync(path.join(REPO, "dist", file), "utf8")
+      for (const match of importsByOwnPath(source).matchAll(/import \* as \w+ from "((?:@effect\/[\w-]+|effect)\/(\w+))";/g)) {
+        rewritten.add(match[1]!)
+      }
+    }
+    expect(rewritten.size).toBeGreaterThan(20)
+    for (const specifier of rewritten) {
+      const name = specifier.slice(specifier.lastIndexOf("/") + 1)
+      const index: Record<string, unknown> = await import(specifier.slice(0, specifier.lastIndexOf("/")))
+      expect({ specifier, same: (await import(specifier)) === index[name] }).toEqual({ specifier, same: true })
     }
   })
 })
