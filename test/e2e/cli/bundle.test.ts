@@ -130,25 +130,34 @@ describe("the imports the bundle takes from their own paths", () => {
       `import { Effect } from "effect-extra";`,
       `import { readFile } from "node:fs";`,
       `const text = 'import { Effect } from "effect";'`,
-      `export { Effect } from "effect";`
+      `export { Effect } from "effect";`,
+      `import {} from "effect";`,
+      `import { Either /* a comment */ } from "effect";`,
+      `import {\n  Effect\n} from "effect";`
     ].join("\n")
     expect(importsByOwnPath(others)).toBe(others)
   })
 
-  it("names, for every such import of the built modules, the very module the index exports", async () => {
-    const rewritten = new Set<string>()
+  it("binds, in every such import of the built modules, each local name to the module the index exports under its name", async () => {
+    const imported = /^import \{([^}]*)\} from "(effect|@effect\/[\w-]+)";$/gm
+    const bindings = new Map<string, { readonly index: string; readonly name: string; readonly specifier: string }>()
     for (const file of fs.readdirSync(path.join(REPO, "dist"), { recursive: true, encoding: "utf8" })) {
       if (!file.endsWith(".js") || file.startsWith("bundle")) continue
-      const source = fs.readFileSync(path.join(REPO, "dist", file), "utf8")
-      for (const match of importsByOwnPath(source).matchAll(/import \* as \w+ from "((?:@effect\/[\w-]+|effect)\/(\w+))";/g)) {
-        rewritten.add(match[1]!)
+      for (const [line, names, index] of fs.readFileSync(path.join(REPO, "dist", file), "utf8").matchAll(imported)) {
+        const rewritten = new Map(
+          [...importsByOwnPath(line).matchAll(/import \* as (\w+) from "([^"]+)";/g)].map(([, local, specifier]) => [local!, specifier!])
+        )
+        for (const specifier of names!.split(",").map((name) => name.trim())) {
+          const [name, local = name] = specifier.split(/\s+as\s+/) as [string, string?]
+          if (/^[A-Z]/.test(name)) bindings.set(`${index}:${name}:${local}`, { index: index!, name, specifier: rewritten.get(local) ?? "(none)" })
+        }
       }
     }
-    expect(rewritten.size).toBeGreaterThan(20)
-    for (const specifier of rewritten) {
-      const name = specifier.slice(specifier.lastIndexOf("/") + 1)
-      const index: Record<string, unknown> = await import(specifier.slice(0, specifier.lastIndexOf("/")))
-      expect({ specifier, same: (await import(specifier)) === index[name] }).toEqual({ specifier, same: true })
+    expect(bindings.size).toBeGreaterThan(20)
+    for (const { index, name, specifier } of bindings.values()) {
+      const exported = ((await import(index)) as Record<string, unknown>)[name]
+      const bound = specifier === "(none)" ? undefined : await import(specifier)
+      expect({ index, name, specifier, same: bound === exported }).toEqual({ index, name, specifier, same: true })
     }
   })
 })
