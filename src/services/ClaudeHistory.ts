@@ -38,6 +38,7 @@ import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
 import { VERSION } from "./internal/packageInfo.js"
 import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
+import { turnInliningBackOn, turnInliningOff } from "./internal/v8Inlining.js"
 import { type JournalState, type LoadedIndexFile, loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
 
@@ -230,9 +231,14 @@ const failureOf = (reply: Extract<SummaryReply, { ok: false }>) => {
   return error
 }
 
-/** A small pool of summary workers; each takes the next session as soon as it has room. */
-const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
+/**
+ * A small pool of summary workers; each takes the next session as soon as it has room. `withoutInlining` turns
+ * V8's inlining off until the pool is closed (closing turns it back on at once, before waiting for the threads).
+ */
+const startPool = (size: number, limits: ResourceLimits, withoutInlining: boolean): SummaryPool => {
   const entry = workerEntry()
+  if (withoutInlining) turnInliningOff()
+  let closed = false
   let nextId = 0
   const workers = Array.from({ length: size }, () => {
     const pending = new Map<number, { resolve: (digest: SessionDigest) => void; reject: (error: unknown) => void }>()
@@ -272,8 +278,10 @@ const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
         state.worker!.postMessage({ id, files } satisfies SummaryTask)
       })
     },
-    close: async () => {
-      await Promise.all(workers.map((state) => state.worker?.terminate()))
+    close: () => {
+      if (withoutInlining && !closed) turnInliningBackOn()
+      closed = true
+      return Promise.all(workers.map((state) => state.worker?.terminate())).then(() => undefined)
     }
   }
 }
@@ -285,6 +293,11 @@ export interface ClaudeHistoryOptions {
   readonly mainThreadToo?: boolean
   /** Each worker's V8 heap limits (tests use tiny ones to make a worker run out of memory). */
   readonly workerLimits?: ResourceLimits
+  /**
+   * V8's inlining off while the workers parse (src/services/internal/v8Inlining.ts): V8's flags are the process's,
+   * so only a process that lists and ends (the command line's `threads`) should ask for it.
+   */
+  readonly withoutInlining?: boolean
 }
 
 export interface ListingProgress {
@@ -554,12 +567,19 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     let lastListing: ListingStats = { parsed: 0, parsedBytes: 0, workers: 0, fallbacks: 0 }
 
     const workerLimits = options.workerLimits ?? WORKER_LIMITS
+    const newPool = (size: number) => startPool(size, workerLimits, options.withoutInlining === true)
 
-    /** The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms. */
+    /**
+     * The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms. The
+     * pool is closed here and now (which turns inlining back on), and waited for apart.
+     */
     const stopPool = (pool: SummaryPool) =>
-      Effect.forkDaemon(Effect.tryPromise(() => pool.close()).pipe(
-        Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
-      ))
+      Effect.suspend(() => {
+        const closing = pool.close()
+        return Effect.forkDaemon(Effect.tryPromise(() => closing).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`Cannot stop the listing's worker threads: ${describeError(error.error)}`))
+        ))
+      })
 
     /**
      * Starts the listing's workers during discovery, as soon as the sessions not in the index at all (a cold
@@ -590,7 +610,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
           if (!planSettled(option, unknown.length, bytes)) return
           settled = true
           const plan = workerPlan(option, unknown.length, bytes, process.memoryUsage.rss(), options.mainThreadToo)
-          if (plan.workers > 0) started = { pool: startPool(plan.workers, workerLimits), plan }
+          if (plan.workers > 0) started = { pool: newPool(plan.workers), plan }
           unknown.forEach(send)
         },
         /** The digest a worker was sent this session for during discovery, if it was (the files it found then). */
@@ -639,7 +659,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         })
       }
       yield* Effect.acquireUseRelease(
-        Effect.sync(() => early.take() ?? startPool(workers, workerLimits)),
+        Effect.sync(() => early.take() ?? newPool(workers)),
         (pool) =>
           Effect.forEach(stale, (location) => summaryOf(location, diagnostics, pool, mainThreadToo === true, early.sent(location)), {
             concurrency: pool.size * TASKS_PER_WORKER + (mainThreadToo ? SHARED_MAIN_THREAD_TASKS : 0),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -10,6 +10,7 @@ import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSum
 import { ClaudeHistory, type SessionLocation, planSettled, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { isInertLine, skeletonOf } from "../../src/domain/history/skeleton.js"
+import { v8FlagsAsAtStart } from "../support/v8Flags.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
 
 /** The reference: every line kept, the whole session analysed, then summarised. */
@@ -331,6 +332,50 @@ describe("listing on worker threads", () => {
       }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
     )
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
+  }, 60_000)
+
+  it("parses with V8's inlining off only while its workers run, when asked, and answers the same", async () => {
+    const home = copyOfClaudeHome()
+    const inThread = await listWith(home, 0)
+    const flagsAsAtStart: Array<boolean> = []
+    const withoutInlining = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        const probing = yield* Effect.fork(
+          Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
+        )
+        const listing = yield* history.list()
+        yield* Fiber.interrupt(probing)
+        return { ...listing, stats: yield* history.listingStats }
+      }).pipe(Effect.provide(
+        ClaudeHistory.layerWith({ workers: 2, withoutInlining: true }).pipe(Layer.provide(Settings.layer(settingsFor(home))))
+      ))
+    )
+    expect(withoutInlining.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
+    expect(withoutInlining.threads).toEqual(inThread.threads)
+    expect(withoutInlining.diagnostics).toEqual(inThread.diagnostics)
+    expect(flagsAsAtStart).toContain(false)
+    expect(v8FlagsAsAtStart()).toBe(true)
+  }, 60_000)
+
+  it("turns V8's inlining back on when a worker runs out of memory and its sessions are parsed here", async () => {
+    const home = copyOfClaudeHome()
+    const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
+    const lines = fs.readFileSync(c45, "utf8").split("\n")
+    const giant = JSON.stringify({ type: "user", isSidechain: true, uuid: "giant", message: { role: "user", content: "x".repeat(12 * 1024 * 1024) } })
+    fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
+    const starved = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        yield* history.list()
+        return yield* history.listingStats
+      }).pipe(Effect.provide(
+        ClaudeHistory.layerWith({ workers: 2, withoutInlining: true, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
+          .pipe(Layer.provide(Settings.layer(settingsFor(home))))
+      ))
+    )
+    expect(starved.fallbacks).toBeGreaterThan(0)
+    expect(v8FlagsAsAtStart()).toBe(true)
   }, 60_000)
 
   it("sends sessions to the workers during discovery, and names a stem seen in two folders apart", async () => {

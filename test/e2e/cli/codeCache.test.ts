@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { CLAUDE_HOME } from "../../history/support.js"
 import { installEnv, REPO, scratch } from "../../rpc/support.js"
 import { runCli } from "../../cli/support.js"
 
@@ -149,4 +150,52 @@ describe("codex-replay threads and its code cache", () => {
     fs.writeFileSync(path.join(index, "listing-code-v1.bin"), "damaged")
     expect(await runCli(["threads", "--json", "--limit", "100"], env)).toEqual(first)
   })
+
+  /**
+   * An install of the built command line without the cache the build ships: a listing compiles and writes one of
+   * the user's own at exit.
+   */
+  const installWithoutShippedCache = () => {
+    const install = path.join(root, "install")
+    for (const part of ["package.json", "bin", "samples", path.join("dist", "bundle")]) {
+      fs.cpSync(path.join(REPO, part), path.join(install, part), { recursive: true })
+    }
+    fs.rmSync(path.join(install, "dist", "bundle", "listing-code-v1.bin"))
+    return path.join(install, "bin", "codex-replay.js")
+  }
+
+  /**
+   * 16 sessions of 4 MB, which a cold listing parses on worker threads (it starts them from 16 files and 64 MB),
+   * each with its own message and request ids (the same ids would make them one resumed session's copies).
+   */
+  const historyForWorkers = () => {
+    const home = path.join(root, "claude")
+    const folder = path.join(home, "projects", "-workspace")
+    fs.mkdirSync(folder, { recursive: true })
+    const session = fs.readFileSync(path.join(CLAUDE_HOME, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl"), "utf8")
+    const padding = JSON.stringify({ type: "file-history-snapshot", messageId: "padding", snapshot: { padding: "x".repeat(4 * 1024 * 1024) } })
+    for (let n = 0; n < 16; n++) {
+      const ownIds = session.replaceAll(`"msg_`, `"msg_${n}_`).replaceAll(`"req_`, `"req_${n}_`)
+      fs.writeFileSync(path.join(folder, `c45af7b1-cb7c-4e51-93db-${String(n).padStart(12, "0")}.jsonl`), `${padding}\n${ownIds}`)
+    }
+    return home
+  }
+
+  it("keeps a cache of its own made after a cold listing on worker threads (which ran with V8's inlining off)", () => {
+    const bin = installWithoutShippedCache()
+    const env = installEnv(root, { CLAUDE_CONFIG_DIR: historyForWorkers() })
+    const index = path.join(root, "cache", "index")
+    const coldListing = () => {
+      fs.rmSync(path.join(index, "threads-v2.jsonl"), { force: true })
+      const listed = spawnSync(process.execPath, [bin, "threads", "--json", "--limit", "100"], { env, encoding: "utf8" })
+      return { code: listed.status, threads: (JSON.parse(listed.stdout) as { total: number }).total }
+    }
+    expect(coldListing()).toEqual({ code: 0, threads: 16 })
+    const own = fs.readFileSync(cache)
+    const written = fs.statSync(cache).mtimeMs
+    // Made with V8's flags as the next start has them, so the next listing uses it rather than writing another.
+    expect(coldListing()).toEqual({ code: 0, threads: 16 })
+    expect(fs.statSync(cache).mtimeMs).toBe(written)
+    expect(fs.readFileSync(cache).equals(own)).toBe(true)
+  }, 60_000)
 })
