@@ -695,13 +695,21 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       return predecessors
     }
 
-    /** The response keys of the earlier sessions of a family; one that cannot be read contributes none. */
-    const copiedKeys = (earlier: ReadonlyArray<SessionLocation>) =>
+    /**
+     * The response keys of the earlier sessions of a family; one that cannot be read contributes none. `read`
+     * keeps each file's keys for the caller: a listing that summarises every later session of a family of n
+     * reads each file for its keys once, not up to n - 1 times.
+     */
+    const copiedKeys = (earlier: ReadonlyArray<SessionLocation>, read = new Map<string, Promise<Set<string>>>()) =>
       Effect.tryPromise(async () => {
         const copied = new Set<string>()
         for (const location of earlier) {
-          const keys = await responseKeysOf(location.main.path, readChunks).catch(() => new Set<string>())
-          for (const key of keys) copied.add(key)
+          let keys = read.get(location.main.path)
+          if (keys === undefined) {
+            keys = responseKeysOf(location.main.path, readChunks).catch(() => new Set<string>())
+            read.set(location.main.path, keys)
+          }
+          for (const key of await keys) copied.add(key)
         }
         return copied
       }).pipe(Effect.orElseSucceed(() => new Set<string>()))
@@ -714,6 +722,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       const predecessors = predecessorsOf(locations)
       lastPredecessors = predecessors
       const result = new Map<string, ThreadSummary | undefined>()
+      const keysRead = new Map<string, Promise<Set<string>>>()
       for (const [mainPath, earlier] of predecessors) {
         const location = locations.find((candidate) => candidate.main.path === mainPath)!
         const key = familyKey([location, ...earlier])
@@ -722,7 +731,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
           result.set(mainPath, cached.summary)
           continue
         }
-        const copied = yield* copiedKeys(earlier)
+        const copied = yield* copiedKeys(earlier, keysRead)
         indexDirty = true
         const summary = yield* Effect.tryPromise({
           try: () => digestSession(filesOf(location), readChunks, copied),
