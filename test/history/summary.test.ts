@@ -358,6 +358,25 @@ describe("listing on worker threads", () => {
     expect(v8FlagsAsAtStart()).toBe(true)
   }, 60_000)
 
+  it("leaves V8's flags alone on worker threads unless asked (the daemon's listing, an embedding's)", async () => {
+    const home = copyOfClaudeHome()
+    const flagsAsAtStart: Array<boolean> = []
+    const listing = await Effect.runPromise(
+      Effect.gen(function*() {
+        const history = yield* ClaudeHistory
+        const probing = yield* Effect.fork(
+          Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
+        )
+        yield* history.list()
+        yield* Fiber.interrupt(probing)
+        return yield* history.listingStats
+      }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
+    )
+    expect(listing.workers).toBe(2)
+    expect(flagsAsAtStart.length).toBeGreaterThan(0)
+    expect(flagsAsAtStart.every((asAtStart) => asAtStart)).toBe(true)
+  }, 60_000)
+
   it("turns V8's inlining back on when a worker runs out of memory and its sessions are parsed here", async () => {
     const home = copyOfClaudeHome()
     const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")

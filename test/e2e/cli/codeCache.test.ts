@@ -181,6 +181,7 @@ describe("codex-replay threads and its code cache", () => {
     return home
   }
 
+  // The listing starts its workers on a machine of two cores or more (the CI's has two).
   it("keeps a cache of its own made after a cold listing on worker threads (which ran with V8's inlining off)", () => {
     const bin = installWithoutShippedCache()
     const env = installEnv(root, { CLAUDE_CONFIG_DIR: historyForWorkers() })
