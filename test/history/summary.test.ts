@@ -7,7 +7,13 @@ import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
 import { type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
 import { readChunks, readTranscript } from "../../src/services/internal/transcriptFiles.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
-import { ClaudeHistory, type SessionLocation, planSettled, workerPlan } from "../../src/services/ClaudeHistory.js"
+import {
+  ClaudeHistory,
+  type ClaudeHistoryOptions,
+  planSettled,
+  type SessionLocation,
+  workerPlan
+} from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { isInertLine, skeletonOf } from "../../src/domain/history/skeleton.js"
 import { v8FlagsAsAtStart } from "../support/v8Flags.js"
@@ -334,47 +340,39 @@ describe("listing on worker threads", () => {
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
   }, 60_000)
 
+  /** A listing with `options`, and whether V8's flags were as at the start, probed every millisecond while it ran. */
+  const listProbingFlags = (home: string, options: ClaudeHistoryOptions) => {
+    const flagsAsAtStart: Array<boolean> = []
+    return Effect.gen(function*() {
+      const history = yield* ClaudeHistory
+      const probing = yield* Effect.fork(
+        Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
+      )
+      const listing = yield* history.list()
+      yield* Fiber.interrupt(probing)
+      return { ...listing, stats: yield* history.listingStats, flagsAsAtStart }
+    }).pipe(
+      Effect.provide(ClaudeHistory.layerWith(options).pipe(Layer.provide(Settings.layer(settingsFor(home))))),
+      Effect.runPromise
+    )
+  }
+
   it("parses with V8's inlining off only while its workers run, when asked, and answers the same", async () => {
     const home = copyOfClaudeHome()
     const inThread = await listWith(home, 0)
-    const flagsAsAtStart: Array<boolean> = []
-    const withoutInlining = await Effect.runPromise(
-      Effect.gen(function*() {
-        const history = yield* ClaudeHistory
-        const probing = yield* Effect.fork(
-          Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
-        )
-        const listing = yield* history.list()
-        yield* Fiber.interrupt(probing)
-        return { ...listing, stats: yield* history.listingStats }
-      }).pipe(Effect.provide(
-        ClaudeHistory.layerWith({ workers: 2, withoutInlining: true }).pipe(Layer.provide(Settings.layer(settingsFor(home))))
-      ))
-    )
+    const withoutInlining = await listProbingFlags(home, { workers: 2, withoutInlining: true })
     expect(withoutInlining.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
     expect(withoutInlining.threads).toEqual(inThread.threads)
     expect(withoutInlining.diagnostics).toEqual(inThread.diagnostics)
-    expect(flagsAsAtStart).toContain(false)
+    expect(withoutInlining.flagsAsAtStart).toContain(false)
     expect(v8FlagsAsAtStart()).toBe(true)
   }, 60_000)
 
   it("leaves V8's flags alone on worker threads unless asked (the daemon's listing, an embedding's)", async () => {
-    const home = copyOfClaudeHome()
-    const flagsAsAtStart: Array<boolean> = []
-    const listing = await Effect.runPromise(
-      Effect.gen(function*() {
-        const history = yield* ClaudeHistory
-        const probing = yield* Effect.fork(
-          Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
-        )
-        yield* history.list()
-        yield* Fiber.interrupt(probing)
-        return yield* history.listingStats
-      }).pipe(Effect.provide(ClaudeHistory.layerWith({ workers: 2 }).pipe(Layer.provide(Settings.layer(settingsFor(home))))))
-    )
-    expect(listing.workers).toBe(2)
-    expect(flagsAsAtStart.length).toBeGreaterThan(0)
-    expect(flagsAsAtStart.every((asAtStart) => asAtStart)).toBe(true)
+    const listing = await listProbingFlags(copyOfClaudeHome(), { workers: 2 })
+    expect(listing.stats.workers).toBe(2)
+    expect(listing.flagsAsAtStart.length).toBeGreaterThan(0)
+    expect(listing.flagsAsAtStart.every((asAtStart) => asAtStart)).toBe(true)
   }, 60_000)
 
   it("turns V8's inlining back on when a worker runs out of memory and its sessions are parsed here", async () => {
