@@ -39,4 +39,3 @@ export const modulesByOwnPath = (dist) => ({
       path.startsWith(dist) ? { contents: importsByOwnPath(await readFile(path, "utf8")), loader: "js" } : undefined)
   }
 })
-
