@@ -1,7 +1,6 @@
 import { it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../../src/services/CodexWorker.js"
