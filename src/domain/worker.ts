@@ -89,7 +89,7 @@ export const isReviewerOutput = (purpose: WorkerPurpose) => REVIEW_PURPOSES.has(
 
 /**
  * SDK thread options for a purpose. The sandbox itself is the permission profile of
- * `sandboxConfigFor`: passing `--sandbox` would make Codex fall back to its older sandbox settings,
+ * `sandboxConfig` (agentSandbox.ts): passing `--sandbox` would make Codex fall back to its older sandbox settings,
  * which can read the whole disk.
  */
 export const threadOptionsFor = (input: {
@@ -109,53 +109,8 @@ export const threadOptionsFor = (input: {
   }
 }
 
-/** The name of the permission profile every worker runs under. */
-export const PERMISSION_PROFILE = "codex_replay"
-
 /** Whether a purpose's profile lets the agent write its working directory and use the network. */
 export const isReadOnlyPurpose = (purpose: WorkerPurpose) => READ_ONLY_PURPOSES.has(purpose)
-
-/** A TOML inline table; JSON string literals are valid TOML basic strings. */
-const inlineTable = (entries: ReadonlyArray<readonly [string, string]>) =>
-  `{${entries.map(([key, value]) => `${JSON.stringify(key)} = ${value}`).join(", ")}}`
-
-const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
-
-/**
- * The raw `--config` values of the worker's permission profile (Codex permission profiles): the disk
- * readable except `hiddenRoots` (nothing below them can be read or listed), the working directory
- * writable for an implementation and readable otherwise, network only for an implementation.
- * A working directory inside a hidden root (an implementation workspace in the run directory, a
- * reviewer's workspace in the hidden temporary directory) stays reachable and nothing else of that
- * root does; Codex (0.163) hides a read grant below a denied directory, so such a directory is
- * granted as writable even to a read-only purpose: it is a throwaway workspace. Nested hidden roots
- * are folded into the outer one (Codex's sandbox cannot mount one inside the other). Paths are
- * table keys, written as one inline table: a dotted `-c` key would split a path at its dots.
- */
-export const sandboxConfigFor = (input: {
-  readonly purpose: WorkerPurpose
-  readonly workingDirectory: string
-  readonly hiddenRoots: ReadonlyArray<string>
-  /** The agent's own temporary directory (writable), when it has one. */
-  readonly scratchDirectory?: string
-}): ReadonlyArray<string> => {
-  const readOnly = isReadOnlyPurpose(input.purpose)
-  const hidden = input.hiddenRoots.filter((root, index) =>
-    root !== input.workingDirectory &&
-    !input.hiddenRoots.some((other, otherIndex) => otherIndex !== index && isInside(root, other) && (root !== other || otherIndex < index)))
-  const insideHidden = hidden.some((root) => isInside(input.workingDirectory, root))
-  const filesystem: Array<readonly [string, string]> = [
-    [":root", `"read"`],
-    ...hidden.map((root) => [root, `"none"`] as const),
-    [input.workingDirectory, readOnly && !insideHidden ? `"read"` : `"write"`],
-    ...(input.scratchDirectory === undefined ? [] : [[input.scratchDirectory, `"write"`] as const])
-  ]
-  return [
-    `default_permissions=${JSON.stringify(PERMISSION_PROFILE)}`,
-    `permissions.${PERMISSION_PROFILE}.filesystem=${inlineTable(filesystem)}`,
-    `permissions.${PERMISSION_PROFILE}.network=${inlineTable([["enabled", readOnly ? "false" : "true"]])}`
-  ]
-}
 
 // ---------------------------------------------------------------------------------------------
 // Events

@@ -22,13 +22,13 @@ import {
   parseExitError,
   isReadOnlyPurpose,
   recordEvent,
-  sandboxConfigFor,
   threadOptionsFor,
   workerError,
   WorkerPurpose,
   type WorkerResultData,
   ZERO_USAGE
 } from "../domain/worker.js"
+import { agentEnvironment, codexProcessEnvironment, sandboxConfig, toolchainDirectories } from "../domain/agentSandbox.js"
 import { describeError, errnoOf } from "../domain/ioErrors.js"
 import { isDirectoryPath, isExecutableFile } from "./internal/paths.js"
 import * as procfs from "./internal/procfs.js"
@@ -81,7 +81,10 @@ export interface RetryHooks<R> {
 export interface CodexWorkerOptions {
   /** The Codex executable; a bare name is looked up on PATH. Defaults to `codex`. */
   readonly cliPath?: string | undefined
-  /** The environment Codex inherits; defaults to ours (the user's, with its CODEX_HOME). */
+  /**
+   * The environment Codex's own is built from; defaults to ours (the user's, with its CODEX_HOME). Codex
+   * gets only its allow-listed variables (`codexProcessEnvironment`), its agents fewer still.
+   */
   readonly environment?: Readonly<Record<string, string | undefined>>
   /** Overrides CODEX_HOME in that environment. */
   readonly codexHome?: string
@@ -147,6 +150,8 @@ interface PreparedRequest {
   readonly jsonSchema: JsonSchemaObject | undefined
   readonly skipGitRepoCheck: boolean
   readonly hiddenRoots: ReadonlyArray<string>
+  /** What the agent may read besides its working directory (the Codex install, toolchains). */
+  readonly readable: ReadonlyArray<string>
 }
 
 const isInside = (child: string, parent: string) => {
@@ -177,7 +182,36 @@ const resolveHiddenRoots = (roots: ReadonlyArray<string>, executable: string, wo
     return [...new Set(hidden)]
   })
 
-const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string | undefined, hiddenRoots: ReadonlyArray<string>) =>
+const existingRealPaths = (paths: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    const real = await Promise.all(paths.map((entry) => fs.realpath(entry).catch(() => undefined)))
+    return [...new Set(real.filter((entry): entry is string => entry !== undefined))]
+  })
+
+/**
+ * What the Codex executable needs to run again inside its sandbox: the `@openai` folder of the
+ * `node_modules` it is installed in (the launcher and its platform package), else its own folder.
+ */
+const codexInstallation = (executable: string) =>
+  Effect.promise(async () => {
+    const real = await fs.realpath(executable).catch(() => executable)
+    const marker = `${path.sep}node_modules${path.sep}@openai${path.sep}`
+    const index = real.indexOf(marker)
+    return index === -1 ? path.dirname(real) : real.slice(0, index + marker.length - 1)
+  })
+
+/** What an implementation reads besides its workspace: toolchains on PATH, and DNS where /etc links out. */
+const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
+  existingRealPaths([...toolchainDirectories(environment, environment.HOME ?? os.homedir()), "/etc/resolv.conf"]).pipe(
+    Effect.map((paths) => paths.filter((entry) => !["/etc", "/usr"].some((system) => isInside(entry, system))))
+  )
+
+const prepareRequest = (
+  request: AnyRequest,
+  cliPath: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  hiddenRoots: ReadonlyArray<string>
+) =>
   Effect.gen(function*() {
     if (!WorkerPurpose.literals.includes(request.purpose)) {
       return yield* invalidRequest(`The worker purpose "${String(request.purpose)}" is unknown.`)
@@ -194,7 +228,7 @@ const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string
     }
     const jsonSchema = request.outputSchema === undefined ? undefined : outputJsonSchema(request.outputSchema)
     if (jsonSchema !== undefined && Either.isLeft(jsonSchema)) return yield* invalidRequest(jsonSchema.left)
-    const executable = yield* resolveCli(cliPath, searchPath)
+    const executable = yield* resolveCli(cliPath, environment.PATH)
     if (executable === undefined) {
       return yield* invalidRequest(`The Codex CLI ${cliPath} does not exist or is not executable.`, "cli_unavailable")
     }
@@ -204,7 +238,11 @@ const prepareRequest = (request: AnyRequest, cliPath: string, searchPath: string
       cliPath: executable,
       jsonSchema: jsonSchema === undefined ? undefined : jsonSchema.right,
       skipGitRepoCheck: !(yield* insideGitRepository(directory)),
-      hiddenRoots: yield* resolveHiddenRoots([...hiddenRoots, ...(request.hiddenRoots ?? [])], executable, realDirectory)
+      hiddenRoots: yield* resolveHiddenRoots([...hiddenRoots, ...(request.hiddenRoots ?? [])], executable, realDirectory),
+      readable: [
+        yield* codexInstallation(executable),
+        ...(isReadOnlyPurpose(request.purpose) ? [] : yield* implementationReadable(environment))
+      ]
     } satisfies PreparedRequest
   })
 
@@ -223,9 +261,6 @@ interface Session {
 }
 
 const freshId = () => randomBytes(12).toString("hex")
-
-const definedEntries = (environment: Readonly<Record<string, string | undefined>>) =>
-  Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
 const parentOf = async (pid: number) => {
   const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
@@ -256,7 +291,7 @@ const settledWithin = (session: Session, within: Duration.Duration) =>
 interface ResolvedOptions {
   readonly hiddenRoots: ReadonlyArray<string>
   readonly cliPath: string
-  readonly environment: Readonly<Record<string, string | undefined>>
+  readonly environment: Readonly<Record<string, string>>
   readonly config: CodexOptions["config"] | undefined
   readonly apiKey: string | undefined
   readonly attemptTimeout: Duration.Duration
@@ -264,7 +299,7 @@ interface ResolvedOptions {
 }
 
 const resolveOptions = (options: CodexWorkerOptions): ResolvedOptions => {
-  const base = options.environment ?? process.env
+  const base = codexProcessEnvironment(options.environment ?? process.env)
   const environment = options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome }
   const codexHome = environment.CODEX_HOME ?? path.join(environment.HOME ?? os.homedir(), ".codex")
   return {
@@ -328,16 +363,21 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       const { request } = prepared
       const attemptId = freshId()
       const runTag = request.runTag ?? `worker-${attemptId}`
-      const sandbox = sandboxConfigFor({
-        purpose: request.purpose,
+      const writable = !isReadOnlyPurpose(request.purpose)
+      const sandbox = sandboxConfig({
+        writable,
         workingDirectory: request.workingDirectory,
+        readable: prepared.readable,
         hiddenRoots: prepared.hiddenRoots,
-        ...(scratch === undefined ? {} : { scratchDirectory: scratch })
+        scratchDirectory: scratch,
+        shellEnvironment: agentEnvironment({ environment: settings.environment, network: writable, scratchDirectory: scratch })
       })
       const codex = new Codex({
         codexPathOverride: prepared.cliPath,
+        // Codex itself keeps the run tag and attempt id (the daemon finds it by them); the agent's
+        // shell commands get only `shellEnvironment` (shell_environment_policy).
         env: {
-          ...definedEntries(settings.environment),
+          ...settings.environment,
           ...(scratch === undefined ? {} : { TMPDIR: scratch }),
           [RUN_TAG_VARIABLE]: runTag,
           [ATTEMPT_VARIABLE]: attemptId
@@ -463,7 +503,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       })
 
     const runAny = Effect.fn("CodexWorker.run")(function*(request: AnyRequest) {
-      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment.PATH, settings.hiddenRoots)
+      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment, settings.hiddenRoots)
       const log = logger(request)
       const started = yield* Clock.currentTimeMillis
       const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)

@@ -6,9 +6,17 @@ import { describe, expect } from "vitest"
 import { CodexWorker } from "../../src/services/CodexWorker.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { RunLog } from "../../src/services/RunLog.js"
-import { eventually, freshTag, implementationRequest, readLog, realSleep, scratch, taggedPids } from "../worker/support.js"
+import { eventually, freshTag, implementationRequest, readLog, realSleep, taggedPids } from "../worker/support.js"
 import { assistantMessage, completed, created, type MockReply, shellCall, sse, startMockResponses } from "./mockResponses.js"
 import { binary, codexHome, mockProviderConfig, realCodexBinary } from "./support.js"
+
+/** Processes whose command line names `text` (the agent's shell and its children carry no tag). */
+const commandPids = (text: string) =>
+  Effect.promise(async () => {
+    const pids = (await fs.promises.readdir("/proc")).filter((entry) => /^\d+$/.test(entry))
+    const lines = await Promise.all(pids.map((pid) => fs.promises.readFile(`/proc/${pid}/cmdline`, "utf8").then((line) => [pid, line] as const, () => [pid, ""] as const)))
+    return lines.filter(([pid, line]) => Number(pid) !== process.pid && line.includes(text)).map(([pid]) => Number(pid))
+  })
 
 const realCodexLayer = (url: string) =>
   CodexWorker.layer({ cliPath: binary!, codexHome: codexHome(), apiKey: "test", config: mockProviderConfig(url) }).pipe(
@@ -67,23 +75,27 @@ if (binary === undefined) {
 
     it.live("cancelling during a running tool command ends codex, the command and its grandchild", () =>
       Effect.gen(function*() {
-        const marker = path.join(scratch("real-cancel-"), "MARKER")
+        const runTag = freshTag()
+        const request = implementationRequest({ model: "gpt-5.5", prompt: "Run the long command.", runTag })
+        // In the workspace: the only place outside its scratch where the sandboxed command may write.
+        const marker = path.join(request.workingDirectory, `MARKER-${runTag}`)
         const command = `(sleep 2; echo survived > ${marker}) & echo started; sleep 60`
         yield* withMock([sse(created(), shellCall(command), completed()), { kind: "hang" }], (requests) =>
           Effect.gen(function*() {
-            const runTag = freshTag()
-            const request = implementationRequest({ model: "gpt-5.5", prompt: "Run the long command.", runTag })
             const fiber = yield* Effect.fork(Effect.flatMap(CodexWorker, (worker) => worker.run(request)))
             yield* eventually(() => /"item.started".*command_execution/.test(readLog(request.runDirectory)), 30_000, "the tool command").pipe(Effect.tapDefect(() => Effect.sync(() => console.error(readLog(request.runDirectory), JSON.stringify(requests).slice(0, 3000)))))
             yield* eventually(() => fs.existsSync(path.dirname(marker)), 1000, "the marker folder")
             yield* realSleep(300)
-            expect((yield* taggedPids(runTag)).length).toBeGreaterThanOrEqual(3)
+            // Codex carries the run tag; its agent's commands do not (their environment is built for them).
+            expect((yield* taggedPids(runTag)).length).toBeGreaterThanOrEqual(1)
+            expect((yield* commandPids(marker)).length).toBeGreaterThanOrEqual(2)
             const started = Date.now()
             yield* Fiber.interrupt(fiber)
             const took = Date.now() - started
             console.info(`[codex-real] interrupt completed in ${took} ms`)
             expect(took).toBeLessThan(5000)
             expect(yield* taggedPids(runTag)).toEqual([])
+            expect(yield* commandPids(marker)).toEqual([])
           }))
         yield* realSleep(2500)
         expect(fs.existsSync(marker)).toBe(false)

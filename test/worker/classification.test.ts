@@ -9,11 +9,9 @@ import {
   interpretEvent,
   outputJsonSchema,
   recordEvent,
-  sandboxConfigFor,
   threadOptionsFor
 } from "../../src/domain/worker.js"
 import { fixturePath } from "../support/fixtures.js"
-
 
 /** Replays a golden capture: its events, then what the SDK threw (`__thrown`) if anything. */
 const replayGolden = (name: string) => {
@@ -124,45 +122,6 @@ describe("purposes", () => {
       expect(options.sandboxMode).toBeUndefined()
       expect(options.modelReasoningEffort).toBeUndefined()
     }
-  })
-})
-
-describe("the permission profile", () => {
-  const hiddenRoots = ["/home/u/.cache/codex-replay/runs", "/home/u/.cache/codex-replay/controllers", "/home/u/.claude", "/tmp"]
-  const filesystemOf = (config: ReadonlyArray<string>) => config.find((entry) => entry.startsWith("permissions.codex_replay.filesystem="))
-
-  it("an implementation writes its workspace inside the hidden run root, with network and its own temporary directory", () => {
-    const config = sandboxConfigFor({
-      purpose: "implementation",
-      workingDirectory: "/home/u/.cache/codex-replay/runs/run-1/workspaces/codex",
-      hiddenRoots,
-      scratchDirectory: "/tmp/tmp-abc123"
-    })
-    expect(config).toEqual([
-      `default_permissions="codex_replay"`,
-      `permissions.codex_replay.filesystem={":root" = "read", "/home/u/.cache/codex-replay/runs" = "none", "/home/u/.cache/codex-replay/controllers" = "none", "/home/u/.claude" = "none", "/tmp" = "none", "/home/u/.cache/codex-replay/runs/run-1/workspaces/codex" = "write", "/tmp/tmp-abc123" = "write"}`,
-      `permissions.codex_replay.network={"enabled" = true}`
-    ])
-  })
-
-  it("a read-only purpose reads a workspace outside the hidden roots, and gets its throwaway workspace inside one as writable", () => {
-    const outside = sandboxConfigFor({ purpose: "working_directory_inference", workingDirectory: "/srv/empty", hiddenRoots })
-    expect(filesystemOf(outside)).toContain(`"/srv/empty" = "read"`)
-    expect(outside).toContain(`permissions.codex_replay.network={"enabled" = false}`)
-    const inside = sandboxConfigFor({ purpose: "evaluation", workingDirectory: "/tmp/workspace-AbC123", hiddenRoots })
-    expect(filesystemOf(inside)).toContain(`"/tmp/workspace-AbC123" = "write"`)
-    expect(inside).toContain(`permissions.codex_replay.network={"enabled" = false}`)
-  })
-
-  it("nested and repeated hidden roots fold into the outer one; paths with dots, quotes and spaces stay one key", () => {
-    const config = sandboxConfigFor({
-      purpose: "evaluation",
-      workingDirectory: "/tmp/workspace-x",
-      hiddenRoots: ["/tmp/run root/runs", "/tmp", "/tmp", "/home/u/my \"repo\".v2"]
-    })
-    expect(filesystemOf(config)).toBe(
-      `permissions.codex_replay.filesystem={":root" = "read", "/tmp" = "none", "/home/u/my \\"repo\\".v2" = "none", "/tmp/workspace-x" = "write"}`
-    )
   })
 })
 

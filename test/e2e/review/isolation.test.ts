@@ -17,7 +17,8 @@ const FAKE_CODEX = fileURLToPath(new URL("../../fake-codex/codex", import.meta.u
 
 /**
  * A wrapper in front of the fake CLI that records what the reviewer could see: the directory it
- * was started in (`--cd`) is copied to the capture folder before the fake runs.
+ * was started in (`--cd`) is copied to the capture folder before the fake runs (its knobs are named like
+ * the fake's: Codex is started with an allow-list of the environment).
  */
 const WRAPPER = `#!/bin/sh
 dir=""
@@ -27,13 +28,13 @@ for argument in "$@"; do
   previous="$argument"
 done
 if [ -n "$dir" ]; then
-  echo "$dir" >> "$CAPTURE_DIR/directories"
-  cp -R "$dir" "$CAPTURE_DIR/$(basename "$dir")"
+  echo "$dir" >> "$FAKE_CODEX_CAPTURE_DIR/directories"
+  cp -R "$dir" "$FAKE_CODEX_CAPTURE_DIR/$(basename "$dir")"
 fi
-if [ -n "$RUN_DIR" ]; then
-  find "$RUN_DIR" >> "$CAPTURE_DIR/run-files"
-  grep -rl -e candidate_mapping -e side-one-marker -e side-two-marker "$RUN_DIR" >> "$CAPTURE_DIR/mapping-files" 2>/dev/null
-  grep -rli -e candidate_mapping -e claude -e codex -e "$RUN_DIR" "$dir" >> "$CAPTURE_DIR/mapping-files" 2>/dev/null
+if [ -n "$FAKE_CODEX_RUN_DIR" ]; then
+  find "$FAKE_CODEX_RUN_DIR" >> "$FAKE_CODEX_CAPTURE_DIR/run-files"
+  grep -rl -e candidate_mapping -e side-one-marker -e side-two-marker "$FAKE_CODEX_RUN_DIR" >> "$FAKE_CODEX_CAPTURE_DIR/mapping-files" 2>/dev/null
+  grep -rli -e candidate_mapping -e claude -e codex -e "$FAKE_CODEX_RUN_DIR" "$dir" >> "$FAKE_CODEX_CAPTURE_DIR/mapping-files" 2>/dev/null
 fi
 exec "$FAKE_CODEX_BIN" "$@"
 `
@@ -49,7 +50,7 @@ const setUp = (overrides: Record<string, string> = {}) => Effect.promise(async (
   const invocations = path.join(scratch, "invocations.jsonl")
   const environment = {
     ...process.env,
-    CAPTURE_DIR: capture,
+    FAKE_CODEX_CAPTURE_DIR: capture,
     FAKE_CODEX_BIN: FAKE_CODEX,
     FAKE_CODEX_LOG: invocations,
     FAKE_CODEX_STRICT_SCHEMA: "1",
@@ -80,7 +81,7 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
   it.effect("each review sees only the two candidates, in a neutral directory outside the run, removed afterwards; no mapping on disk meanwhile", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
-      const { capture, invocations, layer } = yield* setUp({ RUN_DIR: runDirectory })
+      const { capture, invocations, layer } = yield* setUp({ FAKE_CODEX_RUN_DIR: runDirectory })
       const evaluation = yield* Effect.flatMap(Review, (review) => review.run(productionInput(runDirectory))).pipe(Effect.provide(layer))
       expect(evaluation.reviews.map((review) => review.status)).toEqual(["completed", "completed"])
       // The same first-position ballot in both orders: every dimension flips.

@@ -1,7 +1,6 @@
 import { it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../../src/services/CodexWorker.js"
@@ -49,9 +48,11 @@ it.live("each purpose maps to its permission profile, network and reasoning flag
       const argv = echoed.argv.join(" ")
       for (const flag of flags) expect(argv).toContain(flag)
       expect(argv).toContain(`--config default_permissions="codex_replay"`)
-      // The workspace is below the hidden temporary directory here, so it is granted as writable.
-      expect(argv).toContain(`${JSON.stringify(request.workingDirectory)} = "write"`)
-      expect(argv).toContain(`"${os.tmpdir()}" = "none"`)
+      // An allow-list: the minimal system, then the working directory (writable only for an implementation).
+      expect(argv).toContain(`filesystem={":minimal" = "read", `)
+      expect(argv).toContain(`${JSON.stringify(request.workingDirectory)} = "${purpose === "implementation" ? "write" : "read"}"`)
+      expect(argv).not.toContain(`":root"`)
+      expect(argv).toContain(`shell_environment_policy={"inherit" = "none", "set" = {`)
       expect(argv).not.toContain("--sandbox")
       expect(argv).toContain(`approval_policy="never"`)
       expect(argv).toContain("--model gpt-5.6-terra")
