@@ -105,6 +105,8 @@ export interface Daemon {
   readonly token: string
   /** The API token every request to /api presents (`Authorization: Bearer …`). */
   readonly apiToken: string
+  /** The address that opens its page: `origin/?token=<API token>`, as `codex-replay open` prints it. */
+  readonly launchUrl: string
   readonly sessionId: string
   readonly runRoot: string
   readonly child: ChildProcess
@@ -156,6 +158,7 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     origin: `http://127.0.0.1:${port}`,
     token: runtime.control_token,
     apiToken: runtime.api_token,
+    launchUrl: `http://127.0.0.1:${port}/?token=${runtime.api_token}`,
     sessionId,
     runRoot: env.CODEX_REPLAY_RUN_ROOT!,
     child,
