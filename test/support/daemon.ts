@@ -152,6 +152,8 @@ export interface Daemon {
   readonly runtime: () => { control_token: string; api_token: string; port: number; pid: number }
   /** The API token from the runtime file. */
   readonly apiToken: () => string
+  /** The address that opens the page, `http://127.0.0.1:PORT/?token=<API token>`. */
+  readonly launchUrl: () => string
   readonly stop: () => Promise<void>
 }
 
@@ -211,6 +213,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     exited,
     runtime: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")),
     apiToken: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token,
+    launchUrl: () => `http://127.0.0.1:${port}/?token=${JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token}`,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
       await exited
