@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ToolName } from "../../../src/domain/contracts.js"
 import { isControllerError, type ToolFailure } from "../../../src/domain/errors.js"
 import type { ToolResult } from "../../../src/domain/toolResult.js"
-import { makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
+import { LauncherLive } from "../../../src/layers.js"
+import { findController, makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
 import { isAlive, writeRun } from "../../support/daemon.js"
 
@@ -148,6 +149,18 @@ describe("POST /api/rpc through the RPC client", () => {
       "The controller refused its API or control token (HTTP 401)."
     )
   }))
+})
+
+describe("an embedding program", () => {
+  it("finds the controller by the address it printed and calls it with the tokens of its runtime file", async () => {
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const controller = yield* findController(daemon.env, daemon.root, daemon.launchUrl)
+      const caller = yield* makeRpcCaller(controller)
+      return { controller, state: yield* caller("get_state", {}) }
+    })).pipe(Effect.provide(LauncherLive)))
+    expect(result.controller).toMatchObject({ sessionId: daemon.sessionId, port: daemon.port, apiToken: daemon.apiToken })
+    expect((result.state.structuredContent?.state as { controller_session_id: string }).controller_session_id).toBe(daemon.sessionId)
+  })
 })
 
 describe("watch_run over /api/rpc", () => {
