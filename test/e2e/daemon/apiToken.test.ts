@@ -1,5 +1,8 @@
+import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { LauncherLive } from "../../../src/layers.js"
+import { ControllerClient } from "../../../src/services/ControllerClient.js"
 import { afterAll, describe, expect, it } from "vitest"
 import { request, type RequestOptions, sleep, treeSnapshot } from "../../support/daemon.js"
 import {
@@ -157,6 +160,25 @@ describe("the controller's API token", () => {
     } finally {
       await daemon.stop()
     }
+  })
+})
+
+describe("runtime files", () => {
+  it("a launcher reads the API token beside the control token, and still reads an older file without one", async () => {
+    const root = scratch()
+    const controllers = path.join(root, "controllers")
+    const write = (session: string, fields: Record<string, unknown>) => {
+      fs.mkdirSync(path.join(controllers, session), { recursive: true, mode: 0o700 })
+      fs.writeFileSync(path.join(controllers, session, "controller-server.json"), JSON.stringify({ port: 40000, control_token: "c".repeat(64), ...fields }), { mode: 0o600 })
+    }
+    write("a".repeat(32), { api_token: "f".repeat(64) })
+    write("b".repeat(32), {})
+    write("d".repeat(32), { api_token: "not hex" })
+    const read = (session: string) =>
+      Effect.runPromise(Effect.flatMap(ControllerClient, (client) => client.readRuntime(controllers, session)).pipe(Effect.provide(LauncherLive)))
+    expect(Option.getOrThrow(await read("a".repeat(32))).apiToken).toBe("f".repeat(64))
+    expect(Option.getOrThrow(await read("b".repeat(32))).apiToken).toBeUndefined()
+    expect(Option.isNone(await read("d".repeat(32)))).toBe(true)
   })
 })
 
