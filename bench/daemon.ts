@@ -50,6 +50,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS })
 
+/** The API token of each daemon this benchmark started, by port: every request presents it, as clients do. */
+const apiTokens = new Map<number, string>()
+const authorization = (port: number): Record<string, string> => {
+  const token = apiTokens.get(port)
+  return token === undefined ? {} : { Authorization: `Bearer ${token}` }
+}
+
+/** Reads the API token a daemon on `port` wrote in its runtime file beside `runRoot`. */
+const readApiToken = (runRoot: string, port: number) => {
+  const controllers = path.join(path.dirname(runRoot), "controllers")
+  for (const session of fs.readdirSync(controllers)) {
+    const file = path.join(controllers, session, "controller-server.json")
+    if (!fs.existsSync(file)) continue
+    const runtime = JSON.parse(fs.readFileSync(file, "utf8")) as { port: number; api_token: string }
+    if (runtime.port === port) return apiTokens.set(port, runtime.api_token)
+  }
+  throw new Error(`No runtime file for the daemon on port ${port}.`)
+}
+
 const once = (port: number, method: string, pathname: string, body?: string) =>
   new Promise<number>((resolve, reject) => {
     const request = http.request(
@@ -60,8 +79,8 @@ const once = (port: number, method: string, pathname: string, body?: string) =>
         path: pathname,
         agent,
         headers: body === undefined
-          ? {}
-          : { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}`, "Content-Length": Buffer.byteLength(body) }
+          ? authorization(port)
+          : { ...authorization(port), "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}`, "Content-Length": Buffer.byteLength(body) }
       },
       (response) => {
         response.resume()
@@ -148,7 +167,9 @@ const startDaemon = async (runRoot: string, sessionId?: string) => {
     stdio: "ignore"
   })
   await waitHealthy(port, child)
-  return { child, port, coldStartMs: performance.now() - started }
+  const coldStartMs = performance.now() - started
+  readApiToken(runRoot, port)
+  return { child, port, coldStartMs }
 }
 
 const stop = (child: ChildProcess) =>
@@ -169,7 +190,9 @@ const PER_CONNECTION_HEADERS = new Set(["date", "connection", "keep-alive", "tra
 /** The daemon's answer to one request, as the baselines will repeat it. */
 const capture = (port: number, method: string, pathname: string, body?: string) =>
   new Promise<Canned>((resolve, reject) => {
-    const headers = body === undefined ? {} : { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` }
+    const headers = body === undefined
+      ? authorization(port)
+      : { ...authorization(port), "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` }
     const request = http.request({ host: "127.0.0.1", port, method, path: pathname, headers }, (response) => {
       let text = ""
       response.on("data", (chunk) => (text += chunk))

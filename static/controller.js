@@ -69,6 +69,8 @@
   // ------------------------------------------------------------------------------------------
   // API
 
+  let tokenRefused = false
+
   /** A JSON POST to the controller; a refused one throws with the controller's own sentence. */
   async function postRaw(path, body) {
     const response = await fetch(path, {
@@ -76,7 +78,15 @@
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body)
     })
-    if (!response.ok) throw new Error(failureText(await response.json().catch(() => ({})), response))
+    if (!response.ok) {
+      const text = failureText(await response.json().catch(() => ({})), response)
+      // 401: the page's cookie is missing or belongs to an earlier controller; say how to get in.
+      if (response.status === 401) {
+        tokenRefused = true
+        notice(text)
+      }
+      throw new Error(text)
+    }
     return response
   }
 
@@ -2028,7 +2038,7 @@
       },
       () => {
         unreachable = true
-        showControllerGone()
+        if (!tokenRefused) showControllerGone()
       }
     )
 

@@ -20,7 +20,7 @@ const awaitGone = (controller: KnownController) =>
     const client = yield* ControllerClient
     const deadline = (yield* Clock.currentTimeMillis) + STOP_WITHIN_MILLIS
     while ((yield* Clock.currentTimeMillis) < deadline) {
-      if ((yield* client.probe(controller.port, controller.controlToken)).status === "absent") return true
+      if ((yield* client.probe(controller.port, controller.controlToken, controller.apiToken)).status === "absent") return true
       yield* Effect.sleep("100 millis")
     }
     return false

@@ -372,6 +372,8 @@ export type ControllerSettings = typeof ControllerSettings.Type
 
 const Port = Schema.Number.pipe(Schema.int(), Schema.between(1, 65535))
 const ControlToken = Schema.String.pipe(Schema.minLength(32))
+/** The API token: 32 random bytes in lowercase hex, presented as `Authorization: Bearer …` or the page's cookie. */
+const ApiToken = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
 
 /** `controllers/<session>/controller-server.json`: how launchers find and prove a running controller. */
 export const RuntimeFile = Schema.Struct({
@@ -382,28 +384,33 @@ export const RuntimeFile = Schema.Struct({
   port: Port,
   controller_session_id: Schema.String,
   control_token: ControlToken,
+  api_token: ApiToken,
   /** What this controller works on; absent in runtime files of older versions. */
   settings: Schema.optional(ControllerSettings)
 })
 export type RuntimeFile = typeof RuntimeFile.Type
 
-/** The part of a runtime file a launcher needs: where the controller listens and its token. */
+/** The part of a runtime file a launcher needs: where the controller listens and its tokens (older versions wrote no API token). */
 export const RuntimeFileAddress = Schema.Struct({
   port: Port,
   control_token: ControlToken,
+  api_token: Schema.optional(ApiToken),
   settings: Schema.optional(Schema.Unknown)
 })
 
-/** `GET /health?challenge=C`: the controller's identity, its active runs and the proof of its token. */
+/**
+ * `GET /health?challenge=C`: what the controller is and the proof of its control token, for anyone; its
+ * version, process, session and active runs only to a caller presenting its API token.
+ */
 export const Health = Schema.Struct({
   server: Schema.String,
   protocol_version: Schema.Number,
-  version: Schema.String,
-  pid: Schema.Number,
-  controller_session_id: Schema.String,
-  active_runs: Schema.Number,
   /** HMAC-SHA256(control token, challenge), hex; empty without a challenge. */
-  proof: Schema.String
+  proof: Schema.String,
+  version: Schema.optional(Schema.String),
+  pid: Schema.optional(Schema.Number),
+  controller_session_id: Schema.optional(Schema.String),
+  active_runs: Schema.optional(Schema.Number)
 })
 export type Health = typeof Health.Type
 

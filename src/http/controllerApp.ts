@@ -16,6 +16,7 @@ import { type ControllerTool, callTool } from "../programs/controllerTools.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"
+import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
@@ -113,8 +114,8 @@ const pathnameOf = (target: string) => {
 
 /**
  * The daemon's HTTP surface (SPEC §5) as a router: the Host check and the method rule for every
- * request, same-origin, JSON and size rules for the browser endpoints, the control token for the
- * client endpoints, and security headers on every answer.
+ * request, the API token for every API request and the page, same-origin, JSON and size rules for the
+ * browser endpoints, the control token as well for the client endpoints, and security headers on every answer.
  *
  * The services are taken once, here: the app itself needs only what the server gives each request,
  * so the server can run it in a small context (it copies that context for every request).
@@ -148,20 +149,37 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         )
       })
 
-    const health = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    /** Whether the request presents the API token: `Authorization: Bearer <token>`, or the page's cookie. */
+    const hasApiToken = (request: HttpServerRequest.HttpServerRequest) =>
+      runtime.isApiToken(bearerOf(request.headers.authorization)) ||
+      cookieValues(request.headers.cookie, runtime.cookieName).some(runtime.isApiToken)
+
+    /** What anyone may learn is that a controller answers and whether it holds a control token; the rest needs the API token. */
+    const health = (request: HttpServerRequest.HttpServerRequest) => {
       const query = request.url.indexOf("?")
       const challenge = query === -1 ? "" : new URLSearchParams(request.url.slice(query + 1)).get("challenge") ?? ""
+      const open = { server: SERVER_NAME, protocol_version: CONTROLLER_PROTOCOL_VERSION, proof: runtime.proof(challenge) }
+      if (!runtime.isApiToken(bearerOf(request.headers.authorization))) return Effect.succeed(jsonResponse(200, open))
       return Effect.map(options.activeRuns, (activeRuns) =>
         jsonResponse(200, {
-          server: SERVER_NAME,
-          protocol_version: CONTROLLER_PROTOCOL_VERSION,
+          ...open,
           version: VERSION,
           pid: process.pid,
           controller_session_id: runtime.sessionId,
-          active_runs: activeRuns,
-          proof: runtime.proof(challenge)
+          active_runs: activeRuns
         }))
-    })
+    }
+
+    /**
+     * The page: `/?token=<API token>` trades the token for the cookie and sends the browser to `/`; `/` with
+     * the cookie is the app, without it a page that says how to get in.
+     */
+    const page = (request: HttpServerRequest.HttpServerRequest) => {
+      const token = queryToken(request.url)
+      if (token !== undefined) return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token) : gatePage()
+      const app = options.assets.get("/index.html")
+      return hasApiToken(request) && app !== undefined ? bytesResponse(app.body, app.contentType) : gatePage()
+    }
 
     const staticAsset = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
       const asset = options.assets.get(pathnameOf(request.url))
@@ -214,7 +232,6 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     // that a request the client drops ends the work it started; a route answered before the router does it here.
     const callFromThePageInterruptibly = Effect.interruptible(callFromThePage)
     const router = HttpRouter.empty.pipe(
-      HttpRouter.get("/health", health),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),
@@ -234,7 +251,10 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       // router, whose per-request context copy and lookup cost them about a tenth of their throughput and
       // took /health past 3x a bare server's p99 under load (README: benchmarks).
       const pathname = pathnameOf(request.url)
-      if (request.method !== "POST" && pathname === "/health") return health
+      if (request.method !== "POST" && pathname === "/health") return health(request)
+      if (request.method !== "POST" && (pathname === "/" || pathname === "/index.html")) return Effect.succeed(page(request))
+      // Every POST and anything under /api needs the API token; without it nothing of the request is read.
+      if ((request.method === "POST" || pathname.startsWith("/api")) && !hasApiToken(request)) return Effect.succeed(missingToken())
       if (request.method === "POST" && pathname === "/api/call") return callFromThePageInterruptibly
       return routes
     }).pipe(

@@ -5,11 +5,12 @@ import { VERSION } from "../services/internal/packageInfo.js"
 import { controllerError } from "../domain/errors.js"
 import { newControllerSessionId } from "../domain/ids.js"
 import { ControllerClient, type KnownController, settingsMismatch } from "../services/ControllerClient.js"
-import { controllerSettingsOf } from "../services/ControllerRuntime.js"
+import { controllerSettingsOf, launchUrlOf } from "../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
 
 /** A controller to talk to, and in one sentence which one it is and why it was chosen. */
 export interface EnsuredController {
+  /** The address that opens its page, with its API token. */
   readonly url: string
   readonly controller: KnownController
   readonly reused: boolean
@@ -54,7 +55,7 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
   })
 
 const known = (controller: KnownController, reused: boolean, explanation: string): EnsuredController => ({
-  url: `${controllerOrigin(controller.port)}/`,
+  url: launchUrlOf(controllerOrigin(controller.port), controller.apiToken),
   controller,
   reused,
   explanation

@@ -16,6 +16,7 @@ import type { ResolvedSettings } from "../domain/settings.js"
 import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
 import { ControllerClient } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
+import { launchUrlOf } from "../services/ControllerRuntime.js"
 
 const READY_WITHIN = Duration.seconds(8)
 
@@ -24,8 +25,9 @@ export interface OpenControllerInput {
   readonly codex_cli_path?: string | undefined
 }
 
-export const readyResult = (sessionId: string, port: number): ToolResult => {
-  const launchUrl = `${controllerOrigin(port)}/`
+/** The controller's address with its API token, which the browser trades for a cookie as it opens it. */
+export const readyResult = (sessionId: string, port: number, apiToken: string | undefined): ToolResult => {
+  const launchUrl = launchUrlOf(controllerOrigin(port), apiToken)
   return toolSuccess(`Codex Replay is ready. [Open Codex Replay](${launchUrl})`, {
     prepared: true,
     opened: false,
@@ -63,8 +65,8 @@ const awaitReady = (controllersRoot: string, sessionId: string, port: number, ex
     while ((yield* Clock.currentTimeMillis) < deadline) {
       const runtime = yield* client.readRuntime(controllersRoot, sessionId)
       if (Option.isSome(runtime) && runtime.value.port === port) {
-        const { status, health } = yield* client.probe(port, runtime.value.controlToken)
-        if (status === "compatible" && health.controller_session_id === sessionId) return health
+        const { status, health } = yield* client.probe(port, runtime.value.controlToken, runtime.value.apiToken)
+        if (status === "compatible" && health.controller_session_id === sessionId) return { health, apiToken: runtime.value.apiToken }
       }
       if (exited()) return yield* controllerError(`The local controller could not start. See ${logPath} for details.`)
       yield* Effect.sleep(Duration.millis(50))
@@ -82,7 +84,7 @@ export const retireStaleControllers = (controllersRoot: string) =>
       Effect.gen(function*() {
         const runtime = yield* client.readRuntime(controllersRoot, sessionId)
         if (Option.isNone(runtime)) return
-        const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
+        const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken, runtime.value.apiToken)
         const stale = status === "compatible" && health.controller_session_id === sessionId &&
           health.active_runs === 0 && typeof health.version === "string" &&
           compareVersions(health.version, VERSION) < 0
@@ -101,9 +103,9 @@ const answerRetry = (settings: ResolvedSettings, sessionId: string, attemptPath:
     const runtime = yield* client.readRuntime(settings.controllersRoot, sessionId)
     const ready = Option.exists(attempt, (launch) => launch.controller_ready === true)
     if (ready && Option.isSome(runtime)) {
-      const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken)
+      const { status, health } = yield* client.probe(runtime.value.port, runtime.value.controlToken, runtime.value.apiToken)
       if (status === "compatible" && health.controller_session_id === sessionId) {
-        return readyResult(sessionId, runtime.value.port)
+        return readyResult(sessionId, runtime.value.port, runtime.value.apiToken)
       }
     }
     return yield* conflict("This controller launch was already attempted; it will not be retried.")
@@ -124,12 +126,12 @@ const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptP
     const logPath = path.join(path.dirname(attemptPath), CONTROLLER_LOG_FILE)
     yield* retireStaleControllers(settings.controllersRoot)
     const daemon = yield* client.startDaemon(settings.preferredPort, daemonEnvironment(settings, input), logPath)
-    const health = yield* awaitReady(settings.controllersRoot, input.controller_session_id, daemon.port, daemon.exited, logPath).pipe(
+    const { apiToken, health } = yield* awaitReady(settings.controllersRoot, input.controller_session_id, daemon.port, daemon.exited, logPath).pipe(
       // A daemon that never proved itself is not left running unowned.
       Effect.tapError(() => daemon.stop)
     )
     yield* files.writeJson(attemptPath, { ...attempt, controller_ready: true, controller_pid: health.pid ?? daemon.pid })
-    return readyResult(input.controller_session_id, daemon.port)
+    return readyResult(input.controller_session_id, daemon.port, apiToken)
   }).pipe(
     Effect.tapError((error) =>
       Effect.flatMap(FileStore, (files) =>

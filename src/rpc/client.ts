@@ -8,7 +8,7 @@ import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
 import { describeParseError, type ToolResult } from "../domain/toolResult.js"
 import { ensureKnownController } from "../programs/ensureController.js"
-import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
+import { bearer, ControllerClient, type KnownController } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 import { ControllerRpcs } from "./group.js"
 
@@ -25,7 +25,7 @@ const describeClientError = (error: RpcClientError.RpcClientError) => {
   const cause = error.cause
   if (HttpClientError.isHttpClientError(cause) && cause._tag === "ResponseError") {
     return cause.response.status === 401
-      ? "The controller refused the control token (HTTP 401)."
+      ? "The controller refused its API or control token (HTTP 401)."
       : `The controller answered HTTP ${cause.response.status}.`
   }
   return "The controller did not answer."
@@ -42,11 +42,13 @@ const decodePayload = (name: string, payload: unknown) =>
     )
     : Effect.fail(invalidArgument(unknownToolMessage(name)))
 
+const apiHeaders = (controller: KnownController) => (controller.apiToken === undefined ? {} : bearer(controller.apiToken))
+
 /** Follows one run: its state now and at every change, ending with its final state. */
 export type WatchRun = (runId: string) => Stream.Stream<StoredRunState, ToolFailure>
 
 /**
- * An RPC client of a running controller (`POST /api/rpc` with its control token, ndjson), typed by
+ * An RPC client of a running controller (`POST /api/rpc` with its API and control tokens, ndjson), typed by
  * `ControllerRpcs`: `call` for its tools, `watchRun` for a run's progress. It lives as long as the scope.
  */
 export const makeControllerRpcClient = (controller: KnownController) =>
@@ -71,7 +73,8 @@ export const makeControllerRpcClient = (controller: KnownController) =>
         // wraps whatever the HTTP client fails with into an RpcClientError, hence the cast.
         transformClient: (client) =>
           HttpClient.filterStatusOk(
-            HttpClient.mapRequest(client, HttpClientRequest.setHeader(CONTROL_HEADER, controller.controlToken))
+            HttpClient.mapRequest(client, (request) =>
+              HttpClientRequest.setHeaders(request, { [CONTROL_HEADER]: controller.controlToken, ...apiHeaders(controller) }))
           ) as unknown as typeof client
       }).pipe(Layer.provide(Layer.merge(RpcSerialization.layerNdjson, FetchHttpClient.layer)))
     )

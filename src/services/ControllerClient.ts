@@ -29,6 +29,8 @@ export interface KnownController {
   readonly sessionId: string
   readonly port: number
   readonly controlToken: string
+  /** The token every API request presents (`Authorization: Bearer …`); absent in runtime files of older versions. */
+  readonly apiToken?: string | undefined
   /** What the controller recorded it works on (absent in runtime files of older versions). */
   readonly settings?: ControllerSettings | undefined
 }
@@ -45,6 +47,10 @@ export const settingsMismatch = (recorded: ControllerSettings | undefined, wante
   }
   return undefined
 }
+
+/** The header that presents a controller's API token. */
+export const bearer = (apiToken: string) => ({ Authorization: `Bearer ${apiToken}` })
+const bearerOf = (controller: KnownController) => (controller.apiToken === undefined ? {} : bearer(controller.apiToken))
 
 const request = (url: string, init: RequestInit, timeoutMillis: number) =>
   Effect.tryPromise(async (signal) => {
@@ -70,19 +76,25 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
         Effect.orElseSucceed(() => Option.none())
       )
       return Option.flatMap(runtime, decodeRuntimeAddress).pipe(
-        Option.map(({ port, control_token, settings }): KnownController => ({
+        Option.map(({ api_token, port, control_token, settings }): KnownController => ({
           sessionId,
           port,
           controlToken: control_token,
+          apiToken: api_token,
           settings: Option.getOrUndefined(decodeSettings(settings))
         }))
       )
     })
 
-    /** Asks `/health` with a fresh challenge and checks the HMAC proof against the recorded token. */
-    const probe = Effect.fn("ControllerClient.probe")(function*(port: number, controlToken: string | undefined) {
+    /**
+     * Asks `/health` with a fresh challenge and checks the HMAC proof against the recorded control token;
+     * with the API token the answer also holds the controller's version, session, process and active runs.
+     */
+    const probe = Effect.fn("ControllerClient.probe")(function*(port: number, controlToken: string | undefined, apiToken?: string) {
       const challenge = randomBytes(24).toString("base64url")
-      const answer = yield* request(`${controllerOrigin(port)}/health?challenge=${challenge}`, {}, 1000)
+      const answer = yield* request(`${controllerOrigin(port)}/health?challenge=${challenge}`, {
+        headers: apiToken === undefined ? {} : bearer(apiToken)
+      }, 1000)
       if (Option.isNone(answer)) return { status: "absent" as ProbeStatus, health: {} as Health }
       const { status, body } = answer.value
       const health: Health = Option.getOrElse(decodeHealth(body), () => ({}))
@@ -98,7 +110,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
     const requestStop = Effect.fn("ControllerClient.requestStop")(function*(controller: KnownController, timeoutMillis = 5000) {
       const answer = yield* request(`${controllerOrigin(controller.port)}/api/shutdown`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken },
+        headers: { "Content-Type": "application/json", [CONTROL_HEADER]: controller.controlToken, ...bearerOf(controller) },
         body: "{}"
       }, timeoutMillis)
       if (Option.isNone(answer)) return "unanswered" as const
@@ -122,7 +134,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       for (const sessionId of yield* sessionIds(controllersRoot)) {
         const runtime = yield* readRuntime(controllersRoot, sessionId)
         if (Option.isNone(runtime)) continue
-        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)
+        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken, runtime.value.apiToken)
         if (accept(runtime.value, status, health)) return runtime
       }
       return Option.none<KnownController>()
@@ -134,7 +146,7 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       for (const sessionId of yield* sessionIds(controllersRoot)) {
         const runtime = yield* readRuntime(controllersRoot, sessionId)
         if (Option.isNone(runtime)) continue
-        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken)
+        const { status, health } = yield* probe(runtime.value.port, runtime.value.controlToken, runtime.value.apiToken)
         if (status === "compatible" && health.controller_session_id === sessionId) live.push(runtime.value)
       }
       return live

@@ -27,6 +27,13 @@ export const tokensEqual = (supplied: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** The name of the cookie that carries a controller's API token to its page. */
+export const apiCookieName = (port: number) => `codex_replay_${port}`
+
+/** The address that opens a controller's page: the browser trades the token for a cookie at once. */
+export const launchUrlOf = (origin: string, apiToken: string | undefined) =>
+  apiToken === undefined ? `${origin}/` : `${origin}/?token=${apiToken}`
+
 export { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
 
 export const controllerSettingsOf = (settings: {
@@ -50,6 +57,7 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "TcpAddress" ? server.address.port : settings.preferredPort
     const controlToken = randomBytes(48).toString("base64url")
+    const apiToken = randomBytes(32).toString("hex")
     const instanceDirectory = path.join(settings.controllersRoot, settings.controllerSessionId)
     const runtimePath = path.join(instanceDirectory, RUNTIME_FILE)
     const origin = controllerOrigin(port)
@@ -61,6 +69,7 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
       port,
       controller_session_id: settings.controllerSessionId,
       control_token: controlToken,
+      api_token: apiToken,
       settings: controllerSettingsOf(settings)
     }
 
@@ -91,13 +100,16 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
       instanceDirectory,
       runtimePath,
       proof: (challenge: string) => healthProof(controlToken, challenge),
-      isControlToken: (supplied: string) => supplied !== "" && tokensEqual(supplied, controlToken)
+      isControlToken: (supplied: string) => supplied !== "" && tokensEqual(supplied, controlToken),
+      isApiToken: (supplied: string) => supplied !== "" && tokensEqual(supplied, apiToken),
+      /** The page's cookie: named after the port, as cookies are shared by every port of 127.0.0.1. */
+      cookieName: apiCookieName(port)
     } as const
   }),
   dependencies: [FileStore.Default]
 }) {
   /** A runtime for tests of code that only needs the identity, not a bound server. */
-  static readonly test = (fields: { sessionId: string; port: number; token?: string }) =>
+  static readonly test = (fields: { sessionId: string; port: number; token?: string; apiToken?: string }) =>
     Layer.succeed(
       ControllerRuntime,
       ControllerRuntime.make({
@@ -108,7 +120,9 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
         instanceDirectory: "",
         runtimePath: "",
         proof: (challenge) => healthProof(fields.token ?? "test-token", challenge),
-        isControlToken: (supplied) => supplied === (fields.token ?? "test-token")
+        isControlToken: (supplied) => supplied === (fields.token ?? "test-token"),
+        isApiToken: (supplied) => supplied === (fields.apiToken ?? "test-api-token"),
+        cookieName: apiCookieName(fields.port)
       })
     )
 }

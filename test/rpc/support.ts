@@ -49,6 +49,7 @@ export const installEnv = (root: string, extra: Record<string, string> = {}): Re
 export interface RuntimeInfo {
   readonly port: number
   readonly control_token: string
+  readonly api_token: string
   readonly pid: number
   readonly controller_session_id: string
 }
@@ -83,7 +84,11 @@ export const stopControllers = async (env: Record<string, string>) => {
   for (const runtime of runtimeFiles(env)) {
     await fetch(`http://127.0.0.1:${runtime.port}/api/shutdown`, {
       method: "POST",
-      headers: { "X-Codex-Replay-Control": runtime.control_token, "Content-Type": "application/json" },
+      headers: {
+        "X-Codex-Replay-Control": runtime.control_token,
+        Authorization: `Bearer ${runtime.api_token}`,
+        "Content-Type": "application/json"
+      },
       body: "{}"
     }).catch(() => undefined)
     const deadline = Date.now() + 10_000
@@ -98,6 +103,10 @@ export interface Daemon {
   readonly port: number
   readonly origin: string
   readonly token: string
+  /** The API token every request to /api presents (`Authorization: Bearer …`). */
+  readonly apiToken: string
+  /** The address that opens its page: `origin/?token=<API token>`, as `codex-replay open` prints it. */
+  readonly launchUrl: string
   readonly sessionId: string
   readonly runRoot: string
   readonly child: ChildProcess
@@ -133,7 +142,7 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     if (child.exitCode === null && child.signalCode === null) {
       await fetch(`http://127.0.0.1:${port}/api/shutdown`, {
         method: "POST",
-        headers: { "X-Codex-Replay-Control": runtime.control_token }
+        headers: { "X-Codex-Replay-Control": runtime.control_token, Authorization: `Bearer ${runtime.api_token}` }
       }).catch(() => undefined)
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
       await exited
@@ -148,6 +157,8 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     port,
     origin: `http://127.0.0.1:${port}`,
     token: runtime.control_token,
+    apiToken: runtime.api_token,
+    launchUrl: `http://127.0.0.1:${port}/?token=${runtime.api_token}`,
     sessionId,
     runRoot: env.CODEX_REPLAY_RUN_ROOT!,
     child,

@@ -67,6 +67,10 @@ export interface Daemon {
   readonly refused: (name: string, args?: unknown) => Promise<string>
   readonly stop: () => Promise<void>
   readonly kill9: () => Promise<void>
+  /** The API token from the daemon's runtime file. */
+  readonly apiToken: () => string
+  /** The address that opens its page, `http://127.0.0.1:PORT/?token=<API token>`. */
+  readonly launchUrl: () => string
 }
 
 const daemons = new Set<ChildProcess>()
@@ -104,15 +108,18 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
   child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
   const exited = new Promise((resolve) => child.once("exit", resolve))
+  const runtimePath = path.join(root, "controllers", sessionId, "controller-server.json")
+  const apiToken = (): string => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token
+  const authorized = () => (fs.existsSync(runtimePath) ? { Authorization: `Bearer ${apiToken()}` } : {})
   const call = async (name: string, args: unknown = {}) => {
-    const answer = await post(port, "/api/call", { name, arguments: args })
+    const answer = await post(port, "/api/call", { name, arguments: args }, authorized())
     if (answer.status !== 200 || answer.json?.isError === true) {
       throw new Error(`${name} failed (${answer.status}): ${JSON.stringify(answer.json)}`)
     }
     return answer.json.structuredContent
   }
   const refused = async (name: string, args: unknown = {}) => {
-    const answer = await post(port, "/api/call", { name, arguments: args })
+    const answer = await post(port, "/api/call", { name, arguments: args }, authorized())
     if (answer.status === 200 && answer.json?.isError !== true) throw new Error(`${name} was accepted: ${JSON.stringify(answer.json)}`)
     return String(answer.json?.error ?? answer.json?.content?.[0]?.text ?? answer.json)
   }
@@ -127,6 +134,8 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     output: () => output,
     call,
     refused,
+    apiToken,
+    launchUrl: () => `http://127.0.0.1:${port}/?token=${apiToken()}`,
     stop: async () => {
       if (!ended()) child.kill("SIGTERM")
       await exited
@@ -141,7 +150,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   const deadline = Date.now() + 15_000
   for (;;) {
     if (ended()) throw new Error(`daemon exited early: ${output}`)
-    const ready = await post(port, "/api/call", { name: "get_state", arguments: {} }).catch(() => undefined)
+    const ready = await post(port, "/api/call", { name: "get_state", arguments: {} }, authorized()).catch(() => undefined)
     if (ready?.status === 200) return daemon
     if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output}`)
     await sleep(50)

@@ -50,12 +50,39 @@ export interface RequestOptions {
   readonly body?: string | Buffer
   /** Overrides the Host header (node:http lets us send any). */
   readonly host?: string
+  /**
+   * The API token sent as `Authorization: Bearer …`: by default the one the daemon on this port wrote
+   * in its runtime file (see `registerRuntime`); `null` sends none.
+   */
+  readonly token?: string | null
 }
+
+/** The runtime file of the daemon a test started on each port, where `request` finds its API token. */
+const runtimeFiles = new Map<number, string>()
+
+/** Tells `request` where the daemon on `port` keeps its runtime file (startDaemon does it for its own). */
+export const registerRuntime = (port: number, runtimePath: string) => void runtimeFiles.set(port, runtimePath)
+
+/** The API token of the daemon on `port`, if a test registered it and its runtime file is there. */
+export const apiTokenOf = (port: number): string | undefined => {
+  const file = runtimeFiles.get(port)
+  if (file === undefined) return undefined
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")).api_token
+  } catch {
+    return undefined
+  }
+}
+
+/** The header that presents an API token. */
+export const bearer = (token: string | undefined): Record<string, string> =>
+  token === undefined ? {} : { Authorization: `Bearer ${token}` }
 
 /** One raw HTTP request to 127.0.0.1, with full control of the headers. */
 export const request = (port: number, pathname: string, options: RequestOptions = {}) =>
   new Promise<Answer>((resolve, reject) => {
-    const headers: Record<string, string> = { ...options.headers }
+    const token = options.token === undefined ? apiTokenOf(port) : options.token ?? undefined
+    const headers: Record<string, string> = { ...bearer(token), ...options.headers }
     if (options.host !== undefined) headers.Host = options.host
     const req = http.request(
       { host: "127.0.0.1", port, path: pathname, method: options.method ?? "GET", headers, agent: false },
@@ -122,7 +149,11 @@ export interface Daemon {
   readonly process: ChildProcess
   readonly output: () => string
   readonly exited: Promise<number | null>
-  readonly runtime: () => { control_token: string; port: number; pid: number }
+  readonly runtime: () => { control_token: string; api_token: string; port: number; pid: number }
+  /** The API token from the runtime file. */
+  readonly apiToken: () => string
+  /** The address that opens the page, `http://127.0.0.1:PORT/?token=<API token>`. */
+  readonly launchUrl: () => string
   readonly stop: () => Promise<void>
 }
 
@@ -169,6 +200,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const instanceDirectory = path.join(root, "controllers", session)
   const runtimePath = path.join(instanceDirectory, "controller-server.json")
+  registerRuntime(port, runtimePath)
   const daemon: Daemon = {
     port,
     root,
@@ -180,6 +212,8 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     output: () => output,
     exited,
     runtime: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")),
+    apiToken: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token,
+    launchUrl: () => `http://127.0.0.1:${port}/?token=${JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token}`,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
       await exited

@@ -19,7 +19,7 @@ describe("one controller per settings, and codex-replay stop", () => {
     try {
       const reused = await runCli(["open"], daemon.env)
       expect(reused.code).toBe(0)
-      expect(reused.stdout).toBe(`${daemon.origin}/\n`)
+      expect(reused.stdout).toBe(`${daemon.launchUrl}\n`)
       expect(reused.stderr).toContain(`Reused controller ${daemon.sessionId}: it reads ${daemon.env.CLAUDE_CONFIG_DIR}/projects`)
 
       // Another history folder: a new controller, and the reason the running one was not reused.
@@ -28,18 +28,18 @@ describe("one controller per settings, and codex-replay stop", () => {
       const otherEnv = { ...daemon.env, CLAUDE_CONFIG_DIR: elsewhere, CODEX_REPLAY_CONTROLLER_SESSION_ID: "" }
       const started = await runCli(["open"], otherEnv)
       expect(started.code).toBe(0)
-      expect(started.stdout).not.toBe(`${daemon.origin}/\n`)
+      expect(started.stdout).not.toBe(`${daemon.launchUrl}\n`)
       expect(started.stderr).toMatch(
         new RegExp(`^Started controller [a-f0-9]{32} for ${elsewhere}/projects \\(controller ${daemon.sessionId} is running but it reads another history folder`)
       )
       const files = runtimeFiles(daemon.env)
       expect(files).toHaveLength(2)
       const other = files.find((file) => file.controller_session_id !== daemon.sessionId)!
-      expect((await runCli(["open"], otherEnv)).stdout).toBe(`http://127.0.0.1:${other.port}/\n`)
+      expect((await runCli(["open"], otherEnv)).stdout).toBe(`http://127.0.0.1:${other.port}/?token=${other.api_token}\n`)
       // The page and the CLI agree: the new controller lists the other folder's threads.
       const threads = await fetch(`http://127.0.0.1:${other.port}/api/call`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${other.port}` },
+        headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${other.port}`, Authorization: `Bearer ${other.api_token}` },
         body: JSON.stringify({ name: "list_threads", arguments: { source: "imported" } })
       }).then((response) => response.json())
       expect(threads.structuredContent.empty_history).toBe(`No Claude Code threads in ${elsewhere}/projects.`)

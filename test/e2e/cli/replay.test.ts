@@ -41,7 +41,7 @@ describe("codex-replay replay", () => {
         verdict: { winner: string; dimensions: { won: number; tied: number; lost: number }; codex: { elapsed_ms: number }; claude: object }
       }>
     }
-    expect(answer.controller_url).toBe(`${daemon.origin}/`)
+    expect(answer.controller_url).toBe(daemon.launchUrl)
     expect(answer.thread_id).toBe(SAMPLE)
     expect(answer.runs.map((run) => run.model)).toEqual([MODEL, OTHER_MODEL])
     for (const run of answer.runs) {
@@ -238,6 +238,6 @@ describe("codex-replay open", () => {
   it("prints the URL of the install's running controller", async () => {
     const result = await runCli(["open"], daemon.env)
     expect(result.code).toBe(0)
-    expect(result.stdout).toBe(`${daemon.origin}/\n`)
+    expect(result.stdout).toBe(`${daemon.launchUrl}\n`)
   })
 })

@@ -100,11 +100,12 @@ describe("controller daemon over real HTTP", () => {
   })
 
   it("serves the controller page and its assets with their content types, and 404 for anything else", async () => {
-    const page = await request(daemon.port, "/")
+    const page = await request(daemon.port, "/", { headers: { Cookie: `codex_replay_${daemon.port}=${daemon.apiToken()}` }, token: null })
     expect(page.status).toBe(200)
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8")
     expect(page.text).toContain("<title>Codex Replay</title>")
     expect(page.text).not.toContain(daemon.runtime().control_token)
+    expect(page.text).not.toContain(daemon.apiToken())
     const css = await request(daemon.port, "/controller.css")
     expect(css.headers["content-type"]).toBe("text/css; charset=utf-8")
     expect(css.text).toContain(":root")

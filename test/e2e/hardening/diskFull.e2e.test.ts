@@ -47,11 +47,11 @@ const stateOnDisk = (daemon: Daemon, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "controller-state.json"), "utf8"))
 
 const activeRuns = async (daemon: Daemon) =>
-  (await request(daemon.port, "/health", { host: `127.0.0.1:${daemon.port}` })).json.active_runs
+  (await request(daemon.port, "/health", { host: `127.0.0.1:${daemon.port}`, token: daemon.apiToken() })).json.active_runs
 
 const shutdown = (daemon: Daemon) => {
   const token = JSON.parse(fs.readFileSync(path.join(daemon.root, "controllers", daemon.sessionId, "controller-server.json"), "utf8")).control_token
-  return request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token } })
+  return request(daemon.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": token }, token: daemon.apiToken() })
 }
 
 const runningOnDisk = (daemon: Daemon) =>

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, callTool, killAllDaemons, scratch, sleep, startDaemon } from "../../support/daemon.js"
+import { apiTokenOf, bearer, BIN, callTool, killAllDaemons, scratch, sleep, startDaemon } from "../../support/daemon.js"
 import { fixturePath } from "../../support/fixtures.js"
 
 afterAll(killAllDaemons)
@@ -18,7 +18,7 @@ const giveUp = (port: number, name: string, args: unknown, afterMs: number) =>
       path: "/api/call",
       method: "POST",
       agent: false,
-      headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}` }
+      headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${port}`, ...bearer(apiTokenOf(port)) }
     })
     req.on("error", () => resolve())
     req.on("close", () => resolve())

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { BIN, freePort, isAlive, listTree, REPO_ROOT, request, scratch, sessionId } from "../../support/daemon.js"
+import { BIN, freePort, isAlive, listTree, registerRuntime, REPO_ROOT, request, scratch, sessionId } from "../../support/daemon.js"
 
 interface Launch {
   readonly root: string
@@ -48,7 +48,7 @@ const stopControllers = async (root: string) => {
     const runtimePath = path.join(controllers, session, "controller-server.json")
     if (!fs.existsSync(runtimePath)) continue
     const runtime = JSON.parse(fs.readFileSync(runtimePath, "utf8"))
-    await request(runtime.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": runtime.control_token }, body: "{}" }).catch(() => undefined)
+    await request(runtime.port, "/api/shutdown", { method: "POST", headers: { "X-Codex-Replay-Control": runtime.control_token }, body: "{}", token: runtime.api_token }).catch(() => undefined)
     for (let i = 0; i < 100 && isAlive(runtime.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
     if (isAlive(runtime.pid)) process.kill(runtime.pid, "SIGKILL")
   }
@@ -95,14 +95,16 @@ describe("MCP server through the official SDK client", () => {
     const result: any = await launch.client.callTool({ name: "open_controller", arguments: { controller_session_id: session } })
     expect(result.isError).toBeFalsy()
     const url: string = result.structuredContent.launch_url
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/)
     expect(textOf(result)).toBe(`Codex Replay is ready. [Open Codex Replay](${url})`)
     expect(result.structuredContent).toEqual({ prepared: true, opened: false, launch_url: url, controller_session_id: session })
     const port = Number(new URL(url).port)
-    const health = await request(port, "/health")
+    const token = new URL(url).searchParams.get("token")
+    const instance = path.join(launch.root, "controllers", session)
+    expect(token).toBe(JSON.parse(fs.readFileSync(path.join(instance, "controller-server.json"), "utf8")).api_token)
+    const health = await request(port, "/health", { token })
     expect(health.json.controller_session_id).toBe(session)
 
-    const instance = path.join(launch.root, "controllers", session)
     const attempt = JSON.parse(fs.readFileSync(path.join(instance, "attempt.json"), "utf8"))
     expect(attempt).toMatchObject({ controller_session_id: session, controller_ready: true, controller_pid: health.json.pid })
     expect(fs.statSync(path.join(instance, "attempt.json")).mode & 0o777).toBe(0o600)
@@ -110,7 +112,7 @@ describe("MCP server through the official SDK client", () => {
 
     const retry: any = await launch.client.callTool({ name: "open_controller", arguments: { controller_session_id: session } })
     expect(retry.structuredContent).toEqual(result.structuredContent)
-    expect((await request(port, "/health")).json.pid).toBe(health.json.pid)
+    expect((await request(port, "/health", { token })).json.pid).toBe(health.json.pid)
 
     await stopControllers(launch.root)
     const afterStop: any = await launch.client.callTool({ name: "open_controller", arguments: { controller_session_id: session } })
@@ -165,7 +167,7 @@ describe("MCP server through the official SDK client", () => {
     const fake = path.join(REPO_ROOT, "test", "fake-codex", "codex")
     const result: any = await launch.client.callTool({ name: "open_controller", arguments: { controller_session_id: sessionId(), codex_cli_path: fake } })
     const port = Number(new URL(result.structuredContent.launch_url).port)
-    const pid = (await request(port, "/health")).json.pid
+    const pid = (await request(port, "/health", { token: new URL(result.structuredContent.launch_url).searchParams.get("token") })).json.pid
     const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
     expect(environ).toContain(`CODEX_CLI_PATH=${fake}`)
   })
@@ -242,6 +244,7 @@ describe("retiring older controllers", () => {
       stdio: "ignore"
     })
     const olderExit = new Promise<number | null>((resolve) => older.once("exit", resolve))
+    registerRuntime(port, path.join(root, "controllers", oldSession, "controller-server.json"))
     try {
       for (let i = 0; i < 200; i++) {
         const health = await request(port, "/health").catch(() => undefined)

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ToolName } from "../../../src/domain/contracts.js"
 import { isControllerError, type ToolFailure } from "../../../src/domain/errors.js"
 import type { ToolResult } from "../../../src/domain/toolResult.js"
-import { makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
+import { LauncherLive } from "../../../src/layers.js"
+import { findController, makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
 import { isAlive, writeRun } from "../../support/daemon.js"
 
@@ -24,9 +25,9 @@ afterAll(async () => {
  * Calls a tool through the real RPC client, with the daemon's token (or another one). The client is
  * typed by the contracts; these tests send what no compiler would let through, hence the casts.
  */
-const call = (name: string, payload: unknown, token = daemon.token) =>
+const call = (name: string, payload: unknown, token = daemon.token, apiToken = daemon.apiToken) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token })
+    const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: token, apiToken })
     return yield* Effect.either(caller(name as ToolName, payload as never))
   })))
 
@@ -52,7 +53,7 @@ const writesNothing = (run: () => Promise<void>) => async () => {
 const post = (body: string, headers: Record<string, string> = {}) =>
   fetch(`${daemon.origin}/api/rpc`, {
     method: "POST",
-    headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, ...headers },
+    headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, Authorization: `Bearer ${daemon.apiToken}`, ...headers },
     body
   })
 
@@ -140,18 +141,33 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(failure(await call("open_controller", {}))).toBe("open_controller is only available through MCP.")
   }))
 
-  it("refuses a wrong control token (401) as a clear client error", writesNothing(async () => {
+  it("refuses a wrong control or API token (401) as a clear client error", writesNothing(async () => {
     expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
-      "The controller refused the control token (HTTP 401)."
+      "The controller refused its API or control token (HTTP 401)."
+    )
+    expect(failure(await call("get_state", {}, daemon.token, "0".repeat(64)))).toBe(
+      "The controller refused its API or control token (HTTP 401)."
     )
   }))
+})
+
+describe("an embedding program", () => {
+  it("finds the controller by the address it printed and calls it with the tokens of its runtime file", async () => {
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const controller = yield* findController(daemon.env, daemon.root, daemon.launchUrl)
+      const caller = yield* makeRpcCaller(controller)
+      return { controller, state: yield* caller("get_state", {}) }
+    })).pipe(Effect.provide(LauncherLive)))
+    expect(result.controller).toMatchObject({ sessionId: daemon.sessionId, port: daemon.port, apiToken: daemon.apiToken })
+    expect((result.state.structuredContent?.state as { controller_session_id: string }).controller_session_id).toBe(daemon.sessionId)
+  })
 })
 
 describe("watch_run over /api/rpc", () => {
   /** Every state the stream sends for a run, `status`, until it ends; `onState` hears each as it comes. */
   const watched = (runId: string, onState: (status: string) => void = () => {}) =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const client = yield* makeControllerRpcClient({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token })
+      const client = yield* makeControllerRpcClient({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token, apiToken: daemon.apiToken })
       const statuses = Stream.map(client.watchRun(runId), (state) => state.status).pipe(Stream.tap((status) => Effect.sync(() => onState(status))))
       return yield* Effect.either(Stream.runCollect(statuses))
     })))
@@ -209,6 +225,16 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(wrong.status).toBe(401)
   }))
 
+  it("requires the API token (401) even with the control token, and reads nothing", writesNothing(async () => {
+    for (const authorization of ["", `Bearer ${daemon.apiToken.slice(1)}`, `Bearer ${daemon.token}`, daemon.apiToken]) {
+      const refused = await post(request("get_state", {}), { Authorization: authorization })
+      expect(refused.status).toBe(401)
+      expect(((await refused.json()) as { error: string }).error).toBe(
+        "This controller needs its API token: open the address the controller printed."
+      )
+    }
+  }))
+
   it("applies the Host check (421)", writesNothing(async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({
@@ -216,7 +242,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
         port: daemon.port,
         path: "/api/rpc",
         method: "POST",
-        headers: { Host: `localhost:${daemon.port}`, "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token }
+        headers: { Host: `localhost:${daemon.port}`, "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, Authorization: `Bearer ${daemon.apiToken}` }
       }, (res) => {
         res.resume()
         resolve(res.statusCode ?? 0)
@@ -260,7 +286,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     })
     const response = await fetch(`${daemon.origin}/api/rpc`, {
       method: "POST",
-      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, Authorization: `Bearer ${daemon.apiToken}` },
       body,
       duplex: "half"
     } as RequestInit)
@@ -280,7 +306,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
     })
     const response = await fetch(`${daemon.origin}/api/rpc`, {
       method: "POST",
-      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token },
+      headers: { "Content-Type": "application/ndjson", "X-Codex-Replay-Control": daemon.token, Authorization: `Bearer ${daemon.apiToken}` },
       body,
       duplex: "half"
     } as RequestInit)
@@ -291,7 +317,7 @@ describe("POST /api/rpc at the HTTP edge", () => {
   it("gives /api/call and /api/rpc the same message for the same bad payload", writesNothing(async () => {
     const browser = await fetch(`${daemon.origin}/api/call`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Origin: daemon.origin },
+      headers: { "Content-Type": "application/json", Origin: daemon.origin, Authorization: `Bearer ${daemon.apiToken}` },
       body: JSON.stringify({ name: "get_run", arguments: { run_id: 5 } })
     })
     expect(browser.status).toBe(400)
@@ -333,7 +359,7 @@ describe("interrupting a call", () => {
   it("over /api/rpc reaches the server: interrupting the client's call ends the Codex process it started", () =>
     expectDroppedCallEndsCodex((hanging) => {
       const fiber = Effect.runFork(Effect.scoped(Effect.gen(function*() {
-        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token })
+        const caller = yield* makeRpcCaller({ sessionId: hanging.sessionId, port: hanging.port, controlToken: hanging.token, apiToken: hanging.apiToken })
         return yield* caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD })
       })))
       return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
@@ -344,7 +370,7 @@ describe("interrupting a call", () => {
       const aborter = new AbortController()
       const call = fetch(`${hanging.origin}/api/call`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Origin: hanging.origin },
+        headers: { "Content-Type": "application/json", Origin: hanging.origin, Authorization: `Bearer ${hanging.apiToken}` },
         body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: MULTI_PROMPT_THREAD } }),
         signal: aborter.signal
       }).catch((error: unknown) => error)
@@ -360,7 +386,7 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
     const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
     fs.mkdirSync(path.join(directory, "run.log"))
     const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token })
+      const caller = yield* makeRpcCaller({ sessionId: daemon.sessionId, port: daemon.port, controlToken: daemon.token, apiToken: daemon.apiToken })
       const broken = yield* Effect.either(caller("get_run", { run_id: "run-unreadable-log" }))
       const after = yield* Effect.either(caller("get_state", {}))
       return { broken, after }

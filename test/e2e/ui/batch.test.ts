@@ -26,7 +26,7 @@ const daemonWithHistory = async (env: Record<string, string> = {}) => {
 const openPage = async (daemon: Daemon) => {
   const context = await errorCollectingContext(browser, consoleErrors)
   const page = await context.newPage()
-  await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
+  await page.goto(daemon.launchUrl(), { waitUntil: "load" })
   await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
   await expect.poll(() => page.locator("#thread-list li").count(), { timeout: 30_000 }).toBe(4)
   await page.check("#batch-mode")

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe("the chunk picker of the Configure step", () => {
   it("offers the whole thread or a chunk, keeps the chosen chunk across a reload, and replays that chunk", async () => {
-    await page.goto(`http://127.0.0.1:${daemon.port}/`)
+    await page.goto(daemon.launchUrl())
     await page.locator(`.thread-item[data-thread-id="${THREAD}"]`).click()
     await page.locator("#cfg-request").waitFor()
     expect(await page.locator("#cfg-scope-whole").isChecked()).toBe(true)
@@ -120,7 +120,7 @@ describe("a chunk chosen while the whole thread's prompt is being synthesized", 
     const slow = await startDaemon({ root, env: { FAKE_CODEX_DELAY_MS: "1500" } })
     const slowPage = await (await errorCollectingContext(browser, consoleErrors)).newPage()
     try {
-      await slowPage.goto(`http://127.0.0.1:${slow.port}/`)
+      await slowPage.goto(slow.launchUrl())
       await slowPage.locator(`.thread-item[data-thread-id="${THREAD}"]`).click()
       await expect.poll(() => slowPage.locator("#request-method").textContent()).toContain("Synthesizing")
       await slowPage.check("#cfg-scope-chunk")

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 describe("comparability in the browser controller", () => {
   it("needs an explicit acceptance of the empty beginning, then shows both costs and the comparability panel", async () => {
-    await page.goto(`http://127.0.0.1:${daemon.port}/`)
+    await page.goto(daemon.launchUrl())
     await page.locator(`.thread-item[data-thread-id="${DEMO_THREAD}"]`).click()
     await page.locator("#cfg-request").waitFor()
     expect(await page.locator("#cfg-beginning").inputValue()).toBe("non_git")

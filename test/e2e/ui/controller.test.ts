@@ -67,7 +67,7 @@ const threadTitles = () => page.locator(".thread-item").allInnerTexts()
 
 describe("browser controller", () => {
   it("loads with no console error and no foreign request; lists #N threads in pages of 20 with Load more; search filters them", async () => {
-    await page.goto(`${origin}/`, { waitUntil: "load" })
+    await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await page.locator(".thread-item").first().waitFor()
     expect(await page.locator("#controller-status").textContent()).toMatch(/^Ready/)
     const items = await threadTitles()

@@ -68,7 +68,7 @@ afterAll(async () => {
 
 describe("run history in the browser", () => {
   it("lists the runs of an earlier controller after a restart, filters them, and opens side-by-side Results with rendered diffs", async () => {
-    await page.goto(`http://127.0.0.1:${second.port}/`, { waitUntil: "load" })
+    await page.goto(second.launchUrl(), { waitUntil: "load" })
     await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
     await page.locator(".thread-item").first().waitFor()
     expect(await axeViolations()).toEqual([])

@@ -46,7 +46,7 @@ describe("the portfolio verdict in the browser", () => {
     // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
     const context = await errorCollectingContext(browser, consoleErrors, { acceptDownloads: true })
     const page = await context.newPage()
-    await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
+    await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
     await page.click("#tab-runs")
     const rows = page.locator("#runs-rows tr")
