@@ -42,6 +42,11 @@ export interface WorkspacePlan {
    * transcript (project-relative paths), written after the commit or into the empty directory.
    */
   readonly carriedContents?: ReadonlyArray<CarriedContent>
+  /**
+   * Every folder of the user's repository and the thread's working directory that agents must not read
+   * (`Workspace.repositoryRoots`: a worktree's common git directory and main worktree included).
+   */
+  readonly hiddenRoots?: ReadonlyArray<string>
 }
 
 export interface CarriedContent {
@@ -110,12 +115,13 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
      */
     const repositoryRoots = Effect.fn("Workspace.repositoryRoots")(function*(directory: string) {
       const real = yield* Effect.promise(() => fs.realpath(directory).catch(() => undefined))
-      if (real === undefined) return [] as Array<string>
+      if (real === undefined) return { real: undefined, topLevel: undefined, all: [] as Array<string> }
       const located = yield* git.probe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], { cwd: real })
-      const worktrees = yield* git.probe(["worktree", "list", "--porcelain"], { cwd: real })
+      const [topLevel, ...gitDirectories] = (located ?? "").split("\n").filter((line) => path.isAbsolute(line))
+      const worktrees = topLevel === undefined ? undefined : yield* git.probe(["worktree", "list", "--porcelain"], { cwd: real })
       const main = /^worktree (.+)$/m.exec(worktrees ?? "")?.[1]
-      const found = [real, ...(located ?? "").split("\n"), ...(main === undefined ? [] : [main])].filter((line) => path.isAbsolute(line))
-      return [...new Set(found)]
+      const all = [real, ...(topLevel === undefined ? [] : [topLevel]), ...gitDirectories, ...(main === undefined ? [] : [main])]
+      return { real, topLevel, all: [...new Set(all)] }
     })
 
     /** The mode and type of `relative` in `commit`'s tree (`100644 blob`, `120000 blob`, `040000 tree`…), if it is there. */
