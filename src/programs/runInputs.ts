@@ -34,13 +34,16 @@ const ownDirectories = (record: ThreadRecord) =>
     return [roots.real, roots.topLevel].filter((root): root is string => root !== undefined)
   })
 
-/** Whether `real` lies in the controller's cache (every run root and controller included) or Claude's configuration directory. */
-const insideGuarded = (real: string) =>
+/**
+ * Whether `real` lies in the controller's cache (every run root and controller included) or Claude's
+ * configuration directory, when `within` (the repository it is taken from) does not lie there itself.
+ */
+const insideGuarded = (real: string, within?: string) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     for (const directory of [settings.cacheRoot, settings.runRoot, settings.controllersRoot, settings.claudeConfigDir]) {
       const guardedReal = (yield* realOrUndefined(directory)) ?? path.resolve(directory)
-      if (isInside(guardedReal, real)) return true
+      if (isInside(guardedReal, real) && (within === undefined || !isInside(guardedReal, within))) return true
     }
     return false
   })
@@ -134,7 +137,7 @@ export const ensureCarriedFiles = Effect.fn("runInputs.ensureCarriedFiles")(func
     if (found === "missing") return yield* refuse(name, "does not exist in the project directory.")
     if (found === "link") return yield* refuse(name, "is reached through a symbolic link.")
     if (found === "not a file") return yield* refuse(name, "is not a regular file.")
-    if (yield* insideGuarded(path.join(repository, name))) return yield* refuse(name, "belongs to Codex Replay or to Claude.")
+    if (yield* insideGuarded(path.join(repository, name), repository)) return yield* refuse(name, "belongs to Codex Replay or to Claude.")
   }
 })
 
