@@ -181,6 +181,22 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           })
         }), { discard: true })
 
+    /** Each name is a regular file of the checkout, reached through no link. */
+    const ensureCheckedOutFiles = (names: ReadonlyArray<string>, directory: string) =>
+      Effect.forEach(names, (relative) =>
+        Effect.gen(function*() {
+          let current = directory
+          const parts = relative.split("/")
+          for (const [index, part] of parts.entries()) {
+            current = path.join(current, part)
+            const stat = yield* Effect.promise(() => fs.lstat(current).catch(() => undefined))
+            const last = index === parts.length - 1
+            if (part === ".." || stat === undefined || stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) {
+              return yield* controllerError(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
+            }
+          }
+        }), { discard: true })
+
     const writeCarriedContents = (plan: WorkspacePlan, directory: string) =>
       Effect.forEach(plan.carriedContents ?? [], (carried) =>
         Effect.gen(function*() {
@@ -251,6 +267,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         // Carried-forward files of a Git beginning are files of the starting commit (checked at prepare
         // and start), so the checkout already holds them as they were; nothing is copied from the user's
         // working directory, which is in Claude's end state.
+        yield* ensureCheckedOutFiles(plan.carriedForwardFiles, directory)
         yield* writeCarriedContents(plan, directory)
         // Collecting reads the baseline's objects from the workspace, but never its configuration or hooks.
         const gitDir = yield* snapshotRepository(parent, runTag)
