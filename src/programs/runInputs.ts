@@ -26,14 +26,6 @@ import { Workspace } from "../services/Workspace.js"
 
 const realOrUndefined = (target: string) => Effect.promise(() => fs.realpath(target).catch(() => undefined))
 
-/** The thread's recorded working directory and its repository's top level (real paths), where they exist. */
-const ownDirectories = (record: ThreadRecord) =>
-  Effect.gen(function*() {
-    if (record.project_dir === null) return [] as Array<string>
-    const roots = yield* (yield* Workspace).repositoryRoots(record.project_dir)
-    return [roots.real, roots.topLevel].filter((root): root is string => root !== undefined)
-  })
-
 /**
  * Whether `real` lies in the controller's cache (every run root and controller included) or Claude's
  * configuration directory, when `within` (the repository it is taken from) does not lie there itself.
@@ -48,19 +40,24 @@ const insideGuarded = (real: string, within?: string) =>
     return false
   })
 
-/** Refuses a `repo` that is not the thread's own and not marked as the user's choice (see above). */
+/**
+ * Refuses a `repo` that is not the thread's own and not marked as the user's choice (see above), and
+ * answers the folders agents must not read: every folder of the repository and of the thread's recorded
+ * working directory (`Workspace.repositoryRoots`).
+ */
 export const ensureThreadRepository = Effect.fn("runInputs.ensureThreadRepository")(function*(
   configuration: RunConfiguration,
   record: ThreadRecord
 ) {
-  if (configuration.repo === null) return
-  const real = yield* realOrUndefined(configuration.repo)
-  // A folder that is not there is refused later, in the words of the step that needs it.
-  if (real === undefined) return
-  const own = yield* ownDirectories(record)
   const workspace = yield* Workspace
-  const { topLevel } = yield* workspace.repositoryRoots(real)
-  if (own.includes(real) || (topLevel !== undefined && own.includes(topLevel))) return
+  const own = record.project_dir === null ? undefined : yield* workspace.repositoryRoots(record.project_dir)
+  const chosen = configuration.repo === null ? undefined : yield* workspace.repositoryRoots(configuration.repo)
+  const hidden = [...new Set([...(chosen?.all ?? []), ...(own?.all ?? [])])]
+  // No folder, or one that is not there (refused later, in the words of the step that needs it).
+  const real = chosen?.real
+  if (configuration.repo === null || real === undefined) return hidden
+  const ownDirectories = [own?.real, own?.topLevel].filter((root): root is string => root !== undefined)
+  if (ownDirectories.includes(real) || (chosen?.topLevel !== undefined && ownDirectories.includes(chosen.topLevel))) return hidden
   const named = excerpt(configuration.repo)
   if (record.source === "sample") {
     return yield* controllerError(`The packaged sample ${configuration.thread_id} replays only its own repository, and ${named} is not it.`)
@@ -74,6 +71,7 @@ export const ensureThreadRepository = Effect.fn("runInputs.ensureThreadRepositor
         "choose it yourself in Configure (confirm_repository_selection) to replay the thread there."
     )
   }
+  return hidden
 })
 
 /** A relative path that stays where it is put: no `..`, `.`, empty or `.git` part, not absolute. */
@@ -140,14 +138,3 @@ export const ensureCarriedFiles = Effect.fn("runInputs.ensureCarriedFiles")(func
     if (yield* insideGuarded(path.join(repository, name), repository)) return yield* refuse(name, "belongs to Codex Replay or to Claude.")
   }
 })
-
-/** The folders agents must not read for these directories (the repository, the thread's working directory). */
-export const hiddenRepositoryRoots = (directories: ReadonlyArray<string | null>) =>
-  Effect.gen(function*() {
-    const workspace = yield* Workspace
-    const roots: Array<string> = []
-    for (const directory of directories) {
-      if (directory !== null) roots.push(...(yield* workspace.repositoryRoots(directory)).all)
-    }
-    return [...new Set(roots)]
-  })

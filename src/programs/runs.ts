@@ -40,7 +40,7 @@ import { Settings } from "../services/Settings.js"
 import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
 import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
 import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
-import { ensureCarriedFiles, ensureThreadRepository, hiddenRepositoryRoots } from "./runInputs.js"
+import { ensureCarriedFiles, ensureThreadRepository } from "./runInputs.js"
 import { threadForComparison } from "./threads.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -111,8 +111,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
     // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
     // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
     const thread = yield* threadForComparison(configuration.thread_id)
-    yield* ensureThreadRepository(configuration, thread.record)
-    const hiddenRoots = yield* hiddenRepositoryRoots([configuration.repo, thread.record.project_dir])
+    const hiddenRoots = yield* ensureThreadRepository(configuration, thread.record)
     const { capabilities } = thread
     const withChunk = (chunk: ChunkPlan | null) => {
       const record = chunk?.record ?? thread.record
