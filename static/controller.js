@@ -391,6 +391,8 @@
       out.confirm_file_selection = c.confirm_file_selection
     }
     if (git) out.confirm_repository_selection = c.confirm_repository_selection
+    // A non-Git replay's folder is the one the user left or typed in the working directory field.
+    else if (out.repo !== null) out.confirm_repository_selection = true
     return out
   }
 

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import { CodexWorker } from "../services/CodexWorker.js"
 import { FileStore } from "../services/FileStore.js"
+import { Settings } from "../services/Settings.js"
 
 /** The two LLM-backed controller tools of SPEC §8.3, as programs over plain thread data. */
 
@@ -122,6 +123,12 @@ export const singleUserPrompt = (input: SynthesisInput): string | undefined => {
   return prompts.length === 1 ? prompts[0] : undefined
 }
 
+/** The controller's cache (run roots, thread index, controllers), which no agent reads. */
+const cacheRootHidden = Effect.map(
+  Effect.serviceOption(Settings),
+  Option.match({ onNone: () => [] as Array<string>, onSome: (settings) => [settings.cacheRoot] })
+)
+
 /** An empty private directory for one worker call, removed afterwards whatever happens. */
 const temporaryWorkspace = (prefix: string) =>
   Effect.flatMap(FileStore, (files) => files.temporaryDirectory(os.tmpdir(), prefix)).pipe(
@@ -139,7 +146,8 @@ const synthesizeWithModel = (input: SynthesisInput, model: string) =>
         prompt: synthesisPrompt(input.turns, input.prior_user_requests ?? []),
         workingDirectory: workspace,
         outputSchema: SynthesisAnswer,
-        label: "prompt-synthesis"
+        label: "prompt-synthesis",
+        hiddenRoots: yield* cacheRootHidden
       })
       const request = result.output.request.trim()
       if (request === "") return yield* Effect.fail("empty")
@@ -198,7 +206,8 @@ const inferWithModel = (input: WorkingDirectoryInput, model: string) =>
         prompt: workingDirectoryPrompt(input),
         workingDirectory: workspace,
         outputSchema: WorkingDirectoryAnswer,
-        label: "working-directory-inference"
+        label: "working-directory-inference",
+        hiddenRoots: yield* cacheRootHidden
       })
       return yield* existingDirectory(result.output.working_directory)
     })

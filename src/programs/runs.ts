@@ -40,6 +40,7 @@ import { Settings } from "../services/Settings.js"
 import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
 import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
 import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
+import { ensureCarriedFiles, ensureThreadRepository } from "./runInputs.js"
 import { threadForComparison } from "./threads.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -110,6 +111,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
     // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
     // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
     const thread = yield* threadForComparison(configuration.thread_id)
+    const hiddenRoots = yield* ensureThreadRepository(configuration, thread.record)
     const { capabilities } = thread
     const withChunk = (chunk: ChunkPlan | null) => {
       const record = chunk?.record ?? thread.record
@@ -132,6 +134,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
       const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
       const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
       const [baseline = "", ending = ""] = repository.commits
+      yield* ensureCarriedFiles(configuration, thread.record, repository.repository, { baseline, ending })
       const chunk = isChunk(configuration)
         ? yield* resolveChunk(configuration, thread.record, yield* workspace.commitTime(repository.repository, baseline))
         : null
@@ -143,7 +146,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
         result: { patch, final_response: record.final_response },
         claude: claudeSide(record, patch, repository.repository),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
-        plan: { kind: "git", repository: repository.repository, commit: baseline, ...carried },
+        plan: { kind: "git", repository: repository.repository, commit: baseline, hiddenRoots, ...carried },
         comparability: comparability(baseline),
         ...asked
       } satisfies Historical
@@ -151,12 +154,13 @@ export const readHistorical = (configuration: RunConfiguration) =>
     const chunk = yield* resolveChunk(configuration, thread.record, null)
     const { carried, comparability, record, ...asked } = withChunk(chunk)
     const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
+    yield* ensureCarriedFiles(configuration, thread.record, project, null)
     const patch = nonGitPatch(record, configuration)
     return {
       result: { patch, final_response: record.final_response },
       claude: claudeSide(record, patch, project),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
-      plan: { kind: "non_git", repository: project, commit: null, ...carried },
+      plan: { kind: "non_git", repository: project, commit: null, hiddenRoots, ...carried },
       comparability: comparability(null),
       ...asked
     } satisfies Historical

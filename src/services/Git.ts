@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { gitCommandName, neutralGitArguments, neutralGitEnvironment } from "./internal/gitNeutral.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 
 /** A git invocation that failed: the command could not start or exited non-zero. */
@@ -9,20 +10,20 @@ export class GitError extends Schema.TaggedError<GitError>()("GitError", {
   stderr: Schema.String
 }) {}
 
-const GIT_ENVIRONMENT = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } as const
-
 const shellQuote = (argument: string) => `'${argument.replaceAll("'", "'\\''")}'`
 
 export interface GitOptions {
   readonly cwd: string
-  /** Extra environment, e.g. `GIT_AUTHOR_DATE` when a caller creates commits in its own workspace. */
+  /** Extra environment (a private `GIT_INDEX_FILE`, the run's tag); it never overrides the neutral values. */
   readonly env?: Readonly<Record<string, string>>
   readonly stdin?: string
 }
 
 /**
- * Runs the git CLI. Reads never take optional locks (`GIT_OPTIONAL_LOCKS=0`), so inspecting a user's
- * repository does not even refresh its index; nothing here writes unless the caller's arguments do.
+ * Runs the git CLI, always with the neutral configuration (internal/gitNeutral.ts): no repository, system
+ * or global setting can make it start a program, whoever wrote the repository. Reads never take optional
+ * locks (`GIT_OPTIONAL_LOCKS=0`), so inspecting a user's repository does not even refresh its index;
+ * nothing here writes unless the caller's arguments do.
  */
 export class Git extends Effect.Service<Git>()("codex-replay/Git", {
   effect: Effect.gen(function*() {
@@ -42,7 +43,7 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
         command,
         args,
         cwd: options.cwd,
-        env: { ...process.env, ...GIT_ENVIRONMENT, ...options.env },
+        env: neutralGitEnvironment(process.env, options.env),
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         onLine: (stream, line) => Effect.sync(() => (stream === "stdout" ? stdout : stderr).push(line))
       }).pipe(
@@ -62,7 +63,8 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
       return stdout.join("\n")
     })
 
-    const run = (args: ReadonlyArray<string>, options: GitOptions) => execute("git", args, `git ${args[0] ?? ""}`, args, options)
+    const run = (args: ReadonlyArray<string>, options: GitOptions) =>
+      execute("git", neutralGitArguments(args), `git ${gitCommandName(args)}`, args, options)
 
     /**
      * Several git commands as one process (`sh -c` with `set -e`), stopping at the first that fails: one
@@ -71,7 +73,7 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
     const sequence = (commands: ReadonlyArray<ReadonlyArray<string>>, options: GitOptions) =>
       execute(
         "sh",
-        ["-c", ["set -e", ...commands.map((command) => ["git", ...command].map(shellQuote).join(" "))].join("\n")],
+        ["-c", ["set -e", ...commands.map((command) => ["git", ...neutralGitArguments(command)].map(shellQuote).join(" "))].join("\n")],
         "git",
         commands.flat(),
         options

@@ -9,6 +9,7 @@ import { tokensFromCodexUsage } from "../domain/report/tokens.js"
 import { changedFilesFromPatch } from "../domain/review/anonymize.js"
 import type { Evaluation } from "../domain/review/evaluation.js"
 import type { PhaseId } from "../domain/runState.js"
+import type { ResolvedSettings } from "../domain/settings.js"
 import { markInterrupted } from "../programs/reconcile.js"
 import { CodexWorker, type WorkerResult } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
@@ -58,9 +59,18 @@ export interface CoordinatorRequest {
 export const requestWithoutClaude = ({ claude: _claude, comparability: _comparability, ...rest }: CoordinatorRequest) =>
   rest
 
-/** Directories no agent of this run may read: the user's repository is in Claude's end state. */
-const hiddenRootsOf = (request: CoordinatorRequest) =>
-  request.workspace.repository === null ? [] : [request.workspace.repository]
+/**
+ * Directories no agent of this run may read: the user's repository and the thread's working directory
+ * (in Claude's end state) with every folder holding their objects (a worktree's common git directory, its
+ * main worktree), and the whole cache with every run root in it (the agent's own workspace below it stays
+ * reachable).
+ */
+export const hiddenRootsOf = (request: Pick<CoordinatorRequest, "workspace">, settings: Pick<ResolvedSettings, "cacheRoot" | "runRoot">) => [
+  settings.cacheRoot,
+  settings.runRoot,
+  ...(request.workspace.hiddenRoots ?? []),
+  ...(request.workspace.repository === null ? [] : [request.workspace.repository])
+].filter((root, index, all) => root !== "/" && all.indexOf(root) === index)
 
 interface Implemented {
   readonly workspace: MaterialisedWorkspace
@@ -150,7 +160,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           runDirectory: directory,
           label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
           runTag: request.run_tag,
-          hiddenRoots: hiddenRootsOf(request)
+          hiddenRoots: hiddenRootsOf(request, settings)
         }).pipe(Effect.tapError((error) => recordWorkerFailure(directory, error, attempt)))
         yield* runs.update(directory, { details: { failure_diagnostic: null } })
         return { workspace, result } satisfies Implemented
@@ -205,7 +215,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           claude: request.claude,
           model: request.reviewer_model,
           runTag: request.run_tag,
-          hiddenRoots: hiddenRootsOf(request)
+          hiddenRoots: hiddenRootsOf(request, settings)
         })
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {

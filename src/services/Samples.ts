@@ -16,6 +16,7 @@ import {
 } from "../domain/history/session.js"
 import type { ThreadInspection } from "./ClaudeHistory.js"
 import { Git } from "./Git.js"
+import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
 import { cachedOnceComputed } from "./internal/cachedFor.js"
 import { describeError } from "../domain/ioErrors.js"
 import { Settings } from "./Settings.js"
@@ -153,7 +154,7 @@ const makeSamples = (root: string) =>
         },
         catch: (error) => new StorageError({ message: `The packaged sample repository could not be prepared: ${describeError(error)}` })
       })
-      yield* git.run(["clone", "--quiet", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
+      yield* git.run([...LOCAL_TRANSPORT, "clone", "--quiet", "--no-hardlinks", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
         Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
       )
       if (sample.manifest.branch !== undefined) {

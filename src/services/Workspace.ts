@@ -6,6 +6,7 @@ import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
+import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
 import { RunLog } from "./RunLog.js"
 
 export const WORKSPACES_DIRECTORY = "workspaces"
@@ -16,14 +17,11 @@ export const IMPLEMENTATION_WORKSPACE = "codex"
  */
 const SNAPSHOT_GIT_DIR = "codex-snapshot.git"
 /**
- * How the daemon runs git on a workspace the agent has worked in. The agent could have written anything
- * into the workspace's `.git` (config, hooks) and `.gitattributes`; git must run none of it. So the git
- * directory is the daemon's own (above), no system or global configuration is read (where a filter such
- * as git-lfs could be defined for the agent's attributes to select), and hooks, fsmonitor, textconv and
- * external diff are off. Filters need a driver in the configuration, and this configuration has none.
+ * The daemon reads a workspace the agent has worked in through a git directory of its own (above), so
+ * nothing the agent wrote into the workspace's `.git` (config, hooks) is read; what its `.gitattributes`
+ * could select (filters, textconv, external diff) has no driver in the neutral configuration every git
+ * command runs with (internal/gitNeutral.ts).
  */
-const NEUTRAL_GIT_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false"]
-const NEUTRAL_GIT_ENVIRONMENT = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_ATTR_NOSYSTEM: "1" }
 const COLLECT_INDEX = ".collect-index"
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -44,6 +42,11 @@ export interface WorkspacePlan {
    * transcript (project-relative paths), written after the commit or into the empty directory.
    */
   readonly carriedContents?: ReadonlyArray<CarriedContent>
+  /**
+   * Every folder of the user's repository and the thread's working directory that agents must not read
+   * (`Workspace.repositoryRoots`: a worktree's common git directory and main worktree included).
+   */
+  readonly hiddenRoots?: ReadonlyArray<string>
 }
 
 export interface CarriedContent {
@@ -105,12 +108,56 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       )
     })
 
-    /** init (no template, so no sample hooks), fetch of the one commit (no tags, no maintenance), checkout. */
+    /**
+     * Every directory that holds the repository at `directory` or its objects: the directory itself (real
+     * path), its top level, its git directory and, for a `git worktree`, the common git directory (which
+     * holds every branch's objects) and the main worktree. Agents must see none of them.
+     */
+    const repositoryRoots = Effect.fn("Workspace.repositoryRoots")(function*(directory: string) {
+      const real = yield* Effect.promise(() => fs.realpath(directory).catch(() => undefined))
+      if (real === undefined) return { real: undefined, topLevel: undefined, all: [] as Array<string> }
+      const located = yield* git.probe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], { cwd: real })
+      const [topLevel, ...gitDirectories] = (located ?? "").split("\n").filter((line) => path.isAbsolute(line))
+      const worktrees = topLevel === undefined ? undefined : yield* git.probe(["worktree", "list", "--porcelain"], { cwd: real })
+      const main = /^worktree (.+)$/m.exec(worktrees ?? "")?.[1]
+      const all = [real, ...(topLevel === undefined ? [] : [topLevel]), ...gitDirectories, ...(main === undefined ? [] : [main])]
+      return { real, topLevel, all: [...new Set(all)] }
+    })
+
+    /** The mode and type of `relative` in `commit`'s tree (`100644 blob`, `120000 blob`, `040000 tree`…), if it is there. */
+    const treeEntry = Effect.fn("Workspace.treeEntry")(function*(repository: string, commit: string, relative: string) {
+      const listed = yield* git.run(["ls-tree", "-z", "--full-tree", commit, "--", relative], { cwd: repository }).pipe(
+        Effect.mapError(() => notFound(`The commit ${excerpt(commit)} does not exist in ${excerpt(repository)}.`))
+      )
+      const entry = listed.split("\0").find((line) => line.slice(line.indexOf("\t") + 1) === relative)
+      if (entry === undefined) return undefined
+      const [mode = "", type = ""] = entry.slice(0, entry.indexOf("\t")).split(" ")
+      return { mode, type }
+    })
+
+    /** The paths (from the top level) that differ between two commits. */
+    const changedPaths = Effect.fn("Workspace.changedPaths")(function*(repository: string, from: string, to: string) {
+      const listed = yield* git.run(["diff", "--name-only", "--no-renames", "-z", from, to], { cwd: repository }).pipe(
+        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+      )
+      return listed.split("\0").filter((line) => line !== "")
+    })
+
+    /**
+     * init (no template, so no sample hooks), fetch of the one commit, checkout. The workspace is a
+     * repository of its own that names nothing of the user's: the fetch writes no `FETCH_HEAD`, no
+     * reflog is kept, no remote, alternate or worktree link is made, and it holds only the objects
+     * reachable from the commit (upload-pack sends nothing else).
+     */
     const fetchCommit = (directory: string, repository: string, commit: string, runTag: string | undefined) =>
       git.sequence(
         [
           ["init", "--quiet", "--template=", directory],
-          ["-C", directory, "-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", repository, commit],
+          ["-C", directory, "config", "core.logAllRefUpdates", "false"],
+          [
+            "-C", directory, ...LOCAL_TRANSPORT, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+            "--upload-pack=git-upload-pack", repository, commit
+          ],
           ["-C", directory, "checkout", "--quiet", "--detach", commit]
         ],
         { cwd: path.dirname(directory), env: taggedEnvironment(runTag) }
@@ -132,6 +179,22 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
             },
             catch: () => controllerError(`The carried-forward file ${relative} could not be copied.`)
           })
+        }), { discard: true })
+
+    /** Each name is a regular file of the checkout, reached through no link. */
+    const ensureCheckedOutFiles = (names: ReadonlyArray<string>, directory: string) =>
+      Effect.forEach(names, (relative) =>
+        Effect.gen(function*() {
+          let current = directory
+          const parts = relative.split("/")
+          for (const [index, part] of parts.entries()) {
+            current = path.join(current, part)
+            const stat = yield* Effect.promise(() => fs.lstat(current).catch(() => undefined))
+            const last = index === parts.length - 1
+            if (part === ".." || stat === undefined || stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) {
+              return yield* controllerError(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
+            }
+          }
         }), { discard: true })
 
     const writeCarriedContents = (plan: WorkspacePlan, directory: string) =>
@@ -168,10 +231,10 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     ) =>
       Effect.gen(function*() {
         const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
-        const base = [...NEUTRAL_GIT_CONFIG, "--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
+        const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
         const output = yield* git.sequence(
           [[...base, "read-tree", startFrom], [...base, "add", "--all", "."], [...base, ...last]],
-          { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), ...NEUTRAL_GIT_ENVIRONMENT, GIT_INDEX_FILE: index } }
+          { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index } }
         )
         yield* files.remove(index)
         return output
@@ -201,7 +264,10 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       if (plan.kind === "git") {
         if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
-        yield* copyCarriedFiles(plan, directory)
+        // Carried-forward files of a Git beginning are files of the starting commit (checked at prepare
+        // and start), so the checkout already holds them as they were; nothing is copied from the user's
+        // working directory, which is in Claude's end state.
+        yield* ensureCheckedOutFiles(plan.carriedForwardFiles, directory)
         yield* writeCarriedContents(plan, directory)
         // Collecting reads the baseline's objects from the workspace, but never its configuration or hooks.
         const gitDir = yield* snapshotRepository(parent, runTag)
@@ -247,7 +313,17 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       return withFinalNewline(patch)
     })
 
-    return { inspectRepository, historicalPatch, commitTime, materialise, archiveFailed, diff } as const
+    return {
+      inspectRepository,
+      historicalPatch,
+      commitTime,
+      repositoryRoots,
+      treeEntry,
+      changedPaths,
+      materialise,
+      archiveFailed,
+      diff
+    } as const
   }),
   dependencies: [FileStore.Default, RunLog.Default]
 }) {}

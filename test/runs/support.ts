@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { RUN_TAG_VARIABLE } from "../../src/domain/product.js"
 import { pidsWithEnvironment } from "../../src/services/internal/procfs.js"
 import { freePort } from "../support/daemon.js"
+import { writeChunkThread } from "./chunkThread.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
@@ -230,15 +231,20 @@ export const gitAt = (cwd: string, date: string | undefined, ...args: Array<stri
 const git = (cwd: string, ...args: Array<string>) => gitAt(cwd, undefined, ...args)
 
 export interface TestRepository {
+  /** An imported Claude thread whose recorded working directory is this repository. */
+  readonly threadId: string
   readonly directory: string
   readonly baseline: string
   readonly ending: string
   readonly git: (...args: Array<string>) => string
 }
 
-/** A repository with a baseline commit, Claude's ending commit after it, and a tag on the ending. */
-export const makeRepository = (root: string): TestRepository => {
-  const directory = path.join(root, "project")
+/**
+ * A repository with a baseline commit, Claude's ending commit after it, and a tag on the ending; and an
+ * imported thread that worked in it, in `<root>/claude` (the Claude home `startDaemon({ root })` reads).
+ */
+export const makeRepository = (root: string, name = "project"): TestRepository => {
+  const directory = path.join(root, name)
   fs.mkdirSync(directory, { recursive: true })
   git(directory, "init", "--quiet", "--initial-branch", "main")
   fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
@@ -251,11 +257,13 @@ export const makeRepository = (root: string): TestRepository => {
   git(directory, "commit", "--quiet", "-m", "claude's ending")
   const ending = git(directory, "rev-parse", "HEAD")
   git(directory, "tag", "solution")
-  return { directory, baseline, ending, git: (...args) => git(directory, ...args) }
+  const threadId = randomUUID()
+  writeChunkThread(path.join(root, "claude"), threadId, directory)
+  return { threadId, directory, baseline, ending, git: (...args) => git(directory, ...args) }
 }
 
 export const gitConfig = (repository: TestRepository, overrides: Record<string, unknown> = {}) => ({
-  thread_id: HELLO_SAMPLE,
+  thread_id: repository.threadId,
   request: "Update app.txt as requested.",
   repo: repository.directory,
   beginning_kind: "git",

@@ -112,12 +112,13 @@ describe("carried-forward files and symlinks", () => {
       git(project, "add", "lib")
       git(project, "commit", "--quiet", "-m", "lib is a link")
       const commit = git(project, "rev-parse", "HEAD")
-      // The working tree now has a real lib/ with the file to carry; the commit still has the link.
+      // The working tree now has a real lib/ with the file to carry; the commit still has the link. A Git
+      // beginning carries only files of the starting commit, never the working tree's.
       fs.rmSync(path.join(project, "lib"))
       fs.mkdirSync(path.join(project, "lib"))
       fs.writeFileSync(path.join(project, "lib", "x.txt"), "carried\n")
       const result = yield* replayFailure("run-link-out", { kind: "git", repository: project, commit, carriedForwardFiles: ["lib/x.txt"] }, settings)
-      expect(result).toEqual({ status: "failed", error: "The carried-forward file lib/x.txt is outside its root.", reached: false })
+      expect(result).toEqual({ status: "failed", error: "The carried-forward file lib/x.txt is not a file of the starting commit.", reached: false })
       expect(fs.readdirSync(outside)).toEqual([])
     }))
 })

@@ -214,7 +214,7 @@ describe("bad input", () => {
   })
 
   it("refuses starts without approval, without a token, with another token or a changed configuration", async () => {
-    const config = gitConfig(repository, { thread_id: "sample-word-count" })
+    const config = gitConfig(repository)
     const prepared = await daemon.call("prepare_run", config)
     const token = prepared.prepare_token as string
     const before = treeSnapshot(daemon.runRoot)
@@ -242,7 +242,7 @@ describe("bad input", () => {
   })
 
   it("refuses a start when the repository moved since preparation", async () => {
-    const config = gitConfig(repository, { thread_id: "sample-word-count" })
+    const config = gitConfig(repository)
     const prepared = await daemon.call("prepare_run", config)
     const moved = `${repository.directory}-moved`
     fs.renameSync(repository.directory, moved)
@@ -257,10 +257,11 @@ describe("bad input", () => {
 
   it("refuses a start when the repository behind the configured path changed since preparation", async () => {
     const link = path.join(path.dirname(repository.directory), "project-link")
-    const copy = path.join(path.dirname(repository.directory), "project-copy")
+    // A folder of the user's own choice (outside the controller's cache, which holds this test's repository).
+    const copy = path.join(scratch(), "project-copy")
     execFileSync("git", ["clone", "--quiet", repository.directory, copy])
     fs.symlinkSync(repository.directory, link)
-    const config = gitConfig(repository, { repo: link, thread_id: "sample-word-count" })
+    const config = gitConfig(repository, { repo: link, confirm_repository_selection: true })
     const prepared = await daemon.call("prepare_run", config)
     fs.unlinkSync(link)
     fs.symlinkSync(copy, link)
