@@ -39,8 +39,8 @@ describe("Report service", () => {
       // The stable place for the reviewer: about_review.reviewer_model and about_review.self_review.
       expect(json.about_review).toMatchObject({ reviewer_model: "gpt-review", order_balanced: true, self_review: false, flips: 1 })
       expect(json.review_reasons.reliability).toEqual([
-        { order: "AB", reason: "Codex replay handles <errors> & Historical Claude's patch does not; A check of Historical Claude found a gap." },
-        { order: "BA", reason: "Historical Claude handles <errors> & Codex replay's patch does not; A check of Codex replay found a gap." }
+        { order: "AB", reason: "Codex replay handles <errors> & Historical Claude's patch does not; A check of Plan B found a gap." },
+        { order: "BA", reason: "Historical Claude handles <errors> & Codex replay's patch does not; A check of Plan B found a gap." }
       ])
       const html = yield* Effect.promise(() => fs.readFile(written.report_html, "utf8"))
       expect(html).toBe(renderReportHtml(written.report))
