@@ -28,7 +28,8 @@ describe("anonymisation", () => {
     const result = anonymizePatch(patch)
     expect(result).not.toMatch(/Generated with|Co-Authored-By|noreply@anthropic/)
     expect(result).toContain("@@ -1,2 +1,3 @@")
-    expect(result).toContain("@@ -10,1 +13,2 @@ section")
+    // A hunk header in git's form, without the function context only git adds.
+    expect(result).toContain("@@ -10 +13,2 @@\n")
     expect(result).toContain("+Use the anthropic client from ~/.claude/settings.json")
     expect(result).toContain("diff --git a/CLAUDE.md b/CLAUDE.md")
     expect(result).not.toContain("index 1111111..2222222")

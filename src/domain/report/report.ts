@@ -22,6 +22,8 @@ export interface CandidateSide {
   readonly final_response: string
   readonly files: ReadonlyArray<ChangedFile>
   readonly worktree: string | null
+  /** Other directories the side worked in (Claude's recorded working directories): scrubbed from the review like the worktree. */
+  readonly working_directories?: ReadonlyArray<string>
   readonly elapsed_ms: number | null
   readonly tokens: TokenBuckets | null
   readonly cost: Cost
