@@ -1147,6 +1147,13 @@
     return h("span", { className: "badge badge-warn", id: "not-like-for-like", text: "not like-for-like" })
   }
 
+  /** A Codex patch that is (nearly) Claude's: said under the verdict, which a portfolio does not count. */
+  function possibleLeakCallout(report) {
+    const integrity = report.integrity
+    if (!integrity || integrity.matches_claude !== true) return null
+    return h("div", { className: "callout", id: "possible-leak", role: "alert" }, h("strong", { text: "matches Claude's result: possible leak" }), h("p", { text: integrity.note || "" }))
+  }
+
   /** The comparability panel: beginning state, capability gaps, self-review, Claude's final response. */
   function comparabilitySection(report) {
     const comparability = report.comparability
@@ -1192,6 +1199,7 @@
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: verdictText(report.winner) }), " ", notLikeForLikeBadge(report)),
+      possibleLeakCallout(report),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     body.append(h("div", { className: "actions" },
       h("button", { type: "button", className: "secondary", id: "download-json", text: "Download JSON", onClick: () => download(id, "json") }),
