@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
+import { modelLines } from "../../src/cli/portfolio.js"
 import { renderPortfolioHtml, runReportLink } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { signTestPValue, wilsonInterval } from "../../src/domain/portfolio/statistics.js"
@@ -212,6 +213,12 @@ describe("a possible leak", () => {
     expect([model.overall.wins.count, model.overall.ties.count, model.overall.losses.count]).toEqual([1, 0, 1])
     expect(model.overall.wins.run_ids).toEqual(["run-win"])
     expect(JSON.parse(JSON.stringify(portfolio)).models[0].possible_leaks.count).toBe(2)
+  })
+
+  it("the CLI says how many and which", () => {
+    const lines = modelLines(model)
+    expect(lines[0]).toContain("of 2 runs; not significant at 5% (p = 1.000). possible leaks: 2 (Codex's patch matches Claude's result; not counted in any figure).")
+    expect(lines).toContain("  Possible leaks: 2 (matches Claude's result; not counted): run-copy-old, run-copy")
   })
 
   it("portfolio.html says how many and links to them", () => {
