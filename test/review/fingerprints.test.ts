@@ -6,7 +6,7 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { unifiedDiff } from "../../src/domain/history/diff.js"
-import { anonymizePatch, anonymousCandidate } from "../../src/domain/review/anonymize.js"
+import { anonymizePatch, anonymousCandidate, changedFilesFromPatch } from "../../src/domain/review/anonymize.js"
 import { Review } from "../../src/services/Review.js"
 import { ballotFavouring } from "./ballots.js"
 import { claudeResult, codexResult, readJsonFile, reviewInput, reviewLayer } from "./support.js"
@@ -17,10 +17,14 @@ const git = (cwd: string, ...args: Array<string>) =>
   execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "-c", "core.hooksPath=/dev/null", ...args], { cwd, encoding: "utf8" })
 
 const BEFORE = {
+  "sp ace.txt": "one\n",
+  "é.txt": "un\n",
   "a.js": ["function alpha() {", "  const x = 1", "  const y = 2", "  const z = 3", "  return x", "}", ""].join("\n"),
   "z/b.js": "one\ntwo\n"
 }
 const AFTER = {
+  "sp ace.txt": "two\n",
+  "é.txt": "deux\n",
   "a.js": ["function alpha() {", "  const x = 1", "  const y = 2", "  const z = 3", "  return x + y + z", "}", ""].join("\n"),
   "z/b.js": "one\ntwo\nthree",
   "m.js": "export const m = 1\n"
@@ -42,8 +46,13 @@ describe("candidates carry no fingerprint of how their patch was made", () => {
       // git names blobs and gives a hunk its function as context: both tell how the patch was made.
       expect(gitPatch).toMatch(/^index [0-9a-f]+\.\.[0-9a-f]+/m)
       expect(gitPatch).toMatch(/^@@ .* @@ function alpha\(\) \{$/m)
+      // git quotes a name with a byte beyond ASCII and ends a header whose name has a space with a tab.
+      expect(gitPatch).toContain(`diff --git "a/\\303\\251.txt" "b/\\303\\251.txt"`)
+      expect(gitPatch).toContain("+++ b/sp ace.txt\t\n")
       // Claude edited z/b.js, then m.js, then a.js.
       const rebuilt = [
+        unifiedDiff("é.txt", BEFORE["é.txt"], AFTER["é.txt"]),
+        unifiedDiff("sp ace.txt", BEFORE["sp ace.txt"], AFTER["sp ace.txt"]),
         unifiedDiff("z/b.js", BEFORE["z/b.js"], AFTER["z/b.js"]),
         unifiedDiff("m.js", null, AFTER["m.js"]),
         unifiedDiff("a.js", BEFORE["a.js"], AFTER["a.js"])
@@ -51,7 +60,8 @@ describe("candidates carry no fingerprint of how their patch was made", () => {
       expect(rebuilt.indexOf("z/b.js")).toBeLessThan(rebuilt.indexOf("a.js"))
       const fromGit = anonymizePatch(gitPatch)
       expect(anonymizePatch(rebuilt)).toBe(fromGit)
-      expect(fromGit.match(/^diff --git a\/(\S+)/gm)).toEqual(["diff --git a/a.js", "diff --git a/m.js", "diff --git a/z/b.js"])
+      expect(fromGit.match(/^diff --git a\/.+? b/gm)).toEqual(["diff --git a/a.js b", "diff --git a/m.js b", "diff --git a/sp ace.txt b", "diff --git a/z/b.js b", "diff --git a/é.txt b"])
+      expect(changedFilesFromPatch(gitPatch).map((file) => file.path)).toEqual(["a.js", "m.js", "sp ace.txt", "z/b.js", "é.txt"])
       expect(fromGit.endsWith("\n") && !fromGit.endsWith("\n\n")).toBe(true)
       const candidate = anonymousCandidate("Task", {
         patch: rebuilt,

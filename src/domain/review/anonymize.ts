@@ -2,6 +2,7 @@
  * Anonymous candidates (SPEC §9): the task, a patch, a final response and the changed files, with the
  * authorship fingerprints removed so that nothing tells the reviewer who wrote which candidate.
  */
+import { fileHeaderPaths, plainHeaderLine } from "./patchPaths.js"
 
 export interface ChangedFile {
   readonly path: string
@@ -147,7 +148,7 @@ const withoutFingerprintLines = (patch: string): string => {
       // Blob hashes say nothing to a reviewer, and whether a patch has them says how it was made.
       continue
     } else if (DIFF_METADATA.test(line)) {
-      output.push(line)
+      output.push(plainHeaderLine(line))
     } else if (!isFingerprintLine(line)) {
       output.push(neutralizeAgentNames(line))
     }
@@ -156,13 +157,6 @@ const withoutFingerprintLines = (patch: string): string => {
   return output.join("\n")
 }
 
-const FILE_HEADER = /^diff --git a\/(.+?) b\/(.+)$/
-
-/** The path a file section of a patch is sorted by: its new name. */
-const sectionPath = (section: string) => {
-  const header = FILE_HEADER.exec(section.slice(0, section.indexOf("\n") === -1 ? undefined : section.indexOf("\n")))
-  return header?.[2] ?? header?.[1] ?? section
-}
 
 const byPath = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0)
 
@@ -177,11 +171,11 @@ export const sortedPatch = (patch: string): string => {
   const preamble: Array<string> = []
   const sections: Array<Array<string>> = []
   for (const line of lines) {
-    if (FILE_HEADER.test(line)) sections.push([line])
+    if (line.startsWith("diff --git ")) sections.push([line])
     else (sections[sections.length - 1] ?? preamble).push(line)
   }
   const ordered = sections
-    .map((section) => ({ path: sectionPath(section[0] ?? ""), text: section.join("\n") }))
+    .map((section) => ({ path: fileHeaderPaths(section[0] ?? "")?.new ?? section[0] ?? "", text: section.join("\n") }))
     .sort((left, right) => byPath(left.path, right.path))
   const parts = [...(preamble.length === 0 ? [] : [preamble.join("\n")]), ...ordered.map((section) => section.text)]
   return parts.length === 0 ? "" : `${parts.join("\n")}\n`
@@ -250,9 +244,9 @@ export const changedFilesFromPatch = (patch: string): ReadonlyArray<ChangedFile>
   const files: Array<{ path: string; additions: number; deletions: number }> = []
   let current: { path: string; additions: number; deletions: number } | undefined
   for (const line of patch.split("\n")) {
-    const header = FILE_HEADER.exec(line)
-    if (header !== null) {
-      current = { path: header[2] ?? header[1] ?? "", additions: 0, deletions: 0 }
+    const header = fileHeaderPaths(line)
+    if (header !== undefined) {
+      current = { path: header.new, additions: 0, deletions: 0 }
       files.push(current)
     } else if (current !== undefined && line.startsWith("+") && !line.startsWith("+++ ")) current.additions++
     else if (current !== undefined && line.startsWith("-") && !line.startsWith("--- ")) current.deletions++
