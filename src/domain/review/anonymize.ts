@@ -215,7 +215,7 @@ export const withoutWorkspaceTraces = (text: string, places: string | null | und
   }))].sort((left, right) => right.length - left.length)
   const withoutRoots = roots.length === 0
     ? text
-    : text.replace(new RegExp(`(?:${roots.map(escapeRegExp).join("|")})${PATH_END}`, "g"), neutralPlace)
+    : text.replace(new RegExp(`(?<![\\w.~-])(?:${roots.map(escapeRegExp).join("|")})${PATH_END}`, "g"), neutralPlace)
   return withoutRoots.replace(RUN_WORKSPACE, neutralPlace).replace(RUN_ID, "the run")
 }
 
