@@ -1292,7 +1292,8 @@
       ? `No runs match in ${result.run_root || "the run root"}.`
       : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}, newest first.`
     for (const run of result.runs) {
-      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}` : "—"
+      const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
+      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -1349,7 +1350,8 @@
     const overall = model.overall
     const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
     const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.`
+    const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}`
   }
 
   async function comparePortfolio() {
@@ -1599,7 +1601,8 @@
       const codex = report.candidates.codex
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
-        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" })),
+        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" }),
+          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
         h("td", { className: "num", text: integer(candidateTokens(codex)) }),

@@ -43,7 +43,7 @@ afterAll(async () => {
 describe("a Codex result that is Claude's", () => {
   let runId: string
 
-  it("is flagged on the Results page under the verdict", async () => {
+  it("is flagged on the Results page under the verdict and in the Runs view; a portfolio of it counts it apart", async () => {
     await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
     await page.check("#source-sample")
@@ -63,6 +63,17 @@ describe("a Codex result that is Claude's", () => {
       "Codex's patch matches Claude's result: possible leak: 100% of the changed lines are Claude's (6 of 6), so the verdict is not counted."
     )
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-possible-leak.png"), fullPage: true })
+
+    // The Runs view marks it, and a portfolio of it counts it apart.
+    await page.click("#tab-runs")
+    const row = page.locator(`#runs-rows tr[data-run-id="${runId}"]`)
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain("matches Claude's result: possible leak")
+    await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
+    await page.click("#portfolio-compare")
+    await page.locator("#portfolio-summary").waitFor()
+    expect(await page.locator("#portfolio-models li").allTextContents()).toEqual([
+      "gpt-5.6-sol: Codex won 0, tied 0, lost 0; win rate —; no decisive verdict. Possible leaks: 1 (matches Claude's result; not counted)."
+    ])
     expect(consoleErrors).toEqual([])
   }, 90_000)
 
