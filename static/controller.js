@@ -1159,6 +1159,13 @@
     return h("span", { className: "badge badge-warn", id: "not-like-for-like", text: "not like-for-like" })
   }
 
+  /** A Codex patch that is (nearly) Claude's: said under the verdict, which a portfolio does not count. */
+  function possibleLeakCallout(report) {
+    const integrity = report.integrity
+    if (!integrity || integrity.matches_claude !== true) return null
+    return h("div", { className: "callout", id: "possible-leak", role: "alert" }, h("strong", { text: "matches Claude's result: possible leak" }), h("p", { text: integrity.note || "" }))
+  }
+
   /** The comparability panel: beginning state, capability gaps, self-review, Claude's final response. */
   function comparabilitySection(report) {
     const comparability = report.comparability
@@ -1204,6 +1211,7 @@
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: verdictText(report.winner) }), " ", notLikeForLikeBadge(report)),
+      possibleLeakCallout(report),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     body.append(h("div", { className: "actions" },
       h("button", { type: "button", className: "secondary", id: "download-json", text: "Download JSON", onClick: () => download(id, "json") }),
@@ -1296,7 +1304,8 @@
       ? `No runs match in ${result.run_root || "the run root"}.`
       : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}, newest first.`
     for (const run of result.runs) {
-      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}` : "—"
+      const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
+      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -1353,7 +1362,8 @@
     const overall = model.overall
     const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
     const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.`
+    const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}`
   }
 
   async function comparePortfolio() {
@@ -1603,7 +1613,8 @@
       const codex = report.candidates.codex
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
-        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" })),
+        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" }),
+          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
         h("td", { className: "num", text: integer(candidateTokens(codex)) }),

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { controllerError } from "../domain/errors.js"
+import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runHistory.js"
@@ -37,8 +38,9 @@ const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Cla
 export const runLine = (run: RunSummary) => {
   const verdict = run.winner === null ? "" : `  ${WINNER_WORDS[run.winner] ?? run.winner}`
   const tally = run.dimensions === null ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
+  const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${where}`
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */

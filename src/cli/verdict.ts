@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
 
 /** One side of a comparison as the summary shows it. */
@@ -13,6 +14,8 @@ export interface Verdict {
   readonly dimensions: { readonly won: number; readonly tied: number; readonly lost: number } | null
   readonly codex: SideFigures
   readonly claude: SideFigures
+  /** Codex's patch against Claude's: whether it matches (a possible leak) and how closely; `null` without a report. */
+  readonly integrity: { readonly matches_claude: boolean; readonly similarity: number | null } | null
 }
 
 type Json = Record<string, any>
@@ -55,8 +58,16 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     winner: typeof state.report_summary?.winner === "string" ? state.report_summary.winner : typeof report?.winner === "string" ? report.winner : null,
     dimensions: tallyOf(state),
     codex: sideOf(candidates.codex),
-    claude: sideOf(candidates.claude)
+    claude: sideOf(candidates.claude),
+    integrity: integrityOf(state, report)
   }
+}
+
+/** The report's check, or for a run whose report is not at hand, what its state recorded of it. */
+const integrityOf = (state: Json, report: Json | undefined): Verdict["integrity"] => {
+  const integrity = reportIntegrity(report)
+  if (integrity !== null) return { matches_claude: integrity.matches_claude, similarity: integrity.similarity }
+  return typeof state.report_summary?.possible_leak === "boolean" ? { matches_claude: state.report_summary.possible_leak, similarity: null } : null
 }
 
 const WINNERS: Record<string, string> = {
@@ -84,13 +95,17 @@ export const clock = (ms: number) => {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
 }
 
-/** The verdict in three lines: who won and by how many dimensions, then time and cost on both sides. */
+/** The verdict in three lines (four with a possible leak): who won and by how many dimensions, then time and cost on both sides. */
 export const verdictLines = (verdict: Verdict) => {
   const tally = verdict.dimensions === null
     ? ""
     : ` — ${verdict.dimensions.won} dimension(s) won, ${verdict.dimensions.tied} tied, ${verdict.dimensions.lost} lost`
+  const similarity = verdict.integrity?.similarity
   return [
     `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner}${tally}`,
+    ...(verdict.integrity?.matches_claude === true
+      ? [`Warning: Codex's patch ${POSSIBLE_LEAK}${typeof similarity === "number" ? ` (${Math.floor(similarity * 100)}% of the changed lines are Claude's)` : ""}; the verdict is not counted.`]
+      : []),
     `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
     `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}`
   ]

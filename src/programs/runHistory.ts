@@ -79,6 +79,12 @@ export const dimensionTally = (state: RunState) => {
   }
 }
 
+/** Whether the report flagged Codex's patch as Claude's (a possible leak); `null` when the run recorded no such check. */
+export const possibleLeakOf = (state: RunState) => {
+  const summary = state.report_summary as { possible_leak?: unknown } | null | undefined
+  return typeof summary?.possible_leak === "boolean" ? summary.possible_leak : null
+}
+
 const phaseLabelOf = (state: RunState) => state.phases.find((phase) => phase.id === state.phase)?.label ?? state.phase
 
 /** One row of the run history. */
@@ -92,6 +98,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   phase_label: phaseLabelOf(state),
   winner: winnerOf(state),
   dimensions: dimensionTally(state),
+  possible_leak: possibleLeakOf(state),
   started_at: state.started_at,
   completed_at: state.completed_at ?? null,
   updated_at: state.updated_at,

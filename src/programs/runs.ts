@@ -74,12 +74,14 @@ const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
     .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
     .join("")
 
-const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null): CandidateSide => ({
+const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null, configuredRepo: string | null): CandidateSide => ({
   model: record.claude_model,
   patch,
   final_response: record.final_response,
   files: changedFilesFromPatch(patch),
   worktree,
+  // Where Claude worked as its transcript spells it, and the project as configured: never shown to the reviewer.
+  working_directories: [...new Set([...record.project_dirs, ...(configuredRepo === null ? [] : [configuredRepo])])],
   elapsed_ms: record.elapsed.active_ms,
   tokens: {
     ordinary_input: record.tokens.input,
@@ -144,7 +146,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
         : nonGitPatch(record, configuration)
       return {
         result: { patch, final_response: record.final_response },
-        claude: claudeSide(record, patch, repository.repository),
+        claude: claudeSide(record, patch, repository.repository, configuration.repo),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
         plan: { kind: "git", repository: repository.repository, commit: baseline, hiddenRoots, ...carried },
         comparability: comparability(baseline),
@@ -158,7 +160,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
     const patch = nonGitPatch(record, configuration)
     return {
       result: { patch, final_response: record.final_response },
-      claude: claudeSide(record, patch, project),
+      claude: claudeSide(record, patch, project, configuration.repo),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
       plan: { kind: "non_git", repository: project, commit: null, hiddenRoots, ...carried },
       comparability: comparability(null),

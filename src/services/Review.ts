@@ -1,4 +1,4 @@
-import { Effect, Random, Schedule } from "effect"
+import { Effect, Option, Random, Schedule } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type ControllerError, controllerError, type WorkerError, StorageError } from "../domain/errors.js"
@@ -130,12 +130,30 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         ? Effect.map(Random.nextBoolean, (codexFirst) => mappingWithCodexAs(codexFirst ? "A" : "B"))
         : Effect.succeed(fixed)
 
-    /** The two anonymous candidates under `mapping`, in memory only. */
-    const buildCandidates = (input: ReviewInput, mapping: CandidateMapping): Record<Position, AnonymousCandidate> => {
+    /**
+     * Every spelling of the places the sides worked in: both worktrees, Claude's recorded working
+     * directories, the run directory, each as given and as its `realpath`.
+     */
+    const placesOf = (input: ReviewInput) =>
+      Effect.gen(function*() {
+        const given = [
+          input.codex.worktree,
+          input.claude.worktree,
+          ...(input.codex.working_directories ?? []),
+          ...(input.claude.working_directories ?? []),
+          input.runDirectory
+        ].filter((place): place is string => typeof place === "string" && path.isAbsolute(place))
+        const real = yield* Effect.forEach(given, (place) =>
+          files.realPath(place).pipe(Effect.map(Option.toArray), Effect.orElseSucceed(() => [])))
+        return [...new Set([...given, ...real.flat()])]
+      })
+
+    /** The two anonymous candidates under `mapping`, in memory only; both scrubbed of the same places. */
+    const buildCandidates = (input: ReviewInput, mapping: CandidateMapping, places: ReadonlyArray<string>): Record<Position, AnonymousCandidate> => {
       const sides = { codex: input.codex, claude: input.claude }
       return {
-        A: anonymousCandidate(input.request, sides[mapping.A]),
-        B: anonymousCandidate(input.request, sides[mapping.B])
+        A: anonymousCandidate(input.request, sides[mapping.A], places),
+        B: anonymousCandidate(input.request, sides[mapping.B], places)
       }
     }
 
@@ -254,7 +272,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       yield* requireSupported("normalization target", input.normalizationTarget)
       // A fresh mapping on every call: a review interrupted between its orders starts over unblinded by nothing.
       const mapping = yield* chooseMapping(input.mapping)
-      const candidates = buildCandidates(input, mapping)
+      const candidates = buildCandidates(input, mapping, yield* placesOf(input))
       const outcomes = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, candidates, order, mapping))
       const ballots = outcomes.flatMap(({ attempt, order }) => (attempt.kind === "ballot" ? [[order, attempt.ballot] as const] : []))
       yield* recordReview(input.runDirectory, candidates, mapping, ballots)

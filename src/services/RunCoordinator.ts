@@ -235,7 +235,11 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           details: {
             report_json: written.report_json,
             report_html: written.report_html,
-            report_summary: { winner: written.report.winner, evaluation: evaluationSummary(evaluation) }
+            report_summary: {
+              winner: written.report.winner,
+              evaluation: evaluationSummary(evaluation),
+              possible_leak: written.report.integrity.matches_claude
+            }
           }
         })
       })

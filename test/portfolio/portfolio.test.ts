@@ -1,8 +1,10 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
+import { modelLines } from "../../src/cli/portfolio.js"
 import { renderPortfolioHtml, runReportLink } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { signTestPValue, wilsonInterval } from "../../src/domain/portfolio/statistics.js"
+import { integrityOf } from "../../src/domain/report/integrity.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
 import { HOSTILE, sampleReport } from "../report/fixtures.js"
 
@@ -180,5 +182,52 @@ describe("portfolio.html", () => {
     expect(html).toContain("Wins equal losses: there is no difference to confirm, however many threads.")
     expect(html).toContain("1 verdict of 2")
     expect(html).toContain("95% Wilson interval")
+  })
+})
+
+describe("a possible leak", () => {
+  const patch = "diff --git a/a.js b/a.js\n--- a/a.js\n+++ b/a.js\n@@ -1 +1 @@\n-old()\n+fixed()\n"
+  const withPatches = (report: ReturnType<typeof reportOf>, codex: string, claude: string) => ({
+    ...report,
+    candidates: { codex: { ...report.candidates.codex, patch: codex }, claude: { ...report.candidates.claude, patch: claude } }
+  })
+  const runs = [
+    counted("run-win", withPatches(reportOf({ winner: "codex" }), patch.replace("fixed()", "mended()"), patch)),
+    counted("run-loss", reportOf({ winner: "claude" })),
+    // Written before the check: measured from its patches, which are the same but for whitespace.
+    counted("run-copy-old", withPatches(reportOf({ winner: "tie" }), patch.replace("+fixed()", "+  fixed()  "), patch)),
+    // Recorded by the report itself.
+    counted("run-copy", { ...reportOf({ winner: "codex" }), integrity: integrityOf(patch, patch) })
+  ]
+  const portfolio = buildPortfolio({ portfolio_id: "portfolio-leaks", generated_at: "2026-12-01T12:00:00.000Z", runs })
+  const model = portfolio.models[0]!
+
+  it("is read from the report, or measured from the patches of a report written before the check", () => {
+    expect(runs.map((run) => [run.run_id, run.possible_leak])).toEqual([["run-win", false], ["run-loss", false], ["run-copy-old", true], ["run-copy", true]])
+  })
+
+  it("is counted apart: in no win, tie or loss, and listed as a possible leak", () => {
+    expect(portfolio.run_ids).toHaveLength(4)
+    expect(model.possible_leaks).toEqual({ count: 2, run_ids: ["run-copy-old", "run-copy"] })
+    expect(model.runs.map((run) => run.run_id)).toEqual(["run-win", "run-loss"])
+    expect([model.overall.wins.count, model.overall.ties.count, model.overall.losses.count]).toEqual([1, 0, 1])
+    expect(model.overall.wins.run_ids).toEqual(["run-win"])
+    expect(JSON.parse(JSON.stringify(portfolio)).models[0].possible_leaks.count).toBe(2)
+  })
+
+  it("the CLI says how many and which", () => {
+    const lines = modelLines(model)
+    expect(lines[0]).toContain("of 2 runs; not significant at 5% (p = 1.000). possible leaks: 2 (Codex's patch matches Claude's result; not counted in any figure).")
+    expect(lines).toContain("  Possible leaks: 2 (matches Claude's result; not counted): run-copy-old, run-copy")
+  })
+
+  it("portfolio.html says how many and links to them", () => {
+    const html = renderPortfolioHtml(portfolio)
+    expect(html).toContain("Even: Codex won 1, tied 0 and lost 1 of 2 runs; not significant at 5% (p = 1.000). possible leaks: 2 (Codex&#39;s patch matches Claude&#39;s result; not counted in any figure).")
+    const link = /<dt>Possible leaks<\/dt><dd><a href="#([^"]+)">possible leaks: 2/.exec(html)![1]!
+    const list = new RegExp(`<dt id="${link}">[^<]*</dt><dd>(.*?)</dd>`).exec(html)![1]!
+    expect(list).toContain("run-copy-old")
+    expect(list).toContain("run-copy")
+    expect(list).not.toContain("run-win")
   })
 })

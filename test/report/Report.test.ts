@@ -39,15 +39,47 @@ describe("Report service", () => {
       // The stable place for the reviewer: about_review.reviewer_model and about_review.self_review.
       expect(json.about_review).toMatchObject({ reviewer_model: "gpt-review", order_balanced: true, self_review: false, flips: 1 })
       expect(json.review_reasons.reliability).toEqual([
-        { order: "AB", reason: "Codex replay handles <errors> & Historical Claude's patch does not; A check of Historical Claude found a gap." },
-        { order: "BA", reason: "Historical Claude handles <errors> & Codex replay's patch does not; A check of Codex replay found a gap." }
+        { order: "AB", reason: "Codex replay handles <errors> & Historical Claude's patch does not; A check of Plan B found a gap." },
+        { order: "BA", reason: "Historical Claude handles <errors> & Codex replay's patch does not; A check of Plan B found a gap." }
       ])
+      expect(json.integrity).toMatchObject({ matches_claude: false, shared_lines: 1, codex_lines: 3, claude_lines: 3, threshold: 0.9, note: null })
       const html = yield* Effect.promise(() => fs.readFile(written.report_html, "utf8"))
       expect(html).toBe(renderReportHtml(written.report))
+      expect(html).not.toContain("possible leak")
       for (const file of [written.report_json, written.report_html]) {
         const stat = yield* Effect.promise(() => fs.stat(file))
         expect(stat.mode & 0o777).toBe(0o600)
       }
       expect((yield* Effect.promise(() => fs.readdir(runDirectory))).sort()).toEqual(["report.html", "report.json"])
+    }))
+
+  it.effect("a Codex patch that is Claude's up to whitespace is flagged as a possible leak in report.json and report.html", () =>
+    Effect.gen(function*() {
+      const runDirectory = yield* Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-report-")))
+      const copied = claudeSide.patch.replace("+const c = 3", "+const  c =  3   ").replace("index 1111111..2222222", "index 3333333..4444444")
+      const written = yield* Effect.flatMap(Report, (report) =>
+        report.write(runDirectory, {
+          run_id: "run-8",
+          thread_id: "thread-8",
+          original_request: "Do it",
+          codex: { ...codexSide, patch: copied },
+          claude: claudeSide,
+          evaluation: sampleEvaluation({ A: "codex", B: "claude" }),
+          reviewer_model: "gpt-review"
+        })
+      ).pipe(Effect.provide(Report.DefaultWithoutDependencies.pipe(Layer.provide(FileStore.Default))))
+      const json = JSON.parse(yield* Effect.promise(() => fs.readFile(written.report_json, "utf8")))
+      expect(json.integrity).toEqual({
+        matches_claude: true,
+        similarity: 1,
+        shared_lines: 3,
+        codex_lines: 3,
+        claude_lines: 3,
+        threshold: 0.9,
+        note: "Codex's patch matches Claude's result: possible leak: 100% of the changed lines are Claude's (3 of 3), so the verdict is not counted."
+      })
+      const html = yield* Effect.promise(() => fs.readFile(written.report_html, "utf8"))
+      const verdict = html.slice(html.indexOf(`aria-label="Verdict"`), html.indexOf("</section>", html.indexOf(`aria-label="Verdict"`)))
+      expect(verdict).toContain(`<p class="possible-leak" role="alert"><strong>matches Claude&#39;s result: possible leak.</strong>`)
     }))
 })

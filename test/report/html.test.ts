@@ -70,7 +70,7 @@ describe("renderReportHtml", () => {
     expect(neutral).toContain("<dt>Reviewer</dt><dd>gpt-review</dd>")
     expect(neutral).not.toContain("self-review")
     expect(neutral).toContain("<h2 id=\"reasons-heading\">Reviewer's reasons</h2>")
-    expect(neutral).toContain("B/A order:</span> Codex replay handles &lt;errors&gt; &amp; Historical Claude&#39;s patch does not; A check of Historical Claude found a gap.")
+    expect(neutral).toContain("B/A order:</span> Codex replay handles &lt;errors&gt; &amp; Historical Claude&#39;s patch does not; A check of Plan B found a gap.")
     expect(neutral).not.toContain("<errors>")
     const self = buildReport({ ...sampleInput(), reviewer_model: codexSide.model })
     expect(self.about_review).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review: true })

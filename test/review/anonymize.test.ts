@@ -3,7 +3,8 @@ import {
   anonymizePatch,
   anonymizeProse,
   anonymousCandidate,
-  changedFilesFromPatch
+  changedFilesFromPatch,
+  withoutWorkspaceTraces
 } from "../../src/domain/review/anonymize.js"
 
 const patch = [
@@ -28,7 +29,8 @@ describe("anonymisation", () => {
     const result = anonymizePatch(patch)
     expect(result).not.toMatch(/Generated with|Co-Authored-By|noreply@anthropic/)
     expect(result).toContain("@@ -1,2 +1,3 @@")
-    expect(result).toContain("@@ -10,1 +13,2 @@ section")
+    // A hunk header in git's form, without the function context only git adds.
+    expect(result).toContain("@@ -10 +13,2 @@\n")
     expect(result).toContain("+Use the anthropic client from ~/.claude/settings.json")
     expect(result).toContain("diff --git a/CLAUDE.md b/CLAUDE.md")
     expect(result).not.toContain("index 1111111..2222222")
@@ -69,5 +71,13 @@ describe("anonymisation", () => {
     expect(candidate.final_response).toBe("I edited ./x.py and ran the tests in the workspace. /home/u/.cache/codex-replay/runs/the run/workspaces/codex-old is another folder.")
     expect(candidate.patch).toContain("+# see the run")
     expect(JSON.stringify(candidate)).not.toMatch(/run-2026|workspaces\/codex\/x|"worktree"/)
+  })
+
+  it("scrubs a place wherever it starts a path, with or without a trailing slash, and nowhere inside another path", () => {
+    const places = ["/home/u/proj/", "/srv/real-proj"]
+    expect(withoutWorkspaceTraces("Edited /home/u/proj/a.js and /srv/real-proj/a.js in /home/u/proj, /home/u/proj/ and (/srv/real-proj).", places))
+      .toBe("Edited ./a.js and ./a.js in the workspace, ./ and (the workspace).")
+    expect(withoutWorkspaceTraces("/mnt/home/u/proj/a.js, /home/u/project/a.js and /home/u/proj.old stay.", places))
+      .toBe("/mnt/home/u/proj/a.js, /home/u/project/a.js and /home/u/proj.old stay.")
   })
 })

@@ -6,7 +6,7 @@ import type { Position } from "../../src/domain/review/evaluation.js"
 export const NARRATIVE = "SENSITIVE REVIEWER NARRATIVE"
 
 /** The short reason every dimension of these ballots gives: shown in the report with the letters revealed. */
-export const REASON = `Candidate A handles <errors> & B's patch does not; A check of B found a gap.`
+export const REASON = `Candidate A handles <errors> & candidate B's patch does not; A check of Plan B found a gap.`
 
 export type Fill = (dimension: DimensionId, check: string, position: Position) => CheckResult
 

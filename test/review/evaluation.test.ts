@@ -5,6 +5,7 @@ import {
   aggregateEvaluation,
   type CandidateMapping,
   positionsFor,
+  revealLetters,
   type ReviewOrder,
   type ReviewRecord
 } from "../../src/domain/review/evaluation.js"
@@ -74,5 +75,24 @@ describe("order-balanced aggregation", () => {
     expect(evaluation.flips).toBe(0)
     expect(evaluation.dimensions.reliability).toMatchObject({ winner: "inconclusive", agreement: "incomplete" })
     expect(evaluation.winner).toBe("inconclusive")
+  })
+})
+
+describe("revealing identities", () => {
+  const labels = { codex: "Codex replay", claude: "Historical Claude" } as const
+  const positions: CandidateMapping = { A: "codex", B: "claude" }
+
+  it("replaces the candidate labels as the ballot uses them", () => {
+    expect(revealLetters("Candidate A tests more than Candidate B; candidate B's patch is smaller.", positions, labels))
+      .toBe("Codex replay tests more than Historical Claude; Historical Claude's patch is smaller.")
+    expect(revealLetters("Candidate B.", positions, labels)).toBe("Historical Claude.")
+  })
+
+  it("leaves a letter inside other words and phrases alone", () => {
+    for (const text of ["Plan B stays Plan B.", "A/B testing is not a candidate.", "Option A and option B.", "A check of B found a gap.", "Vitamin B12 and a Type-A error.", "Candidate A/B wording is ambiguous."]) {
+      expect(revealLetters(text, positions, labels)).toBe(text)
+    }
+    expect(revealLetters("Candidate A keeps Plan B; candidate B uses A/B testing.", positions, labels))
+      .toBe("Codex replay keeps Plan B; Historical Claude uses A/B testing.")
   })
 })

@@ -152,8 +152,14 @@ export const portfolioHeadline = (model: ModelPortfolio) => {
     : overall.significant
     ? `significant at 5% (p = ${pValue(overall.sign_test_p)})`
     : `not significant at 5% (p = ${pValue(overall.sign_test_p)})`
-  return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}; ${significance}.`
+  return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}; ${significance}.${
+    model.possible_leaks.count === 0 ? "" : ` ${possibleLeaksText(model)}.`
+  }`
 }
+
+/** The runs counted apart because Codex's patch matches Claude's. */
+export const possibleLeaksText = (model: ModelPortfolio) =>
+  `possible leaks: ${model.possible_leaks.count} (Codex's patch matches Claude's result; not counted in any figure)`
 
 export const totalsText = (totals: Totals, format: (value: number) => string, runs: number) =>
   totals.total === null
@@ -166,7 +172,9 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
   const runs = model.runs.length
   const side = (label: string, totals: Totals, format: (value: number) => string) =>
     `<dt>${escapeHtml(label)}</dt><dd>${sets.link(totalsText(totals, format, runs), totals.counted, label)}</dd>`
-  return `<dl class="figures"><dt>Order-dependent dimensions</dt><dd>${
+  return `<dl class="figures"><dt>Possible leaks</dt><dd>${
+    sets.link(possibleLeaksText(model), model.possible_leaks, "Possible leaks (not counted)")
+  }</dd><dt>Order-dependent dimensions</dt><dd>${
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")

@@ -1,4 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
+import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
 import {
   type Interval,
@@ -17,6 +18,7 @@ export const MAX_PORTFOLIO_RUNS = 100
 const NullableNumber = Schema.NullOr(Schema.Number)
 const Side = Schema.Struct({
   model: Schema.optional(Schema.NullOr(Schema.String)),
+  patch: Schema.optional(Schema.String),
   elapsed_ms: Schema.optional(NullableNumber),
   cost: Schema.optional(Schema.Struct({ usd: Schema.optional(NullableNumber) }))
 })
@@ -35,7 +37,9 @@ export const PortfolioReport = Schema.Struct({
     flips: Schema.optional(Schema.Number),
     dimensions: Schema.Record({ key: Schema.String, value: DimensionOutcome })
   })),
-  comparability: Schema.optional(Schema.NullOr(Schema.Struct({ like_for_like: Schema.Boolean })))
+  comparability: Schema.optional(Schema.NullOr(Schema.Struct({ like_for_like: Schema.Boolean }))),
+  /** Absent in reports written before the check: then measured from the two patches. */
+  integrity: Schema.optional(Schema.NullOr(Integrity))
 })
 export type PortfolioReport = typeof PortfolioReport.Type
 
@@ -52,6 +56,8 @@ export interface PortfolioRun {
   readonly flipped_dimensions: number
   /** `null`: the run recorded no comparability facts. */
   readonly like_for_like: boolean | null
+  /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
+  readonly possible_leak: boolean
   readonly codex: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
   readonly claude: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
 }
@@ -90,6 +96,7 @@ export const portfolioRun = (
         flipped_dimensions: decoded.evaluation?.flips ??
           Object.values(decoded.evaluation?.dimensions ?? {}).filter((outcome) => outcome.order_dependent === true).length,
         like_for_like: decoded.comparability?.like_for_like ?? null,
+        possible_leak: reportIntegrity(decoded)?.matches_claude === true,
         codex: { elapsed_ms: finite(decoded.candidates.codex.elapsed_ms), cost_usd: finite(decoded.candidates.codex.cost?.usd) },
         claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) }
       })
@@ -163,7 +170,10 @@ const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) =>
 
 export interface ModelPortfolio {
   readonly model: string
+  /** The runs the statistics count: every run of the model but the possible leaks. */
   readonly runs: ReadonlyArray<PortfolioRun>
+  /** Runs whose Codex patch matches Claude's (a possible leak): counted apart, in no figure below. */
+  readonly possible_leaks: Counted
   readonly overall: Tally & {
     /** See `moreThreadsForSignificance`; `null` when no number of threads would do. */
     readonly more_threads_for_significance: Projection | null
@@ -177,12 +187,14 @@ export interface ModelPortfolio {
   readonly cost_usd: { readonly codex: Totals; readonly claude: Totals }
 }
 
-const modelPortfolio = (model: string, runs: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
+const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
+  const runs = all.filter((run) => !run.possible_leak)
   const overall = tally(runs, (run) => OVERALL_OUTCOMES[run.winner])
   const dimensions = Object.fromEntries(DIMENSIONS.map(({ id, label }) => [id, { label, ...tally(runs, (run) => run.dimensions[id]) }])) as ModelPortfolio["dimensions"]
   return {
     model,
     runs,
+    possible_leaks: counted(all.filter((run) => run.possible_leak)),
     overall: {
       ...overall,
       more_threads_for_significance: moreThreadsForSignificance(overall.wins.count, overall.losses.count, runs.length)

@@ -4,6 +4,7 @@ import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
 import { type Comparability, NOT_LIKE_FOR_LIKE } from "./comparability.js"
+import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
 import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
 import { REPORT_CSS } from "./styles.js"
@@ -47,8 +48,16 @@ const notLikeForLike = (report: Report) =>
     ? ` <span class="not-like-for-like">(${NOT_LIKE_FOR_LIKE})</span>`
     : ""
 
+/** A Codex patch that is (nearly) Claude's: said under the headline, the verdict not to be trusted. */
+const possibleLeak = (report: Report) => {
+  const integrity = reportIntegrity(report)
+  return integrity?.matches_claude === true
+    ? `<p class="possible-leak" role="alert"><strong>${escapeHtml(POSSIBLE_LEAK)}.</strong> ${escapeHtml(integrity.note ?? "")}</p>`
+    : ""
+}
+
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2><p>${escapeHtml(verdictDetail(report))}</p></section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p></section>`
 
 const comparabilityRows = (comparability: Comparability) => {
   const gaps = comparability.capability_gaps.length === 0

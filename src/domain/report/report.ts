@@ -4,6 +4,7 @@ import { DIMENSION_IDS } from "../review/dimensions.js"
 import { type Author, type Evaluation, type OverallWinner, type RevealedReason, revealedReasons } from "../review/evaluation.js"
 import type { DimensionId } from "../review/dimensions.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
+import { type Integrity, integrityOf } from "./integrity.js"
 import type { TokenBuckets } from "./tokens.js"
 
 export const REPORT_SCHEMA_VERSION = 1
@@ -22,6 +23,8 @@ export interface CandidateSide {
   readonly final_response: string
   readonly files: ReadonlyArray<ChangedFile>
   readonly worktree: string | null
+  /** Other directories the side worked in (Claude's recorded working directories): scrubbed from the review like the worktree. */
+  readonly working_directories?: ReadonlyArray<string>
   readonly elapsed_ms: number | null
   readonly tokens: TokenBuckets | null
   readonly cost: Cost
@@ -82,6 +85,8 @@ export interface Report {
   readonly cost_note: string
   /** Whether the two sides were compared like for like; `null` for a run that recorded no facts. */
   readonly comparability: Comparability | null
+  /** Whether Codex's patch is (nearly) Claude's: a possible leak, whose verdict is not counted. */
+  readonly integrity: Integrity
 }
 
 export interface ReportInput {
@@ -177,5 +182,6 @@ export const buildReport = (input: ReportInput): Report => ({
   cost_note: CODEX_COST_NOTE,
   comparability: input.comparability === undefined
     ? null
-    : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model)
+    : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model),
+  integrity: integrityOf(input.codex.patch, input.claude.patch)
 })

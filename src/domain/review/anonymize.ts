@@ -2,6 +2,7 @@
  * Anonymous candidates (SPEC §9): the task, a patch, a final response and the changed files, with the
  * authorship fingerprints removed so that nothing tells the reviewer who wrote which candidate.
  */
+import { fileHeaderPaths, plainHeaderLine } from "./patchPaths.js"
 
 export interface ChangedFile {
   readonly path: string
@@ -16,6 +17,8 @@ export interface CandidateResult {
   readonly files: ReadonlyArray<ChangedFile>
   /** Where the side worked; its path (which names the run or the user's project) never reaches the reviewer. */
   readonly worktree?: string | null
+  /** Other directories the side worked in (Claude's recorded working directories, the project as configured): scrubbed like the worktree. */
+  readonly working_directories?: ReadonlyArray<string>
 }
 
 /** The content of `reviews/candidate-a.json` / `candidate-b.json`. */
@@ -85,8 +88,14 @@ const openHunk = (index: number, match: RegExpExecArray): OpenHunk => {
   }
 }
 
+const formatRange = (start: string, count: number) => (count === 1 ? start : `${start},${count}`)
+
+/**
+ * The hunk header as the transcript-rebuilt diff writes it: git's function-context tail (`@@ … @@ name`)
+ * is dropped, since only a patch made by git has one.
+ */
 const hunkHeader = (hunk: OpenHunk) =>
-  `@@ -${hunk.oldStart},${hunk.oldCount} +${hunk.newStart},${hunk.newCount - hunk.dropped} @@${hunk.tail}`
+  `@@ -${formatRange(hunk.oldStart, hunk.oldCount)} +${formatRange(hunk.newStart, hunk.newCount - hunk.dropped)} @@`
 
 const DIFF_METADATA = /^(?:diff |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity |rename |copy |Binary files|GIT binary patch|\\ No newline)/
 
@@ -111,15 +120,18 @@ const consumeHunkLine = (hunk: OpenHunk, line: string): boolean => {
 
 /**
  * A unified diff without authorship fingerprints: added fingerprint lines are dropped (and their
- * hunk headers recounted); `index` hash lines are dropped; commit-message lines outside hunks lose
- * fingerprints and agent names.
+ * hunk headers recounted); `index` hash lines and git's function-context hunk tails are dropped;
+ * commit-message lines outside hunks lose fingerprints and agent names; the files come in path order
+ * (`sortedPatch`), so a patch rebuilt from a transcript and one made by git have the same form.
  * Code is otherwise untouched, so identifiers and paths that mention an agent stay as they are.
  */
-export const anonymizePatch = (patch: string): string => {
+export const anonymizePatch = (patch: string): string => sortedPatch(withoutFingerprintLines(patch))
+
+const withoutFingerprintLines = (patch: string): string => {
   const output: Array<string> = []
   let hunk: OpenHunk | undefined
   const closeHunk = () => {
-    if (hunk !== undefined && hunk.dropped > 0) output[hunk.index] = hunkHeader(hunk)
+    if (hunk !== undefined) output[hunk.index] = hunkHeader(hunk)
     hunk = undefined
   }
   for (const line of patch.split("\n")) {
@@ -136,7 +148,7 @@ export const anonymizePatch = (patch: string): string => {
       // Blob hashes say nothing to a reviewer, and whether a patch has them says how it was made.
       continue
     } else if (DIFF_METADATA.test(line)) {
-      output.push(line)
+      output.push(plainHeaderLine(line))
     } else if (!isFingerprintLine(line)) {
       output.push(neutralizeAgentNames(line))
     }
@@ -145,30 +157,82 @@ export const anonymizePatch = (patch: string): string => {
   return output.join("\n")
 }
 
+
+const byPath = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0)
+
+/**
+ * The patch with its file sections in path order, each ending with one newline, whatever came before
+ * the first section kept in front: git lists files sorted, a patch rebuilt from Claude's transcript in
+ * the order they were edited.
+ */
+export const sortedPatch = (patch: string): string => {
+  const lines = patch.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  const preamble: Array<string> = []
+  const sections: Array<Array<string>> = []
+  for (const line of lines) {
+    if (line.startsWith("diff --git ")) sections.push([line])
+    else (sections[sections.length - 1] ?? preamble).push(line)
+  }
+  const ordered = sections
+    .map((section) => ({ path: fileHeaderPaths(section[0] ?? "")?.new ?? section[0] ?? "", text: section.join("\n") }))
+    .sort((left, right) => byPath(left.path, right.path))
+  const parts = [...(preamble.length === 0 ? [] : [preamble.join("\n")]), ...ordered.map((section) => section.text)]
+  return parts.length === 0 ? "" : `${parts.join("\n")}\n`
+}
+
 /** A replay run id (`run-20261129T160737Z-28d3683249`): it would tell the replayed side from the historical one. */
-const RUN_ID = /\brun-\d{8}T\d{6}Z-[0-9a-f]{10}\b/g
+const RUN_ID_SOURCE = String.raw`\brun-\d{8}T\d{6}Z-[0-9a-f]{10}\b`
+const RUN_ID = new RegExp(RUN_ID_SOURCE, "g")
+
+/** Where a path ends: a slash (kept as `./`), or anything but more of a name (`codex-old`, `codex.bak`). */
+const PATH_END = String.raw`(?:/|(?![\w-]|\.\w))`
+
+/**
+ * A run's workspace however its run root is spelled (through any symlink, relative or not): the run id
+ * followed by `workspaces/codex` (or an archived attempt), with whatever path leads to it.
+ */
+const RUN_WORKSPACE = new RegExp(
+  String.raw`[^\s"'\`<>()[\]{}|,;]*${RUN_ID_SOURCE}/workspaces/codex(?:-attempt-\d+-failed)?${PATH_END}`,
+  "g"
+)
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** The text with the side's own workspace path and any run id replaced by neutral words. */
-export const withoutWorkspaceTraces = (text: string, worktree: string | null | undefined): string => {
-  const root = worktree === undefined || worktree === null || worktree.length < 2 ? undefined : worktree.replace(/\/+$/, "")
-  const withoutRoot = root === undefined
+const neutralPlace = (match: string) => (match.endsWith("/") ? "./" : "the workspace")
+
+/**
+ * The text with every spelling of the places the sides worked in replaced by neutral words: each of
+ * `places` (a workspace, run directory or project, as given: callers add the `realpath` and other
+ * spellings they know), with or without a trailing slash; a run's workspace under any run-root spelling;
+ * and any run id. Both candidates get the same neutral form (`./x.js`, `the workspace`).
+ */
+export const withoutWorkspaceTraces = (text: string, places: string | null | undefined | ReadonlyArray<string | null | undefined>): string => {
+  const list = typeof places === "string" || places === null || places === undefined ? [places] : places
+  const roots = [...new Set(list.flatMap((place) => {
+    const root = place?.replace(/\/+$/, "")
+    return root === undefined || root.length < 2 ? [] : [root]
+  }))].sort((left, right) => right.length - left.length)
+  const withoutRoots = roots.length === 0
     ? text
-    : text.replace(new RegExp(`${escapeRegExp(root)}(?:/|(?![\\w-]|\\.\\w))`, "g"), (match) => (match.endsWith("/") ? "./" : "the workspace"))
-  return withoutRoot.replace(RUN_ID, "the run")
+    : text.replace(new RegExp(`(?<![\\w.~-])(?:${roots.map(escapeRegExp).join("|")})${PATH_END}`, "g"), neutralPlace)
+  return withoutRoots.replace(RUN_WORKSPACE, neutralPlace).replace(RUN_ID, "the run")
 }
 
-/** The anonymous candidate file for one side. */
-export const anonymousCandidate = (task: string, result: CandidateResult): AnonymousCandidate => {
-  const patch = withoutWorkspaceTraces(anonymizePatch(result.patch), result.worktree)
+/**
+ * The anonymous candidate file for one side. `places` are further spellings to scrub (both sides'
+ * directories and their `realpath`s, the run directory), so that both candidates are scrubbed alike.
+ */
+export const anonymousCandidate = (task: string, result: CandidateResult, places: ReadonlyArray<string> = []): AnonymousCandidate => {
+  const scrubbed = [result.worktree, ...(result.working_directories ?? []), ...places]
+  const patch = withoutWorkspaceTraces(anonymizePatch(result.patch), scrubbed)
   // Line counts follow the anonymous patch, so a dropped fingerprint line leaves no trace in them.
   const counted = new Map(changedFilesFromPatch(patch).map((file) => [file.path, file]))
   return {
     task,
     patch,
-    final_response: withoutWorkspaceTraces(anonymizeProse(result.final_response), result.worktree),
-    changed_files: result.files.map((file) => {
+    final_response: withoutWorkspaceTraces(anonymizeProse(result.final_response), scrubbed),
+    changed_files: [...result.files].sort((left, right) => byPath(left.path, right.path)).map((file) => {
       const fromPatch = counted.get(file.path)
       return { path: file.path, additions: fromPatch?.additions ?? file.additions, deletions: fromPatch?.deletions ?? file.deletions }
     })
@@ -180,9 +244,9 @@ export const changedFilesFromPatch = (patch: string): ReadonlyArray<ChangedFile>
   const files: Array<{ path: string; additions: number; deletions: number }> = []
   let current: { path: string; additions: number; deletions: number } | undefined
   for (const line of patch.split("\n")) {
-    const header = /^diff --git a\/(.+?) b\/(.+)$/.exec(line)
-    if (header !== null) {
-      current = { path: header[2] ?? header[1] ?? "", additions: 0, deletions: 0 }
+    const header = fileHeaderPaths(line)
+    if (header !== undefined) {
+      current = { path: header.new, additions: 0, deletions: 0 }
       files.push(current)
     } else if (current !== undefined && line.startsWith("+") && !line.startsWith("+++ ")) current.additions++
     else if (current !== undefined && line.startsWith("-") && !line.startsWith("--- ")) current.deletions++

@@ -142,18 +142,18 @@ export const aggregateEvaluation = (input: {
   }
 }
 
-/** What the reviewer called each candidate: `Candidate A`, or a bare `A`/`B` (not the article "A" before a word). */
-const LETTER_REFERENCE = /\b[Cc]andidate ([AB])\b|\bB\b|\bA\b(?! [a-z])/g
+/**
+ * The candidate labels as the ballot uses them (`Candidate A`, `candidate B`). A letter on its own is
+ * left alone: "Plan B", "Option A" and "A/B testing" are not candidates.
+ */
+const LETTER_REFERENCE = /\b[Cc]andidate ([AB])\b(?![/-])/g
 
 /**
  * A reviewer's text with its letters replaced by the identities they stood for in that order, and
  * nothing else changed (the caller escapes it for display).
  */
 export const revealLetters = (text: string, positions: CandidateMapping, labels: Readonly<Record<Author, string>>): string =>
-  text.replace(LETTER_REFERENCE, (match, named: string | undefined) => {
-    const letter = (named ?? match) as Position
-    return labels[positions[letter]]
-  })
+  text.replace(LETTER_REFERENCE, (_match, letter: Position) => labels[positions[letter]])
 
 export interface RevealedReason {
   readonly order: ReviewOrder

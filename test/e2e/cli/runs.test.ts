@@ -139,7 +139,9 @@ describe("codex-replay report: the verdict summary", () => {
       winner: "codex",
       dimensions: { won: 3, tied: 2, lost: 1 },
       codex: { elapsed_ms: 62_000, cost_usd: 0.125 },
-      claude: { elapsed_ms: 250_000, cost_usd: 1.3 }
+      claude: { elapsed_ms: 250_000, cost_usd: 1.3 },
+      // The report holds no patches and the state no check: nothing to say either way.
+      integrity: null
     })
   })
 
