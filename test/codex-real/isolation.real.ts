@@ -120,8 +120,12 @@ if (binary !== undefined) {
             expect(workingDirectory).toMatch(/\/workspace-[A-Za-z0-9]{6}$/)
             expect(workingDirectory.startsWith(machine.home)).toBe(false)
             expect(workingDirectory).not.toMatch(/\bab\b|\bba\b|codex|claude|gpt|run-/i)
-            // Its parent (the system's temporary directory) cannot be listed: no other run's reviewer workspace.
-            expect(discovery).toContain("ls: cannot open directory '..': Permission denied")
+            // Its parent (the controller's private folder) shows only its own workspace, not the folder's
+            // owner record nor another review's workspace; the system's temporary directory cannot be listed.
+            expect(discovery).toContain("ls: cannot open directory '../..': Permission denied")
+            expect(discovery).not.toContain(".owner")
+            const parentListing = discovery.slice(discovery.indexOf("\n..:\n"), discovery.indexOf("../..'"))
+            expect(new Set(parentListing.match(/workspace-[A-Za-z0-9]{6}/g))).toEqual(new Set([workingDirectory.split("/").pop()]))
             expect(discovery).toContain("candidate-a.json")
             for (const secret of [CODEX_MARK, RUN_ID, "workspaces", "candidate-mapping"]) expect(discovery).not.toContain(secret)
             for (const secret of [...SECRETS, CODEX_MARK]) expect(output).not.toContain(secret)
