@@ -136,6 +136,7 @@ export const cancelRun = defineTool(ToolPayloads.cancel_run, ({ run_id }) =>
         return yield* answer((yield* runs.readOwned(run_id)).state, true)
       }
       yield* supervisor.interrupt(run_id)
+      yield* processes.sweepRecorded(directory)
       yield* processes.sweepTag(runTagOf(state))
       return yield* answer(cancelled.right, false)
     }))

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { type RunState, runTagOf } from "../domain/runState.js"
 import { isSameProcess } from "../services/internal/procfs.js"
+import { removeAbandonedTemporaryRoots } from "../services/internal/temporaryRoot.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
@@ -41,6 +42,10 @@ export const reconcileInterruptedRuns = (options: { readonly atStart: boolean })
     const runs = yield* RunStore
     const settings = yield* Settings
     const processes = yield* ProcessRunner
+    // Reviewer workspaces and implementers' temporary folders of a controller that is gone.
+    yield* Effect.promise(removeAbandonedTemporaryRoots)
+    const sweepRecorded = (state: RunState) =>
+      runs.resolveDirectory(state.run_id).pipe(Effect.flatMap(processes.sweepRecorded), Effect.ignore)
     const orphaned = (yield* runs.listAll()).filter((state) =>
       state.status === "running" &&
       (options.atStart
@@ -49,7 +54,7 @@ export const reconcileInterruptedRuns = (options: { readonly atStart: boolean })
     )
     yield* Effect.forEach(orphaned, (state) =>
       Effect.zipRight(
-        processes.sweepTag(runTagOf(state)),
+        Effect.zipRight(sweepRecorded(state), processes.sweepTag(runTagOf(state))),
         markInterrupted(state, "The coordinator stopped before this replay finished.")
       ), { concurrency: 4, discard: true })
     return orphaned.length

@@ -31,7 +31,10 @@ import {
 import { agentEnvironment, codexProcessEnvironment, sandboxConfig, toolchainDirectories } from "../domain/agentSandbox.js"
 import { describeError, errnoOf } from "../domain/ioErrors.js"
 import { isDirectoryPath, isExecutableFile } from "./internal/paths.js"
+import { childrenOf, launcherFor } from "./internal/confinement.js"
 import * as procfs from "./internal/procfs.js"
+import { temporaryRoot } from "./internal/temporaryRoot.js"
+import { AttemptWatch } from "./internal/attemptWatch.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
@@ -262,18 +265,9 @@ interface Session {
 
 const freshId = () => randomBytes(12).toString("hex")
 
-const parentOf = async (pid: number) => {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
-  const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-  return Number.isInteger(parent) ? parent : undefined
-}
 
 /** Our own Codex child for this attempt (it is in our process group, so never signal the group). */
-const findCodexChild = async (attemptId: string) => {
-  const tagged = await procfs.pidsWithEnvironment(ATTEMPT_VARIABLE, attemptId)
-  const parents = await Promise.all(tagged.map(parentOf))
-  return tagged.filter((_, index) => parents[index] === process.pid)
-}
+const findCodexChild = (attemptId: string) => procfs.childrenWithEnvironment(ATTEMPT_VARIABLE, attemptId)
 
 const settledWithin = (session: Session, within: Duration.Duration) =>
   Effect.promise(() =>
@@ -428,10 +422,11 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
      * shell whose `sleep` died first would run its next command (a marker write) before its own
      * signal arrives. Then abort, sweep by tag (frozen processes end at SIGKILL) and drain.
      */
-    const stopSession = (session: Session, log: Logger) =>
+    const stopSession = (session: Session, log: Logger, watch: AttemptWatch) =>
       Effect.gen(function*() {
         const children = yield* Effect.promise(() => findCodexChild(session.attemptId))
-        for (const pid of children) procfs.signal(pid, "SIGINT")
+        // A confined Codex is the first process of its namespace, below the launcher (which ignores SIGINT).
+        for (const pid of children.flatMap((child) => [child, ...childrenOf(child)])) procfs.signal(pid, "SIGINT")
         const settled = children.length > 0 && (yield* settledWithin(session, settings.interruptGrace))
         if (!settled) {
           const attemptProcesses = yield* Effect.promise(() => procfs.pidsWithEnvironment(ATTEMPT_VARIABLE, session.attemptId))
@@ -439,6 +434,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
           if (session.inFlight) session.abort.abort(new Error("The Codex worker was cancelled."))
         }
         for (let round = 0; round < 3; round++) {
+          yield* watch.kill
           yield* processes.sweepTag(session.runTag)
           if (yield* settledWithin(session, Duration.seconds(1))) break
         }
@@ -451,7 +447,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
         ? Effect.succeed(undefined)
         : Effect.acquireRelease(
           Effect.tryPromise({
-            try: () => fs.mkdtemp(path.join(os.tmpdir(), "tmp-")).then((directory) => fs.realpath(directory)),
+            try: () => temporaryRoot().then((root) => fs.mkdtemp(path.join(root, "tmp-"))).then((directory) => fs.realpath(directory)),
             catch: (error) =>
               workerError({
                 code: "spawn_failed",
@@ -472,6 +468,8 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     const runAttempt = (prepared: PreparedRequest, log: Logger) =>
       Effect.gen(function*() {
         const scratch = yield* scratchFor(prepared.request.purpose)
+        const launcher = yield* Effect.promise(() =>
+          temporaryRoot().then((root) => launcherFor(prepared.cliPath, root)).catch(() => prepared.cliPath))
         const runtime = yield* Effect.runtime<never>()
         const logEvent = (event: ThreadEvent) => {
           const interpreted = interpretEvent(event)
@@ -483,10 +481,13 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
           return Runtime.runPromise(runtime)(log.stdout(JSON.stringify(event)).pipe(Effect.zipRight(notes)))
         }
         return yield* Effect.uninterruptibleMask((restore) => {
-          const session = openSession(prepared, scratch, logEvent)
+          const session = openSession({ ...prepared, cliPath: launcher }, scratch, logEvent)
+          const watch = new AttemptWatch(session.attemptId, prepared.request.runDirectory, () => findCodexChild(session.attemptId))
           return restore(Effect.promise(() => session.finished)).pipe(
             Effect.map((thrown) => ({ session, thrown })),
-            Effect.onInterrupt(() => stopSession(session, log)),
+            Effect.onInterrupt(() => stopSession(session, log, watch)),
+            // Whatever Codex left in its namespace ends with it; a normal end finds nothing left.
+            Effect.ensuring(Effect.zipRight(watch.kill, watch.close)),
             // Nothing of this attempt may outlive it, also after a normal end.
             Effect.tap(() => (prepared.request.runTag === undefined ? processes.sweepTag(session.runTag) : Effect.void))
           )

@@ -1,8 +1,10 @@
 import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs/promises"
 import * as readline from "node:readline"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import { killAttempt, recordedAttempts } from "./internal/confinement.js"
 import * as procfs from "./internal/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
@@ -69,6 +71,21 @@ const makeProcessRunner = (graceMillis: number) => {
       pids = yield* tagged(tag)
     }
     return stopped.size
+  })
+
+  /**
+   * Ends every Codex namespace recorded in the run directory (a run of a daemon that died, or a
+   * cancelled one) and removes the records. The records name processes by pid and start time, so a
+   * reused pid is never signalled.
+   */
+  const sweepRecorded = Effect.fn("ProcessRunner.sweepRecorded")(function*(runDirectory: string) {
+    const records = yield* Effect.promise(() => recordedAttempts(runDirectory))
+    for (const { file, attempt } of records) {
+      const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
+      while (killAttempt(attempt) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+      yield* Effect.promise(() => fs.rm(file, { force: true }).catch(() => undefined))
+    }
+    return records.length
   })
 
   const terminateGroup = (child: ChildProcess, tag: string | undefined) =>
@@ -166,7 +183,7 @@ const makeProcessRunner = (graceMillis: number) => {
       })
     })
 
-  return { graceMillis, run, startDetached, sweepTag, isAlive: procfs.isAlive } as const
+  return { graceMillis, run, startDetached, sweepTag, sweepRecorded, isAlive: procfs.isAlive } as const
 }
 
 /**

@@ -19,12 +19,16 @@ import {
 } from "../domain/review/evaluation.js"
 import { CodexWorker } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
+import { temporaryRoot } from "./internal/temporaryRoot.js"
 import { RunLog } from "./RunLog.js"
 
 /** The only reviewer this product supports (SPEC §9). */
 export const SUPPORTED_EVALUATOR = "codex"
 export const REVIEWS_DIRECTORY = "reviews"
-/** A reviewer's working directory is `<tmp>/workspace-XXXXXX`: nothing in its name or place names the run, order or authors. */
+/**
+ * A reviewer's working directory is `<tmp>/private-XXXXXX/workspace-XXXXXX` (the controller's private
+ * temporary folder): nothing in its name or place names the run, order or authors.
+ */
 export const REVIEWER_WORKSPACE_PREFIX = "workspace-"
 export const CANDIDATE_FILES: Record<Position, string> = { A: "candidate-a.json", B: "candidate-b.json" }
 export const MAPPING_FILE = "candidate-mapping.json"
@@ -55,7 +59,7 @@ export interface ReviewInput {
   readonly runTag?: string
   /** Directories the reviewer's sandbox must not read besides the worker's own list (the user's repository). */
   readonly hiddenRoots?: ReadonlyArray<string>
-  /** Where reviewer workspaces are created; the system's temporary directory by default. */
+  /** Where reviewer workspaces are created; the controller's private temporary folder by default. */
   readonly workspaceParent?: string
 }
 
@@ -179,7 +183,8 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
 
     /** A fresh private directory with a neutral name outside the run directory, removed when the scope closes. */
     const temporaryWorkspace = (input: ReviewInput) =>
-      files.temporaryDirectory(input.workspaceParent ?? os.tmpdir(), REVIEWER_WORKSPACE_PREFIX).pipe(
+      Effect.promise(() => (input.workspaceParent === undefined ? temporaryRoot().catch(() => os.tmpdir()) : Promise.resolve(input.workspaceParent))).pipe(
+        Effect.flatMap((parent) => files.temporaryDirectory(parent, REVIEWER_WORKSPACE_PREFIX)),
         Effect.mapError((error) => controllerError(`Cannot create a reviewer workspace: ${error.message}`))
       )
 

@@ -291,7 +291,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
               Effect.ignore
             )),
         Effect.onInterrupt(() => markStopped(request.run_id)),
-        Effect.ensuring(processes.sweepTag(request.run_tag)),
+        Effect.ensuring(Effect.zipRight(processes.sweepRecorded(directory), processes.sweepTag(request.run_tag))),
         Effect.withSpan("RunCoordinator.run", { attributes: { run_id: request.run_id } })
       )
 

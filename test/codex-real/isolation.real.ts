@@ -120,10 +120,11 @@ if (binary !== undefined) {
             expect(workingDirectory).toMatch(/\/workspace-[A-Za-z0-9]{6}$/)
             expect(workingDirectory.startsWith(machine.home)).toBe(false)
             expect(workingDirectory).not.toMatch(/\bab\b|\bba\b|codex|claude|gpt|run-/i)
-            // Its parent (the system's temporary directory) holds nothing but its own workspace: no other
-            // run's reviewer workspace.
-            const parent = discovery.slice(discovery.indexOf("\n..:\n"), discovery.indexOf("\n../..:\n")).split("\n").filter((line) => /^[d-]/.test(line))
-            expect(parent.map((line) => line.split(" ").at(-1))).toEqual([".", "..", workingDirectory.split("/").at(-1)])
+            // Its parent shows only its own workspace: not the private folder's owner record, nor another
+            // review's workspace.
+            expect(discovery).not.toContain(".owner")
+            const parentListing = discovery.slice(discovery.indexOf("\n..:\n"), discovery.indexOf("\n../..:\n"))
+            expect(new Set(parentListing.match(/workspace-[A-Za-z0-9]{6}/g))).toEqual(new Set([workingDirectory.split("/").pop()]))
             expect(discovery).toContain("candidate-a.json")
             for (const secret of [CODEX_MARK, RUN_ID, "workspaces", "candidate-mapping"]) expect(discovery).not.toContain(secret)
             for (const secret of [...SECRETS, CODEX_MARK]) expect(output).not.toContain(secret)

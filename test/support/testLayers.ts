@@ -261,5 +261,6 @@ export const memoryWorkspaces = (files: MemoryFiles, hooks: WorkspaceHooks = {})
 export const recordingProcesses = (swept: Ref.Ref<ReadonlyArray<string>>) =>
   makeTestLayer(ProcessRunner)({
     graceMillis: 0,
-    sweepTag: (tag: string) => Effect.as(Ref.update(swept, (tags) => [...tags, tag]), 0)
+    sweepTag: (tag: string) => Effect.as(Ref.update(swept, (tags) => [...tags, tag]), 0),
+    sweepRecorded: () => Effect.succeed(0)
   } as Partial<ProcessRunner>)

@@ -20,6 +20,21 @@ export const realSleep = (ms: number) => Effect.promise(() => new Promise((resol
 
 export const taggedPids = (tag: string) => Effect.promise(() => pidsWithEnvironment(RUN_TAG_VARIABLE, tag))
 
+/**
+ * The pid as seen from here of a process that reported `inner` from inside its Codex's pid namespace
+ * (the fake codex is that namespace's first process, pid 1), found among the processes carrying `tag`.
+ */
+export const outerPid = (inner: number, tag: string) =>
+  Effect.map(taggedPids(tag), (pids) =>
+    pids.find((pid) => {
+      try {
+        const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((entry) => entry.startsWith("NSpid:")) ?? ""
+        return Number(line.split(/\s+/)[2]) === inner
+      } catch {
+        return false
+      }
+    }) ?? -1)
+
 export const readLog = (runDirectory: string) => {
   try {
     return fs.readFileSync(path.join(runDirectory, "run.log"), "utf8")

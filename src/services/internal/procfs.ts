@@ -43,6 +43,22 @@ export const pidsWithEnvironment = async (name: string, value: string): Promise<
   return found
 }
 
+/** Our own children (of every thread) whose environment contains `name=value`. */
+export const childrenWithEnvironment = async (name: string, value: string): Promise<Array<number>> => {
+  const needle = Buffer.from(`${name}=${value}\0`)
+  const tasks = await fs.readdir(`/proc/${process.pid}/task`).catch(() => [] as string[])
+  const lists = await Promise.all(tasks.map((task) => fs.readFile(`/proc/${process.pid}/task/${task}/children`, "utf8").catch(() => "")))
+  const children = [...new Set(lists.flatMap((list) => list.split(" ").filter((entry) => entry !== "").map(Number)))]
+  const found: number[] = []
+  await Promise.all(children.map(async (pid) => {
+    const environ = await readOrUndefined(`/proc/${pid}/environ`)
+    if (environ === undefined) return
+    const first = environ.indexOf(needle)
+    if ((first === 0 || (first > 0 && environ[first - 1] === 0)) && !(await isZombie(pid))) found.push(pid)
+  }))
+  return found
+}
+
 /** When the process started, in clock ticks since boot (field 22 of /proc/<pid>/stat). */
 export const startTimeOf = (pid: number): number | undefined => {
   try {

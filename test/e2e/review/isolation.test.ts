@@ -99,11 +99,13 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       // While either reviewer ran, the run directory held nothing of the review, and no readable
       // file anywhere near held the mapping.
       const runFiles = (yield* readText(path.join(capture, "run-files"))).trim().split("\n").map((file) => path.relative(runDirectory, file))
-      expect(new Set(runFiles)).toEqual(new Set(["", "run.log"]))
+      // Besides the log, only the record of the reviewer's process namespace (pids and an inode).
+      expect(new Set(runFiles.filter((file) => !file.startsWith("processes")))).toEqual(new Set(["", "run.log"]))
       expect(yield* readText(path.join(capture, "mapping-files")).pipe(Effect.orElseSucceed(() => ""))).toBe("")
       for (const [index, directory] of directories.entries()) {
         const call = calls[index]!
-        expect(path.dirname(directory)).toBe(os.tmpdir())
+        expect(path.dirname(path.dirname(directory))).toBe(os.tmpdir())
+        expect(path.basename(path.dirname(directory))).toMatch(/^private-[A-Za-z0-9]{6}$/)
         expect(path.basename(directory)).toMatch(/^workspace-[A-Za-z0-9]{6}$/)
         expect(fs.existsSync(directory)).toBe(false)
         expect(call.cwd).toBe(directory)
@@ -143,7 +145,7 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       const normalizations = calls.filter((call) => call.prompt.includes("does not match the required JSON schema"))
       expect(normalizations).toHaveLength(2)
       for (const call of normalizations) {
-        expect(path.dirname(call.cwd)).toBe(os.tmpdir())
+        expect(path.dirname(path.dirname(call.cwd))).toBe(os.tmpdir())
         expect(path.basename(call.cwd)).toMatch(/^workspace-[A-Za-z0-9]{6}$/)
         expect(fs.existsSync(call.cwd)).toBe(false)
         expect(yield* listDirectory(path.join(capture, path.basename(call.cwd)))).toEqual([])

@@ -7,7 +7,7 @@ import { expect } from "vitest"
 import { RUN_TAG_VARIABLE } from "../../../src/domain/product.js"
 import { CodexWorker } from "../../../src/services/CodexWorker.js"
 import { ProcessRunner } from "../../../src/services/ProcessRunner.js"
-import { eventually, FAKE_CODEX, fakeCodexLayer, freshTag, implementationRequest, readLog, realSleep, scratch, taggedPids } from "../../worker/support.js"
+import { eventually, FAKE_CODEX, fakeCodexLayer, freshTag, implementationRequest, outerPid, readLog, realSleep, scratch, taggedPids } from "../../worker/support.js"
 
 // Longer than the slowest legitimate stop (SIGINT grace 1 s + sweep with SIGKILL escalation), so
 // a marker can only come from a process that outlived the interruption.
@@ -33,7 +33,11 @@ const interruptDuringToolCommand = (scenario: string, environment: Record<string
     const fiber = yield* Effect.fork(Effect.flatMap(CodexWorker, (worker) => worker.run(request)).pipe(Effect.provide(layer)))
     yield* eventually(() => fs.existsSync(pidfile) && readLog(request.runDirectory).includes(`"item.started"`), 5000, "the tool command")
     const toolStarted = Date.now()
-    const [fakePid, toolPid] = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+    // The fake reports pids inside its own pid namespace (it is that namespace's pid 1).
+    const [innerFake = 0, innerTool = 0] = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+    expect(innerFake).toBe(1)
+    const fakePid = yield* outerPid(innerFake, runTag)
+    const toolPid = yield* outerPid(innerTool, runTag)
     yield* eventually(() => fs.existsSync(`/proc/${toolPid}`), 1000, "the tool process")
     // The tool command starts its grandchild a moment after it starts itself (longer under load).
     let before = yield* taggedPids(runTag)
