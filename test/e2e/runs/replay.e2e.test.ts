@@ -1,3 +1,4 @@
+import { readableUnder } from "../../support/sandboxArgv.js"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -86,8 +87,10 @@ describe("a non-git replay through the real daemon", () => {
     // The implementer writes only its workspace, under the permission profile that hides the run root.
     const argv = implementation[0].argv.join(" ")
     expect(argv).toContain(`${JSON.stringify(path.join(fs.realpathSync(directory), "workspaces", "codex"))} = "write"`)
-    // The run root is below the temporary directory here, so it is hidden with it.
-    expect(argv).toContain(`${JSON.stringify(fs.realpathSync(os.tmpdir()))} = "none"`)
+    // Nothing else of the run root, the cache or the system's temporary directory is granted.
+    for (const hidden of [path.join(fs.realpathSync(directory), "run.json"), daemon.runRoot, fs.realpathSync(os.tmpdir())]) {
+      expect(readableUnder(implementation[0].argv, hidden), hidden).toBe(false)
+    }
     expect(argv).toContain(`permissions.codex_replay.network={"enabled" = true}`)
     expect(argv).not.toContain("--sandbox")
 

@@ -44,7 +44,7 @@ describe("a Codex result that is Claude's", () => {
   let runId: string
 
   it("is flagged on the Results page under the verdict and in the Runs view; a portfolio of it counts it apart", async () => {
-    await page.goto(`http://127.0.0.1:${daemon.port}/`, { waitUntil: "load" })
+    await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
     await page.check("#source-sample")
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
