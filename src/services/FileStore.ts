@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { controllerError, ControllerError, notFound, StorageError } from "../domain/errors.js"
 import { describeError, errnoOf, isMissing } from "../domain/ioErrors.js"
 import { existsPath, isDirectoryPath } from "./internal/paths.js"
+import { temporaryRoot } from "./internal/temporaryRoot.js"
 
 export type JsonObject = Record<string, unknown>
 
@@ -340,6 +341,12 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         (directory) => Effect.catchAll(remove(directory), (error) => Effect.logWarning(error.message))
       )
 
+    /**
+     * This process's private folder in the system's temporary directory (made on first use, its owner
+     * recorded so that a later controller removes it once this process is gone).
+     */
+    const privateTemporaryRoot = () => write("Cannot create the private temporary folder", temporaryRoot)
+
     return {
       ensurePrivateDirectory,
       ensurePrivateDirectoryInside,
@@ -360,6 +367,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       statOption,
       appendText,
       temporaryDirectory,
+      privateTemporaryRoot,
       realPath,
       locateFileInside,
       remove

@@ -19,7 +19,6 @@ import {
 } from "../domain/review/evaluation.js"
 import { CodexWorker } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
-import { temporaryRoot } from "./internal/temporaryRoot.js"
 import { RunLog } from "./RunLog.js"
 
 /** The only reviewer this product supports (SPEC §9). */
@@ -183,7 +182,9 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
 
     /** A fresh private directory with a neutral name outside the run directory, removed when the scope closes. */
     const temporaryWorkspace = (input: ReviewInput) =>
-      Effect.promise(() => (input.workspaceParent === undefined ? temporaryRoot().catch(() => os.tmpdir()) : Promise.resolve(input.workspaceParent))).pipe(
+      (input.workspaceParent === undefined
+        ? Effect.orElseSucceed(files.privateTemporaryRoot(), () => os.tmpdir())
+        : Effect.succeed(input.workspaceParent)).pipe(
         Effect.flatMap((parent) => files.temporaryDirectory(parent, REVIEWER_WORKSPACE_PREFIX)),
         Effect.mapError((error) => controllerError(`Cannot create a reviewer workspace: ${error.message}`))
       )

@@ -24,6 +24,9 @@ export const makeTestLayer = <I, S extends object>(tag: Context.Tag<I, S>) => (i
 
 type Entry = { readonly kind: "directory" } | { readonly kind: "file"; readonly text: string; readonly version: number }
 
+/** The controller's private temporary folder, in memory. */
+const PRIVATE_TEMPORARY_ROOT = "/memory/tmp/private-000000"
+
 /**
  * The FileStore in memory: the same answers and errors for the paths a test uses, nothing on disk and no
  * asynchronous I/O, so a fiber that is not waiting for the clock always gets on with its work.
@@ -180,6 +183,11 @@ export class MemoryFiles {
         }),
         remove
       )
+    const privateTemporaryRoot = () =>
+      Effect.sync(() => {
+        files.mkdirs(PRIVATE_TEMPORARY_ROOT)
+        return PRIVATE_TEMPORARY_ROOT
+      })
     return FileStore.make({
       ensurePrivateDirectory,
       ensurePrivateDirectoryInside,
@@ -201,6 +209,7 @@ export class MemoryFiles {
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
       appendText,
       temporaryDirectory,
+      privateTemporaryRoot,
       locateFileInside: (root: string, name: string) =>
         Effect.sync((): LocatedFile => {
           const file = path.join(root, name)
