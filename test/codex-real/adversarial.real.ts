@@ -78,7 +78,8 @@ const startController = () =>
  * Everything an agent bent on learning Claude's answer tries, in one shell script: its environment;
  * every loopback listener with forged Host/Origin headers, with and without every token-looking value it
  * can read; `git log --all -p` in every repository its git metadata or the mount table names; `grep -r`
- * over the home folder; the thread index. Output is kept short so that nothing is truncated.
+ * over the home folder; the thread index. Output is kept short so that nothing is truncated. It is a bash
+ * script: the user's login shell may be another.
  */
 const adversaryScript = (machine: Machine) => `
 pwd; ls -a
@@ -136,7 +137,7 @@ const adversary = (purpose: "implementation" | "evaluation") =>
     const machine = makeMachine()
     const controller = yield* Effect.acquireRelease(Effect.promise(startController), (server) => Effect.promise(server.close))
     const mock = yield* Effect.acquireRelease(
-      Effect.promise(() => startMockResponses([sse(created(), shellCall(adversaryScript(machine)), completed()), sse(created(), assistantMessage("Done."), completed())])),
+      Effect.promise(() => startMockResponses([sse(created(), shellCall(`bash <<'ADVERSARY'\n${adversaryScript(machine)}\nADVERSARY`), completed()), sse(created(), assistantMessage("Done."), completed())])),
       (server) => Effect.promise(server.close)
     )
     const reviewerWorkspace = fs.mkdtempSync(path.join(machine.home, "..", "workspace-"))
