@@ -6,6 +6,7 @@ import { spawn } from "node:child_process"
 import { BIN } from "../../rpc/support.js"
 import { runCli, runDirectories, spawnCli, waitUntil } from "../../cli/support.js"
 import { isAlive } from "../../support/daemon.js"
+import { fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
 
 const SAMPLE = "sample-hello-cli"
 const MODEL = "gpt-5.6-terra"
@@ -128,7 +129,9 @@ describe("codex-replay replay", () => {
       await waitUntil("the implementation to start", () => cli.stdout().includes(`[${MODEL}] Implementing with Codex`) && fs.existsSync(pidfile))
       const runId = /started (run-\S+)/.exec(cli.stdout())?.[1]
       expect(runId).toBeDefined()
-      const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
+      const pids = fakeCodexPids(pidfile)
+      expect(pids.length).toBe(2)
+      expect(pids.every(isAlive)).toBe(true)
       cli.child.kill("SIGINT")
       const result = await cli.done
       expect(result.code).toBe(130)
@@ -140,7 +143,7 @@ describe("codex-replay replay", () => {
       }
       expect(state.status).toBe("cancelled")
       expect(state.cancellation_reason).toBe("user_requested")
-      await waitUntil("the fake Codex processes to end", () => pids.every((pid) => !isAlive(pid)), 5_000)
+      await waitUntil("the fake Codex processes to end", () => leftBehind(pidfile, pids).length === 0, 5_000)
       await new Promise((resolve) => setTimeout(resolve, 2_000))
       expect(fs.existsSync(marker)).toBe(false)
     } finally {

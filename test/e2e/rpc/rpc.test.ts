@@ -10,6 +10,7 @@ import { LauncherLive } from "../../../src/layers.js"
 import { findController, makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
 import { isAlive, writeRun } from "../../support/daemon.js"
+import { fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
 
 let daemon: Daemon
 
@@ -341,13 +342,13 @@ const expectDroppedCallEndsCodex = async (begin: (hanging: Daemon) => () => Prom
     const drop = begin(hanging)
     const deadline = Date.now() + 15_000
     while (!fs.existsSync(pidfile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-    const pids = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
-    expect(pids.length).toBeGreaterThan(0)
+    const pids = fakeCodexPids(pidfile)
+    expect(pids.length).toBe(2)
     expect(pids.every(isAlive)).toBe(true)
     await drop()
     const gone = Date.now() + 10_000
-    while (pids.some(isAlive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(pids.filter(isAlive)).toEqual([])
+    while (leftBehind(pidfile, pids).length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(leftBehind(pidfile, pids)).toEqual([])
     expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
   } finally {
     await hanging.stop()

@@ -17,6 +17,7 @@ import {
   taggedPids
 } from "../../runs/support.js"
 import { isAlive } from "../../support/daemon.js"
+import { fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
@@ -30,9 +31,6 @@ const hangEnvironment = (root: string, markerDelayMs = 1500) => ({
   FAKE_CODEX_MARKER_DELAY_MS: String(markerDelayMs),
   FAKE_CODEX_PIDFILE: path.join(root, "pids")
 })
-
-const pidsFrom = (file: string) =>
-  fs.existsSync(file) ? fs.readFileSync(file, "utf8").split(/\s+/).filter((word) => /^\d+$/.test(word)).map(Number) : []
 
 describe("retries", () => {
   it("retries a retryable failure twice in fresh workspaces, then succeeds", async () => {
@@ -101,15 +99,17 @@ describe("cancellation", () => {
       const { run_id } = await start(daemon, nonGitConfig({ request: "Create greet.py.\nfake-scenario: hang" }))
       await awaitHangingTool(daemon, run_id)
       expect((await daemon.call("get_run", { run_id })).run.phase).toBe("implementing")
-      const pids = [...(await taggedPids(run_id)), ...pidsFrom(path.join(root, "pids"))]
+      const pidfile = path.join(root, "pids")
+      const pids = [...(await taggedPids(run_id)), ...fakeCodexPids(pidfile)]
       expect(pids.length).toBeGreaterThan(1)
+      expect(pids.every(isAlive)).toBe(true)
 
       const cancelled = await daemon.call("cancel_run", { run_id })
       expect(cancelled.idempotent).toBe(false)
       expect(cancelled.run.status).toBe("cancelled")
       // Everything the run started is gone by the time cancel_run answers.
       expect(await taggedPids(run_id)).toEqual([])
-      expect(pids.filter(isAlive)).toEqual([])
+      expect(leftBehind(pidfile, pids)).toEqual([])
 
       const state = (await daemon.call("get_run", { run_id })).run
       expect(state).toMatchObject({ status: "cancelled", error: "Cancelled by user.", cancellation_reason: "user_requested" })
