@@ -87,33 +87,45 @@ export const agentEnvironment = (input: {
 const isInside = (child: string, parent: string) =>
   child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
 
-/** Home folders granted only entry by entry: they hold applications' data besides binaries. */
-const SHARED_HOME_FOLDERS = new Set([".local", ".cache", ".config"])
+/**
+ * Folders of the home that are whole toolchain installations (a version manager's root, Go's workspace):
+ * a PATH entry inside one grants the installation, since its binaries read the versions beside them.
+ */
+const TOOLCHAIN_HOME_ROOTS = new Set([
+  ".nvm", ".fnm", ".volta", ".nodenv", ".bun", ".deno", ".cargo", ".rustup", ".pyenv", ".rbenv", ".goenv",
+  ".jenv", ".sdkman", ".asdf", ".ghcup", ".elan", ".juliaup", ".dotnet", "go"
+])
+
+const withoutTrailingSlash = (directory: string) => {
+  const normalized = path.normalize(directory)
+  return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized
+}
+
+/** A grant never covers the home folder as a whole: it would bring a saved report or another clone in. */
+export const coversHome = (directory: string, home: string) => isInside(withoutTrailingSlash(home), withoutTrailingSlash(directory))
 
 /**
- * The directories the toolchains on `PATH` need, for an implementation: each PATH entry outside the
- * home folder, and for one inside it the home's top-level folder that holds it (`~/.nvm`, `~/.cargo`,
- * `~/.pyenv`, `~/go`), except the entry alone in `~/.local`, `~/.cache`, `~/.config` and the home
- * itself; plus the directories toolchain variables name, and `~/.rustup` next to `~/.cargo`.
+ * The directories the toolchains on `PATH` need, for an implementation: each PATH entry as it is, or
+ * for one inside a known toolchain installation of the home (`~/.nvm`, `~/.cargo`, `~/.pyenv`, `~/go`,
+ * …) that installation; plus the directories toolchain variables name, and `~/.rustup` next to
+ * `~/.cargo`. Nothing that is the home or holds it (`/home`, `/`, `$HOME/`) is granted, so a PATH
+ * entry such as `~/Downloads/sdk/bin` grants that folder and never `~/Downloads`.
  */
 export const toolchainDirectories = (environment: Environment, home: string): ReadonlyArray<string> => {
+  const root = withoutTrailingSlash(home)
   const directories: Array<string> = []
   const entries = (environment.PATH ?? "").split(path.delimiter).filter((entry) => path.isAbsolute(entry))
   for (const entry of entries) {
-    const normalized = path.normalize(entry).replace(/\/+$/, "")
-    if (!isInside(normalized, home) || normalized === home) {
-      if (normalized !== home) directories.push(normalized)
-      continue
-    }
-    const top = normalized.slice(home.length + 1).split("/")[0]!
-    directories.push(SHARED_HOME_FOLDERS.has(top) ? normalized : path.join(home, top))
+    const normalized = withoutTrailingSlash(entry)
+    const top = isInside(normalized, root) && normalized !== root ? normalized.slice(root.length + 1).split("/")[0]! : undefined
+    directories.push(top !== undefined && TOOLCHAIN_HOME_ROOTS.has(top) ? path.join(root, top) : normalized)
   }
   for (const name of TOOLCHAIN_DIRECTORY_VARIABLES) {
     const value = environment[name]
-    if (value !== undefined && path.isAbsolute(value) && path.normalize(value) !== home) directories.push(path.normalize(value))
+    if (value !== undefined && path.isAbsolute(value)) directories.push(withoutTrailingSlash(value))
   }
-  if (directories.includes(path.join(home, ".cargo"))) directories.push(path.join(home, ".rustup"))
-  return [...new Set(directories)]
+  if (directories.includes(path.join(root, ".cargo"))) directories.push(path.join(root, ".rustup"))
+  return [...new Set(directories)].filter((directory) => !coversHome(directory, root))
 }
 
 /** A TOML inline table; JSON string literals are valid TOML basic strings. */

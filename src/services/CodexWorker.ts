@@ -28,7 +28,7 @@ import {
   type WorkerResultData,
   ZERO_USAGE
 } from "../domain/worker.js"
-import { agentEnvironment, codexProcessEnvironment, sandboxConfig, toolchainDirectories } from "../domain/agentSandbox.js"
+import { agentEnvironment, codexProcessEnvironment, coversHome, sandboxConfig, toolchainDirectories } from "../domain/agentSandbox.js"
 import { describeError, errnoOf } from "../domain/ioErrors.js"
 import { isDirectoryPath, isExecutableFile } from "./internal/paths.js"
 import { childrenOf, launcherFor } from "./internal/confinement.js"
@@ -200,13 +200,23 @@ const codexInstallation = (executable: string) =>
     const real = await fs.realpath(executable).catch(() => executable)
     const marker = `${path.sep}node_modules${path.sep}@openai${path.sep}`
     const index = real.indexOf(marker)
-    return index === -1 ? path.dirname(real) : real.slice(0, index + marker.length - 1)
+    const folder = index === -1 ? path.dirname(real) : real.slice(0, index + marker.length - 1)
+    // A Codex kept directly in the home (or in a folder holding it) is granted alone, not its folder.
+    return coversHome(folder, await realHome()) ? real : folder
   })
+
+/** The home folder as the sandbox sees it (its real path). */
+const realHome = () => fs.realpath(os.homedir()).catch(() => os.homedir())
 
 /** What an implementation reads besides its workspace: toolchains on PATH, and DNS where /etc links out. */
 const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
   existingRealPaths([...toolchainDirectories(environment, environment.HOME ?? os.homedir()), "/etc/resolv.conf"]).pipe(
-    Effect.map((paths) => paths.filter((entry) => !["/etc", "/usr"].some((system) => isInside(entry, system))))
+    Effect.flatMap((paths) =>
+      Effect.promise(async () => {
+        // Checked again after links are resolved: a PATH entry linking to the home grants nothing.
+        const home = await fs.realpath(environment.HOME ?? os.homedir()).catch(() => environment.HOME ?? os.homedir())
+        return paths.filter((entry) => !["/etc", "/usr"].some((system) => isInside(entry, system)) && !coversHome(entry, home))
+      }))
   )
 
 const prepareRequest = (

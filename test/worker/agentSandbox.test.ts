@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { agentEnvironment, codexProcessEnvironment, sandboxConfig, toolchainDirectories } from "../../src/domain/agentSandbox.js"
+import { agentEnvironment, codexProcessEnvironment, coversHome, sandboxConfig, toolchainDirectories } from "../../src/domain/agentSandbox.js"
 
 const daemonEnvironment = {
   PATH: "/home/u/.nvm/versions/node/v22.1.0/bin:/home/u/.cargo/bin:/home/u/.local/bin:/home/u/bin:/opt/go/bin:/usr/bin:/bin",
@@ -71,8 +71,16 @@ describe("the toolchains an implementation may read", () => {
     ])
   })
 
-  it("the home itself is never a toolchain", () => {
-    expect(toolchainDirectories({ PATH: "/home/u:/home/u/", JAVA_HOME: "/home/u" }, "/home/u")).toEqual([])
+  it("the home itself is never a toolchain, nor a folder holding it, however it is spelled", () => {
+    expect(toolchainDirectories({ PATH: "/home/u:/home/u/:/home:/", JAVA_HOME: "/home/u", GOPATH: "/home/u/" }, "/home/u")).toEqual([])
+    expect(toolchainDirectories({ PATH: "/home/u/bin" }, "/home/u/")).toEqual(["/home/u/bin"])
+  })
+
+  it("a PATH entry in an ordinary home folder grants that entry, never the folder a saved report may sit in", () => {
+    const PATH = "/home/u/Downloads/google-cloud-sdk/bin:/home/u/code/app/node_modules/.bin:/home/u/development/flutter/bin"
+    expect(toolchainDirectories({ PATH }, "/home/u")).toEqual(PATH.split(":"))
+    expect(coversHome("/home/u/Downloads/google-cloud-sdk/bin", "/home/u")).toBe(false)
+    expect(coversHome("/home", "/home/u/")).toBe(true)
   })
 })
 
