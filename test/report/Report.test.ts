@@ -76,7 +76,7 @@ describe("Report service", () => {
         codex_lines: 3,
         claude_lines: 3,
         threshold: 0.9,
-        note: "Codex's patch matches Claude's result: possible leak: 100% of the changed lines are Claude's (3 of 3), so the verdict is not counted."
+        note: "Codex's patch matches Claude's result: possible leak: it holds 3 of Claude's 3 changed lines (100% of the larger patch), so the verdict is not counted."
       })
       const html = yield* Effect.promise(() => fs.readFile(written.report_html, "utf8"))
       const verdict = html.slice(html.indexOf(`aria-label="Verdict"`), html.indexOf("</section>", html.indexOf(`aria-label="Verdict"`)))

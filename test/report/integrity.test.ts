@@ -25,7 +25,7 @@ describe("how close Codex's patch is to Claude's", () => {
   it("an identical patch matches", () => {
     const claude = patchOf("a.js", hundred.slice(0, 10), ["gone"])
     expect(integrityOf(claude, claude)).toMatchObject({ matches_claude: true, similarity: 1, shared_lines: 11, codex_lines: 11, claude_lines: 11 })
-    expect(integrityOf(claude, claude).note).toBe("Codex's patch matches Claude's result: possible leak: 100% of the changed lines are Claude's (11 of 11), so the verdict is not counted.")
+    expect(integrityOf(claude, claude).note).toBe("Codex's patch matches Claude's result: possible leak: it holds 11 of Claude's 11 changed lines (100% of the larger patch), so the verdict is not counted.")
   })
 
   it("differences only in whitespace, blank lines and hunk context still match", () => {
@@ -47,6 +47,14 @@ describe("how close Codex's patch is to Claude's", () => {
     const claude = patchOf("a.js", ["alpha()"]) + patchOf("z/b.js", ["beta()", "gamma()"])
     const codex = patchOf("z/b.js", ["beta()", "gamma()"]) + patchOf("a.js", ["alpha()"])
     expect(integrityOf(codex, claude)).toMatchObject({ similarity: 1, matches_claude: true })
+  })
+
+  it("Claude's whole patch padded with lines of Codex's own is still a match while it makes half of Codex's", () => {
+    const claude = patchOf("a.js", hundred)
+    const padding = (count: number) => patchOf("z/padding.test.js", Array.from({ length: count }, (_, index) => `expect(${index}).toBe(${index})`))
+    expect(integrityOf(claude + padding(15), claude)).toMatchObject({ similarity: 100 / 115, matches_claude: true })
+    expect(integrityOf(claude + padding(100), claude)).toMatchObject({ similarity: 0.5, matches_claude: true })
+    expect(integrityOf(claude + padding(101), claude)).toMatchObject({ matches_claude: false })
   })
 
   it("Claude's lines inside a much larger patch are not a match (a rewrite holds them too)", () => {

@@ -82,14 +82,19 @@ export const patchSimilarity = (codexPatch: string, claudePatch: string) => {
 /** The integrity check of one run: whether Codex's patch is (nearly) Claude's. */
 export const integrityOf = (codexPatch: string, claudePatch: string): Integrity => {
   const measured = patchSimilarity(codexPatch, claudePatch)
+  // Claude's lines padded out with a few of Codex's own (a test file, comments) are a copy too: nearly
+  // all of Claude's changed lines, making at least half of Codex's. A short patch of Claude's inside a
+  // much larger rewrite is not.
+  const padded = measured.claude_lines > 0 && measured.codex_lines > 0 &&
+    measured.shared_lines / measured.claude_lines >= LEAK_THRESHOLD && measured.shared_lines / measured.codex_lines >= 0.5
   const matches = measured.similarity !== null && measured.codex_lines > 0 && measured.claude_lines > 0 &&
-    measured.similarity >= LEAK_THRESHOLD
+    (measured.similarity >= LEAK_THRESHOLD || padded)
   return {
     matches_claude: matches,
     ...measured,
     threshold: LEAK_THRESHOLD,
     note: matches
-      ? `Codex's patch ${POSSIBLE_LEAK}: ${Math.floor((measured.similarity ?? 0) * 100)}% of the changed lines are Claude's (${measured.shared_lines} of ${Math.max(measured.codex_lines, measured.claude_lines)}), so the verdict is not counted.`
+      ? `Codex's patch ${POSSIBLE_LEAK}: it holds ${measured.shared_lines} of Claude's ${measured.claude_lines} changed lines (${Math.floor((measured.similarity ?? 0) * 100)}% of the larger patch), so the verdict is not counted.`
       : null
   }
 }

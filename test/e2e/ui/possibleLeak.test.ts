@@ -60,7 +60,7 @@ describe("a Codex result that is Claude's", () => {
     const callout = page.locator("#possible-leak")
     expect(await callout.locator("strong").textContent()).toBe("matches Claude's result: possible leak")
     expect(await callout.locator("p").textContent()).toBe(
-      "Codex's patch matches Claude's result: possible leak: 100% of the changed lines are Claude's (6 of 6), so the verdict is not counted."
+      "Codex's patch matches Claude's result: possible leak: it holds 6 of Claude's 6 changed lines (100% of the larger patch), so the verdict is not counted."
     )
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-possible-leak.png"), fullPage: true })
 
