@@ -332,7 +332,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         started = structured(yield* call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token }))
         for (const run of (Array.isArray(started.runs) ? started.runs : []) as Array<Json>) {
           const now = yield* Clock.currentTimeMillis
-          watched.push({ runId: String(run.run_id), model: String(run.model), last: "", state: undefined, startedAt: now, phaseAt: now })
+          watched.push({ runId: String(run.run_id), model: String(run.model), last: "Waiting to run", state: undefined, startedAt: now, phaseAt: now })
         }
         const exit = yield* Effect.exit(restore(follow))
         // Interrupted (Ctrl-C) or failed while following: the runs must not outlive the command.

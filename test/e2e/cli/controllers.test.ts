@@ -52,7 +52,12 @@ describe("one controller per settings, and codex-replay stop", () => {
         schema_version: 1, controller_session_id: daemon.sessionId, run_id: "run-busy", status: "running", phase: "implementing",
         phases: [], events: [], coordinator_pid: daemon.child.pid, started_at: now, updated_at: now, error: null
       }))
-      await new Promise((resolve) => setTimeout(resolve, 400))
+      // The controller sees the run once its watch of the run root has (no fixed wait: a loaded machine is slower).
+      const activeRuns = () =>
+        fetch(`${daemon.origin}/health`, { headers: { Authorization: `Bearer ${daemon.apiToken}` } })
+          .then((response) => response.json() as Promise<{ active_runs?: number }>)
+          .then((health) => health.active_runs ?? 0)
+      for (let waited = 0; (await activeRuns()) === 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
       const refused = await runCli(["stop", "--session", daemon.sessionId], daemon.env)
       expect(refused.code).toBe(1)
       expect(refused.stdout).toContain(`Controller ${daemon.sessionId} (${daemon.origin}/) is running a replay and was not stopped`)
