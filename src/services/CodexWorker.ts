@@ -480,6 +480,10 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
         const scratch = yield* scratchFor(prepared.request.purpose)
         const launcher = yield* Effect.promise(() =>
           temporaryRoot().then((root) => launcherFor(prepared.cliPath, root)).catch(() => prepared.cliPath))
+        if (launcher === prepared.cliPath) {
+          // Said in the run's log: without a pid namespace, a process the agent detaches can outlive the run.
+          yield* log.note("Codex runs unconfined: this machine refused `unshare` a pid namespace, so processes the agent detaches are found only by the run's tag")
+        }
         const runtime = yield* Effect.runtime<never>()
         const logEvent = (event: ThreadEvent) => {
           const interpreted = interpretEvent(event)
