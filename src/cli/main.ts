@@ -1,15 +1,4 @@
 import { createRequire } from "node:module"
-import { setFlagsFromString } from "node:v8"
-
-/**
- * Under load V8 sees objects made while answering a request survive a young collection now and then
- * (a fiber waiting for a body), starts allocating them straight in old space, and their dead graphs
- * then keep young objects alive until the next full collection. With this off, and the body read as
- * controllerApp does, a daemon saturated with `get_state` promotes 0.3 MB per scavenge instead of
- * 1.5 MB and pauses 1.2 ms instead of 2.7 ms, and answers about a fifth more requests (measured with
- * `--trace-gc-nvp` and two builds under one load). Set before the daemon's own modules load.
- */
-const keepRequestGarbageYoung = () => setFlagsFromString("--no-allocation-site-pretenuring")
 
 /**
  * `threads` starts its own bundle from V8's code cache (src/cli/listingLauncher.ts): a listing answered from the
@@ -27,7 +16,6 @@ if (argv.length === 0) {
   const [{ mcpMain }, { run }] = await Promise.all([import("./modes.js"), import("./runMode.js")])
   run(mcpMain)
 } else if (argv.length === 1 && argv[0] === "--http") {
-  keepRequestGarbageYoung()
   const [{ daemonMain }, { run }] = await Promise.all([import("./daemonMode.js"), import("./runMode.js")])
   run(daemonMain)
 } else if (argv[0] === "threads") {

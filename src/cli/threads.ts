@@ -19,9 +19,8 @@ export interface ThreadsOptions {
 /**
  * The history is read in this process: listing needs no controller, and only the two services it reads
  * (loading the run engine's modules would cost a second listing, answered from the index, most of its time).
- * The process ends when it has answered, so a cold listing's workers may parse with V8's inlining off.
  */
-const HistoryLive = Layer.mergeAll(ClaudeHistory.layerWith({ workers: "auto", withoutInlining: true }), Samples.Default).pipe(
+const HistoryLive = Layer.mergeAll(ClaudeHistory.layerWith({ workers: "auto" }), Samples.Default).pipe(
   Layer.provideMerge(Settings.fromEnv)
 )
 

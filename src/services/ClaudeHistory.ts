@@ -38,7 +38,6 @@ import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { describeError, isMissing } from "../domain/ioErrors.js"
 import { VERSION } from "./internal/packageInfo.js"
 import { readChunks, readTranscript } from "./internal/transcriptFiles.js"
-import { turnInliningBackOn, turnInliningOff } from "./internal/v8Inlining.js"
 import { type JournalState, type LoadedIndexFile, loadThreadIndex, saveThreadIndex } from "./internal/threadIndexFile.js"
 import { Settings } from "./Settings.js"
 
@@ -232,13 +231,10 @@ const failureOf = (reply: Extract<SummaryReply, { ok: false }>) => {
 }
 
 /**
- * A small pool of summary workers; each takes the next session as soon as it has room. `withoutInlining` turns
- * V8's inlining off until the pool is closed (closing turns it back on at once, before waiting for the threads).
+ * A small pool of summary workers; each takes the next session as soon as it has room.
  */
-const startPool = (size: number, limits: ResourceLimits, withoutInlining: boolean): SummaryPool => {
+const startPool = (size: number, limits: ResourceLimits): SummaryPool => {
   const entry = workerEntry()
-  if (withoutInlining) turnInliningOff()
-  let closed = false
   let nextId = 0
   const workers = Array.from({ length: size }, () => {
     const pending = new Map<number, { resolve: (digest: SessionDigest) => void; reject: (error: unknown) => void }>()
@@ -279,8 +275,6 @@ const startPool = (size: number, limits: ResourceLimits, withoutInlining: boolea
       })
     },
     close: () => {
-      if (withoutInlining && !closed) turnInliningBackOn()
-      closed = true
       return Promise.all(workers.map((state) => state.worker?.terminate())).then(() => undefined)
     }
   }
@@ -293,11 +287,6 @@ export interface ClaudeHistoryOptions {
   readonly mainThreadToo?: boolean
   /** Each worker's V8 heap limits (tests use tiny ones to make a worker run out of memory). */
   readonly workerLimits?: ResourceLimits
-  /**
-   * V8's inlining off while the workers parse (src/services/internal/v8Inlining.ts): V8's flags are the process's,
-   * so only a process that lists and ends (the command line's `threads`) should ask for it.
-   */
-  readonly withoutInlining?: boolean
 }
 
 export interface ListingProgress {
@@ -567,11 +556,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     let lastListing: ListingStats = { parsed: 0, parsedBytes: 0, workers: 0, fallbacks: 0 }
 
     const workerLimits = options.workerLimits ?? WORKER_LIMITS
-    const newPool = (size: number) => startPool(size, workerLimits, options.withoutInlining === true)
+    const newPool = (size: number) => startPool(size, workerLimits)
 
     /**
      * The threads stop while the listing goes on (writing the index): tearing down their heaps took 40 ms. The
-     * pool is closed here and now (which turns inlining back on), and waited for apart.
+     * pool is closed here and now, and waited for apart.
      */
     const stopPool = (pool: SummaryPool) =>
       Effect.suspend(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -9,14 +9,12 @@ import { readChunks, readTranscript } from "../../src/services/internal/transcri
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
 import {
   ClaudeHistory,
-  type ClaudeHistoryOptions,
   planSettled,
   type SessionLocation,
   workerPlan
 } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { isInertLine, skeletonOf } from "../../src/domain/history/skeleton.js"
-import { v8FlagsAsAtStart } from "../support/v8Flags.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
 
 /** The reference: every line kept, the whole session analysed, then summarised. */
@@ -340,42 +338,7 @@ describe("listing on worker threads", () => {
     expect(again).toMatchObject({ parsed: 0, workers: 0 })
   }, 60_000)
 
-  /** A listing with `options`, and whether V8's flags were as at the start, probed every millisecond while it ran. */
-  const listProbingFlags = (home: string, options: ClaudeHistoryOptions) => {
-    const flagsAsAtStart: Array<boolean> = []
-    return Effect.gen(function*() {
-      const history = yield* ClaudeHistory
-      const probing = yield* Effect.fork(
-        Effect.repeat(Effect.sync(() => flagsAsAtStart.push(v8FlagsAsAtStart())), Schedule.spaced("1 millis"))
-      )
-      const listing = yield* history.list()
-      yield* Fiber.interrupt(probing)
-      return { ...listing, stats: yield* history.listingStats, flagsAsAtStart }
-    }).pipe(
-      Effect.provide(ClaudeHistory.layerWith(options).pipe(Layer.provide(Settings.layer(settingsFor(home))))),
-      Effect.runPromise
-    )
-  }
-
-  it("parses with V8's inlining off only while its workers run, when asked, and answers the same", async () => {
-    const home = copyOfClaudeHome()
-    const inThread = await listWith(home, 0)
-    const withoutInlining = await listProbingFlags(home, { workers: 2, withoutInlining: true })
-    expect(withoutInlining.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
-    expect(withoutInlining.threads).toEqual(inThread.threads)
-    expect(withoutInlining.diagnostics).toEqual(inThread.diagnostics)
-    expect(withoutInlining.flagsAsAtStart).toContain(false)
-    expect(v8FlagsAsAtStart()).toBe(true)
-  }, 60_000)
-
-  it("leaves V8's flags alone on worker threads unless asked (the daemon's listing, an embedding's)", async () => {
-    const listing = await listProbingFlags(copyOfClaudeHome(), { workers: 2 })
-    expect(listing.stats.workers).toBe(2)
-    expect(listing.flagsAsAtStart.length).toBeGreaterThan(0)
-    expect(listing.flagsAsAtStart.every((asAtStart) => asAtStart)).toBe(true)
-  }, 60_000)
-
-  it("turns V8's inlining back on when a worker runs out of memory and its sessions are parsed here", async () => {
+  it("parses here what a worker that runs out of memory could not", async () => {
     const home = copyOfClaudeHome()
     const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
     const lines = fs.readFileSync(c45, "utf8").split("\n")
@@ -387,12 +350,11 @@ describe("listing on worker threads", () => {
         yield* history.list()
         return yield* history.listingStats
       }).pipe(Effect.provide(
-        ClaudeHistory.layerWith({ workers: 2, withoutInlining: true, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
+        ClaudeHistory.layerWith({ workers: 2, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
           .pipe(Layer.provide(Settings.layer(settingsFor(home))))
       ))
     )
     expect(starved.fallbacks).toBeGreaterThan(0)
-    expect(v8FlagsAsAtStart()).toBe(true)
   }, 60_000)
 
   it("sends sessions to the workers during discovery, and names a stem seen in two folders apart", async () => {
