@@ -5,7 +5,7 @@ import { CoreLive, EngineLive } from "./layers.js"
 import { FileStore } from "./services/FileStore.js"
 import { Settings, settingsOf } from "./services/Settings.js"
 
-/** What an embedding program usually sets itself instead of the environment (SPEC §2 names). */
+/** What an embedding program usually sets itself instead of the environment (README.md#configuration names). */
 export interface SettingsOverrides {
   /** `CODEX_REPLAY_RUN_ROOT`: run directories; its parent holds `controllers/`. */
   readonly runRoot?: string

@@ -1,5 +1,5 @@
 /**
- * Codex Replay as a library (SPEC §12): the services, their live layers, the programs, the controller's
+ * Codex Replay as a library (docs/controller.md#embedding): the services, their live layers, the programs, the controller's
  * RPC group, and the domain Schemas and errors. An Effect program can run
  * `prepareRun → startRun → awaitRun` with its own layers; see the README's Embedding section.
  */

@@ -42,7 +42,7 @@ const DiscoveryLive = Layer.mergeAll(
   CodexWorker.DefaultWithoutDependencies
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
 
-/** The run pipeline (SPEC §7): prepare tokens, workspaces, review, report and the coordinator. */
+/** The run pipeline (docs/controller.md): prepare tokens, workspaces, review, report and the coordinator. */
 export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, Batches.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,

@@ -23,7 +23,7 @@ type Subcommand = Command.Command<any, never, unknown, any>
 const CliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
 /**
- * The terminal commands (SPEC §12) made of `commands`. A command-line mistake has already been printed by
+ * The terminal commands (docs/controller.md#embedding) made of `commands`. A command-line mistake has already been printed by
  * `@effect/cli`.
  */
 export const commandLineOf = (commands: readonly [Subcommand, ...Array<Subcommand>]) => {

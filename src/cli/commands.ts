@@ -166,5 +166,5 @@ const stop = Command.make("stop", {
     "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
   ))
 
-/** The terminal commands (SPEC §12). */
+/** The terminal commands (docs/controller.md#embedding). */
 export const commandLineMain = commandLineOf([open, threads, replay, batch, report, runs, portfolio, stop])

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 
 /**
- * Where the run root and the cache beside it are (SPEC §2). Plain `node:path` only: the command line's
+ * Where the run root and the cache beside it are (README.md#configuration). Plain `node:path` only: the command line's
  * start reads it before any other module loads (see src/cli/main.ts).
  */
 

@@ -52,7 +52,7 @@ export const CODEX_PRICING_TABLE: CodexPriceTable = {
 
 export const NOT_PRICED = "not priced — add it to CODEX_REPLAY_PRICING"
 
-/** What the report says about the Codex figure (SPEC §0, cost). */
+/** What the report says about the Codex figure (README.md#cost, cost). */
 export const CODEX_COST_NOTE =
   "The Codex cost is the API equivalent: its tokens priced at OpenAI's per-token API rates. A ChatGPT-plan user is not billed per token for Codex, so this is not what such a user pays."
 

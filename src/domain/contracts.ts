@@ -351,7 +351,7 @@ export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name
 export const unknownToolMessage = (name: string) =>
   name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
 
-/** What every controller tool answers (SPEC §6): text blocks and the structured result. */
+/** What every controller tool answers (docs/controller.md): text blocks and the structured result. */
 export const ToolResultSchema = Schema.Struct({
   content: Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })),
   structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),

@@ -68,7 +68,7 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   message: Schema.String
 }) {}
 
-// A user error's message is bounded like every text a tool answers (SPEC §6: 32 KiB).
+// A user error's message is bounded like every text a tool answers (docs/controller.md: 32 KiB).
 export const invalidArgument = (message: string) => new InvalidArgument({ message: boundText(message) })
 export const notFound = (message: string) => new NotFound({ message: boundText(message) })
 export const conflict = (message: string) => new Conflict({ message: boundText(message) })
@@ -76,7 +76,7 @@ export const conflict = (message: string) => new Conflict({ message: boundText(m
 /** A user error of no more specific kind: the request is wrong. */
 export const controllerError = invalidArgument
 
-/** What a caller hears of an internal error (SPEC §3); the detail goes to the log. */
+/** What a caller hears of an internal error (docs/controller.md); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."
 
 /** Every failure a controller tool answers: the user's kinds and the controller's own storage failure. */

@@ -3,7 +3,7 @@ import { type ControllerError, controllerError } from "./errors.js"
 import type { ModelOption } from "./history/models.js"
 
 /**
- * The model that reviews a run (SPEC §0 "Reviewer"): the configuration's `reviewer_model`, else the
+ * The model that reviews a run (docs/verdicts.md "Reviewer"): the configuration's `reviewer_model`, else the
  * controller's (`CODEX_REPLAY_REVIEWER_MODEL`), else the model Codex lists as its default. Always
  * one Codex offers; otherwise one sentence saying which setting names what.
  */

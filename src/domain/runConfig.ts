@@ -135,7 +135,7 @@ export const canonicalJson = (value: unknown) => JSON.stringify(canonical(value)
 
 export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
-/** The configuration fingerprint a prepare token is bound to (SPEC §7.1). */
+/** The configuration fingerprint a prepare token is bound to (docs/controller.md). */
 export const configurationFingerprint = (configuration: RunConfiguration) => sha256(canonicalJson(configuration))
 
 /** Claude's result: the patch (or files) and the final response. */

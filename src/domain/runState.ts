@@ -125,5 +125,5 @@ const isStoredRunState = Schema.is(StoredRunState)
  */
 export const isRunState = (value: Record<string, unknown>): value is RunState => isStoredRunState(value)
 
-/** `list_runs` filters and paging (SPEC §0, run history). */
+/** `list_runs` filters and paging (docs/controller.md, run history). */
 export { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./contracts.js"

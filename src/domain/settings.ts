@@ -82,7 +82,7 @@ const pricingFile = (raw: string | undefined, home: string) => {
   return value === undefined ? undefined : path.resolve(expandHome(value.trim(), home))
 }
 
-/** Reads every setting of SPEC §2 from an environment; the first invalid value is reported. */
+/** Reads every setting of README.md#configuration from an environment; the first invalid value is reported. */
 export const resolveSettings = (
   env: Environment,
   home: string,

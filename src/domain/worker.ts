@@ -2,7 +2,7 @@ import type { ThreadOptions } from "@openai/codex-sdk"
 import { Either, JSONSchema, ParseResult, Schema } from "effect"
 import { WorkerError } from "./errors.js"
 
-/** Why the worker runs; the purpose decides sandbox, network and reasoning effort (SPEC §8.4). */
+/** Why the worker runs; the purpose decides sandbox, network and reasoning effort (docs/security.md). */
 export const WorkerPurpose = Schema.Literal(
   "implementation",
   "evaluation",
@@ -84,7 +84,7 @@ const REVIEW_PURPOSES: ReadonlySet<WorkerPurpose> = new Set(["evaluation", "revi
 export const defaultLabel = (purpose: WorkerPurpose): string =>
   purpose === "evaluation" ? "reviewer" : purpose.replaceAll("_", "-")
 
-/** Reviewer output never reaches the run log (SPEC §7.4). */
+/** Reviewer output never reaches the run log (docs/security.md). */
 export const isReviewerOutput = (purpose: WorkerPurpose) => REVIEW_PURPOSES.has(purpose)
 
 /**

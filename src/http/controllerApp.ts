@@ -113,7 +113,7 @@ const pathnameOf = (target: string) => {
 }
 
 /**
- * The daemon's HTTP surface (SPEC §5) as a router: the Host check and the method rule for every
+ * The daemon's HTTP surface (docs/controller.md) as a router: the Host check and the method rule for every
  * request, the API token for every API request and the page, same-origin, JSON and size rules for the
  * browser endpoints, the control token as well for the client endpoints, and security headers on every answer.
  *

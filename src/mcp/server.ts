@@ -36,7 +36,7 @@ export const OPEN_CONTROLLER_TOOL = {
 } as const
 
 /**
- * The stdio MCP server (SPEC §4): one tool, `open_controller`. The official SDK handles
+ * The stdio MCP server (README.md#ways-in): one tool, `open_controller`. The official SDK handles
  * `initialize` version negotiation, `ping`, notifications and unknown methods; stdout carries
  * nothing but its JSON-RPC messages.
  */

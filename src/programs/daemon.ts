@@ -51,7 +51,7 @@ const recordStopInAttempt = Effect.gen(function*() {
 type WithoutScope<R> = Scope.Scope extends R ? { readonly "tools and downloads must not need a Scope": never } : unknown
 
 /**
- * The controller daemon (`codex-replay --http`): serves SPEC §5 until `/api/shutdown`, the idle
+ * The controller daemon (`codex-replay --http`): serves docs/controller.md until `/api/shutdown`, the idle
  * rule, or an interruption (SIGTERM) ends it; every path out interrupts the runs and marks them.
  */
 export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS> & WithoutScope<RT | RD>) =>

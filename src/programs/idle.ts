@@ -56,7 +56,7 @@ export const daemonBusy = (countRuns: Effect.Effect<number, unknown>) =>
     })
   })
 
-/** The daemon's idle rule (SPEC: shut down after the idle timeout with nothing running). */
+/** The daemon's idle rule (shut down after the idle timeout with nothing running). */
 export const daemonIdleRule = (options: {
   readonly timeoutMillis: number
   readonly busyPollMillis: number

@@ -142,7 +142,7 @@ const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptP
   )
 
 /**
- * `open_controller` (SPEC §4): single-use per controller session. The first call claims
+ * `open_controller` (README.md#ways-in): single-use per controller session. The first call claims
  * `attempt.json`, starts the daemon detached on a reserved port and waits for its proof of life.
  */
 export const openController = (rawInput: unknown, env: Readonly<Record<string, string | undefined>>, home: string) =>

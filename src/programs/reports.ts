@@ -46,7 +46,7 @@ export interface ReportDownload {
 }
 
 /**
- * `POST /api/download` (SPEC §5): the report file to send as an attachment, without a size cap.
+ * `POST /api/download` (docs/controller.md): the report file to send as an attachment, without a size cap.
  * `runDirectory` has been resolved and ownership-checked by the caller.
  */
 export const openReportDownload = Effect.fn("reports.openReportDownload")(function*(
@@ -90,7 +90,7 @@ export type GetReportResult =
   }
 
 /**
- * The `get_report` tool (SPEC §6) for a run directory the caller resolved and ownership-checked.
+ * The `get_report` tool (docs/controller.md) for a run directory the caller resolved and ownership-checked.
  * Without a format: the parsed report and both paths; with one: exactly the artifact fields.
  * Reports have no size limit here (they can exceed 19 MiB).
  */

@@ -6,7 +6,7 @@ import { CodexWorker } from "../services/CodexWorker.js"
 import { FileStore } from "../services/FileStore.js"
 import { Settings } from "../services/Settings.js"
 
-/** The two LLM-backed controller tools of SPEC §8.3, as programs over plain thread data. */
+/** The two LLM-backed controller tools of docs/security.md, as programs over plain thread data. */
 
 /** Codex's default synthesis model; callers pass the model they found available. */
 export const DEFAULT_SYNTHESIS_MODEL = "gpt-5.6-terra"

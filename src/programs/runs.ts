@@ -250,7 +250,7 @@ const approvalPrompt = (configuration: RunConfiguration) =>
     ? `Approve ${configuration.models.length} parallel Codex implementations using this configuration?`
     : `Approve a Codex replay of ${configuration.thread_id} with ${configuration.models[0]}?`
 
-/** `prepare_run` (SPEC §7.1): validates, digests per model, checks agreement and issues a prepare token. */
+/** `prepare_run` (docs/controller.md): validates, digests per model, checks agreement and issues a prepare token. */
 export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
   const settings = yield* Settings
   const tokens = yield* PrepareTokens
@@ -320,7 +320,7 @@ export interface StartRunResult {
   readonly idempotent: boolean
 }
 
-/** `attempt.json` of this controller: each model's launch as it happens (SPEC §7.2). */
+/** `attempt.json` of this controller: each model's launch as it happens (docs/controller.md). */
 const updateAttempt = (change: (attempt: JsonObject) => JsonObject) =>
   Effect.gen(function*() {
     const settings = yield* Settings
@@ -534,7 +534,7 @@ export const ensureDigestsUnchanged = (receipt: LaunchPlan["receipt"], historica
   })
 
 /**
- * `start_run` (SPEC §7.1–7.2): approval and token checks, digest re-verification against the
+ * `start_run` (docs/controller.md): approval and token checks, digest re-verification against the
  * repository as it is now, then one run per model launched in parallel. Idempotent per token.
  */
 export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {

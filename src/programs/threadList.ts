@@ -1,5 +1,5 @@
 /**
- * `list_threads` (SPEC §6), apart from the thread inspection in threads.ts: `codex-replay threads` loads this
+ * `list_threads` (docs/controller.md), apart from the thread inspection in threads.ts: `codex-replay threads` loads this
  * alone, not the baseline, Git and model services that inspecting a thread needs.
  */
 import { Effect, Either, Schema } from "effect"
@@ -62,7 +62,7 @@ const listedSample = (summary: ThreadSummary): ListedThread => ({
   summary: Effect.succeed(summary)
 })
 
-/** `list_threads` (SPEC §6): a search covers every thread of the source, then the matches are paginated. */
+/** `list_threads` (docs/controller.md): a search covers every thread of the source, then the matches are paginated. */
 export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
   const args = yield* decodeListThreadsArguments(payload)
   const history = yield* ClaudeHistory

@@ -16,7 +16,7 @@ export { InspectThreadArguments } from "../domain/threadContracts.js"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 
-/** Whether a thread can be replayed in chunks, and where it can be split (SPEC §0, chunks). */
+/** Whether a thread can be replayed in chunks, and where it can be split (docs/controller.md, chunks). */
 export interface ChunkOffer {
   readonly available: boolean
   /** Why it cannot be split, when it cannot. */
@@ -141,7 +141,7 @@ export const chunkOffer = (
 const chunkStart = (record: ThreadRecord, range: { readonly start: string } | undefined) =>
   range === undefined ? undefined : record.split_points.find((point) => point.message_id === range.start)?.timestamp
 
-/** §8.3: one prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
+/** One prompt is the request; several are concatenated, or `pending` when synthesis is possible. */
 const withRequestGeneration = (record: ThreadRecord, models: ReadonlyArray<ModelOption>): ThreadRecord => {
   if (record.request_generation.method !== "concatenated_fallback") return record
   const synthesisPossible = models.some((model) => model.id === REQUEST_SYNTHESIS_MODEL) &&
@@ -163,7 +163,7 @@ const settle = <A, E, R>(step: Effect.Effect<A, E, R>) =>
   )
 
 /**
- * `inspect_thread` (SPEC §6): thread, capabilities, baseline and models are discovered concurrently;
+ * `inspect_thread` (docs/controller.md): thread, capabilities, baseline and models are discovered concurrently;
  * a failed step becomes a diagnostic (in that fixed order) while the others still answer. The thread
  * itself is the subject: a session that cannot be read as a thread (no human request, an unreadable
  * file) answers that as the tool's one clear error.

@@ -14,7 +14,7 @@ export interface ModelList {
 const LIST_TIMEOUT = Duration.seconds(20)
 const CACHE_FOR = Duration.minutes(5)
 
-/** The Codex models a replay can choose from, asked of `codex debug models` (SPEC §6 `models`). */
+/** The Codex models a replay can choose from, asked of `codex debug models` (docs/controller.md `models`). */
 export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/CodexModels", {
   effect: Effect.gen(function*() {
     const settings = yield* Settings

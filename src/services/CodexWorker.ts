@@ -590,7 +590,7 @@ const fakeResult = (request: AnyRequest, answer: FakeAnswer): WorkerResultData =
 }
 
 /**
- * The Codex worker (SPEC §8.4): drives the Codex CLI through `@openai/codex-sdk`, streams every
+ * The Codex worker (docs/security.md): drives the Codex CLI through `@openai/codex-sdk`, streams every
  * event to the run log, classifies failures and cancels completely on interruption.
  */
 export class CodexWorker extends Effect.Service<CodexWorker>()("codex-replay/CodexWorker", {

@@ -25,7 +25,7 @@ const isSymlinkRefusal = (error: unknown) => errnoOf(error) === "ELOOP"
 
 /**
  * Opens a file without following a symlink as its last component (`O_NOFOLLOW`): files of run
- * directories are never read or appended through a link, which could lead anywhere (SPEC §2).
+ * directories are never read or appended through a link, which could lead anywhere (README.md#configuration).
  */
 export const openNoFollow = (file: string, flags: number, mode?: number) =>
   fs.open(file, flags | fs.constants.O_NOFOLLOW, mode)

@@ -27,7 +27,7 @@ export interface LaunchError {
 }
 
 /**
- * Prepare tokens of this controller (SPEC §7.1): at most 256, oldest dropped first. Starts are
+ * Prepare tokens of this controller (docs/controller.md): at most 256, oldest dropped first. Starts are
  * serialised by `withStartLock`, so one token never launches twice.
  */
 export class PrepareTokens extends Effect.Service<PrepareTokens>()("codex-replay/PrepareTokens", {

@@ -13,7 +13,7 @@ export interface WrittenReport {
   readonly report_html: string
 }
 
-/** Writes a run's `report.json` and `report.html` (SPEC §10), each atomically and private. */
+/** Writes a run's `report.json` and `report.html` (docs/verdicts.md), each atomically and private. */
 export class Report extends Effect.Service<Report>()("codex-replay/Report", {
   effect: Effect.gen(function*() {
     const files = yield* FileStore

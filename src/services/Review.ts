@@ -21,7 +21,7 @@ import { CodexWorker } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
 import { RunLog } from "./RunLog.js"
 
-/** The only reviewer this product supports (SPEC §9). */
+/** The only reviewer this product supports (docs/verdicts.md). */
 export const SUPPORTED_EVALUATOR = "codex"
 export const REVIEWS_DIRECTORY = "reviews"
 /**
@@ -111,7 +111,7 @@ const rawOutputOf = (error: WorkerError): string => {
 const isInvalidBallot = (error: WorkerError) => error.code === "invalid_output"
 
 /**
- * The blind, order-balanced review (SPEC §9): anonymous candidates, two reviewer runs (A/B and
+ * The blind, order-balanced review (docs/verdicts.md): anonymous candidates, two reviewer runs (A/B and
  * B/A) each in a fresh workspace holding only copies of the candidates, one normalization pass for
  * an invalid ballot, and the aggregation of both ballots.
  */

@@ -106,7 +106,7 @@ const failureDetails = (error: ControllerError | WorkerError | StorageError) =>
     }
 
 /**
- * The pipeline of one run (SPEC §7.3–7.5), run as its fiber: wait for one of 4 slots, create the
+ * The pipeline of one run (docs/controller.md), run as its fiber: wait for one of 4 slots, create the
  * workspace, implement with retries in fresh workspaces, collect, review, report. Every failure is
  * recorded in the state; an interruption leaves nothing running and nothing `running`.
  */

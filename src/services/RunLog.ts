@@ -9,7 +9,7 @@ export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
 export const formatLogLine = (at: Date, source: string, message: string) =>
   `${at.toISOString()} [${source}] ${message.replace(/\r?\n/g, "\\n")}\n`
 
-/** The append-only `run.log` of a run directory (SPEC §7.4), private and serialised per file. */
+/** The append-only `run.log` of a run directory (docs/security.md), private and serialised per file. */
 export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
   effect: Effect.gen(function*() {
     const files = yield* FileStore

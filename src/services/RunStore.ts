@@ -58,12 +58,12 @@ const stampOf = (file: FileIdentity, now: number) =>
 const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
   isRunState(value) ? Effect.succeed(value) : Effect.fail(controllerError(`${name} is not a replay run state.`))
 
-/** A run is active while it is `running` and its coordinator process is alive (SPEC §5). */
+/** A run is active while it is `running` and its coordinator process is alive (docs/controller.md). */
 export const isActive = (state: RunState) =>
   state.status === "running" && isSameProcess(state.coordinator_pid, state.coordinator_start_time)
 
 /**
- * The runs of the run root (SPEC §7.3), held in memory and written through to each run's
+ * The runs of the run root (docs/controller.md), held in memory and written through to each run's
  * `controller-state.json`. This controller's runs change only through it, so memory is their truth;
  * runs other processes write are noticed by `rescan`, which the daemon repeats in the background.
  */

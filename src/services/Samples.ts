@@ -77,7 +77,7 @@ const isFile = (file: string) => {
 }
 
 /**
- * Sample threads shipped with the package (SPEC §8.2), read from `root`. A git sample's repository is
+ * Sample threads shipped with the package (docs/history.md), read from `root`. A git sample's repository is
  * materialised from its bundle into the cache, so that it can really be replayed; the package itself is never
  * written.
  */

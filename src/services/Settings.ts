@@ -18,14 +18,14 @@ const loadCodexPricing = (file: string | undefined): Effect.Effect<CodexPriceTab
       )
   }).pipe(Effect.flatMap((text) => Either.match(parseCodexPricing(text, file), { onLeft: Effect.fail, onRight: Effect.succeed })))
 
-/** SPEC §2 settings of an environment; the first invalid value fails with its `ControllerError`. */
+/** README.md#configuration settings of an environment; the first invalid value fails with its `ControllerError`. */
 export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
   Effect.suspend(() => Either.match(resolveSettings(env, home, randomSessionId), { onLeft: Effect.fail, onRight: Effect.succeed })).pipe(
     Effect.flatMap((settings) =>
       Effect.map(loadCodexPricing(settings.codexPricingFile), (codexPriceOverrides) => ({ ...settings, codexPriceOverrides })))
   )
 
-/** Paths and limits resolved once from the environment (SPEC §2). */
+/** Paths and limits resolved once from the environment (README.md#configuration). */
 export class Settings extends Context.Tag("codex-replay/Settings")<Settings, ResolvedSettings>() {
   /** Reads `process.env`; an invalid value fails the layer with a `ControllerError`. */
   static readonly fromEnv = Layer.effect(Settings, settingsOf(process.env))

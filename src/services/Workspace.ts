@@ -71,7 +71,7 @@ const repositoryError = (repository: string, detail: string) =>
   controllerError(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
 
 /**
- * Implementation workspaces (SPEC §7.5): a git workspace holds the starting commit and its history
+ * Implementation workspaces (docs/security.md): a git workspace holds the starting commit and its history
  * and **no object from after it** (fetched by commit id into a fresh repository; the user's
  * repository is only read); a non-git workspace starts empty. Both get the carried-forward files.
  */

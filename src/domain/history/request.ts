@@ -11,7 +11,7 @@ import {
 } from "./entries.js"
 import { recordField, stringField } from "./json.js"
 
-/** The Codex model that turns several request turns into one task prompt (SPEC §8.3). */
+/** The Codex model that turns several request turns into one task prompt (docs/security.md). */
 export const REQUEST_SYNTHESIS_MODEL = "gpt-5.6-terra"
 /** Above this the turns are too long to hand to the synthesis model. */
 export const MAX_RECONSTRUCTION_BYTES = 256 * 1024
@@ -244,7 +244,7 @@ const reconstructionTurns = (turns: ReadonlyArray<RequestTurn>): Array<Reconstru
     return turn.assistant_context === undefined ? [user] : [{ role: "assistant", text: turn.assistant_context }, user]
   })
 
-/** Rebuilds what the user asked for from the live conversation (SPEC §8.1, reference §6.2). */
+/** Rebuilds what the user asked for from the live conversation (docs/history.md, reference §6.2). */
 export const reconstructRequest = (conversation: Conversation): ReconstructedRequest => {
   const all = collectTurns(conversation)
   const turns = all.filter((turn) => !turn.abandoned)

@@ -142,7 +142,7 @@ const isWarmupOnly = (turns: ReadonlyArray<RequestTurn>) => {
   return prompts.length > 0 && prompts.every((turn) => turn.text.trim() === "Warmup")
 }
 
-/** A session file is a thread when it holds a human request (SPEC §8.1). */
+/** A session file is a thread when it holds a human request (docs/history.md). */
 export const isThread = (analysis: SessionAnalysis) =>
   hasRequest(analysis.request.turns) && !isWarmupOnly(analysis.request.turns)
 

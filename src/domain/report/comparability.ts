@@ -85,7 +85,7 @@ const concernsOf = (facts: ComparabilityFacts, selfReview: boolean, reviewer: st
   ...(facts.claude_final_response_missing ? ["Claude's final response is missing, so its reporting was judged on nothing."] : [])
 ]
 
-/** The comparability panel of a report (SPEC §0, comparability): the start-time facts plus the reviewer. */
+/** The comparability panel of a report (README.md#comparability, comparability): the start-time facts plus the reviewer. */
 export const comparabilityOf = (
   facts: ComparabilityFacts,
   reviewerModel: string | null,

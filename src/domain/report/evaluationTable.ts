@@ -143,7 +143,7 @@ const aggregateSection = (evaluation: EvaluationView, comparable: ReadonlyArray<
 }
 
 /**
- * The evaluation table of SPEC §10: identities revealed as `Codex replay` / `Historical Claude`,
+ * The evaluation table of docs/verdicts.md: identities revealed as `Codex replay` / `Historical Claude`,
  * Pass/Fail/N/A per check, whole-percent scores, the winner per dimension, excluded dimensions marked,
  * failed and invalid reviews with their escaped error. Reviewer narratives (evidence, comparisons)
  * are never rendered.

@@ -10,7 +10,7 @@ import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
 import { REPORT_CSS } from "./styles.js"
 
 const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
-/** Section titles per side (SPEC §10 names them this way). */
+/** Section titles per side (docs/verdicts.md names them this way). */
 const SIDE_NAMES: Record<Author, string> = { codex: "Codex", claude: "Claude" }
 
 const verdictHeadline = (report: Report): string => {
@@ -77,7 +77,7 @@ const comparabilityRows = (comparability: Comparability) => {
   return rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
 }
 
-/** The comparability panel: what makes the two sides comparable, or not (SPEC §0, comparability). */
+/** The comparability panel: what makes the two sides comparable, or not (README.md#comparability, comparability). */
 const comparabilitySection = (report: Report) => {
   const comparability = report.comparability
   if (comparability === null) return ""
@@ -227,7 +227,7 @@ const aboutSection = (report: Report) => {
 }
 
 /**
- * The self-contained `report.html` (SPEC §10): inline CSS and SVG, no script, no external request;
+ * The self-contained `report.html` (docs/verdicts.md): inline CSS and SVG, no script, no external request;
  * the verdict first. All text from candidates and reviewers is escaped.
  */
 export const renderReportHtml = (report: Report): string => {

@@ -167,7 +167,7 @@ export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string
   }
 }
 
-/** The content of `report.json` (SPEC §10). */
+/** The content of `report.json` (docs/verdicts.md). */
 export const buildReport = (input: ReportInput): Report => ({
   schema_version: REPORT_SCHEMA_VERSION,
   run_id: input.run_id,

@@ -1,4 +1,4 @@
-/** Token accounting for the report: four provider buckets and the five labels of SPEC §10. */
+/** Token accounting for the report: four provider buckets and the five labels of docs/verdicts.md. */
 
 export interface TokenBuckets {
   /** Input processed without being read from or written to a provider cache. */

@@ -1,5 +1,5 @@
 /**
- * Anonymous candidates (SPEC §9): the task, a patch, a final response and the changed files, with the
+ * Anonymous candidates (docs/verdicts.md): the task, a patch, a final response and the changed files, with the
  * authorship fingerprints removed so that nothing tells the reviewer who wrote which candidate.
  */
 import { fileHeaderPaths, plainHeaderLine } from "./patchPaths.js"

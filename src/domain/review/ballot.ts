@@ -37,7 +37,7 @@ const dimensionBallot = <D extends DimensionId>(dimension: D) => {
   })
 }
 
-/** The reviewer's ballot (SPEC §9): the six dimensions, each with its checks per candidate. */
+/** The reviewer's ballot (docs/verdicts.md): the six dimensions, each with its checks per candidate. */
 export const Ballot = Schema.Struct({
   dimensions: Schema.Struct({
     reliability: dimensionBallot("reliability"),

@@ -1,5 +1,5 @@
 /**
- * The fixed review rubric (SPEC §9): six dimensions, each a short list of pass/fail checks that a
+ * The fixed review rubric (docs/verdicts.md): six dimensions, each a short list of pass/fail checks that a
  * reviewer answers per candidate. The order here is the order of the ballot, the report and the table.
  */
 export const DIMENSIONS = [

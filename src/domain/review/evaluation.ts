@@ -116,7 +116,7 @@ export const overallWinner = (dimensions: { readonly [D in DimensionId]: Dimensi
   return difference > 0 ? "codex" : difference < 0 ? "claude" : "tie"
 }
 
-/** Combines the two orders' reviews into the order-balanced evaluation (SPEC §9). */
+/** Combines the two orders' reviews into the order-balanced evaluation (docs/verdicts.md). */
 export const aggregateEvaluation = (input: {
   readonly candidate_mapping: CandidateMapping
   readonly reviews: ReadonlyArray<ReviewRecord>
