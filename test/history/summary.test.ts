@@ -278,6 +278,22 @@ describe("line splitting across chunks", () => {
   })
 })
 
+/**
+ * Adds to one fixture session a sub-agent line whose parsed value is more than a worker with a 16 MB heap
+ * holds: a million empty objects (3 MB of text, tens of MB once parsed; the skeleton keeps them, since it drops
+ * only long strings). Small objects rather than one giant string: Node 24 decodes a long line into a string
+ * outside the V8 heap, so a line's text no longer fills a worker's heap, and V8 lets a worker at its limit
+ * finish only one more allocation of up to 16 MB (a single larger one would end the whole process, not just
+ * the worker).
+ */
+const addStarvingLine = (home: string) => {
+  const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
+  const lines = fs.readFileSync(c45, "utf8").split("\n")
+  const objects = `[${Array.from({ length: 1000 }, () => `[${Array(1000).fill("{}").join(",")}]`).join(",")}]`
+  const starving = `{"type":"user","isSidechain":true,"uuid":"starving","message":{"role":"user","content":"a sub-agent prompt"},"padding":${objects}}`
+  fs.writeFileSync(c45, [lines[0], starving, ...lines.slice(1)].join("\n"))
+}
+
 describe("listing on worker threads", () => {
   it("starts workers only for a large listing, on two cores, when the RSS budget leaves room for them", () => {
     const MB = 1024 * 1024
@@ -340,10 +356,7 @@ describe("listing on worker threads", () => {
 
   it("parses here what a worker that runs out of memory could not", async () => {
     const home = copyOfClaudeHome()
-    const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
-    const lines = fs.readFileSync(c45, "utf8").split("\n")
-    const giant = JSON.stringify({ type: "user", isSidechain: true, uuid: "giant", message: { role: "user", content: "x".repeat(12 * 1024 * 1024) } })
-    fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
+    addStarvingLine(home)
     const starved = await Effect.runPromise(
       Effect.gen(function*() {
         const history = yield* ClaudeHistory
@@ -409,19 +422,7 @@ describe("listing on worker threads", () => {
 
   it("summarises on the main thread the sessions of a worker that ran out of memory", async () => {
     const home = copyOfClaudeHome()
-    const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
-    const lines = fs.readFileSync(c45, "utf8").split("\n")
-    // A 12 MB text the summary reads (a sub-agent prompt; a tool output would be skipped unparsed): its line
-    // and its parsed copy are more than a worker with a 16 MB heap holds. Not much more: V8 lets a worker at
-    // its limit finish one more allocation of up to 16 MB before it stops it, and a single larger one would
-    // end the whole process, not just the worker.
-    const giant = JSON.stringify({
-      type: "user",
-      isSidechain: true,
-      uuid: "giant",
-      message: { role: "user", content: "x".repeat(12 * 1024 * 1024) }
-    })
-    fs.writeFileSync(c45, [lines[0], giant, ...lines.slice(1)].join("\n"))
+    addStarvingLine(home)
     const inThread = await listWith(home, 0)
     const starved = await Effect.runPromise(
       Effect.gen(function*() {
