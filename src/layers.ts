@@ -20,8 +20,9 @@ import { Samples } from "./services/Samples.js"
 import { ControllerClient } from "./services/ControllerClient.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
-import { isSocketDescriptor } from "./services/internal/descriptors.js"
+import { isSocketDescriptor, NodeFilesLive } from "./services/platform/nodeFiles.js"
 import { ProcessRunner } from "./services/ProcessRunner.js"
+import { BackgroundLoopsLive } from "./services/Reconciliation.js"
 import { RunLog } from "./services/RunLog.js"
 import { RunStore } from "./services/RunStore.js"
 import { RunSupervisor } from "./services/RunSupervisor.js"
@@ -30,7 +31,8 @@ import { Settings } from "./services/Settings.js"
 /** Files, logs, processes and the run store, over the given settings. Each service exists once. */
 export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(RunLog.DefaultWithoutDependencies, Activity.Default, ProcessRunner.Default)),
-  Layer.provideMerge(FileStore.Default)
+  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
+  Layer.provideMerge(NodeFilesLive)
 )
 
 /** The replay engine's discovery and the Codex worker, over the core services. */
@@ -98,7 +100,7 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 )
 /** Everything the daemon needs, from the environment. */
-export const DaemonLive = ControllerRuntime.DefaultWithoutDependencies.pipe(
+export const DaemonLive = Layer.merge(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive).pipe(
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(EngineLive),
   Layer.provideMerge(CoreLive),
