@@ -5,7 +5,7 @@ import * as readline from "node:readline"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { killAttempt, recordedAttempts } from "./internal/confinement.js"
-import * as procfs from "./internal/procfs.js"
+import * as procfs from "./platform/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
 
