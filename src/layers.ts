@@ -1,5 +1,5 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import type { Server } from "node:http"
 import { controllerError } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
@@ -61,13 +61,11 @@ const CLOSE_GRACE_MILLIS = 2000
 
 /** Stops accepting, lets open requests finish for a moment, then cuts what is left so shutdown never hangs. */
 const closeWithin = (server: Server, graceMillis: number) =>
-  Effect.async<void>((resume) => {
-    if (!server.listening) return resume(Effect.void)
-    const cut = setTimeout(() => server.closeAllConnections(), graceMillis)
-    server.close(() => {
-      clearTimeout(cut)
-      resume(Effect.void)
-    })
+  Effect.gen(function*() {
+    if (!server.listening) return
+    const cut = yield* Effect.fork(Effect.delay(Effect.sync(() => server.closeAllConnections()), Duration.millis(graceMillis)))
+    yield* Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    yield* Fiber.interrupt(cut)
   })
 
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */

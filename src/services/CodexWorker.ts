@@ -61,16 +61,13 @@ const freshId = () => randomBytes(12).toString("hex")
 /** Our own Codex child for this attempt (it is in our process group, so never signal the group). */
 const findCodexChild = (attemptId: string) => procfs.childrenWithEnvironment(ATTEMPT_VARIABLE, attemptId)
 
+/** Whether the attempt's stream settles within `within` (on the Effect clock; interruptible so it can time out). */
 const settledWithin = (session: Session, within: Duration.Duration) =>
-  Effect.promise(() =>
-    new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), Duration.toMillis(within))
-      void session.finished.then(() => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-    })
-  )
+  Effect.timeoutTo(Effect.interruptible(Effect.promise(() => session.finished)), {
+    duration: within,
+    onSuccess: () => true,
+    onTimeout: () => false
+  })
 
 // ---------------------------------------------------------------------------------------------
 
