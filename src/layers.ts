@@ -1,5 +1,5 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import type { Server } from "node:http"
 import { controllerError } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
@@ -20,8 +20,9 @@ import { Samples } from "./services/Samples.js"
 import { ControllerClient } from "./services/ControllerClient.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
-import { isSocketDescriptor } from "./services/internal/descriptors.js"
+import { isSocketDescriptor, NodeFilesLive } from "./services/platform/nodeFiles.js"
 import { ProcessRunner } from "./services/ProcessRunner.js"
+import { BackgroundLoopsLive } from "./services/Reconciliation.js"
 import { RunLog } from "./services/RunLog.js"
 import { RunStore } from "./services/RunStore.js"
 import { RunSupervisor } from "./services/RunSupervisor.js"
@@ -30,7 +31,8 @@ import { Settings } from "./services/Settings.js"
 /** Files, logs, processes and the run store, over the given settings. Each service exists once. */
 export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(RunLog.DefaultWithoutDependencies, Activity.Default, ProcessRunner.Default)),
-  Layer.provideMerge(FileStore.Default)
+  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
+  Layer.provideMerge(NodeFilesLive)
 )
 
 /** The replay engine's discovery and the Codex worker, over the core services. */
@@ -59,13 +61,11 @@ const CLOSE_GRACE_MILLIS = 2000
 
 /** Stops accepting, lets open requests finish for a moment, then cuts what is left so shutdown never hangs. */
 const closeWithin = (server: Server, graceMillis: number) =>
-  Effect.async<void>((resume) => {
-    if (!server.listening) return resume(Effect.void)
-    const cut = setTimeout(() => server.closeAllConnections(), graceMillis)
-    server.close(() => {
-      clearTimeout(cut)
-      resume(Effect.void)
-    })
+  Effect.gen(function*() {
+    if (!server.listening) return
+    const cut = yield* Effect.fork(Effect.delay(Effect.sync(() => server.closeAllConnections()), Duration.millis(graceMillis)))
+    yield* Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    yield* Fiber.interrupt(cut)
   })
 
 /** Binds 127.0.0.1 on the preferred port, or listens on the socket a launcher reserved for us. */
@@ -98,7 +98,7 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 )
 /** Everything the daemon needs, from the environment. */
-export const DaemonLive = ControllerRuntime.DefaultWithoutDependencies.pipe(
+export const DaemonLive = Layer.merge(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive).pipe(
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(EngineLive),
   Layer.provideMerge(CoreLive),

@@ -1,5 +1,5 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { Clock, Context, DateTime, Deferred, Duration, Effect, Schedule, Scope } from "effect"
+import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
 import * as path from "node:path"
 import type { ControllerError, StorageError } from "../domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
@@ -14,15 +14,6 @@ import { Settings } from "../services/Settings.js"
 import type { ControllerTool } from "./controllerTools.js"
 import { awaitIdle, daemonBusy, daemonIdleRule } from "./idle.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
-
-/** How often a daemon looks for runs whose supervising daemon died. */
-const RECONCILE_INTERVAL = Duration.seconds(15)
-
-/**
- * How often the run store looks at the run root for runs other processes wrote, and writes again the
- * final states a full disk refused.
- */
-const RUN_ROOT_INTERVAL = Duration.seconds(1)
 
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
@@ -68,19 +59,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     const reconciled = yield* reconcileInterruptedRuns({ atStart: true })
     if (reconciled > 0) yield* Effect.logInfo(`Marked ${reconciled} interrupted run(s) as failed.`)
     if (options.afterReconcile !== undefined) yield* options.afterReconcile
-    // Another daemon of the installation may die while this one runs: its runs are cleaned up from here.
-    yield* reconcileInterruptedRuns({ atStart: false }).pipe(
-      Effect.tap((count) => (count > 0 ? Effect.logInfo(`Marked ${count} interrupted run(s) as failed.`) : Effect.void)),
-      Effect.catchAllCause((cause) => Effect.logWarning("Cannot look for interrupted runs", cause)),
-      Effect.repeat(Schedule.spaced(RECONCILE_INTERVAL)),
-      Effect.delay(RECONCILE_INTERVAL),
-      Effect.forkScoped
-    )
-    yield* Effect.zipRight(runs.flushUnwritten, runs.rescan).pipe(
-      Effect.repeat(Schedule.spaced(RUN_ROOT_INTERVAL)),
-      Effect.forkScoped
-    )
-
+    // The reconciliation loop and the run-root watch are scoped layers of DaemonLive (src/layers.ts).
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {

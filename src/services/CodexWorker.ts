@@ -1,7 +1,6 @@
 import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
-import { Clock, Duration, Effect, Either, Layer, Runtime, type Schedule, type Schema } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Runtime, type Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { WorkerError } from "../domain/errors.js"
@@ -14,11 +13,8 @@ import {
   defaultLabel,
   emptyAttempt,
   interpretEvent,
-  invalidRequest,
   isReviewerOutput,
-  type JsonSchemaObject,
   meaningfulStderr,
-  outputJsonSchema,
   parseExitError,
   isReadOnlyPurpose,
   recordEvent,
@@ -28,236 +24,22 @@ import {
   type WorkerResultData,
   ZERO_USAGE
 } from "../domain/worker.js"
-import { agentEnvironment, codexProcessEnvironment, coversHome, sandboxConfig, toolchainDirectories } from "../domain/agentSandbox.js"
-import { describeError, errnoOf } from "../domain/ioErrors.js"
-import { isDirectoryPath, isExecutableFile } from "./internal/paths.js"
+import { agentEnvironment, codexProcessEnvironment, sandboxConfig } from "../domain/agentSandbox.js"
+import { FileStore } from "./FileStore.js"
+import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
+import { NodeFilesLive } from "./platform/nodeFiles.js"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { childrenOf, launcherFor } from "./internal/confinement.js"
-import * as procfs from "./internal/procfs.js"
-import { temporaryRoot } from "./internal/temporaryRoot.js"
+import * as procfs from "./platform/procfs.js"
 import { AttemptWatch } from "./internal/attemptWatch.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 
-/** Marks the one Codex child of one attempt, so cancellation can SIGINT exactly that process. */
-export const ATTEMPT_VARIABLE = "CODEX_REPLAY_WORKER_ATTEMPT"
+export * from "./worker/request.js"
+import { ATTEMPT_VARIABLE, type CodexWorkerOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_INTERRUPT_GRACE, type RequestSource, type RetryHooks, type WorkerRequest, type WorkerResult } from "./worker/request.js"
+import { type AnyRequest, type PreparedRequest, prepareRequest } from "./worker/prepare.js"
 
-export interface WorkerRequest<A = undefined, I = unknown> {
-  readonly purpose: WorkerPurpose
-  readonly model: string
-  readonly prompt: string
-  /** An existing absolute directory: Codex's `--cd` and the result's `worktree`. */
-  readonly workingDirectory: string
-  /** Makes the final answer JSON validated against this Schema (of a plain object). */
-  readonly outputSchema?: Schema.Schema<A, I>
-  /** The run directory whose `run.log` receives the streamed events; nothing is logged without it. */
-  readonly runDirectory?: string
-  /** The log source, e.g. `implementation` or `review:ab`; defaults per purpose. */
-  readonly label?: string
-  /**
-   * The run's tag, set as CODEX_REPLAY_RUN_TAG on Codex and everything it starts, so the daemon
-   * can sweep the run after a crash. Cancelling this worker sweeps every process with the tag:
-   * workers of one run that may be cancelled while a sibling keeps running need distinct tags.
-   * Defaults to a fresh tag per attempt, which is also swept after a normal end; a caller-given
-   * tag is left to the caller's sweep after a normal end (siblings may share it).
-   */
-  readonly runTag?: string
-  /** More directories Codex's sandbox must not read, besides the worker's own (e.g. the user's repository). */
-  readonly hiddenRoots?: ReadonlyArray<string>
-}
-
-export interface WorkerResult<A = undefined> extends WorkerResultData {
-  /** The decoded structured answer (`undefined` without an output schema). */
-  readonly output: A
-}
-
-/** Where the request comes from on each attempt: fixed, or built fresh (e.g. a new workspace). */
-export type RequestSource<A, I, R> =
-  | WorkerRequest<A, I>
-  | ((attempt: number) => Effect.Effect<WorkerRequest<A, I>, WorkerError, R>)
-
-export interface RetryHooks<R> {
-  /** Runs before attempt `attempt` (≥ 2), after the previous one failed retryably and the schedule waited. */
-  readonly beforeRetry?: (failure: WorkerError, attempt: number) => Effect.Effect<void, never, R>
-}
-
-export interface CodexWorkerOptions {
-  /** The Codex executable; a bare name is looked up on PATH. Defaults to `codex`. */
-  readonly cliPath?: string | undefined
-  /**
-   * The environment Codex's own is built from; defaults to ours (the user's, with its CODEX_HOME). Codex
-   * gets only its allow-listed variables (`codexProcessEnvironment`), its agents fewer still.
-   */
-  readonly environment?: Readonly<Record<string, string | undefined>>
-  /** Overrides CODEX_HOME in that environment. */
-  readonly codexHome?: string
-  /** Extra `--config` values (tests point codex at a mock server this way). */
-  readonly config?: NonNullable<CodexOptions["config"]>
-  /** Sets CODEX_API_KEY for the child. */
-  readonly apiKey?: string
-  /** Wall-clock limit per attempt; codex retries forever without a network. */
-  readonly attemptTimeout?: Duration.DurationInput
-  /** How long Codex gets to clean up after SIGINT before it is aborted and swept. */
-  readonly interruptGrace?: Duration.DurationInput
-  /**
-   * Directories no worker may read (the run root, `controllers/`, the Claude history); Codex's
-   * own home is always added, since its sessions hold earlier replays.
-   */
-  readonly hiddenRoots?: ReadonlyArray<string>
-}
-
-export const DEFAULT_ATTEMPT_TIMEOUT = Duration.hours(1)
-export const DEFAULT_INTERRUPT_GRACE = Duration.seconds(1)
-
-type AnyRequest = WorkerRequest<unknown, unknown>
-
-// ---------------------------------------------------------------------------------------------
-// Validation before any process starts
-
-const resolveCli = (cliPath: string, searchPath: string | undefined) =>
-  Effect.promise(async () => {
-    if (cliPath.includes("/")) {
-      const absolute = path.resolve(cliPath)
-      return (await isExecutableFile(absolute)) ? absolute : undefined
-    }
-    for (const directory of (searchPath ?? "").split(path.delimiter).filter((entry) => entry !== "")) {
-      const candidate = path.join(directory, cliPath)
-      if (await isExecutableFile(candidate)) return candidate
-    }
-    return undefined
-  })
-
-/** Whether the working directory is a directory; one that cannot even be looked at is not. */
-const isDirectory = (directory: string) => Effect.orElseSucceed(Effect.tryPromise(() => isDirectoryPath(directory)), () => false)
-
-/** A real repository or worktree: `.git/HEAD`, or a `.git` file pointing to the git directory. */
-const isGitMarker = async (candidate: string) => {
-  const stat = await fs.stat(candidate).catch(() => undefined)
-  if (stat === undefined) return false
-  if (stat.isDirectory()) return fs.stat(path.join(candidate, "HEAD")).then(() => true, () => false)
-  return (await fs.readFile(candidate, "utf8").catch(() => "")).startsWith("gitdir:")
-}
-
-/** Codex refuses to run outside a repository unless told to skip that check. */
-const insideGitRepository = (directory: string) =>
-  Effect.promise(async () => {
-    for (let current = directory; ; current = path.dirname(current)) {
-      if (await isGitMarker(path.join(current, ".git"))) return true
-      if (path.dirname(current) === current) return false
-    }
-  })
-
-interface PreparedRequest {
-  readonly request: AnyRequest
-  readonly cliPath: string
-  readonly jsonSchema: JsonSchemaObject | undefined
-  readonly skipGitRepoCheck: boolean
-  readonly hiddenRoots: ReadonlyArray<string>
-  /** What the agent may read besides its working directory (the Codex install, toolchains). */
-  readonly readable: ReadonlyArray<string>
-}
-
-const isInside = (child: string, parent: string) => {
-  const relative = path.relative(parent, child)
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
-}
-
-/**
- * The existing hidden roots, resolved. A root that holds the Codex executable itself (Codex's
- * standalone install lives in its home) is hidden entry by entry, except the way to the executable:
- * inside the sandbox Codex runs its own executable again.
- */
-const resolveHiddenRoots = (roots: ReadonlyArray<string>, executable: string, workingDirectory: string) =>
-  Effect.promise(async () => {
-    const realExecutable = await fs.realpath(executable).catch(() => executable)
-    const hidden: Array<string> = []
-    for (const root of roots) {
-      const real = await fs.realpath(root).catch(() => undefined)
-      if (real === undefined || real === workingDirectory) continue
-      if (!isInside(realExecutable, real)) {
-        hidden.push(real)
-        continue
-      }
-      const keep = realExecutable.slice(real.length + 1).split(path.sep)[0]
-      const entries = await fs.readdir(real).catch(() => [] as Array<string>)
-      hidden.push(...entries.filter((entry) => entry !== keep).map((entry) => path.join(real, entry)))
-    }
-    return [...new Set(hidden)]
-  })
-
-const existingRealPaths = (paths: ReadonlyArray<string>) =>
-  Effect.promise(async () => {
-    const real = await Promise.all(paths.map((entry) => fs.realpath(entry).catch(() => undefined)))
-    return [...new Set(real.filter((entry): entry is string => entry !== undefined))]
-  })
-
-/**
- * What the Codex executable needs to run again inside its sandbox: the `@openai` folder of the
- * `node_modules` it is installed in (the launcher and its platform package), else its own folder.
- */
-const codexInstallation = (executable: string) =>
-  Effect.promise(async () => {
-    const real = await fs.realpath(executable).catch(() => executable)
-    const marker = `${path.sep}node_modules${path.sep}@openai${path.sep}`
-    const index = real.indexOf(marker)
-    const folder = index === -1 ? path.dirname(real) : real.slice(0, index + marker.length - 1)
-    // A Codex kept directly in the home (or in a folder holding it) is granted alone, not its folder.
-    return coversHome(folder, await realHome()) ? real : folder
-  })
-
-/** The home folder as the sandbox sees it (its real path). */
-const realHome = () => fs.realpath(os.homedir()).catch(() => os.homedir())
-
-/** What an implementation reads besides its workspace: toolchains on PATH, and DNS where /etc links out. */
-const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
-  existingRealPaths([...toolchainDirectories(environment, environment.HOME ?? os.homedir()), "/etc/resolv.conf"]).pipe(
-    Effect.flatMap((paths) =>
-      Effect.promise(async () => {
-        // Checked again after links are resolved: a PATH entry linking to the home grants nothing.
-        const home = await fs.realpath(environment.HOME ?? os.homedir()).catch(() => environment.HOME ?? os.homedir())
-        return paths.filter((entry) => !["/etc", "/usr"].some((system) => isInside(entry, system)) && !coversHome(entry, home))
-      }))
-  )
-
-const prepareRequest = (
-  request: AnyRequest,
-  cliPath: string,
-  environment: Readonly<Record<string, string | undefined>>,
-  hiddenRoots: ReadonlyArray<string>
-) =>
-  Effect.gen(function*() {
-    if (!WorkerPurpose.literals.includes(request.purpose)) {
-      return yield* invalidRequest(`The worker purpose "${String(request.purpose)}" is unknown.`)
-    }
-    if (typeof request.model !== "string" || request.model.trim() === "") {
-      return yield* invalidRequest("The worker request has no model.")
-    }
-    if (typeof request.prompt !== "string" || request.prompt.trim() === "") {
-      return yield* invalidRequest("The worker request has no prompt.")
-    }
-    const directory = request.workingDirectory
-    if (typeof directory !== "string" || !path.isAbsolute(directory) || !(yield* isDirectory(directory))) {
-      return yield* invalidRequest(`The working directory ${String(directory)} is not an existing absolute directory.`)
-    }
-    const jsonSchema = request.outputSchema === undefined ? undefined : outputJsonSchema(request.outputSchema)
-    if (jsonSchema !== undefined && Either.isLeft(jsonSchema)) return yield* invalidRequest(jsonSchema.left)
-    const executable = yield* resolveCli(cliPath, environment.PATH)
-    if (executable === undefined) {
-      return yield* invalidRequest(`The Codex CLI ${cliPath} does not exist or is not executable.`, "cli_unavailable")
-    }
-    const realDirectory = yield* Effect.promise(() => fs.realpath(directory).catch(() => directory))
-    return {
-      request: { ...request, workingDirectory: realDirectory },
-      cliPath: executable,
-      jsonSchema: jsonSchema === undefined ? undefined : jsonSchema.right,
-      skipGitRepoCheck: !(yield* insideGitRepository(directory)),
-      hiddenRoots: yield* resolveHiddenRoots([...hiddenRoots, ...(request.hiddenRoots ?? [])], executable, realDirectory),
-      readable: [
-        yield* codexInstallation(executable),
-        ...(isReadOnlyPurpose(request.purpose) ? [] : yield* implementationReadable(environment))
-      ]
-    } satisfies PreparedRequest
-  })
 
 // ---------------------------------------------------------------------------------------------
 // One attempt: the SDK's event stream, drained to the end whatever happens
@@ -279,16 +61,13 @@ const freshId = () => randomBytes(12).toString("hex")
 /** Our own Codex child for this attempt (it is in our process group, so never signal the group). */
 const findCodexChild = (attemptId: string) => procfs.childrenWithEnvironment(ATTEMPT_VARIABLE, attemptId)
 
+/** Whether the attempt's stream settles within `within` (on the Effect clock; interruptible so it can time out). */
 const settledWithin = (session: Session, within: Duration.Duration) =>
-  Effect.promise(() =>
-    new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), Duration.toMillis(within))
-      void session.finished.then(() => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-    })
-  )
+  Effect.timeoutTo(Effect.interruptible(Effect.promise(() => session.finished)), {
+    duration: within,
+    onSuccess: () => true,
+    onTimeout: () => false
+  })
 
 // ---------------------------------------------------------------------------------------------
 
@@ -348,6 +127,8 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
   Effect.gen(function*() {
     const processes = yield* ProcessRunner
     const runLog = yield* RunLog
+    const files = yield* FileStore
+    const platform = Context.make(FileSystem.FileSystem, yield* FileSystem.FileSystem).pipe(Context.add(LinkSafeFiles, yield* LinkSafeFiles))
     const settings = resolveOptions(options)
 
     const logger = (request: AnyRequest) => {
@@ -455,31 +236,27 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     const scratchFor = (purpose: WorkerPurpose) =>
       isReadOnlyPurpose(purpose)
         ? Effect.succeed(undefined)
-        : Effect.acquireRelease(
-          Effect.tryPromise({
-            try: () => temporaryRoot().then((root) => fs.mkdtemp(path.join(root, "tmp-"))).then((directory) => fs.realpath(directory)),
-            catch: (error) =>
-              workerError({
-                code: "spawn_failed",
-                message: `Codex could not be started: its scratch directory cannot be created: ${describeError(error)}`,
-                retryable: false,
-                stage: "spawn",
-                exitCode: null,
-                systemCode: errnoOf(error) ?? null,
-                elapsedMs: 0
-              })
-          }),
-          (directory) =>
-            Effect.tryPromise(() => fs.rm(directory, { recursive: true, force: true })).pipe(
-              Effect.catchAll((error) => Effect.logWarning(`Cannot remove the worker's scratch directory: ${describeError(error.error)}`))
-            )
+        : files.privateTemporaryRoot().pipe(
+          Effect.flatMap((root) => files.temporaryDirectory(root, "tmp-")),
+          Effect.mapError((error) =>
+            workerError({
+              code: "spawn_failed",
+              message: `Codex could not be started: its scratch directory cannot be created: ${error.message}`,
+              retryable: false,
+              stage: "spawn",
+              exitCode: null,
+              systemCode: null,
+              elapsedMs: 0
+            }))
         )
 
     const runAttempt = (prepared: PreparedRequest, log: Logger) =>
       Effect.gen(function*() {
         const scratch = yield* scratchFor(prepared.request.purpose)
-        const launcher = yield* Effect.promise(() =>
-          temporaryRoot().then((root) => launcherFor(prepared.cliPath, root)).catch(() => prepared.cliPath))
+        const launcher = yield* files.privateTemporaryRoot().pipe(
+          Effect.flatMap((root) => Effect.promise(() => launcherFor(prepared.cliPath, root).catch(() => prepared.cliPath))),
+          Effect.orElseSucceed(() => prepared.cliPath)
+        )
         if (launcher === prepared.cliPath) {
           // Said in the run's log: without a pid namespace, a process the agent detaches can outlive the run.
           yield* log.note("Codex runs unconfined: this machine refused `unshare` a pid namespace, so processes the agent detaches are found only by the run's tag")
@@ -518,7 +295,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       })
 
     const runAny = Effect.fn("CodexWorker.run")(function*(request: AnyRequest) {
-      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment, settings.hiddenRoots)
+      const prepared = yield* prepareRequest(request, settings.cliPath, settings.environment, settings.hiddenRoots).pipe(Effect.provide(platform))
       const log = logger(request)
       const started = yield* Clock.currentTimeMillis
       const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
@@ -601,11 +378,13 @@ export class CodexWorker extends Effect.Service<CodexWorker>()("codex-replay/Cod
       hiddenRoots: [settings.runRoot, settings.controllersRoot, settings.claudeConfigDir]
     })
   }),
-  dependencies: [ProcessRunner.Default, RunLog.Default]
+  dependencies: [ProcessRunner.Default, RunLog.Default, FileStore.Default, NodeFilesLive]
 }) {
-  /** A live worker with explicit options; needs ProcessRunner and RunLog. */
+  /** A live worker with explicit options over Node's files; needs ProcessRunner and RunLog. */
   static readonly layer = (options: CodexWorkerOptions) =>
-    Layer.effect(CodexWorker, Effect.map(makeCodexWorker(options), (service) => CodexWorker.make(service)))
+    Layer.effect(CodexWorker, Effect.map(makeCodexWorker(options), (service) => CodexWorker.make(service))).pipe(
+      Layer.provide(Layer.provideMerge(FileStore.DefaultWithoutDependencies, NodeFilesLive))
+    )
 
   /**
    * A fake worker for tests: `respond` answers each request. Structured answers are still parsed

@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import * as fs from "node:fs/promises"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as path from "node:path"
 import {
   CONTROLLER_HOST,
@@ -14,9 +14,8 @@ import {
 } from "../domain/product.js"
 import { VERSION } from "./internal/packageInfo.js"
 import type { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
-import { StorageError } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
-import { describeError } from "../domain/ioErrors.js"
+import { NodeFilesLive } from "./platform/nodeFiles.js"
 import { Settings } from "./Settings.js"
 
 export const healthProof = (controlToken: string, challenge: string) =>
@@ -54,6 +53,7 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
   scoped: Effect.gen(function*() {
     const settings = yield* Settings
     const files = yield* FileStore
+    const fileSystem = yield* FileSystem.FileSystem
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "TcpAddress" ? server.address.port : settings.preferredPort
     const controlToken = randomBytes(48).toString("base64url")
@@ -84,12 +84,11 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
       if (Option.isSome(current) && current.value.control_token === controlToken) {
         yield* files.remove(runtimePath)
       }
-      yield* Effect.tryPromise({
-        try: () => removeEmptyLog(path.join(instanceDirectory, CONTROLLER_LOG_FILE)),
-        catch: (error) => new StorageError({ message: `Cannot remove the empty controller log: ${describeError(error)}` })
-      })
+      const logPath = path.join(instanceDirectory, CONTROLLER_LOG_FILE)
+      if (Option.exists(yield* files.statOption(logPath), (log) => log.size === 0)) yield* files.remove(logPath)
       // Left in place while anything else is in it.
-      yield* Effect.ignore(Effect.tryPromise(() => fs.rmdir(instanceDirectory)))
+      const left = yield* fileSystem.readDirectory(instanceDirectory).pipe(Effect.orElseSucceed(() => ["unknown"]))
+      if (left.length === 0) yield* files.remove(instanceDirectory)
     }).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot clean up the controller's files: ${error.message}`)))
 
     return {
@@ -106,7 +105,7 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
       cookieName: apiCookieName(port)
     } as const
   }),
-  dependencies: [FileStore.Default]
+  dependencies: [FileStore.Default, NodeFilesLive]
 }) {
   /** A runtime for tests of code that only needs the identity, not a bound server. */
   static readonly test = (fields: { sessionId: string; port: number; token?: string; apiToken?: string }) =>
@@ -127,7 +126,3 @@ export class ControllerRuntime extends Effect.Service<ControllerRuntime>()("code
     )
 }
 
-const removeEmptyLog = async (logPath: string) => {
-  const stat = await fs.stat(logPath).catch(() => undefined)
-  if (stat !== undefined && stat.size === 0) await fs.rm(logPath, { force: true })
-}

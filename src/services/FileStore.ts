@@ -1,12 +1,15 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { createReadStream } from "node:fs"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { controllerError, ControllerError, notFound, StorageError } from "../domain/errors.js"
-import { describeError, errnoOf, isMissing } from "../domain/ioErrors.js"
-import { existsPath, isDirectoryPath } from "./internal/paths.js"
-import { temporaryRoot } from "./internal/temporaryRoot.js"
+import { errnoOf } from "../domain/ioErrors.js"
+import { makeTemporaryRoots } from "./internal/temporaryRoot.js"
+import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
+import { NodeFilesLive } from "./platform/nodeFiles.js"
+
+export { readStreamNoFollow } from "./platform/nodeFiles.js"
 
 export type JsonObject = Record<string, unknown>
 
@@ -21,36 +24,21 @@ export type LocatedFile =
   | { readonly _tag: "Outside" }
   | { readonly _tag: "Missing" }
 
-const isSymlinkRefusal = (error: unknown) => errnoOf(error) === "ELOOP"
+/** The system's code of a platform failure (`ENOENT`, `ELOOP`…), from the Node error it wraps. */
+export const codeOfFailure = (error: PlatformError): string | undefined =>
+  errnoOf(error.cause) ?? (error._tag === "SystemError" && error.reason === "NotFound" ? "ENOENT" : undefined)
 
-/**
- * Opens a file without following a symlink as its last component (`O_NOFOLLOW`): files of run
- * directories are never read or appended through a link, which could lead anywhere (README.md#configuration).
- */
-export const openNoFollow = (file: string, flags: number, mode?: number) =>
-  fs.open(file, flags | fs.constants.O_NOFOLLOW, mode)
-
-export const READ_NO_FOLLOW = fs.constants.O_RDONLY
-
-/** A read stream opened with `O_NOFOLLOW` (Node takes numeric open flags here; its types say string). */
-export const readStreamNoFollow = (file: string) =>
-  createReadStream(file, { flags: (fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW) as unknown as string })
-export const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT
-
-/** Reads a whole regular file opened with `O_NOFOLLOW`; larger than `maxBytes` is `undefined`. */
-const readRegularFile = async (file: string, maxBytes: number): Promise<string | undefined> => {
-  const handle = await openNoFollow(file, READ_NO_FOLLOW)
-  try {
-    const stat = await handle.stat()
-    if (!stat.isFile()) throw Object.assign(new Error(`${path.basename(file)} is not a regular file`), { code: "ENOTREGULAR" })
-    if (stat.size > maxBytes) return undefined
-    return await handle.readFile("utf8")
-  } finally {
-    await handle.close()
-  }
+/** Nothing there, or a file where a directory of the path should be. */
+export const isMissingFailure = (error: PlatformError) => {
+  const code = codeOfFailure(error)
+  return code === "ENOENT" || code === "ENOTDIR"
 }
 
-const storageError = (what: string, error: unknown) => new StorageError({ message: `${what}: ${describeError(error)}` })
+/** The system's own sentence for a platform failure (`EACCES: permission denied, open '…'`). */
+export const describeFailure = (error: PlatformError) => (error.cause instanceof Error ? error.cause.message : error.message)
+
+const storageError = (what: string, error: PlatformError | string) =>
+  new StorageError({ message: `${what}: ${typeof error === "string" ? error : describeFailure(error)}` })
 
 /** The JSON object in the text of the file `name`, or why it is not one. */
 export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
@@ -70,12 +58,21 @@ export const isInside = (root: string, candidate: string) => {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
 }
 
+const orNone = <A>(effect: Effect.Effect<A, PlatformError>) =>
+  effect.pipe(
+    Effect.map(Option.some),
+    Effect.catchIf(isMissingFailure, () => Effect.succeed(Option.none<A>()))
+  )
+
 /**
- * Private files on disk: atomic JSON writes (temp file + rename, 0600), bounded reads, per-path
- * serialisation of read-modify-write cycles, and containment checks that also follow symlinks.
+ * Private files on disk, over `@effect/platform`'s `FileSystem` (Node's in production, an in-memory one in
+ * tests): atomic writes (temp file + rename, 0600), bounded and no-follow reads, per-path serialisation of
+ * read-modify-write cycles, and containment checks that also follow symlinks. The one file service.
  */
 export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileStore", {
-  sync: () => {
+  effect: Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const links = yield* LinkSafeFiles
     const locks = new Map<string, Effect.Semaphore>()
     const lockFor = (file: string) => {
       const key = path.resolve(file)
@@ -87,26 +84,27 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       return lock
     }
 
-    const write = <A>(what: string, run: () => Promise<A>) =>
-      Effect.tryPromise({ try: run, catch: (error) => storageError(what, error) })
+    const write = <A>(what: string, effect: Effect.Effect<A, PlatformError>) =>
+      Effect.mapError(effect, (error) => storageError(what, error))
 
     /** A file that is not there is the caller's to explain; any other failure to read is the machine's. */
-    const read = <A>(what: string, run: () => Promise<A>) =>
-      Effect.tryPromise({
-        try: run,
-        catch: (error): ControllerError | StorageError =>
-          isMissing(error)
-            ? notFound(`${what}: ${describeError(error)}`)
-            : isSymlinkRefusal(error) || errnoOf(error) === "ENOTREGULAR"
-            ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
-            : storageError(what, error)
+    const read = <A>(what: string, effect: Effect.Effect<A, PlatformError>) =>
+      Effect.mapError(effect, (error): ControllerError | StorageError => {
+        const code = codeOfFailure(error)
+        return isMissingFailure(error)
+          ? notFound(`${what}: ${describeFailure(error)}`)
+          : code === "ELOOP" || code === "ENOTREGULAR"
+          ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
+          : storageError(what, error)
       })
 
+    const temporaryName = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
+
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
-      yield* write(`Cannot create ${directory}`, async () => {
-        await fs.mkdir(directory, { recursive: true, mode: 0o700 })
-        await fs.chmod(directory, 0o700)
-      })
+      yield* write(`Cannot create ${directory}`, Effect.zipRight(
+        fs.makeDirectory(directory, { recursive: true, mode: 0o700 }),
+        fs.chmod(directory, 0o700)
+      ))
     })
 
     /**
@@ -122,30 +120,24 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       let current = root
       for (const segment of segments) {
         current = path.join(current, segment)
-        const target = current
-        yield* write(`Cannot create ${segment}`, async () => {
-          await fs.mkdir(target, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-            if (error.code !== "EEXIST") throw error
-          })
-          const stat = await fs.lstat(target)
-          if (!stat.isDirectory()) throw new Error("it is a symbolic link or not a directory, which is never followed")
-          await fs.chmod(target, 0o700)
-        })
+        const what = `Cannot create ${segment}`
+        yield* write(what, fs.makeDirectory(current, { mode: 0o700 }).pipe(Effect.catchIf((error) => codeOfFailure(error) === "EEXIST", () => Effect.void)))
+        const info = yield* write(what, links.lstat(current))
+        if (Option.isNone(info) || info.value.type !== "Directory") {
+          return yield* storageError(what, "it is a symbolic link or not a directory, which is never followed")
+        }
+        yield* write(what, fs.chmod(current, 0o700))
       }
     })
 
+    /** The one atomic write: a private temporary file beside `file`, renamed over it; never half a file. */
     const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string) {
-      yield* write(`Cannot create ${path.dirname(file)}`, () =>
-        fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 }))
-      const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
-      yield* write(`Cannot write ${path.basename(file)}`, async () => {
-        try {
-          await fs.writeFile(temporary, text, { flag: "wx", mode: 0o600 })
-          await fs.rename(temporary, file)
-        } finally {
-          await fs.rm(temporary, { force: true })
-        }
-      })
+      yield* write(`Cannot create ${path.dirname(file)}`, fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 }))
+      const temporary = temporaryName(file)
+      yield* write(`Cannot write ${path.basename(file)}`, fs.writeFileString(temporary, text, { flag: "wx", mode: 0o600 }).pipe(
+        Effect.zipRight(fs.rename(temporary, file)),
+        Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true })))
+      ))
     })
 
     const writeJson = (file: string, value: unknown) =>
@@ -153,26 +145,20 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     /** Creates `file` with `value` only if it does not exist yet; answers whether it did. Atomic. */
     const createJsonExclusive = Effect.fn("FileStore.createJsonExclusive")(function*(file: string, value: unknown) {
-      const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
-      return yield* write(`Cannot write ${path.basename(file)}`, async () => {
-        try {
-          await fs.writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx", mode: 0o600 })
-          await fs.link(temporary, file)
-          return true
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
-          throw error
-        } finally {
-          await fs.rm(temporary, { force: true })
-        }
-      })
+      const temporary = temporaryName(file)
+      return yield* write(`Cannot write ${path.basename(file)}`, fs.writeFileString(temporary, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx", mode: 0o600 }).pipe(
+        Effect.zipRight(fs.link(temporary, file)),
+        Effect.as(true),
+        Effect.catchIf((error) => codeOfFailure(error) === "EEXIST", () => Effect.succeed(false)),
+        Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true })))
+      ))
     })
 
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
-      const text = yield* read(`Cannot read ${name}`, () => readRegularFile(file, maxBytes))
-      if (text === undefined) return yield* controllerError(`${name} is too large to read.`)
-      return text
+      const text = yield* read(`Cannot read ${name}`, links.readRegular(file, maxBytes))
+      if (Option.isNone(text)) return yield* controllerError(`${name} is too large to read.`)
+      return text.value
     })
 
     const readJson = (file: string, maxBytes: number) =>
@@ -180,42 +166,19 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
     const readJsonOption = (file: string, maxBytes: number) =>
-      Effect.tryPromise(() => fs.lstat(file)).pipe(
-        Effect.matchEffect({
-          onFailure: (error) =>
-            isMissing(error.error)
-              ? Effect.succeed(Option.none<JsonObject>())
-              : Effect.fail(storageError(`Cannot read ${path.basename(file)}`, error.error)),
-          onSuccess: () => Effect.map(readJson(file, maxBytes), Option.some)
-        })
+      write(`Cannot read ${path.basename(file)}`, links.lstat(file)).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeed(Option.none<JsonObject>()),
+          onSome: () => Effect.map(readJson(file, maxBytes), Option.some)
+        }))
       )
 
     /** The last `maxBytes` bytes of a text file (empty when it does not exist), cut at a line start. */
     const readTail = Effect.fn("FileStore.readTail")(function*(file: string, maxBytes: number) {
-      return yield* read(`Cannot read ${path.basename(file)}`, async () => {
-        let handle: fs.FileHandle
-        try {
-          handle = await openNoFollow(file, READ_NO_FOLLOW)
-        } catch (error) {
-          if (isMissing(error)) return ""
-          throw error
-        }
-        try {
-          const { size } = await handle.stat()
-          const length = Math.min(size, maxBytes)
-          const buffer = Buffer.alloc(length)
-          await handle.read(buffer, 0, length, size - length)
-          const text = buffer.toString("utf8")
-          if (length === size) return text
-          const newline = text.indexOf("\n")
-          return newline >= 0 ? text.slice(newline + 1) : text
-        } finally {
-          await handle.close()
-        }
-      })
+      return yield* read(`Cannot read ${path.basename(file)}`, links.readTail(file, maxBytes))
     })
 
-    const realpathOption = (target: string) => Effect.option(Effect.tryPromise(() => fs.realpath(target)))
+    const realpathOption = (target: string) => Effect.option(fs.realPath(target))
 
     /**
      * Resolves `segments` below `root` and refuses anything that leaves it, lexically or through a
@@ -262,90 +225,76 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       )
 
     /** Gives `from` the name `to` in one step (the same file system): what is at `to` is whole or not there. */
-    const rename = (from: string, to: string) => write(`Cannot name ${path.basename(to)}`, () => fs.rename(from, to))
+    const rename = (from: string, to: string) => write(`Cannot name ${path.basename(to)}`, fs.rename(from, to))
 
     /** Whether anything is at `file` (a link counts as itself); a missing file is `false`. */
-    const exists = (file: string) => write(`Cannot look at ${path.basename(file)}`, () => existsPath(file))
+    const exists = (file: string) => write(`Cannot look at ${path.basename(file)}`, Effect.map(links.lstat(file), Option.isSome))
 
     /** Whether `target` is a directory (following links); a missing one is `false`. */
-    const isDirectory = (target: string) => write(`Cannot look at ${path.basename(target)}`, () => isDirectoryPath(target))
+    const isDirectory = (target: string) =>
+      write(`Cannot look at ${path.basename(target)}`, Effect.map(orNone(fs.stat(target)), Option.exists((info) => info.type === "Directory")))
 
-    /** The names of the directories in `directory`; a missing directory has none. */
+    /** The names of the directories in `directory` (links not followed); a missing directory has none. */
     const listDirectories = Effect.fn("FileStore.listDirectories")(function*(directory: string) {
-      return yield* write(`Cannot list ${path.basename(directory)}`, () =>
-        fs.readdir(directory, { withFileTypes: true }).then(
-          (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
-          (error: unknown) => {
-            if (isMissing(error)) return [] as Array<string>
-            throw error
-          }
-        ))
+      return yield* write(`Cannot list ${path.basename(directory)}`, orNone(fs.readDirectory(directory)).pipe(
+        Effect.map(Option.getOrElse((): Array<string> => [])),
+        Effect.flatMap((names) =>
+          Effect.filter(names, (name) =>
+            Effect.map(links.lstat(path.join(directory, name)), Option.exists((info) => info.type === "Directory"))))
+      ))
     })
 
     /** Appends `text` to a private file (created 0600), never through a symlink: a link could lead anywhere. */
     const appendText = Effect.fn("FileStore.appendText")(function*(file: string, text: string) {
-      yield* write(`Cannot write ${path.basename(file)}`, async () => {
-        const handle = await openNoFollow(file, APPEND_NO_FOLLOW, 0o600)
-        try {
-          await handle.appendFile(text)
-        } finally {
-          await handle.close()
-        }
-      })
+      yield* write(`Cannot write ${path.basename(file)}`, links.append(file, text))
     })
 
     /** A file's size, modification time and inode, or none when it is not there. */
     const statOption = (file: string) =>
-      write(`Cannot look at ${path.basename(file)}`, () =>
-        fs.stat(file).then(
-          (stat) => Option.some<FileIdentity>({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }),
-          (error: unknown) => {
-            if (isMissing(error)) return Option.none<FileIdentity>()
-            throw error
-          }
-        ))
+      write(`Cannot look at ${path.basename(file)}`, Effect.map(orNone(fs.stat(file)), Option.map((info): FileIdentity => ({
+        size: Number(info.size),
+        mtimeMs: Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() }),
+        ino: Option.getOrElse(info.ino, () => 0)
+      }))))
 
     const remove = (target: string) =>
-      write(`Cannot remove ${path.basename(target)}`, () => fs.rm(target, { recursive: true, force: true }))
+      write(`Cannot remove ${path.basename(target)}`, fs.remove(target, { recursive: true, force: true }))
 
     /**
      * Where the file `name` of `root` really is: `Found` when it is a regular file whose real location is
      * inside `root` (links resolved), `Outside` when a link leads out or dangles, `Missing` otherwise.
      */
     const locateFileInside = (root: string, name: string) =>
-      write(`Cannot look at ${name}`, async (): Promise<LocatedFile> => {
-        const realRoot = await fs.realpath(root)
+      write(`Cannot look at ${name}`, Effect.gen(function*() {
+        const realRoot = yield* fs.realPath(root)
         const candidate = path.join(root, name)
-        const real = await fs.realpath(candidate).catch((error: unknown) => {
-          if (errnoOf(error) !== "ENOENT") throw error
-          return undefined
-        })
-        if (real === undefined) return (await existsPath(candidate)) ? { _tag: "Outside" } : { _tag: "Missing" }
-        if (!isInside(realRoot, real)) return { _tag: "Outside" }
-        const stat = await fs.stat(real)
-        return stat.isFile() ? { _tag: "Found", path: real, size: stat.size } : { _tag: "Missing" }
-      })
+        const real = yield* fs.realPath(candidate).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf((error) => codeOfFailure(error) === "ENOENT", () => Effect.succeed(Option.none<string>()))
+        )
+        if (Option.isNone(real)) return Option.isSome(yield* links.lstat(candidate)) ? { _tag: "Outside" } as const : { _tag: "Missing" } as const
+        if (!isInside(realRoot, real.value)) return { _tag: "Outside" } as const
+        const info = yield* fs.stat(real.value)
+        return info.type === "File" ? { _tag: "Found", path: real.value, size: Number(info.size) } as const : { _tag: "Missing" } as const
+      }))
 
     /** The real path of `target` (links resolved); `None` when it does not exist. */
-    const realPath = (target: string) =>
-      write(`Cannot resolve ${path.basename(target)}`, () =>
-        fs.realpath(target).then(Option.some, (error: unknown) => {
-          if (isMissing(error)) return Option.none<string>()
-          throw error
-        }))
+    const realPath = (target: string) => write(`Cannot resolve ${path.basename(target)}`, orNone(fs.realPath(target)))
 
     /** A fresh private directory `<parent>/<prefix>XXXXXX`, removed with everything in it when the scope closes. */
     const temporaryDirectory = (parent: string, prefix: string) =>
       Effect.acquireRelease(
-        write(`Cannot create a temporary directory in ${parent}`, () => fs.mkdtemp(path.join(parent, prefix))),
+        write(`Cannot create a temporary directory in ${parent}`, fs.makeTempDirectory({ directory: parent, prefix })),
         (directory) => Effect.catchAll(remove(directory), (error) => Effect.logWarning(error.message))
       )
+
+    const temporaryRoots = makeTemporaryRoots(fs, links)
 
     /**
      * This process's private folder in the system's temporary directory (made on first use, its owner
      * recorded so that a later controller removes it once this process is gone).
      */
-    const privateTemporaryRoot = () => write("Cannot create the private temporary folder", temporaryRoot)
+    const privateTemporaryRoot = () => write("Cannot create the private temporary folder", temporaryRoots.current)
 
     return {
       ensurePrivateDirectory,
@@ -372,5 +321,6 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       locateFileInside,
       remove
     } as const
-  }
+  }),
+  dependencies: [NodeFilesLive]
 }) {}

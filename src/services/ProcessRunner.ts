@@ -5,7 +5,7 @@ import * as readline from "node:readline"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { killAttempt, recordedAttempts } from "./internal/confinement.js"
-import * as procfs from "./internal/procfs.js"
+import * as procfs from "./platform/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
 
@@ -163,7 +163,8 @@ const makeProcessRunner = (graceMillis: number) => {
       }).pipe(
         Effect.onExit(() =>
           terminateGroup(child, spec.tag).pipe(
-            Effect.zipRight(Effect.promise(() => Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]))),
+            // Waits for the streams to close, at most two seconds (interruptible, so the timeout can end the wait).
+            Effect.zipRight(Effect.timeoutOption(Effect.interruptible(Effect.promise(() => closed)), Duration.seconds(2))),
             Effect.zipRight(flush)
           )
         )

@@ -13,7 +13,7 @@ import {
   type StateUpdate
 } from "../domain/runState.js"
 import { type FileIdentity, FileStore, type JsonObject } from "./FileStore.js"
-import { isSameProcess, startTimeOf } from "./internal/procfs.js"
+import { isSameProcess, startTimeOf } from "./platform/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 

@@ -1,9 +1,9 @@
 import { Context, Effect, Either, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import * as fs from "node:fs"
 import { homedir } from "node:os"
 import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
 import { type ControllerError, controllerError } from "../domain/errors.js"
+import { readFileAtBoundary } from "./platform/nodeFiles.js"
 import { type Environment, type ResolvedSettings, resolveSettings } from "../domain/settings.js"
 
 const randomSessionId = () => randomBytes(16).toString("hex")
@@ -11,7 +11,7 @@ const randomSessionId = () => randomBytes(16).toString("hex")
 /** The prices of the `CODEX_REPLAY_PRICING` file, read and validated once at start; none without the variable. */
 const loadCodexPricing = (file: string | undefined): Effect.Effect<CodexPriceTable, ControllerError> =>
   file === undefined ? Effect.succeed({}) : Effect.try({
-    try: () => fs.readFileSync(file, "utf8"),
+    try: () => readFileAtBoundary(file).toString("utf8"),
     catch: (error) =>
       controllerError(
         `${CODEX_PRICING_VARIABLE} names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"}).`

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { readFileSync, readlinkSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { isSameProcess, signal, startTimeOf } from "./procfs.js"
+import { isSameProcess, signal, startTimeOf } from "../platform/procfs.js"
 
 /**
  * Every Codex child runs as the first process of a pid namespace of its own (`unshare`). Nothing it

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readFileAtBoundary } from "../platform/nodeFiles.js"
 import { fileURLToPath } from "node:url"
 
 const PACKAGE_NAME = "codex-replay"
@@ -6,7 +6,7 @@ const PACKAGE_NAME = "codex-replay"
 /** The version in `url` when it is this package's manifest. */
 const versionAt = (url: URL): string | undefined => {
   try {
-    const manifest = JSON.parse(readFileSync(url, "utf8")) as { name?: unknown; version?: unknown }
+    const manifest = JSON.parse(readFileAtBoundary(url).toString("utf8")) as { name?: unknown; version?: unknown }
     return manifest.name === PACKAGE_NAME && typeof manifest.version === "string" ? manifest.version : undefined
   } catch {
     return undefined

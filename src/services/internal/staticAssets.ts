@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { listFolderAtBoundary, readFileAtBoundary } from "../platform/nodeFiles.js"
 import * as path from "node:path"
 import { packagePath } from "./packageInfo.js"
 
@@ -23,10 +23,10 @@ export const STATIC_ROOT = packagePath("static/")
 /** Loads every static file once; request paths are looked up in this map, never joined onto a path. */
 export const loadStaticAssets = (root = STATIC_ROOT): ReadonlyMap<string, StaticAsset> => {
   const assets = new Map<string, StaticAsset>()
-  for (const name of readdirSync(root)) {
+  for (const name of listFolderAtBoundary(root)) {
     const contentType = CONTENT_TYPES[path.extname(name)]
     if (contentType === undefined) continue
-    assets.set(`/${name}`, { body: readFileSync(path.join(root, name)), contentType })
+    assets.set(`/${name}`, { body: readFileAtBoundary(path.join(root, name)), contentType })
   }
   const index = assets.get("/index.html")
   if (index !== undefined) assets.set("/", index)

@@ -1,8 +1,11 @@
+import type { PlatformError } from "@effect/platform/Error"
+import type { FileSystem } from "@effect/platform/FileSystem"
+import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { isSameProcess, startTimeOf } from "./procfs.js"
+import type { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
+import { isSameProcess, startTimeOf } from "../platform/procfs.js"
 
 /**
  * This process's private folder in the system's temporary directory (0700): reviewer workspaces and
@@ -15,52 +18,58 @@ const PREFIX = "private-"
 const OWNER_FILE = ".owner"
 const OWNER_KIND = "codex-replay temporary root"
 
-let current: Promise<string> | undefined
+/** One folder per process and file system, whichever service asks. */
+const known = new WeakMap<FileSystem, string>()
 
-const create = async () => {
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), PREFIX))
-  await fs.chmod(directory, 0o700)
-  const owner = { kind: OWNER_KIND, pid: process.pid, start_time: startTimeOf(process.pid) ?? null }
-  const temporary = path.join(directory, `${OWNER_FILE}.${randomBytes(6).toString("hex")}`)
-  await fs.writeFile(temporary, JSON.stringify(owner), { mode: 0o600 })
-  await fs.rename(temporary, path.join(directory, OWNER_FILE))
-  return fs.realpath(directory)
-}
+export const makeTemporaryRoots = (fs: FileSystem, links: LinkSafeFiles["Type"]) => {
+  const create = Effect.gen(function*() {
+    const directory = yield* fs.makeTempDirectory({ directory: os.tmpdir(), prefix: PREFIX })
+    yield* fs.chmod(directory, 0o700)
+    const owner = { kind: OWNER_KIND, pid: process.pid, start_time: startTimeOf(process.pid) ?? null }
+    const temporary = path.join(directory, `${OWNER_FILE}.${randomBytes(6).toString("hex")}`)
+    yield* fs.writeFileString(temporary, JSON.stringify(owner), { mode: 0o600 })
+    yield* fs.rename(temporary, path.join(directory, OWNER_FILE))
+    const real = yield* fs.realPath(directory)
+    known.set(fs, real)
+    return real
+  })
 
-/** The folder, made on first use (again if something removed it). */
-export const temporaryRoot = async (): Promise<string> => {
-  const known = current === undefined ? undefined : await current.catch(() => undefined)
-  if (known !== undefined && (await fs.stat(path.join(known, OWNER_FILE)).then(() => true, () => false))) return known
-  current = create()
-  return current
-}
+  /** The folder, made on first use (again if something removed it). */
+  const current: Effect.Effect<string, PlatformError> = Effect.suspend(() => {
+    const root = known.get(fs)
+    if (root === undefined) return create
+    return Effect.flatMap(fs.exists(path.join(root, OWNER_FILE)), (there) => (there ? Effect.succeed(root) : create))
+  })
 
-/** A folder's owner, if it is one of ours: the process recorded in its `.owner` file. */
-const ownerOf = async (directory: string) => {
-  try {
-    const owner = JSON.parse(await fs.readFile(path.join(directory, OWNER_FILE), "utf8")) as Record<string, unknown>
-    return owner.kind === OWNER_KIND ? owner : undefined
-  } catch {
-    return undefined
-  }
-}
+  /** A folder's owner, if it is one of ours: the process recorded in its `.owner` file. */
+  const ownerOf = (directory: string) =>
+    fs.readFileString(path.join(directory, OWNER_FILE)).pipe(
+      Effect.flatMap((text) => Effect.try(() => JSON.parse(text) as Record<string, unknown>)),
+      Effect.map((owner) => (owner.kind === OWNER_KIND ? Option.some(owner) : Option.none())),
+      Effect.orElseSucceed(() => Option.none<Record<string, unknown>>())
+    )
 
-/**
- * Removes every private folder (ours or another user's never) whose owning process is gone, or is now
- * a different process with the same pid. Answers how many were removed.
- */
-export const removeAbandonedTemporaryRoots = async (): Promise<number> => {
-  const parent = os.tmpdir()
-  const entries = await fs.readdir(parent).catch(() => [] as Array<string>)
-  const uid = process.getuid?.()
-  let removed = 0
-  for (const entry of entries.filter((name) => name.startsWith(PREFIX))) {
-    const directory = path.join(parent, entry)
-    const stat = await fs.lstat(directory).catch(() => undefined)
-    if (stat === undefined || !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue
-    const owner = await ownerOf(directory)
-    if (owner === undefined || isSameProcess(owner.pid, owner.start_time)) continue
-    await fs.rm(directory, { recursive: true, force: true }).then(() => removed++, () => undefined)
-  }
-  return removed
+  /**
+   * Removes every private folder (ours or another user's never) whose owning process is gone, or is now
+   * a different process with the same pid. Answers how many were removed.
+   */
+  const removeAbandoned: Effect.Effect<number> = Effect.gen(function*() {
+    const parent = os.tmpdir()
+    const entries = yield* fs.readDirectory(parent).pipe(Effect.orElseSucceed((): Array<string> => []))
+    const uid = process.getuid?.()
+    let removed = 0
+    for (const entry of entries.filter((name) => name.startsWith(PREFIX))) {
+      const directory = path.join(parent, entry)
+      const info = yield* links.lstat(directory).pipe(Effect.orElseSucceed(() => Option.none()))
+      if (Option.isNone(info) || info.value.type !== "Directory" || (uid !== undefined && info.value.uid !== uid)) continue
+      const owner = yield* ownerOf(directory)
+      if (Option.isNone(owner) || isSameProcess(owner.value.pid, owner.value.start_time)) continue
+      yield* fs.remove(directory, { recursive: true, force: true }).pipe(
+        Effect.match({ onFailure: () => undefined, onSuccess: () => void removed++ })
+      )
+    }
+    return removed
+  })
+
+  return { current, removeAbandoned } as const
 }
