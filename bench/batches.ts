@@ -7,7 +7,7 @@
 import { Effect, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { prepareBatch, startBatch } from "../src/programs/batches.js"
+import { prepareBatch, startBatch } from "../src/programs/batches/start.js"
 import { Batches } from "../src/services/Batches.js"
 import { CodexWorker } from "../src/services/CodexWorker.js"
 import { RunStore } from "../src/services/RunStore.js"

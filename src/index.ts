@@ -42,18 +42,18 @@ export {
   startRun,
   type StartRunResult,
   startRunTool
-} from "./programs/runs.js"
-export { listThreads, ListThreadsArguments, type ListThreadsResult } from "./programs/threadList.js"
-export { inspectThread, type InspectThreadResult, InspectThreadArguments, threadRecordById } from "./programs/threads.js"
-export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
-export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
-export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"
+} from "./programs/runs/start.js"
+export { listThreads, ListThreadsArguments, type ListThreadsResult } from "./programs/threads/threadList.js"
+export { inspectThread, type InspectThreadResult, InspectThreadArguments, threadRecordById } from "./programs/threads/threads.js"
+export { getReport, GetReportPayload, ReportFormat } from "./programs/reports/reports.js"
+export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runs/history.js"
+export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio/portfolio.js"
 export {
   InferredWorkingDirectory,
   inferWorkingDirectory,
   SynthesizedRequest,
   synthesizeRequest
-} from "./programs/requestSynthesis.js"
+} from "./programs/threads/requestSynthesis.js"
 export {
   baseTools,
   callTool,
@@ -62,11 +62,11 @@ export {
   defineTool,
   getRun as getRunTool,
   getState as getStateTool
-} from "./programs/controllerTools.js"
+} from "./programs/controller/tool.js"
 export { controllerTools } from "./programs/registry.js"
-export { runDaemon } from "./programs/daemon.js"
-export { ensureController } from "./programs/ensureController.js"
-export { openController } from "./programs/openController.js"
+export { runDaemon } from "./daemon.js"
+export { ensureController } from "./programs/controller/ensureController.js"
+export { openController } from "./programs/controller/openController.js"
 
 // RPC ---------------------------------------------------------------------------------------------
 export { type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema, type ToolRpc } from "./rpc/group.js"

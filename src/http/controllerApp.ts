@@ -12,7 +12,7 @@ import {
 } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION } from "../domain/product.js"
 import { VERSION } from "../services/internal/packageInfo.js"
-import { type ControllerTool, callTool } from "../programs/controllerTools.js"
+import { type ControllerTool, callTool } from "../programs/controller/tool.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"

@@ -6,7 +6,7 @@ import { homedir } from "node:os"
 import { SERVER_NAME } from "../domain/product.js"
 import { VERSION } from "../services/internal/packageInfo.js"
 import { toolFailure } from "../domain/toolResult.js"
-import { openController } from "../programs/openController.js"
+import { openController } from "../programs/controller/openController.js"
 import type { ControllerClient } from "../services/ControllerClient.js"
 import type { FileStore } from "../services/FileStore.js"
 

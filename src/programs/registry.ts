@@ -1,6 +1,6 @@
-import { makePortfolioTool } from "./portfolio.js"
-import { cancelBatchTool, getBatchTool, getStateWithBatch, prepareRunOrBatchTool, startRunOrBatchTool } from "./batches.js"
-import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
+import { makePortfolioTool } from "./portfolio/portfolio.js"
+import { cancelBatchTool, getBatchTool, getStateWithBatch, prepareRunOrBatchTool, startRunOrBatchTool } from "./batches/start.js"
+import { baseTools, type ControllerTool, type ToolRequirements } from "./controller/tool.js"
 import {
   getReportTool,
   inferWorkingDirectoryTool,
@@ -8,7 +8,7 @@ import {
   listThreadsProgressTool,
   listThreadsTool,
   synthesizeRequestTool
-} from "./threadTools.js"
+} from "./threads/tools.js"
 
 const tools = {
   ...baseTools,

@@ -7,7 +7,7 @@ import { controllerError, invalidArgument, type ToolFailure } from "../domain/er
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
 import { describeParseError, type ToolResult } from "../domain/toolResult.js"
-import { ensureKnownController } from "../programs/ensureController.js"
+import { ensureKnownController } from "../programs/controller/ensureController.js"
 import { bearer, ControllerClient, type KnownController } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 import { ControllerRpcs } from "./group.js"

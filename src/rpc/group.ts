@@ -2,8 +2,8 @@ import { Rpc, RpcGroup } from "@effect/rpc"
 import { Effect, type Schema, Stream } from "effect"
 import { RunIdPayload, StoredRunState, type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
 import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
-import type { ControllerTool } from "../programs/controllerTools.js"
-import { watchRun } from "../programs/runs.js"
+import type { ControllerTool } from "../programs/controller/tool.js"
+import { watchRun } from "../programs/runs/start.js"
 
 export { ToolResultSchema } from "../domain/contracts.js"
 

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
-import { getState } from "../../src/programs/controllerTools.js"
+import { getState } from "../../src/programs/controller/tool.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { historyLayer, scratch, settingsFor } from "../history/support.js"
 

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { replayLayer, settingsLayer } from "../../../src/embedding.js"
-import { prepareRun, startRun } from "../../../src/programs/runs.js"
+import { prepareRun, startRun } from "../../../src/programs/runs/start.js"
 import { CLAUDE_HOME, FAKE_CODEX, listTree, scratch } from "../../rpc/support.js"
 
 const DEMO_THREAD = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"

@@ -1,11 +1,11 @@
-import { settingsOf } from "../services/Settings.js"
+import { settingsOf } from "../../services/Settings.js"
 import { Effect, Option } from "effect"
-import { controllerOrigin } from "../domain/product.js"
-import { VERSION } from "../services/internal/packageInfo.js"
-import { controllerError } from "../domain/errors.js"
-import { newControllerSessionId } from "../domain/ids.js"
-import { ControllerClient, type KnownController, settingsMismatch } from "../services/ControllerClient.js"
-import { controllerSettingsOf, launchUrlOf } from "../services/ControllerRuntime.js"
+import { controllerOrigin } from "../../domain/product.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import { controllerError } from "../../domain/errors.js"
+import { newControllerSessionId } from "../../domain/ids.js"
+import { ControllerClient, type KnownController, settingsMismatch } from "../../services/ControllerClient.js"
+import { controllerSettingsOf, launchUrlOf } from "../../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
 
 /** A controller to talk to, and in one sentence which one it is and why it was chosen. */

@@ -10,12 +10,12 @@ import {
   newBatchId,
   type RunView,
   summarizeBatch
-} from "../domain/batch.js"
-import type { PrepareBatchPayload, StartBatchPayload } from "../domain/contracts.js"
-import { isBatchPayload, ToolPayloads } from "../domain/contracts.js"
-import { conflict, type ControllerError, controllerError, isControllerError } from "../domain/errors.js"
-import { newRunId } from "../domain/ids.js"
-import { MAX_PARALLEL_RUNS } from "../domain/product.js"
+} from "../../domain/batch.js"
+import type { PrepareBatchPayload, StartBatchPayload } from "../../domain/contracts.js"
+import { isBatchPayload, ToolPayloads } from "../../domain/contracts.js"
+import { conflict, type ControllerError, controllerError, isControllerError } from "../../domain/errors.js"
+import { newRunId } from "../../domain/ids.js"
+import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import {
   canonicalJson,
   configurationBlockers,
@@ -25,19 +25,19 @@ import {
   type RunConfiguration,
   sha256,
   tokenHash
-} from "../domain/runConfig.js"
-import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
-import { toolSuccess } from "../domain/toolResult.js"
-import { Batches, type PreparedBatch } from "../services/Batches.js"
-import { FileStore } from "../services/FileStore.js"
-import { isSameProcess, startTimeOf } from "../services/internal/procfs.js"
-import { PrepareTokens } from "../services/PrepareTokens.js"
-import { RUN_RECORD_FILE } from "../services/RunCoordinator.js"
-import { RunStore } from "../services/RunStore.js"
-import { RunSupervisor } from "../services/RunSupervisor.js"
-import { Settings } from "../services/Settings.js"
-import { cancelRun, defineTool, getState } from "./controllerTools.js"
-import { makePortfolio } from "./portfolio.js"
+} from "../../domain/runConfig.js"
+import { type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
+import { toolSuccess } from "../../domain/toolResult.js"
+import { Batches, type PreparedBatch } from "../../services/Batches.js"
+import { FileStore } from "../../services/FileStore.js"
+import { isSameProcess, startTimeOf } from "../../services/internal/procfs.js"
+import { PrepareTokens } from "../../services/PrepareTokens.js"
+import { RUN_RECORD_FILE } from "../../services/RunCoordinator.js"
+import { RunStore } from "../../services/RunStore.js"
+import { RunSupervisor } from "../../services/RunSupervisor.js"
+import { Settings } from "../../services/Settings.js"
+import { cancelRun, defineTool, getState } from "../controller/tool.js"
+import { makePortfolio } from "../portfolio/portfolio.js"
 import {
   createAndLaunchRun,
   digestsOf,
@@ -49,7 +49,7 @@ import {
   readHistorical,
   resolveReviewerModel,
   startRunTool
-} from "./runs.js"
+} from "../runs/start.js"
 
 // ---------------------------------------------------------------------------------------------
 // The batch's configurations, checked before anything is read or written

@@ -1,14 +1,14 @@
 import { Clock, type Duration, Effect, Either, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { StartRunPayload, ToolPayloads } from "../domain/contracts.js"
-import { conflict, controllerError, notFound } from "../domain/errors.js"
-import { newRunId } from "../domain/ids.js"
-import { reviewerFor } from "../domain/reviewer.js"
-import type { ThreadRecord } from "../domain/history/session.js"
-import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
-import { type ComparabilityFacts, comparabilityFacts } from "../domain/report/comparability.js"
-import type { CandidateSide } from "../domain/report/report.js"
-import { changedFilesFromPatch } from "../domain/review/anonymize.js"
+import { StartRunPayload, ToolPayloads } from "../../domain/contracts.js"
+import { conflict, controllerError, notFound } from "../../domain/errors.js"
+import { newRunId } from "../../domain/ids.js"
+import { reviewerFor } from "../../domain/reviewer.js"
+import type { ThreadRecord } from "../../domain/history/session.js"
+import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../../domain/product.js"
+import { type ComparabilityFacts, comparabilityFacts } from "../../domain/report/comparability.js"
+import type { CandidateSide } from "../../domain/report/report.js"
+import { changedFilesFromPatch } from "../../domain/review/anonymize.js"
 import {
   configurationBlockers,
   configurationFingerprint,
@@ -21,27 +21,27 @@ import {
   type RepositorySnapshot,
   type RunConfiguration,
   tokenHash
-} from "../domain/runConfig.js"
-import { type RunState, TERMINAL_STATUSES } from "../domain/runState.js"
-import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../domain/toolResult.js"
-import { CodexModels } from "../services/CodexModels.js"
-import { FileStore, type JsonObject } from "../services/FileStore.js"
-import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../services/PrepareTokens.js"
+} from "../../domain/runConfig.js"
+import { type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
+import { describeParseError, excerpt, type ToolResult, toolSuccess } from "../../domain/toolResult.js"
+import { CodexModels } from "../../services/CodexModels.js"
+import { FileStore, type JsonObject } from "../../services/FileStore.js"
+import { type LaunchError, type PrepareReceipt, PrepareTokens } from "../../services/PrepareTokens.js"
 import {
   COORDINATOR_REQUEST_FILE,
   type CoordinatorRequest,
   requestWithoutClaude,
   RUN_RECORD_FILE,
   RunCoordinator
-} from "../services/RunCoordinator.js"
-import { RunStore } from "../services/RunStore.js"
-import { RunSupervisor } from "../services/RunSupervisor.js"
-import { Settings } from "../services/Settings.js"
-import { Workspace, type WorkspacePlan } from "../services/Workspace.js"
-import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "./controllerTools.js"
+} from "../../services/RunCoordinator.js"
+import { RunStore } from "../../services/RunStore.js"
+import { RunSupervisor } from "../../services/RunSupervisor.js"
+import { Settings } from "../../services/Settings.js"
+import { Workspace, type WorkspacePlan } from "../../services/Workspace.js"
+import { cancelRun as cancelRunTool, defineTool, runSnapshot } from "../controller/tool.js"
 import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
-import { ensureCarriedFiles, ensureThreadRepository } from "./runInputs.js"
-import { threadForComparison } from "./threads.js"
+import { ensureCarriedFiles, ensureThreadRepository } from "../runInputs.js"
+import { threadForComparison } from "../threads/threads.js"
 
 // ---------------------------------------------------------------------------------------------
 // The historical side and the repository as it is now

@@ -1,22 +1,22 @@
-import { settingsOf } from "../services/Settings.js"
+import { settingsOf } from "../../services/Settings.js"
 import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as path from "node:path"
-import { AttemptFile } from "../domain/contracts.js"
-import { conflict, controllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
-import { isControllerSessionId } from "../domain/ids.js"
+import { AttemptFile } from "../../domain/contracts.js"
+import { conflict, controllerError, isInternalFailure, publicFailure } from "../../domain/errors.js"
+import { isControllerSessionId } from "../../domain/ids.js"
 import {
   ATTEMPT_FILE,
   ATTEMPT_MAX_BYTES,
   CONTROLLER_LOG_FILE,
   compareVersions,
   controllerOrigin
-} from "../domain/product.js"
-import { VERSION } from "../services/internal/packageInfo.js"
-import type { ResolvedSettings } from "../domain/settings.js"
-import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
-import { ControllerClient } from "../services/ControllerClient.js"
-import { FileStore } from "../services/FileStore.js"
-import { launchUrlOf } from "../services/ControllerRuntime.js"
+} from "../../domain/product.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import type { ResolvedSettings } from "../../domain/settings.js"
+import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../../domain/toolResult.js"
+import { ControllerClient } from "../../services/ControllerClient.js"
+import { FileStore } from "../../services/FileStore.js"
+import { launchUrlOf } from "../../services/ControllerRuntime.js"
 
 const READY_WITHIN = Duration.seconds(8)
 

@@ -1,23 +1,23 @@
 import { Effect, Either, Schema } from "effect"
-import { ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
-import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
+import { ToolPayloads, unknownToolMessage } from "../../domain/contracts.js"
+import { type ControllerError, controllerError, type StorageError } from "../../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
   MAX_RUN_LOG_TAIL_BYTES
-} from "../domain/product.js"
-import { VERSION } from "../services/internal/packageInfo.js"
-import { reviewerFor } from "../domain/reviewer.js"
-import type { ResolvedSettings } from "../domain/settings.js"
-import { type RunState, runTagOf, TERMINAL_STATUSES } from "../domain/runState.js"
-import { describeParseError, type ToolResult, toolSuccess } from "../domain/toolResult.js"
-import { CodexModels, type ModelList } from "../services/CodexModels.js"
-import { RunLog } from "../services/RunLog.js"
-import { RunStore } from "../services/RunStore.js"
-import { RunSupervisor } from "../services/RunSupervisor.js"
-import { Settings } from "../services/Settings.js"
-import { ProcessRunner } from "../services/ProcessRunner.js"
-import { listRuns, listRunsText, supervisionOf, supervisionText } from "./runHistory.js"
+} from "../../domain/product.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import { reviewerFor } from "../../domain/reviewer.js"
+import type { ResolvedSettings } from "../../domain/settings.js"
+import { type RunState, runTagOf, TERMINAL_STATUSES } from "../../domain/runState.js"
+import { describeParseError, type ToolResult, toolSuccess } from "../../domain/toolResult.js"
+import { CodexModels, type ModelList } from "../../services/CodexModels.js"
+import { RunLog } from "../../services/RunLog.js"
+import { RunStore } from "../../services/RunStore.js"
+import { RunSupervisor } from "../../services/RunSupervisor.js"
+import { Settings } from "../../services/Settings.js"
+import { ProcessRunner } from "../../services/ProcessRunner.js"
+import { listRuns, listRunsText, supervisionOf, supervisionText } from "../runs/history.js"
 
 const RECENT_RUNS = 12
 
