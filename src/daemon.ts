@@ -11,7 +11,7 @@ import { FileStore } from "./services/FileStore.js"
 import { RunStore } from "./services/RunStore.js"
 import { RunSupervisor } from "./services/RunSupervisor.js"
 import { Settings } from "./services/Settings.js"
-import type { ControllerTool } from "./programs/controller/tool.js"
+import type { ToolRegistry } from "./programs/controller/tool.js"
 import { awaitIdle, daemonBusy, daemonIdleRule } from "./programs/controller/idle.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./programs/reconcile.js"
 
@@ -28,7 +28,7 @@ const RUN_ROOT_INTERVAL = Duration.seconds(1)
 const BUSY_POLL_MILLIS = 250
 
 export interface DaemonOptions<RT, RD, RS = never> {
-  readonly tools: Record<string, ControllerTool<RT>>
+  readonly tools: ToolRegistry<RT>
   /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
   readonly afterReconcile?: Effect.Effect<unknown, ControllerError | StorageError, RS>
   readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>

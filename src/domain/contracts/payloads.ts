@@ -286,3 +286,36 @@ export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name
 export const unknownToolMessage = (name: string) =>
   name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
 
+
+// ---------------------------------------------------------------------------------------------------
+// open_controller (MCP)
+
+const CONTROLLER_SESSION_ID = /^[a-f0-9]{32}$/
+export const CODEX_CLI_PATH_MESSAGE = "codex_cli_path must be an absolute executable file."
+const CODEX_CLI_PATH_DESCRIPTION =
+  "Optional absolute path of the Codex executable the replays should drive (an executable file). Leave it out to use CODEX_CLI_PATH from the environment, or else `codex` on PATH."
+const OPEN_CONTROLLER_FIELDS = ["controller_session_id", "codex_cli_path"]
+
+/** `open_controller`'s arguments: MCP lists this Schema as the tool's input schema and decodes with it. */
+export const OpenControllerArguments = Schema.Struct({
+  controller_session_id: Schema.String.pipe(Schema.pattern(CONTROLLER_SESSION_ID)).annotations({
+    description:
+      "A new random id for this launch: exactly 32 lowercase hexadecimal characters (16 random bytes), for example from `openssl rand -hex 16`. Use a fresh id for each new controller; the same id is used only once.",
+    ...sentence("The controller session ID is invalid.")
+  }),
+  codex_cli_path: Schema.optional(
+    Schema.String.pipe(Schema.filter((value) => value.startsWith("/"))).annotations({
+      // An absolute path is checked here; that it is an executable file, when the controller starts.
+      jsonSchema: { type: "string", description: CODEX_CLI_PATH_DESCRIPTION },
+      ...sentence(CODEX_CLI_PATH_MESSAGE)
+    })
+  )
+}).annotations({
+  parseOptions: { onExcessProperty: "error" },
+  ...sentence((actual) => {
+    const given = typeof actual === "object" && actual !== null ? Object.keys(actual) : []
+    const unknown = given.filter((key) => !OPEN_CONTROLLER_FIELDS.includes(key))
+    return unknown.length > 0 ? `Unknown argument: ${unknown.map(excerpt).join(", ")}.` : "The controller session ID is invalid."
+  })
+})
+export type OpenControllerArguments = typeof OpenControllerArguments.Type

@@ -1,5 +1,5 @@
 import { settingsOf } from "../../services/Settings.js"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { controllerOrigin } from "../../domain/product.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
 import { controllerError } from "../../domain/errors.js"
@@ -38,13 +38,11 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
     }
     const sessionId = yield* newControllerSessionId
     const cliPath = settings.codexCliPath
-    const result = yield* openController({
+    const result = yield* Effect.either(openController({
       controller_session_id: sessionId,
       ...(cliPath !== undefined && cliPath.startsWith("/") ? { codex_cli_path: cliPath } : {})
-    }, env, home)
-    if (result.isError === true || typeof result.structuredContent?.launch_url !== "string") {
-      return yield* controllerError(result.content[0]?.text ?? "The controller did not start.")
-    }
+    }, env, home))
+    if (Either.isLeft(result)) return yield* controllerError(result.left)
     const launched = yield* client.readRuntime(settings.controllersRoot, sessionId)
     if (Option.isNone(launched)) return yield* controllerError("The controller started without a readable runtime file.")
     const other = live[0]

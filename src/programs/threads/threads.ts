@@ -245,5 +245,5 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   } satisfies InspectThreadResult
 })
 
-export const inspectThreadText = (result: InspectThreadResult) =>
+export const inspectThreadText = (result: { readonly thread: { readonly source: string } }) =>
   result.thread.source === "sample" ? "Sample thread inspected." : "Imported thread inspected."

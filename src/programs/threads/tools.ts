@@ -1,12 +1,8 @@
 import { Effect } from "effect"
-import { ToolPayloads } from "../../domain/contracts.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
-import { toolSuccess } from "../../domain/toolResult.js"
 import { Activity } from "../../services/Activity.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { defineTool } from "../controller/tool.js"
-import { reportRunDirectory } from "../reports/reportDownload.js"
-import { getReport, getReportText } from "../reports/reports.js"
 import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
 import { ClaudeHistory } from "../../services/ClaudeHistory.js"
 import { listThreads, listThreadsText, readingMessage } from "./threadList.js"
@@ -20,21 +16,22 @@ const synthesisModel = Effect.gen(function*() {
   return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
 })
 
-export const listThreadsTool = defineTool(ToolPayloads.list_threads, (payload) =>
-  Effect.map(listThreads(payload), (result) => toolSuccess(listThreadsText(result), { ...result })))
+export const listThreadsTool = defineTool("list_threads", listThreads, listThreadsText)
 
 /** How far a cold listing is: the page polls it while `list_threads` reads the history the first time. */
-export const listThreadsProgressTool = defineTool(ToolPayloads.list_threads_progress, () =>
-  Effect.gen(function*() {
-    const progress = yield* (yield* ClaudeHistory).listingProgress
-    const message = progress.reading ? readingMessage(progress.done, progress.total) : null
-    return toolSuccess(message ?? "The history is not being read.", { ...progress, message })
-  }))
+export const listThreadsProgressTool = defineTool(
+  "list_threads_progress",
+  () =>
+    Effect.gen(function*() {
+      const progress = yield* (yield* ClaudeHistory).listingProgress
+      return { ...progress, message: progress.reading ? readingMessage(progress.done, progress.total) : null }
+    }),
+  (result) => result.message ?? "The history is not being read."
+)
 
-export const inspectThreadTool = defineTool(ToolPayloads.inspect_thread, (payload) =>
-  Effect.map(inspectThread(payload), (result) => toolSuccess(inspectThreadText(result), { ...result })))
+export const inspectThreadTool = defineTool("inspect_thread", inspectThread, inspectThreadText)
 
-export const synthesizeRequestTool = defineTool(ToolPayloads.synthesize_request, ({ thread_id }) =>
+export const synthesizeRequestTool = defineTool("synthesize_request", ({ thread_id }) =>
   Effect.gen(function*() {
     const activity = yield* Activity
     const record = yield* threadRecordById(thread_id)
@@ -46,10 +43,10 @@ export const synthesizeRequestTool = defineTool(ToolPayloads.synthesize_request,
       truncated: record.prompt_reconstruction_truncated,
       ...(model === undefined ? {} : { model })
     }))
-    return toolSuccess("Task prompt reconstruction finished.", { ...result })
-  }))
+    return result
+  }), () => "Task prompt reconstruction finished.")
 
-export const inferWorkingDirectoryTool = defineTool(ToolPayloads.infer_working_directory, ({ thread_id }) =>
+export const inferWorkingDirectoryTool = defineTool("infer_working_directory", ({ thread_id }) =>
   Effect.gen(function*() {
     const activity = yield* Activity
     const record = yield* threadRecordById(thread_id)
@@ -63,12 +60,7 @@ export const inferWorkingDirectoryTool = defineTool(ToolPayloads.infer_working_d
       observed_changed_files: record.historical_changed_files.map((file) => file.path),
       ...(model === undefined ? {} : { model })
     }))
-    return toolSuccess("Replay working directory inferred.", { ...result })
-  }))
+    return result
+  }), () => "Replay working directory inferred.")
 
-export const getReportTool = defineTool(ToolPayloads.get_report, (payload) =>
-  Effect.gen(function*() {
-    const directory = yield* reportRunDirectory(payload.run_id)
-    const result = yield* getReport(directory, payload)
-    return toolSuccess(getReportText(result), { ...result })
-  }))
+
