@@ -31,46 +31,32 @@ export { Settings } from "./services/Settings.js"
 export { Workspace } from "./services/Workspace.js"
 
 // Programs ----------------------------------------------------------------------------------------
+export { prepareRun } from "./programs/runs/prepare.js"
+export { startRun } from "./programs/runs/start.js"
+export { awaitRun, type AwaitRunOptions, watchRun } from "./programs/runs/watch.js"
+export { cancelRun, getRun } from "./programs/runs/cancel.js"
+export { listRuns } from "./programs/runs/history.js"
+export { listThreads } from "./programs/threads/threadList.js"
+export { inspectThread, threadRecordById } from "./programs/threads/threads.js"
+export { getReport } from "./programs/reports/reports.js"
+export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio/portfolio.js"
+export { inferWorkingDirectory, synthesizeRequest } from "./programs/threads/requestSynthesis.js"
+export { getState } from "./programs/controller/tools.js"
 export {
-  awaitRun,
-  type AwaitRunOptions,
-  cancelRun,
-  type CancelRunResult,
-  prepareRun,
-  type PrepareRunResult,
-  prepareRunTool,
-  startRun,
-  type StartRunResult,
-  startRunTool
-} from "./programs/runs.js"
-export { listThreads, ListThreadsArguments, type ListThreadsResult } from "./programs/threadList.js"
-export { inspectThread, type InspectThreadResult, InspectThreadArguments, threadRecordById } from "./programs/threads.js"
-export { getReport, GetReportPayload, ReportFormat } from "./programs/reports.js"
-export { ListRunsArguments, listRuns, type RunSummary, type Supervision } from "./programs/runHistory.js"
-export { makePortfolio, type WrittenPortfolio } from "./programs/portfolio.js"
-export {
-  InferredWorkingDirectory,
-  inferWorkingDirectory,
-  SynthesizedRequest,
-  synthesizeRequest
-} from "./programs/requestSynthesis.js"
-export {
-  baseTools,
   callTool,
-  cancelRun as cancelRunTool,
   type ControllerTool,
   defineTool,
-  getRun as getRunTool,
-  getState as getStateTool
-} from "./programs/controllerTools.js"
+  type ToolRegistry
+} from "./programs/controller/tool.js"
+export { cancelRunTool, getRunTool, listRunsTool, prepareRunTool, startRunTool } from "./programs/runs/tools.js"
+export { getStateTool } from "./programs/controller/tools.js"
 export { controllerTools } from "./programs/registry.js"
-export { runDaemon } from "./programs/daemon.js"
-export { ensureController } from "./programs/ensureController.js"
-export { openController } from "./programs/openController.js"
+export { runDaemon } from "./daemon.js"
+export { ensureController } from "./programs/controller/ensureController.js"
+export { openController } from "./programs/controller/openController.js"
 
 // RPC ---------------------------------------------------------------------------------------------
-export { type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema, type ToolRpc } from "./rpc/group.js"
-export { ControllerRpcs } from "./rpc/group.js"
+export { ControllerRpcs, type ControllerRpcGroup, makeControllerRpcs, ToolResultSchema } from "./rpc/group.js"
 export { type CallTool, connectController, findController, makeRpcCaller } from "./rpc/client.js"
 export { makeRpcHttpApp } from "./rpc/http.js"
 
@@ -105,10 +91,39 @@ export {
   RunState,
   RuntimeFile,
   StartRunPayload,
+  ListThreadsArguments,
+  InspectThreadArguments,
+  GetReportPayload,
+  ReportFormat,
+  ListRunsArguments,
   type ToolName,
   type ToolPayload,
   type ToolPayloadInput,
-  ToolPayloads
+  ToolPayloads,
+  ToolResults,
+  type ToolResultOf,
+  BatchSummary,
+  CancelRunResult,
+  ControllerState,
+  GetRunResult,
+  InferredWorkingDirectory,
+  InspectThreadResult,
+  ListingProgress,
+  PortfolioResult,
+  PrepareBatchResult,
+  PrepareResult,
+  PrepareRunResult,
+  ReportResult,
+  RunList,
+  RunSnapshot,
+  RunSummary,
+  StartResult,
+  StartRunResult,
+  StateResult,
+  SynthesizedRequest,
+  Supervision,
+  ThreadList,
+  ThreadSummary
 } from "./domain/contracts.js"
 export { Ballot } from "./domain/review/ballot.js"
 export { buildPortfolio, type Portfolio, portfolioRun } from "./domain/portfolio/portfolio.js"

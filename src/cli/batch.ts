@@ -6,7 +6,6 @@ import type { Portfolio } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
-import type { ToolResult } from "../domain/toolResult.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { modelLines } from "./portfolio.js"
@@ -32,7 +31,8 @@ const POLL_MILLIS = 500
 
 type Json = Record<string, any>
 
-const structured = (result: ToolResult): Json => (result.structuredContent ?? {}) as Json
+/** A typed result, read as loosely as the command line reads it. */
+const structured = (result: object): Json => result
 
 /** The threads chosen on the command line: exactly one of --query, --threads and --recent. */
 const selectionOf = (options: BatchOptions): Either.Either<Selection, ControllerError> => {

@@ -24,7 +24,7 @@ const reviewerModelOption = (description: string) =>
 
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
-    const { ensureKnownController } = await import("../programs/ensureController.js")
+    const { ensureKnownController } = await import("../programs/controller/ensureController.js")
     return Effect.flatMap(ensureKnownController(process.env, homedir()), ({ url, explanation }) =>
       Effect.zipRight(Console.log(url), Console.error(explanation)))
   }))

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { DaemonLive } from "../layers.js"
-import { resumeBatches } from "../programs/batches.js"
-import { runDaemon } from "../programs/daemon.js"
+import { resumeBatches } from "../programs/batches/start.js"
+import { runDaemon } from "../daemon.js"
 import { controllerTools } from "../programs/registry.js"
-import { reportDownload } from "../programs/reportDownload.js"
+import { reportDownload } from "../programs/reports/reportDownload.js"
 
 /** `codex-replay --http`: the controller daemon. */
 export const daemonMain = runDaemon({ tools: controllerTools, download: reportDownload, afterReconcile: resumeBatches }).pipe(

@@ -4,7 +4,7 @@ import { percent, portfolioHeadline, projectionSentence, pValue, totalsText } fr
 import { MAX_PORTFOLIO_RUNS, type ModelPortfolio } from "../domain/portfolio/portfolio.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import { CoreLive } from "../layers.js"
-import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio.js"
+import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio/portfolio.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput } from "./terminal.js"

@@ -5,7 +5,6 @@ import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
-import type { ToolResult } from "../domain/toolResult.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
@@ -50,7 +49,8 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
   return Either.map(checkModels(options.models, options.reviewerModel), () => ({ ...options, threadId }))
 }
 
-const structured = (result: ToolResult): Json => (result.structuredContent ?? {}) as Json
+/** A typed result, read as loosely as the command line reads it. */
+const structured = (result: object): Json => result
 
 const firstLine = (text: string, max = 160) => {
   const line = text.trim().split("\n")[0] ?? ""

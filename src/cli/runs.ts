@@ -3,7 +3,7 @@ import { controllerError } from "../domain/errors.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
-import { listRuns, type RunSummary } from "../programs/runHistory.js"
+import { listRuns, type RunSummary } from "../programs/runs/history.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, orDash, pageLine } from "./terminal.js"
 

@@ -1,7 +1,7 @@
 import { Effect, Fiber, Layer, Schedule } from "effect"
 import { controllerError } from "../domain/errors.js"
 import { formatUsd } from "../domain/report/format.js"
-import { listThreads, readingMessage } from "../programs/threadList.js"
+import { listThreads, readingMessage } from "../programs/threads/threadList.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"

@@ -3,7 +3,7 @@ import { MAX_TEXT_BYTES } from "./product.js"
 
 export interface ToolResult {
   readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
-  readonly structuredContent?: Readonly<Record<string, unknown>>
+  readonly structuredContent?: object
   readonly isError?: true
 }
 
@@ -28,7 +28,7 @@ export const excerpt = (value: string) => {
   return value.length <= EXCERPT_CHARS ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, EXCERPT_CHARS))}…`
 }
 
-export const toolSuccess = (text: string, structuredContent: Record<string, unknown>): ToolResult => ({
+export const toolSuccess = (text: string, structuredContent: object): ToolResult => ({
   content: [{ type: "text", text: boundText(text) }],
   structuredContent
 })

@@ -12,7 +12,7 @@ import {
 } from "../domain/errors.js"
 import { CONTROL_HEADER, HEARTBEAT_INTERVAL_SECONDS, SERVER_NAME, CONTROLLER_PROTOCOL_VERSION } from "../domain/product.js"
 import { VERSION } from "../services/internal/packageInfo.js"
-import { type ControllerTool, callTool } from "../programs/controllerTools.js"
+import { callTool, type ToolRegistry } from "../programs/controller/tool.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody } from "./requestBody.js"
@@ -29,7 +29,7 @@ export interface Download {
 }
 
 export interface ControllerAppOptions<RT, RD> {
-  readonly tools: Record<string, ControllerTool<RT>>
+  readonly tools: ToolRegistry<RT>
   readonly assets: ReadonlyMap<string, StaticAsset>
   readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
   readonly activeRuns: Effect.Effect<number>

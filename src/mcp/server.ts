@@ -1,39 +1,38 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Runtime } from "effect"
+import { Effect, JSONSchema, Runtime } from "effect"
+import { OpenControllerArguments } from "../domain/contracts.js"
 import { homedir } from "node:os"
 import { SERVER_NAME } from "../domain/product.js"
 import { VERSION } from "../services/internal/packageInfo.js"
-import { toolFailure } from "../domain/toolResult.js"
-import { openController } from "../programs/openController.js"
+import { boundText } from "../domain/toolResult.js"
+import { openController, openControllerText } from "../programs/controller/openController.js"
 import type { ControllerClient } from "../services/ControllerClient.js"
 import type { FileStore } from "../services/FileStore.js"
+
+/** The tool's input schema, derived from the Schema its arguments are decoded with. */
+const { $schema: _draft, ...inputSchema } = JSONSchema.make(OpenControllerArguments)
 
 export const OPEN_CONTROLLER_TOOL = {
   name: "open_controller",
   description:
     "Start the local Codex Replay browser controller (a daemon on 127.0.0.1) for this Codex session and return its URL for the user to open. Codex Replay replays a past Claude Code task with Codex models and compares the results in a blind review. Call it once per controller session id: a retry with the same id answers the same URL while that controller lives, and is refused otherwise. It never opens a browser.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      controller_session_id: {
-        type: "string",
-        pattern: "^[a-f0-9]{32}$",
-        description:
-          "A new random id for this launch: exactly 32 lowercase hexadecimal characters (16 random bytes), for example from `openssl rand -hex 16`. Use a fresh id for each new controller; the same id is used only once."
-      },
-      codex_cli_path: {
-        type: "string",
-        description:
-          "Optional absolute path of the Codex executable the replays should drive (an executable file). Leave it out to use CODEX_CLI_PATH from the environment, or else `codex` on PATH."
-      }
-    },
-    required: ["controller_session_id"],
-    additionalProperties: false
-  },
+  inputSchema: { ...inputSchema, type: "object" as const },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false }
-} as const
+}
+
+/** `open_controller`'s answer as MCP shows it: the text and the typed result, or the refusal. */
+const callOpenController = (args: unknown) =>
+  Effect.match(openController(args, process.env, homedir()), {
+    onFailure: refusal,
+    onSuccess: (result): CallToolResult => ({
+      content: [{ type: "text", text: boundText(openControllerText(result)) }],
+      structuredContent: { ...result }
+    })
+  })
+
+const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text: boundText(text) }], isError: true })
 
 /**
  * The stdio MCP server (README.md#ways-in): one tool, `open_controller`. The official SDK handles
@@ -46,10 +45,9 @@ export const serveMcp = Effect.gen(function*() {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [OPEN_CONTROLLER_TOOL] }))
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const result = request.params.name === OPEN_CONTROLLER_TOOL.name
-      ? await Runtime.runPromise(runtime)(openController(request.params.arguments ?? {}, process.env, homedir()))
-      : toolFailure(`Only ${OPEN_CONTROLLER_TOOL.name} is exposed through MCP.`)
-    return { ...result, content: [...result.content] }
+    return request.params.name === OPEN_CONTROLLER_TOOL.name
+      ? await Runtime.runPromise(runtime)(callOpenController(request.params.arguments ?? {}))
+      : refusal(`Only ${OPEN_CONTROLLER_TOOL.name} is exposed through MCP.`)
   })
 
   const closed = new Promise<void>((resolve) => {

@@ -1,32 +1,40 @@
-import { makePortfolioTool } from "./portfolio.js"
-import { cancelBatchTool, getBatchTool, getStateWithBatch, prepareRunOrBatchTool, startRunOrBatchTool } from "./batches.js"
-import { baseTools, type ControllerTool, type ToolRequirements } from "./controllerTools.js"
+import type { Effect } from "effect"
+import { cancelBatchTool, getBatchTool } from "./batches/tools.js"
+import type { ToolRegistry } from "./controller/tool.js"
+import { getStateTool } from "./controller/tools.js"
+import { makePortfolioTool } from "./portfolio/tools.js"
+import { getReportTool } from "./reports/tools.js"
+import { cancelRunTool, getRunTool, listRunsTool, prepareRunTool, startRunTool } from "./runs/tools.js"
 import {
-  getReportTool,
   inferWorkingDirectoryTool,
   inspectThreadTool,
   listThreadsProgressTool,
   listThreadsTool,
   synthesizeRequestTool
-} from "./threadTools.js"
+} from "./threads/tools.js"
 
 const tools = {
-  ...baseTools,
-  get_state: getStateWithBatch,
+  get_state: getStateTool,
+  get_run: getRunTool,
+  list_runs: listRunsTool,
+  cancel_run: cancelRunTool,
   list_threads: listThreadsTool,
   list_threads_progress: listThreadsProgressTool,
   inspect_thread: inspectThreadTool,
   synthesize_request: synthesizeRequestTool,
   infer_working_directory: inferWorkingDirectoryTool,
   get_report: getReportTool,
-  prepare_run: prepareRunOrBatchTool,
-  start_run: startRunOrBatchTool,
+  prepare_run: prepareRunTool,
+  start_run: startRunTool,
   make_portfolio: makePortfolioTool,
   get_batch: getBatchTool,
   cancel_batch: cancelBatchTool
 }
 
-export type ControllerToolRequirements = ToolRequirements<typeof tools>
 
-/** Every controller tool of `/api/call`, by name. */
-export const controllerTools: Record<string, ControllerTool<ControllerToolRequirements>> = tools
+type Tools = typeof tools
+/** What the controller's tools need to run. */
+export type ControllerToolRequirements = { [Name in keyof Tools]: Effect.Effect.Context<ReturnType<Tools[Name]["run"]>> }[keyof Tools]
+
+/** Every controller tool of `/api/call` and `/api/rpc`, by name: one file of tools per feature folder. */
+export const controllerTools: ToolRegistry<ControllerToolRequirements> = tools

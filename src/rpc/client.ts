@@ -2,12 +2,20 @@ import { settingsOf } from "../services/Settings.js"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcClientError, RpcSerialization } from "@effect/rpc"
 import { Effect, Layer, Option, Schema, type Scope, Stream } from "effect"
-import { type StoredRunState, type ToolName, type ToolPayloadInput, ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
+import {
+  type StoredRunState,
+  type ToolName,
+  type ToolPayload,
+  type ToolPayloadInput,
+  ToolPayloads,
+  type ToolResultOf,
+  unknownToolMessage
+} from "../domain/contracts.js"
 import { controllerError, invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
-import { describeParseError, type ToolResult } from "../domain/toolResult.js"
-import { ensureKnownController } from "../programs/ensureController.js"
+import { describeParseError } from "../domain/toolResult.js"
+import { ensureKnownController } from "../programs/controller/ensureController.js"
 import { bearer, ControllerClient, type KnownController } from "../services/ControllerClient.js"
 import { FileStore } from "../services/FileStore.js"
 import { ControllerRpcs } from "./group.js"
@@ -19,7 +27,7 @@ import { ControllerRpcs } from "./group.js"
 export type CallTool = <Name extends ToolName>(
   name: Name,
   payload: ToolPayloadInput<Name>
-) => Effect.Effect<ToolResult, ToolFailure>
+) => Effect.Effect<ToolResultOf<Name>, ToolFailure>
 
 const describeClientError = (error: RpcClientError.RpcClientError) => {
   const cause = error.cause
@@ -35,9 +43,9 @@ const describeClientError = (error: RpcClientError.RpcClientError) => {
  * Checks a payload against the tool's contract before it is sent, with the message the daemon would
  * give: the RPC client would otherwise turn a payload it cannot encode into a defect.
  */
-const decodePayload = (name: string, payload: unknown) =>
+const decodePayload = <Name extends ToolName>(name: Name, payload: unknown): Effect.Effect<ToolPayload<Name>, ToolFailure> =>
   Object.hasOwn(ToolPayloads, name)
-    ? Schema.decodeUnknown(ToolPayloads[name as ToolName] as Schema.Schema<unknown, unknown>)(payload ?? {}).pipe(
+    ? Schema.decodeUnknown(ToolPayloads[name] as Schema.Schema<ToolPayload<Name>, unknown>)(payload ?? {}).pipe(
       Effect.mapError((error) => invalidArgument(describeParseError(error)))
     )
     : Effect.fail(invalidArgument(unknownToolMessage(name)))
@@ -54,8 +62,27 @@ export type WatchRun = (runId: string) => Stream.Stream<StoredRunState, ToolFail
 export const makeControllerRpcClient = (controller: KnownController) =>
   Effect.gen(function*() {
     const client = yield* RpcClient.make(ControllerRpcs, { flatten: true })
-    // Typed by `CallTool` for callers; here the payload has been decoded with that tool's own Schema.
-    const send = client as unknown as (name: string, payload: unknown) => Effect.Effect<ToolResult, ToolFailure | RpcClientError.RpcClientError>
+    const senders: {
+      readonly [Name in ToolName]: (payload: ToolPayload<Name>) => Effect.Effect<ToolResultOf<Name>, ToolFailure | RpcClientError.RpcClientError>
+    } = {
+      get_state: (payload) => client("get_state", payload),
+      get_run: (payload) => client("get_run", payload),
+      list_runs: (payload) => client("list_runs", payload),
+      cancel_run: (payload) => client("cancel_run", payload),
+      list_threads: (payload) => client("list_threads", payload),
+      list_threads_progress: (payload) => client("list_threads_progress", payload),
+      inspect_thread: (payload) => client("inspect_thread", payload),
+      synthesize_request: (payload) => client("synthesize_request", payload),
+      infer_working_directory: (payload) => client("infer_working_directory", payload),
+      get_report: (payload) => client("get_report", payload),
+      prepare_run: (payload) => client("prepare_run", payload),
+      start_run: (payload) => client("start_run", payload),
+      make_portfolio: (payload) => client("make_portfolio", payload),
+      get_batch: (payload) => client("get_batch", payload),
+      cancel_batch: (payload) => client("cancel_batch", payload)
+    }
+    const send = <Name extends ToolName>(name: Name, payload: ToolPayload<Name>) => senders[name](payload)
+    // The payload is decoded with the tool's own Schema first: the RPC client would make a defect of one it cannot encode.
     const call: CallTool = (name, payload) =>
       Effect.flatMap(decodePayload(name, payload), (decoded) => send(name, decoded)).pipe(
         Effect.catchTag("RpcClientError", (error) => Effect.fail(invalidArgument(describeClientError(error))))

@@ -1,14 +1,19 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Effect, type Schema, Stream } from "effect"
-import { RunIdPayload, StoredRunState, type ToolName, ToolPayloads, ToolResultSchema } from "../domain/contracts.js"
+import { Effect, Stream } from "effect"
+import {
+  RunIdPayload,
+  StoredRunState,
+  type ToolName,
+  type ToolPayload,
+  ToolPayloads,
+  type ToolResultOf,
+  ToolResults
+} from "../domain/contracts.js"
 import { isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
-import type { ControllerTool } from "../programs/controllerTools.js"
-import { watchRun } from "../programs/runs.js"
+import type { ControllerTool, ToolRegistry } from "../programs/controller/tool.js"
+import { watchRun } from "../programs/runs/watch.js"
 
 export { ToolResultSchema } from "../domain/contracts.js"
-
-/** One procedure of the controller: the tool's argument Schema, its result, and its failures by kind. */
-export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResultSchema, typeof ToolFailure>
 
 /**
  * `watch_run`: a run's state now and at every change, ending with its final state. Not a tool (a page
@@ -16,56 +21,37 @@ export type ToolRpc = Rpc.Rpc<string, Schema.Schema<any, any>, typeof ToolResult
  */
 export const WatchRun = Rpc.make("watch_run", { payload: RunIdPayload, success: StoredRunState, error: ToolFailure, stream: true })
 
-export type ControllerRpcGroup = RpcGroup.RpcGroup<ToolRpc | typeof WatchRun>
-
-/** The procedure of one tool; the tool's own Schema is the payload, so it is declared only once. */
-export const toolRpc = (name: string, tool: Pick<ControllerTool<unknown>, "payload">): ToolRpc =>
-  Rpc.make(name, { payload: tool.payload, success: ToolResultSchema, error: ToolFailure })
+/** The procedure of one tool: its payload and result Schemas from the contracts, its failures by kind. */
+const toolRpc = <const Name extends ToolName>(name: Name) =>
+  Rpc.make(name, { payload: ToolPayloads[name], success: ToolResults[name], error: ToolFailure })
 
 /**
- * The controller's tools as an `@effect/rpc` group, derived from a tool registry (name → tool).
- * The daemon serves its registry this way at `POST /api/rpc`.
- */
-export const makeControllerRpcs = (tools: Readonly<Record<string, Pick<ControllerTool<unknown>, "payload">>>): ControllerRpcGroup =>
-  RpcGroup.make(...Object.entries(tools).map(([name, tool]) => toolRpc(name, tool)), WatchRun)
-
-const contractRpc = <const Name extends ToolName>(name: Name) =>
-  Rpc.make(name, { payload: ToolPayloads[name], success: ToolResultSchema, error: ToolFailure })
-
-/**
- * Every controller tool as a procedure typed from the contracts (`ToolPayloads`): what clients
- * build their `RpcClient` from, so a payload is checked by the compiler before it is sent.
+ * Every controller tool as a procedure typed from the contracts (`ToolPayloads`, `ToolResults`): what the
+ * daemon serves at `POST /api/rpc` and clients build their `RpcClient` from, so a payload and a result
+ * are checked by the compiler on both sides.
  */
 export const ControllerRpcs = RpcGroup.make(
-  contractRpc("get_state"),
-  contractRpc("get_run"),
-  contractRpc("list_runs"),
-  contractRpc("cancel_run"),
-  contractRpc("list_threads"),
-  contractRpc("list_threads_progress"),
-  contractRpc("inspect_thread"),
-  contractRpc("synthesize_request"),
-  contractRpc("infer_working_directory"),
-  contractRpc("get_report"),
-  contractRpc("prepare_run"),
-  contractRpc("start_run"),
-  contractRpc("make_portfolio"),
-  contractRpc("get_batch"),
-  contractRpc("cancel_batch"),
+  toolRpc("get_state"),
+  toolRpc("get_run"),
+  toolRpc("list_runs"),
+  toolRpc("cancel_run"),
+  toolRpc("list_threads"),
+  toolRpc("list_threads_progress"),
+  toolRpc("inspect_thread"),
+  toolRpc("synthesize_request"),
+  toolRpc("infer_working_directory"),
+  toolRpc("get_report"),
+  toolRpc("prepare_run"),
+  toolRpc("start_run"),
+  toolRpc("make_portfolio"),
+  toolRpc("get_batch"),
+  toolRpc("cancel_batch"),
   WatchRun
 )
+export type ControllerRpcGroup = typeof ControllerRpcs
 
-/**
- * The handlers of a group: each runs its tool with the payload the server has decoded with the tool's
- * Schema. `/api/call` runs the same tools through `callTool` (same Schema, same messages).
- */
-export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) => ({
-  ...Object.fromEntries(Object.entries(tools).map(([name, tool]) => [
-    name,
-    (payload: unknown) => Effect.mapError(Effect.tapError(tool.run(payload), logInternal), publicFailure)
-  ])),
-  watch_run: ({ run_id }: { readonly run_id: string }) => Stream.mapError(Stream.tapError(watchRun(run_id), logInternal), publicFailure)
-})
+/** The group the daemon serves (every tool of the registry, and `watch_run`). */
+export const makeControllerRpcs = (): ControllerRpcGroup => ControllerRpcs
 
 /**
  * A storage failure is the controller's, not the caller's: logged, and answered like /api/call's 500, as
@@ -73,3 +59,30 @@ export const toolHandlers = <R>(tools: Readonly<Record<string, ControllerTool<R>
  */
 const logInternal = (error: ToolFailure) =>
   isInternalFailure(error) ? Effect.logError(`Controller request failed: ${error.message}`) : Effect.void
+
+const handle = <Name extends ToolName, R>(tool: ControllerTool<Name, R>) =>
+(payload: ToolPayload<Name>): Effect.Effect<ToolResultOf<Name>, ToolFailure, R> =>
+  Effect.mapError(Effect.tapError(tool.run(payload), logInternal), publicFailure)
+
+/**
+ * The handlers of the group: each runs its tool with the payload the server has decoded with the tool's
+ * Schema and answers its typed result. `/api/call` runs the same tools through `callTool`.
+ */
+export const toolHandlers = <R>(tools: ToolRegistry<R>) => ({
+  get_state: handle(tools.get_state),
+  get_run: handle(tools.get_run),
+  list_runs: handle(tools.list_runs),
+  cancel_run: handle(tools.cancel_run),
+  list_threads: handle(tools.list_threads),
+  list_threads_progress: handle(tools.list_threads_progress),
+  inspect_thread: handle(tools.inspect_thread),
+  synthesize_request: handle(tools.synthesize_request),
+  infer_working_directory: handle(tools.infer_working_directory),
+  get_report: handle(tools.get_report),
+  prepare_run: handle(tools.prepare_run),
+  start_run: handle(tools.start_run),
+  make_portfolio: handle(tools.make_portfolio),
+  get_batch: handle(tools.get_batch),
+  cancel_batch: handle(tools.cancel_batch),
+  watch_run: ({ run_id }: { readonly run_id: string }) => Stream.mapError(Stream.tapError(watchRun(run_id), logInternal), publicFailure)
+})

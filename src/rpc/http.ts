@@ -3,7 +3,7 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Either, Schema, type Scope } from "effect"
 import { controllerError, ToolFailure } from "../domain/errors.js"
 import { describeParseError } from "../domain/toolResult.js"
-import { type ControllerTool, unknownToolError } from "../programs/controllerTools.js"
+import { type ToolRegistry, unknownToolError } from "../programs/controller/tool.js"
 import { readRequestBody } from "../http/requestBody.js"
 import { jsonResponse } from "../http/responses.js"
 import { Activity } from "../services/Activity.js"
@@ -89,14 +89,10 @@ const typedFailure = (type: MediaType, requestId: string, error: ToolFailure) =>
  * payload answers a typed `ControllerError` with the message `/api/call` gives; a malformed body 400.
  * Build it inside the daemon's scope: the two RPC servers live as long as that scope.
  */
-export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<R>>>) =>
+export const makeRpcHttpApp = <R>(tools: ToolRegistry<R>) =>
   Effect.gen(function*() {
-    const group = makeControllerRpcs(tools)
-    const handlers = yield* group.toHandlersContext(toolHandlers(tools) as never) as Effect.Effect<
-      Effect.Effect.Success<ReturnType<typeof group.toHandlersContext>>,
-      never,
-      R
-    >
+    const group = makeControllerRpcs()
+    const handlers = yield* group.toHandlersContext(toolHandlers(tools))
     const serve = (type: MediaType) =>
       RpcServer.toHttpApp(group).pipe(
         Effect.provide(handlers),
@@ -128,7 +124,7 @@ export const makeRpcHttpApp = <R>(tools: Readonly<Record<string, ControllerTool<
       if (rpc === undefined) {
         return typedFailure(type, id, unknownToolError(tag))
       }
-      const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema)(payload))
+      const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema as Schema.Schema<unknown, unknown>)(payload))
       if (Either.isLeft(decoded)) return typedFailure(type, id, controllerError(describeParseError(decoded.left)))
       // The body has been read here; the RPC server reads the same text from an equivalent request.
       const forwarded = HttpServerRequest.fromWeb(

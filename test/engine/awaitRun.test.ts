@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, TestClock } from "effect"
 import * as path from "node:path"
 import { initialRunState } from "../../src/domain/runState.js"
-import { awaitRun } from "../../src/programs/runs.js"
+import { awaitRun } from "../../src/programs/runs/watch.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { makeEngine, settle } from "./support.js"
 

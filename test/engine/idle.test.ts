@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Option, Ref, TestClock } from "effect"
-import { awaitIdle, daemonIdleRule } from "../../src/programs/idle.js"
+import { awaitIdle, daemonIdleRule } from "../../src/programs/controller/idle.js"
 import { Activity } from "../../src/services/Activity.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { launch, makeEngine, settle, settledUntil, stateOf, writeGreeting } from "./support.js"

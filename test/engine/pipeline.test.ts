@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Ref, TestClock } from "effect"
 import * as path from "node:path"
 import type { PhaseId } from "../../src/domain/runState.js"
-import { cancelRun } from "../../src/programs/runs.js"
+import { cancelRun } from "../../src/programs/runs/cancel.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { type EngineHooks, launch, makeEngine, type Respond, retryable, settle, settledUntil, stateOf, writeGreeting } from "./support.js"
 

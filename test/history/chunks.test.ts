@@ -4,7 +4,7 @@ import { describe, expect } from "vitest"
 import type { FileOperation } from "../../src/domain/history/changes.js"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING, splitPoints } from "../../src/domain/history/chunks.js"
 import type { RequestTurn } from "../../src/domain/history/request.js"
-import { inspectThread, SAMPLE_NOT_SPLIT, SINGLE_PROMPT_NOT_SPLIT } from "../../src/programs/threads.js"
+import { inspectThread, SAMPLE_NOT_SPLIT, SINGLE_PROMPT_NOT_SPLIT } from "../../src/programs/threads/threads.js"
 import { CLAUDE_HOME, historyLayer, settingsFor } from "./support.js"
 
 const turn = (uuid: string, timestamp: string, text: string, overrides: Partial<RequestTurn> = {}): RequestTurn => ({

@@ -3,19 +3,17 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
-import { getState } from "../../src/programs/controllerTools.js"
+import { getState } from "../../src/programs/controller/tools.js"
+import { Batches } from "../../src/services/Batches.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { historyLayer, scratch, settingsFor } from "../history/support.js"
 
 const root = scratch("get-state-")
 const settings = settingsFor(path.join(root, "claude"), { runRoot: path.join(root, "runs") })
 fs.mkdirSync(settings.runRoot, { recursive: true, mode: 0o700 })
-const layer = RunStore.Default.pipe(Layer.provideMerge(historyLayer(settings)))
+const layer = Layer.mergeAll(RunStore.Default, Batches.Default).pipe(Layer.provideMerge(historyLayer(settings)))
 
-const recentRuns = Effect.map(getState.run({}), (answer) =>
-  (answer.structuredContent!.state as { recent_runs: Array<{ run_id: string; status: string }> }).recent_runs.map(
-    (run) => `${run.run_id}:${run.status}`
-  ))
+const recentRuns = Effect.map(getState, (answer) => answer.state.recent_runs.map((run) => `${run.run_id}:${run.status}`))
 
 it.effect("answers from the run store: a run this controller creates or changes shows in the next answer", () =>
   Effect.gen(function*() {
@@ -41,12 +39,12 @@ it.effect("lists the 12 most recent of this controller's runs, newest first", ()
 
 it.effect("gives the same answer object while nothing changed, and a new one once a run changes", () =>
   Effect.gen(function*() {
-    const first = yield* getState.run({})
-    expect(yield* getState.run({})).toBe(first)
+    const first = yield* getState
+    expect(yield* getState).toBe(first)
     const runs = yield* RunStore
     yield* runs.create({ runId: "run-zz", coordinatorPid: process.pid })
-    const second = yield* getState.run({})
+    const second = yield* getState
     expect(second).not.toBe(first)
-    expect((second.structuredContent!.state as { recent_runs: Array<{ run_id: string }> }).recent_runs[0]!.run_id).toBe("run-zz")
-    expect(yield* getState.run({})).toBe(second)
+    expect(second.state.recent_runs[0]!.run_id).toBe("run-zz")
+    expect(yield* getState).toBe(second)
   }).pipe(Effect.provide(layer)))

@@ -2,7 +2,7 @@ import { it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { expect } from "vitest"
 import type { RunState } from "../../src/domain/runState.js"
-import { watchRun } from "../../src/programs/runs.js"
+import { watchRun } from "../../src/programs/runs/watch.js"
 import { RunStore, type RunsSnapshot } from "../../src/services/RunStore.js"
 import { makeTestLayer } from "../support/testLayers.js"
 

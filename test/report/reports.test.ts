@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { getReport, getReportText, openReportDownload } from "../../src/programs/reports.js"
+import { getReport, getReportText, openReportDownload } from "../../src/programs/reports/reports.js"
 import { FileStore } from "../../src/services/FileStore.js"
 
 const withFiles = <A, E>(effect: Effect.Effect<A, E, FileStore>) => Effect.provide(effect, FileStore.Default)

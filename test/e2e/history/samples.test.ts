@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { listThreads } from "../../../src/programs/threadList.js"
-import { inspectThread, threadRecordById } from "../../../src/programs/threads.js"
+import { listThreads } from "../../../src/programs/threads/threadList.js"
+import { inspectThread, threadRecordById } from "../../../src/programs/threads/threads.js"
 import { historyLayer, scratch, settingsFor } from "../../history/support.js"
 
 const settings = settingsFor(scratch("empty-claude-home-"))

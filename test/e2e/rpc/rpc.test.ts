@@ -1,11 +1,10 @@
-import { Chunk, Effect, Either, Fiber, Stream } from "effect"
+import { Chunk, Effect, Either, Fiber, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { ToolName } from "../../../src/domain/contracts.js"
+import { StateResult, ThreadList, type ToolName } from "../../../src/domain/contracts.js"
 import { isControllerError, type ToolFailure } from "../../../src/domain/errors.js"
-import type { ToolResult } from "../../../src/domain/toolResult.js"
 import { LauncherLive } from "../../../src/layers.js"
 import { findController, makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
@@ -32,12 +31,12 @@ const call = (name: string, payload: unknown, token = daemon.token, apiToken = d
     return yield* Effect.either(caller(name as ToolName, payload as never))
   })))
 
-const success = (answer: Either.Either<ToolResult, ToolFailure>) => {
+const success = <A>(answer: Either.Either<A, ToolFailure>) => {
   if (Either.isLeft(answer)) throw new Error(`Expected a result, got: ${answer.left.message}`)
   return answer.right
 }
 
-const failure = (answer: Either.Either<ToolResult, ToolFailure>) => {
+const failure = <A>(answer: Either.Either<A, ToolFailure>) => {
   if (Either.isRight(answer)) throw new Error(`Expected a ControllerError, got: ${JSON.stringify(answer.right)}`)
   expect(isControllerError(answer.left)).toBe(true)
   return answer.left.message
@@ -63,30 +62,24 @@ const request = (tag: string, payload: unknown, id = "7") =>
 
 describe("POST /api/rpc through the RPC client", () => {
   it("answers list_runs with every run of the run root, and refuses a bad filter with a typed error", writesNothing(async () => {
-    const listed = success(await call("list_runs", {})).structuredContent as { runs: Array<unknown>; total: number; limit: number }
+    const listed = success(await call("list_runs", {}))
     expect(listed).toMatchObject({ total: 0, limit: 50 })
     expect(failure(await call("list_runs", { status: "done" }))).toBe("status: must be one of running, completed, failed, cancelled.")
   }))
 
   it("answers get_state with this controller's identity", async () => {
-    const result = success(await call("get_state", {}))
-    const state = result.structuredContent?.state as { controller_session_id: string; run_root: string }
+    // The procedure answers the typed result (StateResult); the text is /api/call's and MCP's rendering.
+    const { state } = Schema.decodeUnknownSync(StateResult)(success(await call("get_state", {})))
     expect(state.controller_session_id).toBe(daemon.sessionId)
     expect(state.run_root).toBe(daemon.runRoot)
-    expect(result.content[0]?.text).toBe("Codex Replay is ready.")
+    expect(state.batch).toBeNull()
   })
 
   it("lists and searches the imported threads of the fixtures", async () => {
-    const all = success(await call("list_threads", { limit: 100 })).structuredContent as {
-      total: number
-      threads: ReadonlyArray<{ title: string; imported_thread_id: string }>
-    }
+    const all = Schema.decodeUnknownSync(ThreadList)(success(await call("list_threads", { limit: 100 })))
     expect(all.total).toBeGreaterThan(1)
     const first = all.threads[0]!
-    const found = success(await call("list_threads", { query: first.imported_thread_id })).structuredContent as {
-      total: number
-      threads: ReadonlyArray<{ imported_thread_id: string }>
-    }
+    const found = Schema.decodeUnknownSync(ThreadList)(success(await call("list_threads", { query: first.imported_thread_id })))
     expect(found.total).toBe(1)
     expect(found.threads[0]?.imported_thread_id).toBe(first.imported_thread_id)
   })
@@ -160,7 +153,7 @@ describe("an embedding program", () => {
       return { controller, state: yield* caller("get_state", {}) }
     })).pipe(Effect.provide(LauncherLive)))
     expect(result.controller).toMatchObject({ sessionId: daemon.sessionId, port: daemon.port, apiToken: daemon.apiToken })
-    expect((result.state.structuredContent?.state as { controller_session_id: string }).controller_session_id).toBe(daemon.sessionId)
+    expect(result.state.state.controller_session_id).toBe(daemon.sessionId)
   })
 })
 
@@ -394,7 +387,7 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
     })))
     if (Either.isRight(answers.broken)) throw new Error("Expected the storage failure to fail the call.")
     expect(answers.broken.left).toMatchObject({ _tag: "StorageError", message: "The local controller encountered an error." })
-    expect(success(answers.after).structuredContent).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
+    expect(success(answers.after)).toMatchObject({ state: { controller_session_id: daemon.sessionId } })
     const deadline = Date.now() + 2_000
     while (!daemon.output().includes("Cannot read run.log") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
     expect(daemon.output()).toContain("Cannot read run.log")

@@ -9,7 +9,7 @@ import {
   type SynthesisInput,
   synthesizeRequest,
   type WorkingDirectoryInput
-} from "../../../src/programs/requestSynthesis.js"
+} from "../../../src/programs/threads/requestSynthesis.js"
 import { CodexWorker, type FakeAnswer } from "../../../src/services/CodexWorker.js"
 import { FileStore } from "../../../src/services/FileStore.js"
 import { fakeCodexLayer, scratch } from "../../worker/support.js"

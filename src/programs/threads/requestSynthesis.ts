@@ -1,10 +1,10 @@
 import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
-import { CodexWorker } from "../services/CodexWorker.js"
-import { FileStore } from "../services/FileStore.js"
-import { Settings } from "../services/Settings.js"
+import { controllerError } from "../../domain/errors.js"
+import { CodexWorker } from "../../services/CodexWorker.js"
+import { FileStore } from "../../services/FileStore.js"
+import { Settings } from "../../services/Settings.js"
 
 /** The two LLM-backed controller tools of docs/security.md, as programs over plain thread data. */
 

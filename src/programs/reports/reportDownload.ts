@@ -1,9 +1,9 @@
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError } from "../domain/errors.js"
-import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
-import { FileStore } from "../services/FileStore.js"
-import { RunStore } from "../services/RunStore.js"
+import { conflict, controllerError } from "../../domain/errors.js"
+import { MAX_STATE_BYTES, STATE_FILE } from "../../domain/product.js"
+import { FileStore } from "../../services/FileStore.js"
+import { RunStore } from "../../services/RunStore.js"
 import { openReportDownload } from "./reports.js"
 
 /**

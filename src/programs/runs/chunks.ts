@@ -1,13 +1,13 @@
 import { Effect, Either } from "effect"
-import { chunkRequest } from "../domain/history/chunks.js"
-import type { EarlierFile } from "../domain/history/chunkWork.js"
-import type { ThreadRecord } from "../domain/history/session.js"
-import { controllerError } from "../domain/errors.js"
-import { isChunk, type RunConfiguration } from "../domain/runConfig.js"
-import { excerpt } from "../domain/toolResult.js"
-import { ClaudeHistory } from "../services/ClaudeHistory.js"
-import type { CarriedContent } from "../services/Workspace.js"
-import { chunkOffer } from "./threads.js"
+import { chunkRequest } from "../../domain/history/chunks.js"
+import type { EarlierFile } from "../../domain/history/chunkWork.js"
+import type { ThreadRecord } from "../../domain/history/session.js"
+import { controllerError } from "../../domain/errors.js"
+import { isChunk, type RunConfiguration } from "../../domain/runConfig.js"
+import { excerpt } from "../../domain/toolResult.js"
+import { ClaudeHistory } from "../../services/ClaudeHistory.js"
+import type { CarriedContent } from "../../services/Workspace.js"
+import { chunkOffer } from "../threads/threads.js"
 
 /** What prepare_run answers and a chunk's run state records about where the chunk starts. */
 export interface ChunkFacts {

@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect } from "effect"
-import { Activity } from "../services/Activity.js"
-import { RunSupervisor } from "../services/RunSupervisor.js"
+import { Activity } from "../../services/Activity.js"
+import { RunSupervisor } from "../../services/RunSupervisor.js"
 
 export interface IdleRule {
   readonly timeoutMillis: number

@@ -1,25 +1,25 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
 import * as path from "node:path"
-import type { ControllerError, StorageError } from "../domain/errors.js"
-import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../domain/product.js"
-import { type Download, makeControllerApp } from "../http/controllerApp.js"
-import { loadStaticAssets } from "../services/internal/staticAssets.js"
-import { makeRpcHttpApp } from "../rpc/http.js"
-import { ControllerRuntime } from "../services/ControllerRuntime.js"
-import { FileStore } from "../services/FileStore.js"
-import { RunStore } from "../services/RunStore.js"
-import { RunSupervisor } from "../services/RunSupervisor.js"
-import { Settings } from "../services/Settings.js"
-import type { ControllerTool } from "./controllerTools.js"
-import { awaitIdle, daemonBusy, daemonIdleRule } from "./idle.js"
-import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./reconcile.js"
+import type { ControllerError, StorageError } from "./domain/errors.js"
+import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "./domain/product.js"
+import { type Download, makeControllerApp } from "./http/controllerApp.js"
+import { loadStaticAssets } from "./services/internal/staticAssets.js"
+import { makeRpcHttpApp } from "./rpc/http.js"
+import { ControllerRuntime } from "./services/ControllerRuntime.js"
+import { FileStore } from "./services/FileStore.js"
+import { RunStore } from "./services/RunStore.js"
+import { RunSupervisor } from "./services/RunSupervisor.js"
+import { Settings } from "./services/Settings.js"
+import type { ToolRegistry } from "./programs/controller/tool.js"
+import { awaitIdle, daemonBusy, daemonIdleRule } from "./programs/controller/idle.js"
+import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./programs/reconcile.js"
 
 /** While a run is active the idle rule looks again this often. */
 const BUSY_POLL_MILLIS = 250
 
 export interface DaemonOptions<RT, RD, RS = never> {
-  readonly tools: Record<string, ControllerTool<RT>>
+  readonly tools: ToolRegistry<RT>
   /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
   readonly afterReconcile?: Effect.Effect<unknown, ControllerError | StorageError, RS>
   readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>

@@ -1,16 +1,15 @@
 import { Clock, DateTime, Effect, Either } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError, isControllerError, notFound } from "../domain/errors.js"
-import { MakePortfolioArguments } from "../domain/contracts.js"
-import { isRunId } from "../domain/ids.js"
-import { timestampedId } from "../domain/ids.js"
-import { renderPortfolioHtml } from "../domain/portfolio/html.js"
-import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../domain/portfolio/portfolio.js"
-import { excerpt, toolSuccess } from "../domain/toolResult.js"
-import { FileStore } from "../services/FileStore.js"
-import { RunStore } from "../services/RunStore.js"
-import { defineTool } from "./controllerTools.js"
-import { locateReport } from "./reports.js"
+import { conflict, controllerError, isControllerError, notFound } from "../../domain/errors.js"
+import { isRunId } from "../../domain/ids.js"
+import { timestampedId } from "../../domain/ids.js"
+import { renderPortfolioHtml } from "../../domain/portfolio/html.js"
+import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../../domain/portfolio/portfolio.js"
+import { excerpt } from "../../domain/toolResult.js"
+import type { PortfolioResult } from "../../domain/contracts.js"
+import { FileStore } from "../../services/FileStore.js"
+import { RunStore } from "../../services/RunStore.js"
+import { locateReport } from "../reports/reports.js"
 
 export const PORTFOLIOS_DIRECTORY = "portfolios"
 export const PORTFOLIO_JSON_FILE = "portfolio.json"
@@ -97,7 +96,7 @@ export const recentCompletedRunIds = (count: number) =>
     states.filter((state) => state.status === "completed").slice(0, count).map((state) => state.run_id))
 
 /** One sentence per model: wins, ties and losses, and the sign test. */
-export const portfolioText = (portfolio: Portfolio) =>
+export const portfolioText = (portfolio: PortfolioResult["portfolio"]) =>
   [
     `Portfolio of ${portfolio.run_ids.length} run(s).`,
     ...portfolio.models.map((model) => {
@@ -106,14 +105,3 @@ export const portfolioText = (portfolio: Portfolio) =>
       return `${model.model}: ${overall.wins.count} win(s), ${overall.ties.count} tie(s), ${overall.losses.count} loss(es) against Claude; ${p}.`
     })
   ].join(" ")
-
-/** `make_portfolio {run_ids, include_html?}`: writes the portfolio and answers it with its paths. */
-export const makePortfolioTool = defineTool(MakePortfolioArguments, ({ include_html, run_ids }) =>
-  Effect.map(makePortfolio(run_ids), (written) =>
-    toolSuccess(portfolioText(written.portfolio), {
-      portfolio_id: written.portfolio.portfolio_id,
-      portfolio: written.portfolio,
-      portfolio_json: written.portfolio_json,
-      portfolio_html: written.portfolio_html,
-      ...(include_html === true ? { html: written.html, html_file_name: `codex-replay-${written.portfolio.portfolio_id}.html` } : {})
-    })))

@@ -1,18 +1,18 @@
 import { Effect, Either } from "effect"
-import { InspectThreadArguments } from "../domain/threadContracts.js"
-import { type ControllerError, controllerError } from "../domain/errors.js"
-import { assessCapabilities, type Capability } from "../domain/history/capabilities.js"
-import type { ModelOption } from "../domain/history/models.js"
-import { REQUEST_SYNTHESIS_MODEL } from "../domain/history/request.js"
-import { type ChunkSelection, chunkSelection, type SplitPoint } from "../domain/history/chunks.js"
-import type { ThreadRecord } from "../domain/history/session.js"
-import { Baseline, type BaselineProposal, type StateKind } from "../services/Baseline.js"
-import { ClaudeHistory, type ThreadInspection } from "../services/ClaudeHistory.js"
-import { CodexModels } from "../services/CodexModels.js"
-import { isSampleThreadId, type SampleManifest, Samples } from "../services/Samples.js"
+import { InspectThreadArguments } from "../../domain/threadContracts.js"
+import { type ControllerError, controllerError } from "../../domain/errors.js"
+import { assessCapabilities, type Capability } from "../../domain/history/capabilities.js"
+import type { ModelOption } from "../../domain/history/models.js"
+import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
+import { type ChunkSelection, chunkSelection, type SplitPoint } from "../../domain/history/chunks.js"
+import type { ThreadRecord } from "../../domain/history/session.js"
+import { Baseline, type BaselineProposal, type StateKind } from "../../services/Baseline.js"
+import { ClaudeHistory, type ThreadInspection } from "../../services/ClaudeHistory.js"
+import { CodexModels } from "../../services/CodexModels.js"
+import { isSampleThreadId, type SampleManifest, Samples } from "../../services/Samples.js"
 import { decodeArguments } from "./threadList.js"
 
-export { InspectThreadArguments } from "../domain/threadContracts.js"
+export { InspectThreadArguments } from "../../domain/threadContracts.js"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 
@@ -245,5 +245,5 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   } satisfies InspectThreadResult
 })
 
-export const inspectThreadText = (result: InspectThreadResult) =>
+export const inspectThreadText = (result: { readonly thread: { readonly source: string } }) =>
   result.thread.source === "sample" ? "Sample thread inspected." : "Imported thread inspected."

@@ -1,11 +1,11 @@
-import { settingsOf } from "../services/Settings.js"
-import { Effect, Option } from "effect"
-import { controllerOrigin } from "../domain/product.js"
-import { VERSION } from "../services/internal/packageInfo.js"
-import { controllerError } from "../domain/errors.js"
-import { newControllerSessionId } from "../domain/ids.js"
-import { ControllerClient, type KnownController, settingsMismatch } from "../services/ControllerClient.js"
-import { controllerSettingsOf, launchUrlOf } from "../services/ControllerRuntime.js"
+import { settingsOf } from "../../services/Settings.js"
+import { Effect, Either, Option } from "effect"
+import { controllerOrigin } from "../../domain/product.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import { controllerError } from "../../domain/errors.js"
+import { newControllerSessionId } from "../../domain/ids.js"
+import { ControllerClient, type KnownController, settingsMismatch } from "../../services/ControllerClient.js"
+import { controllerSettingsOf, launchUrlOf } from "../../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
 
 /** A controller to talk to, and in one sentence which one it is and why it was chosen. */
@@ -38,13 +38,11 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
     }
     const sessionId = yield* newControllerSessionId
     const cliPath = settings.codexCliPath
-    const result = yield* openController({
+    const result = yield* Effect.either(openController({
       controller_session_id: sessionId,
       ...(cliPath !== undefined && cliPath.startsWith("/") ? { codex_cli_path: cliPath } : {})
-    }, env, home)
-    if (result.isError === true || typeof result.structuredContent?.launch_url !== "string") {
-      return yield* controllerError(result.content[0]?.text ?? "The controller did not start.")
-    }
+    }, env, home))
+    if (Either.isLeft(result)) return yield* controllerError(result.left)
     const launched = yield* client.readRuntime(settings.controllersRoot, sessionId)
     if (Option.isNone(launched)) return yield* controllerError("The controller started without a readable runtime file.")
     const other = live[0]

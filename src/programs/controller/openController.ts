@@ -1,22 +1,22 @@
-import { settingsOf } from "../services/Settings.js"
-import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
+import { settingsOf } from "../../services/Settings.js"
+import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
-import { AttemptFile } from "../domain/contracts.js"
-import { conflict, controllerError, isInternalFailure, publicFailure } from "../domain/errors.js"
-import { isControllerSessionId } from "../domain/ids.js"
+import { AttemptFile, CODEX_CLI_PATH_MESSAGE, OpenControllerArguments, type OpenControllerResult } from "../../domain/contracts.js"
+import { conflict, controllerError, isInternalFailure, publicFailure } from "../../domain/errors.js"
 import {
   ATTEMPT_FILE,
   ATTEMPT_MAX_BYTES,
   CONTROLLER_LOG_FILE,
   compareVersions,
   controllerOrigin
-} from "../domain/product.js"
-import { VERSION } from "../services/internal/packageInfo.js"
-import type { ResolvedSettings } from "../domain/settings.js"
-import { excerpt, type ToolResult, toolFailure, toolSuccess } from "../domain/toolResult.js"
-import { ControllerClient } from "../services/ControllerClient.js"
-import { FileStore } from "../services/FileStore.js"
-import { launchUrlOf } from "../services/ControllerRuntime.js"
+} from "../../domain/product.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import type { ResolvedSettings } from "../../domain/settings.js"
+import { describeParseError } from "../../domain/toolResult.js"
+import { isControllerSessionId } from "../../domain/ids.js"
+import { ControllerClient } from "../../services/ControllerClient.js"
+import { FileStore } from "../../services/FileStore.js"
+import { launchUrlOf } from "../../services/ControllerRuntime.js"
 
 const READY_WITHIN = Duration.seconds(8)
 
@@ -26,35 +26,30 @@ export interface OpenControllerInput {
 }
 
 /** The controller's address with its API token, which the browser trades for a cookie as it opens it. */
-export const readyResult = (sessionId: string, port: number, apiToken: string | undefined): ToolResult => {
-  const launchUrl = launchUrlOf(controllerOrigin(port), apiToken)
-  return toolSuccess(`Codex Replay is ready. [Open Codex Replay](${launchUrl})`, {
-    prepared: true,
-    opened: false,
-    launch_url: launchUrl,
-    controller_session_id: sessionId
-  })
-}
+export const readyResult = (sessionId: string, port: number, apiToken: string | undefined): OpenControllerResult => ({
+  prepared: true,
+  opened: false,
+  launch_url: launchUrlOf(controllerOrigin(port), apiToken),
+  controller_session_id: sessionId
+})
+
+/** The text MCP shows beside a ready controller. */
+export const openControllerText = (result: OpenControllerResult) => `Codex Replay is ready. [Open Codex Replay](${result.launch_url})`
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
 
-/** Checks everything about the request before anything touches the disk. */
+/** Checks everything about the request before anything touches the disk: its Schema, then the executable. */
 export const validateLaunchInput = (input: unknown) =>
   Effect.gen(function*() {
-    const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>
-    const unknown = Object.keys(args).filter((key) => key !== "controller_session_id" && key !== "codex_cli_path")
-    if (unknown.length > 0) return yield* controllerError(`Unknown argument: ${unknown.map(excerpt).join(", ")}.`)
-    const sessionId = args.controller_session_id
-    if (typeof sessionId !== "string" || !isControllerSessionId(sessionId)) {
-      return yield* controllerError("The controller session ID is invalid.")
-    }
+    const args = yield* Either.match(Schema.decodeUnknownEither(OpenControllerArguments)(input ?? {}), {
+      onLeft: (error) => Effect.fail(controllerError(describeParseError(error))),
+      onRight: Effect.succeed
+    })
     const cliPath = args.codex_cli_path
-    if (cliPath === undefined) return { controller_session_id: sessionId } satisfies OpenControllerInput
+    if (cliPath === undefined) return { controller_session_id: args.controller_session_id } satisfies OpenControllerInput
     const client = yield* ControllerClient
-    if (typeof cliPath !== "string" || !path.isAbsolute(cliPath) || !(yield* client.isExecutable(cliPath))) {
-      return yield* controllerError("codex_cli_path must be an absolute executable file.")
-    }
-    return { controller_session_id: sessionId, codex_cli_path: cliPath } satisfies OpenControllerInput
+    if (!(yield* client.isExecutable(cliPath))) return yield* controllerError(CODEX_CLI_PATH_MESSAGE)
+    return { controller_session_id: args.controller_session_id, codex_cli_path: cliPath } satisfies OpenControllerInput
   })
 
 /** Waits until the daemon answers `/health` with a valid proof for its own runtime token. */
@@ -142,7 +137,7 @@ const launch = (settings: ResolvedSettings, input: OpenControllerInput, attemptP
   )
 
 /**
- * `open_controller` (README.md#ways-in): single-use per controller session. The first call claims
+ * `open_controller` (README.md#ways-in): single-use per controller session; a refusal fails with the sentence MCP shows. The first call claims
  * `attempt.json`, starts the daemon detached on a reserved port and waits for its proof of life.
  */
 export const openController = (rawInput: unknown, env: Readonly<Record<string, string | undefined>>, home: string) =>
@@ -169,8 +164,8 @@ export const openController = (rawInput: unknown, env: Readonly<Record<string, s
   }).pipe(
     // MCP answers a failure as a tool result; an internal one is logged (stderr) and answered generically.
     Effect.catchAll((error) =>
-      Effect.as(
+      Effect.zipRight(
         isInternalFailure(error) ? Effect.logError(`Codex Replay startup failed: ${error.message}`) : Effect.void,
-        toolFailure(`Codex Replay startup failed: ${publicFailure(error).message}`)
+        Effect.fail(`Codex Replay startup failed: ${publicFailure(error).message}`)
       ))
   )

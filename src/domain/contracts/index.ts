@@ -1,0 +1,9 @@
+/**
+ * The controller's contracts, Schema only (nothing here has a side effect): every tool's payload
+ * (payloads.ts), every tool's result (results.ts), and the run state and the controller's own files
+ * (files.ts). The daemon, the RPC group, the CLI, embedding programs and tests share them.
+ */
+export * from "../threadContracts.js"
+export * from "./files.js"
+export * from "./payloads.js"
+export * from "./results.js"

@@ -1,0 +1,454 @@
+/**
+ * What every controller tool answers, Schema first: the handlers return these values, the RPC group
+ * encodes them, the CLI and embedding programs receive them typed, and `/api/call` and MCP render their
+ * text and `structuredContent` from them at the edge.
+ *
+ * Parts owned by other modules (a thread's inspection, a report, a portfolio) are described down to the
+ * fields a client reads; their other fields pass through as they are (`open`), so an answer on the wire
+ * is exactly the value the program returned.
+ */
+import { Schema } from "effect"
+import { RunConfiguration } from "./payloads.js"
+import { RunState } from "./files.js"
+
+/** A struct whose fields beyond the listed ones are kept as they are when decoding and encoding. */
+const open = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "preserve" } })
+
+const NullableString = Schema.NullOr(Schema.String)
+const Strings = Schema.Array(Schema.String)
+
+export const ModelOption = Schema.Struct({
+  id: Schema.String,
+  label: Schema.String,
+  default: Schema.optional(Schema.Literal(true))
+})
+export type ModelOption = typeof ModelOption.Type
+
+export const Diagnostic = Schema.Struct({ step: Schema.String, message: Schema.String })
+
+// ---------------------------------------------------------------------------------------------------
+// Runs
+
+/** A run's state as a tool answers it: the stored state and the tail of its log. */
+export const RunSnapshot = Schema.extend(RunState, Schema.Struct({ run_log: Schema.String }))
+export type RunSnapshot = typeof RunSnapshot.Type
+
+/** Who supervises a run, and whether this controller may change it. */
+export const Supervision = Schema.Struct({
+  controller_session_id: Schema.String,
+  this_controller: Schema.Boolean,
+  live: Schema.Boolean,
+  read_only: Schema.Boolean,
+  controller_url: NullableString
+})
+export type Supervision = typeof Supervision.Type
+
+/** `get_run`. */
+export const GetRunResult = Schema.Struct({
+  run: Schema.extend(RunSnapshot, Schema.Struct({ supervision: Supervision }))
+})
+export type GetRunResult = typeof GetRunResult.Type
+
+/** One row of the run history (`list_runs`). */
+export const RunSummary = Schema.Struct({
+  run_id: Schema.String,
+  thread_id: NullableString,
+  model: NullableString,
+  models: Schema.Array(Schema.Unknown),
+  status: Schema.String,
+  phase: Schema.String,
+  phase_label: Schema.String,
+  winner: NullableString,
+  dimensions: Schema.NullOr(Schema.Struct({ won: Schema.Number, tied: Schema.Number, lost: Schema.Number })),
+  possible_leak: Schema.NullOr(Schema.Boolean),
+  started_at: Schema.String,
+  completed_at: NullableString,
+  updated_at: Schema.String,
+  error: NullableString,
+  chunk: Schema.NullOr(Schema.Struct({ range_start: Schema.String, range_end: NullableString })),
+  report_ready: Schema.Boolean,
+  start_group: NullableString,
+  supervision: Supervision
+})
+export type RunSummary = typeof RunSummary.Type
+
+/** `list_runs`. */
+export const RunList = Schema.Struct({
+  runs: Schema.Array(RunSummary),
+  total: Schema.Number,
+  offset: Schema.Number,
+  limit: Schema.Number,
+  has_more: Schema.Boolean,
+  run_root: Schema.String
+})
+export type RunList = typeof RunList.Type
+
+/** `cancel_run`. */
+export const CancelRunResult = Schema.Struct({ run_id: Schema.String, run: RunSnapshot, idempotent: Schema.Boolean })
+export type CancelRunResult = typeof CancelRunResult.Type
+
+/** For a chunk: its split points and what its workspace starts with. */
+export const ChunkFacts = open({
+  range_start: Schema.String,
+  range_end: Schema.String,
+  first_index: Schema.Number,
+  last_index: Schema.Number,
+  carried_forward_files: Strings,
+  excluded_files: Strings,
+  excluded_reasons: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+
+const Approval = Schema.Struct({ required: Schema.Literal(true), prompt: NullableString, prepare_token: NullableString })
+const PrepareStatus = Schema.Literal("ready_for_approval", "blocked")
+
+/** `prepare_run` of one configuration. */
+export const PrepareRunResult = Schema.Struct({
+  status: PrepareStatus,
+  ready: Schema.Boolean,
+  can_run: Schema.Boolean,
+  controller_session_id: Schema.String,
+  model: Schema.String,
+  models: Strings,
+  /** The model that reviews every run of this start. */
+  reviewer_model: Schema.String,
+  /** The models whose runs are reviewed by their own model. */
+  self_review_models: Strings,
+  blockers: Strings,
+  blocking_reasons: Strings,
+  questions: Strings,
+  approval_prompt: NullableString,
+  prepare_token: NullableString,
+  approval: Approval,
+  configuration_fingerprint: Schema.String,
+  historical_result_sha256: Schema.String,
+  prepared_configuration_sha256: Schema.String,
+  prepared_configuration_sha256_by_model: Schema.Record({ key: Schema.String, value: Schema.String }),
+  run_config: RunConfiguration,
+  /** For a chunk: its split points and what its workspace starts with; null for a whole thread. */
+  chunk: Schema.NullOr(ChunkFacts)
+})
+export type PrepareRunResult = typeof PrepareRunResult.Type
+
+export const BlockedThread = Schema.Struct({ index: Schema.Number, thread_id: Schema.String, reasons: Strings })
+
+/** `prepare_run` of a batch (`configurations`). */
+export const PrepareBatchResult = Schema.Struct({
+  status: PrepareStatus,
+  ready: Schema.Boolean,
+  can_run: Schema.Boolean,
+  batch: Schema.Literal(true),
+  controller_session_id: Schema.String,
+  models: Strings,
+  reviewer_model: Schema.String,
+  self_review_models: Strings,
+  ready_threads: Schema.Array(Schema.Struct({ index: Schema.Number, thread_id: Schema.String, models: Strings })),
+  blocked: Schema.Array(BlockedThread),
+  runs: Schema.Number,
+  blockers: Strings,
+  blocking_reasons: Strings,
+  approval_prompt: NullableString,
+  prepare_token: NullableString,
+  approval: Approval,
+  configuration_fingerprint: Schema.String
+})
+export type PrepareBatchResult = typeof PrepareBatchResult.Type
+
+/** `prepare_run`: a batch's answer has `batch: true`. */
+export const PrepareResult = Schema.Union(PrepareBatchResult, PrepareRunResult)
+export type PrepareResult = typeof PrepareResult.Type
+
+export const LaunchError = Schema.Struct({ model: Schema.String, error: Schema.String, controller_code: Schema.Literal("launch_failed") })
+export type LaunchError = typeof LaunchError.Type
+
+export const StartedRun = Schema.Struct({ run_id: Schema.String, model: Schema.String, run: RunSnapshot })
+export type StartedRun = typeof StartedRun.Type
+
+/** `start_run` of one configuration: one run per model. */
+export const StartRunResult = Schema.Struct({
+  run_id: Schema.String,
+  run: RunSnapshot,
+  model: Schema.String,
+  models: Strings,
+  runs: Schema.Array(StartedRun),
+  errors: Schema.Array(LaunchError),
+  idempotent: Schema.Boolean
+})
+export type StartRunResult = typeof StartRunResult.Type
+
+// ---------------------------------------------------------------------------------------------------
+// Batches
+
+const ItemStatus = Schema.Literal("pending", "running", "completed", "failed", "cancelled")
+
+/** A batch's progress, as `get_batch`, `cancel_batch`, `start_run` and `get_state` answer it. */
+export const BatchSummary = Schema.Struct({
+  batch_id: Schema.String,
+  status: Schema.Literal("running", "finished", "cancelled"),
+  controller_session_id: Schema.String,
+  created_at: Schema.String,
+  ended_at: NullableString,
+  elapsed_ms: Schema.Number,
+  reviewer_model: Schema.String,
+  models: Strings,
+  threads: Schema.Number,
+  blocked: Schema.Array(BlockedThread),
+  total: Schema.Number,
+  counts: Schema.Record({ key: ItemStatus, value: Schema.Number }),
+  current_runs: Schema.Array(Schema.Struct({ run_id: Schema.String, thread_id: Schema.String, model: Schema.String, phase: Schema.String })),
+  cost_usd: Schema.Struct({ codex: Schema.Number, claude: Schema.Number, unpriced_runs: Schema.Number }),
+  estimate_remaining_ms: Schema.NullOr(Schema.Number),
+  items: Schema.Array(Schema.Struct({
+    thread_id: Schema.String,
+    model: Schema.String,
+    run_id: NullableString,
+    status: ItemStatus,
+    phase: NullableString,
+    winner: NullableString,
+    error: NullableString
+  })),
+  resumed_by: Strings,
+  portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String }))
+})
+export type BatchSummary = typeof BatchSummary.Type
+
+/** `start_run` of a prepared batch, and `cancel_batch`. */
+export const BatchAnswer = Schema.Struct({ batch_id: Schema.String, batch: BatchSummary, idempotent: Schema.Boolean })
+export type BatchAnswer = typeof BatchAnswer.Type
+
+/** `start_run`: a batch's answer has `batch_id`. */
+export const StartResult = Schema.Union(BatchAnswer, StartRunResult)
+export type StartResult = typeof StartResult.Type
+
+/** `get_batch`. */
+export const GetBatchResult = Schema.Struct({ batch: BatchSummary })
+export type GetBatchResult = typeof GetBatchResult.Type
+
+// ---------------------------------------------------------------------------------------------------
+// The controller
+
+/** What the page and clients know of the controller (`get_state`). */
+export const ControllerState = Schema.Struct({
+  plugin_version: Schema.String,
+  controller_session_id: Schema.String,
+  max_parallel_runs: Schema.Number,
+  max_replay_threads: Schema.Number,
+  /** This controller's current or most recent batch. */
+  batch: Schema.NullOr(BatchSummary),
+  models: Schema.Array(ModelOption),
+  /** The controller's reviewer, used when a configuration names no reviewer_model. */
+  reviewer_model: NullableString,
+  diagnostics: Schema.Array(Diagnostic),
+  recent_runs: Schema.Array(RunState),
+  run_root: Schema.String
+})
+export type ControllerState = typeof ControllerState.Type
+
+/** `get_state`. */
+export const StateResult = Schema.Struct({ state: ControllerState })
+export type StateResult = typeof StateResult.Type
+
+/** `open_controller` (MCP). */
+export const OpenControllerResult = Schema.Struct({
+  prepared: Schema.Literal(true),
+  opened: Schema.Literal(false),
+  launch_url: Schema.String,
+  controller_session_id: Schema.String
+})
+export type OpenControllerResult = typeof OpenControllerResult.Type
+
+// ---------------------------------------------------------------------------------------------------
+// Threads
+
+export const TokenCounts = Schema.Struct({
+  input: Schema.Number,
+  cache_read: Schema.Number,
+  cache_write_5m: Schema.Number,
+  cache_write_1h: Schema.Number,
+  output: Schema.Number
+})
+
+/** One thread of a listing. */
+export const ThreadSummary = Schema.Struct({
+  imported_thread_id: Schema.String,
+  title: Schema.String,
+  project_dir: NullableString,
+  git_branch: NullableString,
+  claude_model: NullableString,
+  claude_models: Strings,
+  started_at: NullableString,
+  ended_at: NullableString,
+  human_turns: Schema.Number,
+  changed_files: Schema.Number,
+  tokens: TokenCounts,
+  cost_usd: Schema.NullOr(Schema.Number),
+  source_path: Schema.String,
+  source: Schema.Literal("imported", "sample")
+})
+export type ThreadSummary = typeof ThreadSummary.Type
+
+/** `list_threads`. */
+export const ThreadList = Schema.Struct({
+  threads: Schema.Array(ThreadSummary),
+  source: Schema.Literal("imported", "sample"),
+  /** `date`: most recent first; `cost`: most expensive first (threads without a price last). */
+  sort: Schema.Literal("date", "cost"),
+  sample_total: Schema.Number,
+  imported_total: Schema.Number,
+  offset: Schema.Number,
+  total: Schema.Number,
+  has_more: Schema.Boolean,
+  diagnostics: Strings,
+  /** Where imported threads are read (`$CLAUDE_CONFIG_DIR/projects`). */
+  history_directory: Schema.String,
+  /** "No Claude Code threads in <history_directory>." when that folder holds none, else null. */
+  empty_history: NullableString
+})
+export type ThreadList = typeof ThreadList.Type
+
+/** `list_threads_progress`: how far a cold listing is. */
+export const ListingProgress = Schema.Struct({
+  reading: Schema.Boolean,
+  done: Schema.Number,
+  total: Schema.Number,
+  message: NullableString
+})
+export type ListingProgress = typeof ListingProgress.Type
+
+/** A thread as inspected: its summary, its request and how the request was made. */
+export const InspectedThread = open({
+  imported_thread_id: Schema.String,
+  source: Schema.Literal("imported", "sample"),
+  request: Schema.String,
+  request_generation: open({ method: Schema.String })
+})
+
+/**
+ * `inspect_thread`: the thread, what a replay of it would compare, and what blocks it. The baseline,
+ * capabilities, file selection, workspace and chunk offer are described where a client reads them.
+ */
+export const InspectThreadResult = Schema.Struct({
+  thread: InspectedThread,
+  replay: InspectedThread,
+  baseline: open({ repository: Schema.optional(NullableString) }),
+  capabilities: open({}),
+  file_selection: open({ preexisting_files: Schema.optional(Strings) }),
+  workspace: open({
+    kind: Schema.NullOr(Schema.Literal("git", "non_git")),
+    files: Schema.Array(Schema.Unknown),
+    requires_empty_attestation: Schema.Boolean,
+    requires_confirmation: Schema.Boolean,
+    complete: Schema.Boolean
+  }),
+  models: Schema.Array(ModelOption),
+  chunks: open({}),
+  questions: Strings,
+  repository_blockers: Strings,
+  blockers: Strings,
+  diagnostics: Schema.Array(Diagnostic)
+})
+export type InspectThreadResult = typeof InspectThreadResult.Type
+
+export const RequestGeneration = Schema.Union(
+  Schema.Struct({ method: Schema.Literal("single_user_prompt") }),
+  Schema.Struct({ method: Schema.Literal("concatenated_fallback") }),
+  Schema.Struct({ method: Schema.Literal("llm_synthesis"), model: Schema.String, generated_at: Schema.String })
+)
+export type RequestGeneration = typeof RequestGeneration.Type
+
+/** `synthesize_request`. */
+export const SynthesizedRequest = Schema.Struct({
+  thread_id: Schema.String,
+  request: Schema.String,
+  request_generation: RequestGeneration
+})
+export type SynthesizedRequest = typeof SynthesizedRequest.Type
+
+/** `infer_working_directory`; `working_directory` is "" when unavailable. */
+export const InferredWorkingDirectory = Schema.Struct({
+  thread_id: Schema.String,
+  working_directory: Schema.String,
+  source: Schema.Literal("codex", "cwd", "unavailable")
+})
+export type InferredWorkingDirectory = typeof InferredWorkingDirectory.Type
+
+// ---------------------------------------------------------------------------------------------------
+// Reports and portfolios
+
+/** `get_report` without a format: the parsed report and both paths. */
+export const ReportPaths = Schema.Struct({
+  report: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  report_json: Schema.String,
+  report_html: Schema.String
+})
+
+/** `get_report` with a format: exactly the artifact. */
+export const ReportArtifact = Schema.Struct({
+  artifact_content: Schema.String,
+  artifact_format: Schema.Literal("json", "html"),
+  artifact_mime_type: Schema.String,
+  artifact_file_name: Schema.String
+})
+
+/** `get_report`. */
+export const ReportResult = Schema.Union(ReportArtifact, ReportPaths)
+export type ReportResult = typeof ReportResult.Type
+
+/** A portfolio verdict, down to what its one-line text reads; the rest passes through. */
+export const Portfolio = open({
+  portfolio_id: Schema.String,
+  run_ids: Strings,
+  models: Schema.Array(open({
+    model: Schema.String,
+    overall: open({
+      wins: open({ count: Schema.Number }),
+      ties: open({ count: Schema.Number }),
+      losses: open({ count: Schema.Number }),
+      sign_test_p: Schema.NullOr(Schema.Number)
+    })
+  }))
+})
+
+/** `make_portfolio`. */
+export const PortfolioResult = Schema.Struct({
+  portfolio_id: Schema.String,
+  portfolio: Portfolio,
+  portfolio_json: Schema.String,
+  portfolio_html: Schema.String,
+  html: Schema.optional(Schema.String),
+  html_file_name: Schema.optional(Schema.String)
+})
+export type PortfolioResult = typeof PortfolioResult.Type
+
+// ---------------------------------------------------------------------------------------------------
+
+/** Every controller tool's result Schema, by tool name. */
+export const ToolResults = {
+  get_state: StateResult,
+  get_run: GetRunResult,
+  list_runs: RunList,
+  cancel_run: CancelRunResult,
+  list_threads: ThreadList,
+  list_threads_progress: ListingProgress,
+  inspect_thread: InspectThreadResult,
+  synthesize_request: SynthesizedRequest,
+  infer_working_directory: InferredWorkingDirectory,
+  get_report: ReportResult,
+  prepare_run: PrepareResult,
+  start_run: StartResult,
+  make_portfolio: PortfolioResult,
+  get_batch: GetBatchResult,
+  cancel_batch: BatchAnswer
+} as const
+
+export type ToolResultName = keyof typeof ToolResults
+/** What the tool `Name` answers. */
+export type ToolResultOf<Name extends ToolResultName> = (typeof ToolResults)[Name]["Type"]
+
+/** How `/api/call` and MCP render a tool's answer: its text, and the result as `structuredContent`. */
+export const ToolResultSchema = Schema.Struct({
+  content: Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })),
+  structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  isError: Schema.optional(Schema.Literal(true))
+})
+export type ToolResultSchema = typeof ToolResultSchema.Type

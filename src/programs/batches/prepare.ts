@@ -1,0 +1,132 @@
+import { Effect, Either } from "effect"
+import type { BatchConfiguration, BlockedThread } from "../../domain/batch.js"
+import type { PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts.js"
+import { type ControllerError, controllerError, isControllerError } from "../../domain/errors.js"
+import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
+import {
+  canonicalJson,
+  configurationBlockers,
+  configurationFingerprint,
+  historicalResultDigest,
+  normalizeConfiguration,
+  type RunConfiguration,
+  sha256
+} from "../../domain/runConfig.js"
+import { Batches } from "../../services/Batches.js"
+import { Settings } from "../../services/Settings.js"
+import { digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
+import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
+
+// ---------------------------------------------------------------------------------------------
+// The batch's configurations, checked before anything is read or written
+
+interface Normalized {
+  readonly configurations: ReadonlyArray<RunConfiguration>
+  readonly reviewer: string | null
+  readonly fingerprint: string
+}
+
+const entryError = (index: number, message: string) => controllerError(`configurations[${index}]: ${message}`)
+
+/**
+ * Every entry is a configuration of its own (with the same messages), reviewed by the batch's one
+ * reviewer; a thread (or chunk) is given once. Any mistake refuses the whole batch.
+ */
+const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized, ControllerError> =>
+  Either.gen(function*() {
+    const reviewer = payload.reviewer_model?.trim() || null
+    const configurations: Array<RunConfiguration> = []
+    for (const [index, entry] of payload.configurations.entries()) {
+      const configuration = yield* Either.mapLeft(normalizeConfiguration(entry), (error) => entryError(index, error.message))
+      if (configuration.reviewer_model !== null && configuration.reviewer_model !== reviewer) {
+        return yield* Either.left(entryError(
+          index,
+          "every replay of a batch is reviewed by the batch's reviewer_model; give it once, beside configurations."
+        ))
+      }
+      const key = (other: RunConfiguration) => `${other.thread_id}\u0000${other.range_start}\u0000${other.range_end}`
+      const earlier = configurations.findIndex((other) => key(other) === key(configuration))
+      if (earlier >= 0) {
+        return yield* Either.left(entryError(index, `thread ${configuration.thread_id} is already configurations[${earlier}]; give each thread once.`))
+      }
+      configurations.push({ ...configuration, reviewer_model: reviewer })
+    }
+    return { configurations, reviewer, fingerprint: sha256(canonicalJson({ configurations, reviewer_model: reviewer })) }
+  })
+
+export const normalized = (payload: PrepareBatchPayload) =>
+  Either.match(normalizeBatch(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+
+// ---------------------------------------------------------------------------------------------
+// prepare_run with configurations
+
+/** One configuration prepared on its own: approved with its digests, or blocked with its reasons. */
+const prepareEntry = (configuration: RunConfiguration, index: number) =>
+  Effect.gen(function*() {
+    yield* ensureModelsOffered(configuration.models)
+    yield* ensureCanStart(configuration)
+    const historical = yield* readHistorical(configuration)
+    const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+    if (blockers.length > 0) return Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: blockers })
+    return Either.right<BatchConfiguration>({
+      configuration,
+      fingerprint: configurationFingerprint(configuration),
+      historical_result_sha256: historicalResultDigest(historical.result),
+      prepared_configuration_sha256_by_model: digestsOf(preparedByModel(configuration, historical.snapshot)),
+      claude_usd: historical.claude.cost.usd
+    })
+  }).pipe(
+    // A thread that cannot be prepared is reported and left out; the controller's own failures are not the thread's.
+    Effect.catchIf(isControllerError, (error) =>
+      Effect.succeed(Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: [error.message] })))
+  )
+
+const runCount = (configurations: ReadonlyArray<BatchConfiguration>) =>
+  configurations.reduce((total, entry) => total + entry.configuration.models.length, 0)
+
+const batchApprovalPrompt = (configurations: ReadonlyArray<BatchConfiguration>) =>
+  `Approve a batch of ${runCount(configurations)} Codex replay(s) of ${configurations.length} thread(s), ${MAX_PARALLEL_RUNS} at a time?`
+
+/** `prepare_run {configurations, reviewer_model?}`: each prepared independently; the ready ones approved together. */
+export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload: PrepareBatchPayload) {
+  const settings = yield* Settings
+  const batches = yield* Batches
+  const { configurations, fingerprint, reviewer: requested } = yield* normalized(payload)
+  const reviewer = yield* resolveReviewerModel(requested)
+  const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
+  const ready = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
+  const blocked = prepared.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
+  const token = ready.length === 0 ? null : yield* batches.issuePrepared({
+    controller_session_id: settings.controllerSessionId,
+    fingerprint,
+    reviewer_model: reviewer,
+    configurations: ready,
+    blocked
+  })
+  const prompt = token === null ? null : batchApprovalPrompt(ready)
+  const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
+  const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
+  return {
+    status: token === null ? "blocked" : "ready_for_approval",
+    ready: token !== null,
+    can_run: token !== null,
+    batch: true,
+    controller_session_id: settings.controllerSessionId,
+    models,
+    reviewer_model: reviewer,
+    self_review_models: models.filter((model) => model === reviewer),
+    ready_threads: ready.map((entry) => ({
+      index: configurations.indexOf(entry.configuration),
+      thread_id: entry.configuration.thread_id,
+      models: entry.configuration.models
+    })),
+    blocked,
+    runs: runCount(ready),
+    blockers,
+    blocking_reasons: blockers,
+    approval_prompt: prompt,
+    prepare_token: token,
+    approval: { required: true, prompt, prepare_token: token },
+    configuration_fingerprint: fingerprint
+  } satisfies PrepareBatchResult
+})

@@ -1,0 +1,71 @@
+/** The controller's own tool: `get_state` (`open_controller` is MCP's, in openController.ts). */
+import { Effect, Either, Option } from "effect"
+import type { BatchSummary, StateResult } from "../../domain/contracts.js"
+import { MAX_PARALLEL_RUNS, MAX_REPLAY_THREADS } from "../../domain/product.js"
+import { reviewerFor } from "../../domain/reviewer.js"
+import type { RunState } from "../../domain/runState.js"
+import type { ResolvedSettings } from "../../domain/settings.js"
+import { Batches } from "../../services/Batches.js"
+import { CodexModels, type ModelList } from "../../services/CodexModels.js"
+import { VERSION } from "../../services/internal/packageInfo.js"
+import { RunStore } from "../../services/RunStore.js"
+import { Settings } from "../../services/Settings.js"
+import { summaryOf } from "../batches/summary.js"
+import { defineTool } from "./tool.js"
+
+const RECENT_RUNS = 12
+
+/** What one `get_state` answer without a batch was made of, and the answer. */
+interface StateAnswer {
+  readonly settings: ResolvedSettings
+  readonly models: ModelList
+  readonly answer: StateResult
+}
+
+/**
+ * Without a batch, `get_state` is a pure function of the settings, this controller's runs and the model
+ * list, and the run store and the model list replace (never mutate) what they hold. So the answer is kept
+ * per list of runs, weakly, and made again only when one of the three is another object: a page polling
+ * an idle controller gets the same answer, which the HTTP edge then serialises once (`jsonResponse`).
+ */
+const stateAnswers = new WeakMap<ReadonlyArray<RunState>, StateAnswer>()
+
+const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList): StateResult => {
+  const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
+  const diagnostics = [
+    ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
+    ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
+  ]
+  return {
+    state: {
+      plugin_version: VERSION,
+      controller_session_id: settings.controllerSessionId,
+      max_parallel_runs: MAX_PARALLEL_RUNS,
+      max_replay_threads: MAX_REPLAY_THREADS,
+      batch: null,
+      models: models.options,
+      // The controller's reviewer, used when a configuration names no reviewer_model.
+      reviewer_model: Either.getOrNull(reviewer),
+      diagnostics,
+      recent_runs: owned.slice(0, RECENT_RUNS),
+      run_root: settings.runRoot
+    }
+  }
+}
+
+const withBatch = (answer: StateResult, batch: BatchSummary): StateResult => ({ ...answer, state: { ...answer.state, batch } })
+
+/** `get_state`: the controller, its models, its recent runs and its current or most recent batch. Combinators: the page polls it. */
+export const getState = Effect.flatMap(Effect.all([Settings, RunStore, CodexModels, Batches]), ([settings, runs, models, batches]) =>
+  Effect.flatMap(runs.listOwned(), (owned) =>
+    Effect.flatMap(models.list(), (modelList) => {
+      const known = stateAnswers.get(owned)
+      const answer = known !== undefined && known.settings === settings && known.models === modelList
+        ? known.answer
+        : stateAnswer(settings, owned, modelList)
+      if (answer !== known?.answer) stateAnswers.set(owned, { settings, models: modelList, answer })
+      return Effect.flatMap(batches.latestRecord, (latest) =>
+        Option.isNone(latest) ? Effect.succeed(answer) : Effect.map(summaryOf(latest.value), (batch) => withBatch(answer, batch)))
+    })))
+
+export const getStateTool = defineTool("get_state", () => getState, () => "Codex Replay is ready.")

@@ -1,0 +1,151 @@
+import { Effect, Option } from "effect"
+import { notFound } from "../../domain/errors.js"
+import type { ThreadRecord } from "../../domain/history/session.js"
+import { type ComparabilityFacts, comparabilityFacts } from "../../domain/report/comparability.js"
+import type { CandidateSide } from "../../domain/report/report.js"
+import { changedFilesFromPatch } from "../../domain/review/anonymize.js"
+import {
+  type HistoricalResult,
+  isChunk,
+  preparedConfiguration,
+  preparedConfigurationDigest,
+  type RepositorySnapshot,
+  type RunConfiguration
+} from "../../domain/runConfig.js"
+import { excerpt } from "../../domain/toolResult.js"
+import { FileStore } from "../../services/FileStore.js"
+import { Workspace, type WorkspacePlan } from "../../services/Workspace.js"
+import { ensureCarriedFiles, ensureThreadRepository } from "../runInputs.js"
+import { threadForComparison } from "../threads/threads.js"
+import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
+
+// ---------------------------------------------------------------------------------------------
+// The historical side and the repository as it is now
+
+export interface Historical {
+  readonly result: HistoricalResult
+  readonly claude: CandidateSide
+  readonly snapshot: RepositorySnapshot
+  readonly plan: WorkspacePlan
+  readonly comparability: ComparabilityFacts
+  /** What Codex is asked: the configuration's request, after the earlier chunks' background for a chunk. */
+  readonly request: string
+  readonly chunk: ChunkFacts | null
+}
+
+/** Files that existed before the session and that Claude modified, as far as they take part in the comparison. */
+const existingFilesChanged = (record: ThreadRecord, configuration: RunConfiguration) =>
+  record.historical_changed_files
+    .filter((file) =>
+      file.kind === "modified" && !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path)
+    )
+    .map((file) => file.path)
+
+/** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
+export const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
+
+const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
+  record.historical_changed_files
+    .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
+    .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
+    .join("")
+
+const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null, configuredRepo: string | null): CandidateSide => ({
+  model: record.claude_model,
+  patch,
+  final_response: record.final_response,
+  files: changedFilesFromPatch(patch),
+  worktree,
+  // Where Claude worked as its transcript spells it, and the project as configured: never shown to the reviewer.
+  working_directories: [...new Set([...record.project_dirs, ...(configuredRepo === null ? [] : [configuredRepo])])],
+  elapsed_ms: record.elapsed.active_ms,
+  tokens: {
+    ordinary_input: record.tokens.input,
+    cache_read: record.tokens.cache_read,
+    cache_write: record.tokens.cache_write_5m + record.tokens.cache_write_1h,
+    output: record.tokens.output
+  },
+  cost: record.cost_usd === null
+    ? { usd: null, reason: `No price is known for ${record.unpriced_models.join(", ") || "the recorded models"}.` }
+    : { usd: record.cost_usd, reason: null },
+  ...(record.final_response === "" && record.final_response_status.last_substantive_reply !== ""
+    ? { last_substantive_reply: record.final_response_status.last_substantive_reply }
+    : {}),
+  ...(record.tokens_by_source.warmup.input + record.tokens_by_source.warmup.output > 0
+    ? { cost_lines: [{ label: "of which warm-up probes", usd: record.cost_by_source.warmup }] }
+    : {})
+})
+
+const realDirectory = (directory: string) =>
+  Effect.flatMap(FileStore, (files) => files.realPath(directory)).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail("missing"), onSome: Effect.succeed })),
+    Effect.mapError(() => notFound(`The project directory ${excerpt(directory)} (repo) does not exist.`))
+  )
+
+/** Claude's result and the repository facts the replay depends on, read now (prepare and again at start). */
+export const readHistorical = (configuration: RunConfiguration) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    // A chunk starts from its starting commit (or the empty directory) plus Claude's files from earlier
+    // chunks, and Claude's side is its work inside the chunk, its patch rebuilt from the transcript.
+    const thread = yield* threadForComparison(configuration.thread_id)
+    const hiddenRoots = yield* ensureThreadRepository(configuration, thread.record)
+    const { capabilities } = thread
+    const withChunk = (chunk: ChunkPlan | null) => {
+      const record = chunk?.record ?? thread.record
+      const carriedNames = chunk?.facts.carried_forward_files ?? configuration.carried_forward_files
+      const comparability = (baselineCommit: string | null) =>
+        comparabilityFacts({
+          beginning_kind: configuration.beginning_kind,
+          baseline_commit: baselineCommit,
+          carried_forward_files: carriedNames,
+          existing_files_changed: configuration.beginning_kind === "non_git"
+            ? existingFilesChanged(record, configuration).filter((file) => !carriedNames.includes(file))
+            : []
+        }, capabilities, record.final_response)
+      const carried = chunk === null
+        ? { carriedForwardFiles: configuration.carried_forward_files }
+        : { carriedForwardFiles: [], carriedContents: chunk.carried }
+      return { record, comparability, carried, request: chunk?.request ?? configuration.request, chunk: chunk?.facts ?? null }
+    }
+    if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
+      const endingCommit = configuration.ending_commit ?? configuration.baseline_commit
+      const repository = yield* workspace.inspectRepository(configuration.repo, [configuration.baseline_commit, endingCommit])
+      const [baseline = "", ending = ""] = repository.commits
+      yield* ensureCarriedFiles(configuration, thread.record, repository.repository, { baseline, ending })
+      const chunk = isChunk(configuration)
+        ? yield* resolveChunk(configuration, thread.record, yield* workspace.commitTime(repository.repository, baseline))
+        : null
+      const { carried, comparability, record, ...asked } = withChunk(chunk)
+      const patch = chunk === null
+        ? yield* workspace.historicalPatch(repository.repository, baseline, ending)
+        : nonGitPatch(record, configuration)
+      return {
+        result: { patch, final_response: record.final_response },
+        claude: claudeSide(record, patch, repository.repository, configuration.repo),
+        snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
+        plan: { kind: "git", repository: repository.repository, commit: baseline, hiddenRoots, ...carried },
+        comparability: comparability(baseline),
+        ...asked
+      } satisfies Historical
+    }
+    const chunk = yield* resolveChunk(configuration, thread.record, null)
+    const { carried, comparability, record, ...asked } = withChunk(chunk)
+    const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
+    yield* ensureCarriedFiles(configuration, thread.record, project, null)
+    const patch = nonGitPatch(record, configuration)
+    return {
+      result: { patch, final_response: record.final_response },
+      claude: claudeSide(record, patch, project, configuration.repo),
+      snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
+      plan: { kind: "non_git", repository: project, commit: null, hiddenRoots, ...carried },
+      comparability: comparability(null),
+      ...asked
+    } satisfies Historical
+  })
+
+export const preparedByModel = (configuration: RunConfiguration, snapshot: RepositorySnapshot) =>
+  configuration.models.map((model) => [model, preparedConfiguration(configuration, model, snapshot)] as const)
+
+export const digestsOf = (prepared: ReturnType<typeof preparedByModel>) =>
+  Object.fromEntries(prepared.map(([model, configuration]) => [model, preparedConfigurationDigest(configuration)]))

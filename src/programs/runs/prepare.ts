@@ -1,0 +1,120 @@
+import { Effect, Either } from "effect"
+import type { PrepareRunResult } from "../../domain/contracts.js"
+import { conflict, controllerError } from "../../domain/errors.js"
+import { reviewerFor } from "../../domain/reviewer.js"
+import {
+  configurationBlockers,
+  configurationFingerprint,
+  historicalResultDigest,
+  isChunk,
+  normalizeConfiguration,
+  type RunConfiguration
+} from "../../domain/runConfig.js"
+import type { RunState } from "../../domain/runState.js"
+import { excerpt } from "../../domain/toolResult.js"
+import { CodexModels } from "../../services/CodexModels.js"
+import { PrepareTokens } from "../../services/PrepareTokens.js"
+import { RunStore } from "../../services/RunStore.js"
+import { Settings } from "../../services/Settings.js"
+import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
+
+// ---------------------------------------------------------------------------------------------
+// Rules across runs of the run root
+
+const sameRange = (state: RunState, configuration: RunConfiguration) =>
+  state.thread_id === configuration.thread_id &&
+  state.range_start === configuration.range_start && state.range_end === configuration.range_end
+
+/**
+ * A thread may be replayed any number of times, each replay a new run; a chunk has at most one
+ * active run at a time (chunks of one thread may run side by side).
+ */
+export const ensureCanStart = (configuration: RunConfiguration) =>
+  Effect.gen(function*() {
+    if (!isChunk(configuration)) return
+    const runs = yield* RunStore
+    const active = (yield* runs.listAll()).filter((state) => sameRange(state, configuration) && runs.isActive(state))
+    if (active.length > 0) {
+      return yield* conflict(
+        `This chunk is already being replayed (run ${active[0]?.run_id}). Wait for it to finish or cancel it first.`
+      )
+    }
+  })
+
+export const ensureModelsOffered = (models: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const offered = (yield* (yield* CodexModels).list()).options.map((option) => option.id)
+    const unknown = models.filter((model) => !offered.includes(model))
+    if (unknown.length > 0) {
+      return yield* controllerError(
+        `Unknown Codex model: ${unknown.map(excerpt).join(", ")}. Choose one of: ${offered.join(", ") || "(none available)"}.`
+      )
+    }
+  })
+
+/** The reviewer of a configuration (`reviewerFor`), against the models Codex offers now. */
+export const resolveReviewerModel = (requested: string | null) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const options = (yield* (yield* CodexModels).list()).options
+    return yield* Either.match(reviewerFor(requested, settings.reviewerModel, options), { onLeft: Effect.fail, onRight: Effect.succeed })
+  })
+
+// ---------------------------------------------------------------------------------------------
+// prepare_run
+
+const approvalPrompt = (configuration: RunConfiguration) =>
+  configuration.models.length > 1
+    ? `Approve ${configuration.models.length} parallel Codex implementations using this configuration?`
+    : `Approve a Codex replay of ${configuration.thread_id} with ${configuration.models[0]}?`
+
+/** `prepare_run` (docs/controller.md): validates, digests per model, checks agreement and issues a prepare token. */
+export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
+  const settings = yield* Settings
+  const tokens = yield* PrepareTokens
+  const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  yield* ensureModelsOffered(configuration.models)
+  const reviewer = yield* resolveReviewerModel(configuration.reviewer_model)
+  yield* ensureCanStart(configuration)
+  const historical = yield* readHistorical(configuration)
+  const historicalDigest = historicalResultDigest(historical.result)
+  // One snapshot serves every model, so the models cannot disagree on the baseline.
+  const digests = digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot))
+  const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+  const ready = blockers.length === 0
+  const fingerprint = configurationFingerprint(configuration)
+  const token = ready
+    ? yield* tokens.issue({
+      controller_session_id: settings.controllerSessionId,
+      fingerprint,
+      configuration,
+      historical_result_sha256: historicalDigest,
+      prepared_configuration_sha256_by_model: digests,
+      reviewer_model: reviewer
+    })
+    : null
+  const prompt = ready ? approvalPrompt(configuration) : null
+  const result: PrepareRunResult = {
+    status: ready ? "ready_for_approval" : "blocked",
+    ready,
+    can_run: ready,
+    controller_session_id: settings.controllerSessionId,
+    model: configuration.models[0] ?? "",
+    models: configuration.models,
+    reviewer_model: reviewer,
+    self_review_models: configuration.models.filter((model) => model === reviewer),
+    blockers,
+    blocking_reasons: blockers,
+    questions: [],
+    approval_prompt: prompt,
+    prepare_token: token,
+    approval: { required: true, prompt, prepare_token: token },
+    configuration_fingerprint: fingerprint,
+    historical_result_sha256: historicalDigest,
+    prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
+    prepared_configuration_sha256_by_model: digests,
+    run_config: configuration,
+    chunk: historical.chunk
+  }
+  return result
+})
