@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { isAlive } from "../support/daemon.js"
+import { spawnBin } from "../support/spawnBin.js"
 import { CLAUDE_HOME } from "../support/fixtures.js"
 
 export { CLAUDE_HOME }
@@ -13,7 +14,7 @@ export { listTree, treeSnapshot } from "../support/daemon.js"
 
 /** The repository root. */
 export const REPO = path.resolve(import.meta.dirname, "../..")
-export const BIN = path.join(REPO, "bin", "codex-replay.js")
+export { BIN } from "../support/spawnBin.js"
 export const FAKE_CODEX = path.join(REPO, "test", "fake-codex", "codex")
 
 export const scratch = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
@@ -125,14 +126,12 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     CODEX_REPLAY_CONTROLLER_SESSION_ID: sessionId,
     ...extra
   })
-  const child = spawn(process.execPath, [BIN, "--http"], { env, stdio: ["ignore", "ignore", "pipe"] })
-  let stderr = ""
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8")
-  })
+  const spawned = spawnBin(["--http"], { env })
+  const child = spawned.child
+  const stderr = spawned.stderr
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   const runtime = await waitFor("the controller's runtime file", () => {
-    if (child.exitCode !== null) throw new Error(`The daemon exited early: ${stderr}`)
+    if (child.exitCode !== null) throw new Error(`The daemon exited early: ${stderr()}`)
     return runtimeFiles(env).find((file) => file.controller_session_id === sessionId)
   })
   // The runtime file is written as the daemon starts; it makes its run root and the rest before it answers.
@@ -162,7 +161,7 @@ export const startDaemon = async (extra: Record<string, string> = {}): Promise<D
     sessionId,
     runRoot: env.CODEX_REPLAY_RUN_ROOT!,
     child,
-    output: () => stderr,
+    output: stderr,
     stop
   }
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -8,10 +8,11 @@ import { fileURLToPath } from "node:url"
 import { RUN_TAG_VARIABLE } from "../../src/domain/product.js"
 import { pidsWithEnvironment } from "../../src/services/internal/procfs.js"
 import { freePort } from "../support/daemon.js"
+import { spawnBin } from "../support/spawnBin.js"
 import { writeChunkThread } from "./chunkThread.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
-export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
+export { BIN } from "../support/spawnBin.js"
 export const FAKE_CODEX = path.join(REPO_ROOT, "test", "fake-codex", "codex")
 export const MODELS = ["gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna", "gpt-5.5"] as const
 
@@ -89,8 +90,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   const sessionId = options.sessionId ?? randomBytes(16).toString("hex")
   const runRoot = path.join(root, "runs")
   fs.mkdirSync(path.join(root, "claude", "projects"), { recursive: true })
-  const child = spawn(process.execPath, [BIN, "--http"], {
-    cwd: REPO_ROOT,
+  const spawned = spawnBin(["--http"], {
     env: {
       ...process.env,
       CODEX_REPLAY_RUN_ROOT: runRoot,
@@ -101,13 +101,11 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
       FAKE_CODEX_SESSIONS_DIR: path.join(root, "fake-sessions"),
       FAKE_CODEX_STATE_FILE: path.join(root, "fake-state"),
       ...options.env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
+    }
   })
+  const child = spawned.child
   daemons.add(child)
-  let output = ""
-  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
-  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+  const output = spawned.output
   const exited = new Promise((resolve) => child.once("exit", resolve))
   const runtimePath = path.join(root, "controllers", sessionId, "controller-server.json")
   const apiToken = (): string => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token
@@ -132,7 +130,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     sessionId,
     child,
     exited,
-    output: () => output,
+    output,
     call,
     refused,
     apiToken,
@@ -150,10 +148,10 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   }
   const deadline = Date.now() + 15_000
   for (;;) {
-    if (ended()) throw new Error(`daemon exited early: ${output}`)
+    if (ended()) throw new Error(`daemon exited early: ${output()}`)
     const ready = await post(port, "/api/call", { name: "get_state", arguments: {} }, authorized()).catch(() => undefined)
     if (ready?.status === 200) return daemon
-    if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output}`)
+    if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output()}`)
     await sleep(50)
   }
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -7,9 +7,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { expect, vi } from "vitest"
+import { runBin, spawnBin } from "./spawnBin.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
-export const BIN = path.join(REPO_ROOT, "bin", "codex-replay.js")
+export { BIN } from "./spawnBin.js"
 export const FAKE_CODEX = path.join(REPO_ROOT, "test", "fake-codex", "codex")
 
 export const scratch = (prefix = "codex-replay-test-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
@@ -181,7 +182,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   const port = options.port ?? (await freePort())
   const session = options.sessionId ?? sessionId()
   const runRoot = path.join(root, "runs")
-  const child = spawn(process.execPath, [BIN, "--http"], {
+  const spawned = spawnBin(["--http"], {
     env: {
       ...process.env,
       CODEX_REPLAY_RUN_ROOT: runRoot,
@@ -190,13 +191,11 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
       CODEX_CLI_PATH: FAKE_CODEX,
       CLAUDE_CONFIG_DIR: path.join(root, "claude"),
       ...options.env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
+    }
   })
+  const child = spawned.child
   running.add(child)
-  let output = ""
-  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
-  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+  const output = spawned.output
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const instanceDirectory = path.join(root, "controllers", session)
   const runtimePath = path.join(instanceDirectory, "controller-server.json")
@@ -209,7 +208,7 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     instanceDirectory,
     runtimePath,
     process: child,
-    output: () => output,
+    output,
     exited,
     runtime: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")),
     apiToken: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token,
@@ -223,10 +222,10 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
   if (options.waitReady === false) return daemon
   const deadline = Date.now() + 10_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}): ${output}`)
+    if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}): ${output()}`)
     const answer = await request(port, "/health", { host: `127.0.0.1:${port}` }).catch(() => undefined)
     if (answer?.status === 200 && fs.existsSync(runtimePath)) return daemon
-    if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output}`)
+    if (Date.now() > deadline) throw new Error(`daemon did not become ready: ${output()}`)
     await sleep(25)
   }
 }
@@ -280,15 +279,4 @@ export const listTree = (directory: string): string[] => {
 
 /** Runs `codex-replay --http` with an environment of its own (usually a bad one) and collects how it ends. */
 export const runDaemonToExit = (env: Record<string, string>, killAfterMillis = 10_000) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "--http"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMillis)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+  runBin(["--http"], { env: { ...process.env, ...env }, timeoutMillis: killAfterMillis })

@@ -1,11 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { BIN, freePort, isAlive, listTree, registerRuntime, REPO_ROOT, request, scratch, sessionId } from "../../support/daemon.js"
+import { spawnBin } from "../../support/spawnBin.js"
 
 interface Launch {
   readonly root: string
@@ -239,10 +240,10 @@ describe("retiring older controllers", () => {
     const root = scratch()
     const oldSession = sessionId()
     const port = await freePort()
-    const older = spawn(process.execPath, [path.join(olderInstall(), "bin", "codex-replay.js"), "--http"], {
-      env: { ...process.env, CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"), CODEX_REPLAY_CONTROLLER_PORT: String(port), CODEX_REPLAY_CONTROLLER_SESSION_ID: oldSession },
-      stdio: "ignore"
-    })
+    const older = spawnBin(["--http"], {
+      bin: path.join(olderInstall(), "bin", "codex-replay.js"),
+      env: { ...process.env, CODEX_REPLAY_RUN_ROOT: path.join(root, "runs"), CODEX_REPLAY_CONTROLLER_PORT: String(port), CODEX_REPLAY_CONTROLLER_SESSION_ID: oldSession }
+    }).child
     const olderExit = new Promise<number | null>((resolve) => older.once("exit", resolve))
     registerRuntime(port, path.join(root, "controllers", oldSession, "controller-server.json"))
     try {
