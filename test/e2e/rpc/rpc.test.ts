@@ -247,21 +247,26 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(status).toBe(421)
   }))
 
+  it("refuses an unsupported content type (415) before reading the body", writesNothing(async () => {
+    const response = await post(request("get_state", {}), { "Content-Type": "text/plain" })
+    expect(response.status).toBe(415)
+    expect(await response.json()).toEqual({ error: "Expected application/json or application/ndjson." })
+  }))
+
+  // The RPC server reads the messages: a body it cannot read is answered with its own Defect message,
+  // in the request's serialization, and nothing runs.
   it.each([
-    ["an unsupported content type", "text/plain", request("get_state", {}), 415, "Expected application/json or application/ndjson."],
-    ["a body that is not JSON", "application/json", "{not json", 400, "The RPC request must contain JSON."],
-    ["an ndjson line that is not JSON", "application/ndjson", "{\"_tag\":\n", 400, "The RPC request must contain one JSON object per line."],
-    ["two messages", "application/ndjson", `${request("get_state", {}, "1")}\n${request("get_state", {}, "2")}\n`, 400, "The RPC request must contain exactly one message."],
-    ["an empty body", "application/ndjson", "", 400, "The RPC request must contain exactly one message."],
-    ["an array", "application/json", "[]", 400, "The RPC message must be an object."],
-    ["a message that is not a Request", "application/json", JSON.stringify({ _tag: "Ping" }), 400, "The RPC message must be a Request."],
-    ["a non-numeric id", "application/json", request("get_state", {}, "abc"), 400, "The RPC request id must be a decimal string."],
-    ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), 400, "The RPC request must name a tool (tag)."],
-    ["missing headers", "application/json", JSON.stringify({ _tag: "Request", id: "1", tag: "get_state", payload: {} }), 400, "The RPC request headers must be a list of [name, value] pairs."]
-  ])("refuses %s with a clear message", (_name, contentType, body, status, message) => writesNothing(async () => {
+    ["a body that is not JSON", "application/json", "{not json", [{ _tag: "Defect", defect: { name: "SyntaxError" } }]],
+    ["an ndjson line that is not JSON", "application/ndjson", "{\"_tag\":\n", [{ _tag: "Defect", defect: { name: "SyntaxError" } }]],
+    ["a non-numeric id", "application/json", request("get_state", {}, "abc"), [{ _tag: "Defect", defect: { name: "SyntaxError" } }]],
+    ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), [{ _tag: "Defect", defect: "Unknown request tag: " }]],
+    ["an unknown tag", "application/json", request("no_such_tool", {}), [{ _tag: "Defect", defect: "Unknown request tag: no_such_tool" }]]
+  ])("answers %s with the RPC server's Defect message", (_name, contentType, body, messages) => writesNothing(async () => {
     const response = await post(body, { "Content-Type": contentType })
-    expect(response.status).toBe(status)
-    expect(await response.json()).toEqual({ error: message })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    const answered: unknown = contentType === "application/json" ? JSON.parse(text) : text.trim().split("\n").map((line) => JSON.parse(line))
+    expect(answered).toMatchObject(messages)
   })())
 
   it("refuses a body over 1 MiB before reading it", writesNothing(async () => {
