@@ -27,16 +27,16 @@ export class RejectedPayload extends Data.TaggedClass("RejectedPayload")<{ reado
  * A procedure's payload: on the wire exactly the tool's payload Schema; decoding never fails, a payload
  * the Schema refuses becomes a `RejectedPayload` (a missing payload is `{}`, as over `/api/call`).
  */
-const checkedPayload = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A | RejectedPayload, unknown> => {
+const checkedPayload = <S extends Schema.Schema.AnyNoContext>(schema: S): Schema.Schema<Schema.Schema.Type<S> | RejectedPayload, unknown> => {
   const decode = Schema.decodeUnknownEither(schema)
   const encode = Schema.encodeEither(schema)
   const isPayload = Schema.is(schema)
-  const Checked = Schema.declare((value): value is A | RejectedPayload => value instanceof RejectedPayload || isPayload(value))
+  const Checked = Schema.declare((value): value is Schema.Schema.Type<S> | RejectedPayload => value instanceof RejectedPayload || isPayload(value))
   return Schema.transformOrFail(Schema.Unknown, Checked, {
     strict: true,
     decode: (input) =>
       ParseResult.succeed(Either.match(decode(input ?? {}), {
-        onLeft: (error): A | RejectedPayload => new RejectedPayload({ message: describeParseError(error) }),
+        onLeft: (error): Schema.Schema.Type<S> | RejectedPayload => new RejectedPayload({ message: describeParseError(error) }),
         onRight: (payload) => payload
       })),
     encode: (value, _options, ast) =>
@@ -54,7 +54,7 @@ export const WatchRun = Rpc.make("watch_run", { payload: checkedPayload(RunIdPay
 
 /** The procedure of one tool: its payload and result Schemas from the contracts, its failures by kind. */
 const toolRpc = <const Name extends ToolName>(name: Name) =>
-  Rpc.make(name, { payload: checkedPayload(ToolPayloads[name] as Schema.Schema<ToolPayload<Name>, unknown>), success: ToolResults[name], error: ToolFailure })
+  Rpc.make(name, { payload: checkedPayload(ToolPayloads[name]), success: ToolResults[name], error: ToolFailure })
 
 /**
  * Every controller tool as a procedure typed from the contracts (`ToolPayloads`, `ToolResults`): what the
