@@ -1,6 +1,6 @@
 import type { HttpServerRequest } from "@effect/platform"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
+import { IncomingMessage } from "node:http"
 import { MAX_HTTP_BODY_BYTES } from "../domain/product.js"
 
 /** A request body as read: its bytes, or why there are none to use. */
@@ -11,11 +11,35 @@ const MAX_DRAINED_BYTES = 64 * 1024 * 1024
 
 /**
  * Reads at most 1 MiB of body. A larger one (declared or chunked) is read to its end and discarded so
- * the client gets a clean 400 rather than a reset connection, up to 64 MiB, where it is cut off.
+ * the client gets a clean 400 rather than a reset connection, up to 64 MiB, where it is cut off. A
+ * request that did not come from Node's server (a web handler's) is read from its body stream.
  */
-export const readRequestBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<RequestBody> =>
+export const readRequestBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<RequestBody> => {
+  const source = request.source
+  if (source instanceof IncomingMessage) return readIncoming(request, source)
+  if (source instanceof Request && source.body === null) return Effect.succeed(Buffer.alloc(0))
+  return readStream(request)
+}
+
+const readStream = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<RequestBody> =>
+  Effect.suspend(() => {
+    const declaredTooLarge = Number(request.headers["content-length"] ?? 0) > MAX_HTTP_BODY_BYTES
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    const keep = (chunk: Uint8Array) =>
+      Effect.sync(() => {
+        size += chunk.length
+        if (!declaredTooLarge && size <= MAX_HTTP_BODY_BYTES) chunks.push(chunk)
+        return size <= MAX_DRAINED_BYTES
+      })
+    return Stream.runForEachWhile(request.stream, keep).pipe(
+      Effect.map((): RequestBody => (declaredTooLarge || size > MAX_HTTP_BODY_BYTES ? "too_large" : Buffer.concat(chunks))),
+      Effect.orElseSucceed((): RequestBody => "unreadable")
+    )
+  })
+
+const readIncoming = (request: HttpServerRequest.HttpServerRequest, incoming: IncomingMessage): Effect.Effect<RequestBody> =>
   Effect.async((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
     const declaredTooLarge = Number(request.headers["content-length"] ?? 0) > MAX_HTTP_BODY_BYTES
     const chunks: Array<Buffer> = []
     let size = 0

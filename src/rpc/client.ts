@@ -52,6 +52,20 @@ const decodePayload = <Name extends ToolName>(name: Name, payload: unknown): Eff
 
 const apiHeaders = (controller: KnownController) => (controller.apiToken === undefined ? {} : bearer(controller.apiToken))
 
+/**
+ * The HTTP client of the RPC protocol: it presents the control and API tokens, and a refusal (401, 421,
+ * 400) fails the call rather than being read as RPC frames.
+ */
+const controllerHttpClient = (controller: KnownController) =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      HttpClient.filterStatusOk(
+        HttpClient.mapRequest(client, (request) =>
+          HttpClientRequest.setHeaders(request, { [CONTROL_HEADER]: controller.controlToken, ...apiHeaders(controller) }))
+      ))
+  ).pipe(Layer.provide(FetchHttpClient.layer))
+
 /** Follows one run: its state now and at every change, ending with its final state. */
 export type WatchRun = (runId: string) => Stream.Stream<StoredRunState, ToolFailure>
 
@@ -94,16 +108,9 @@ export const makeControllerRpcClient = (controller: KnownController) =>
     return { call, watchRun } as const
   }).pipe(
     Effect.provide(
-      RpcClient.layerProtocolHttp({
-        url: `${controllerOrigin(controller.port)}/api/rpc`,
-        // A refusal (401, 421, 400) must fail the call rather than be read as RPC frames; the protocol
-        // wraps whatever the HTTP client fails with into an RpcClientError, hence the cast.
-        transformClient: (client) =>
-          HttpClient.filterStatusOk(
-            HttpClient.mapRequest(client, (request) =>
-              HttpClientRequest.setHeaders(request, { [CONTROL_HEADER]: controller.controlToken, ...apiHeaders(controller) }))
-          ) as unknown as typeof client
-      }).pipe(Layer.provide(Layer.merge(RpcSerialization.layerNdjson, FetchHttpClient.layer)))
+      RpcClient.layerProtocolHttp({ url: `${controllerOrigin(controller.port)}/api/rpc` }).pipe(
+        Layer.provide(Layer.merge(RpcSerialization.layerNdjson, controllerHttpClient(controller)))
+      )
     )
   )
 

@@ -1,6 +1,7 @@
 import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { InferredWorkingDirectory, RequestGeneration, SynthesizedRequest } from "../../domain/contracts/results.js"
 import { controllerError } from "../../domain/errors.js"
 import { CodexWorker } from "../../services/CodexWorker.js"
 import { FileStore } from "../../services/FileStore.js"
@@ -35,21 +36,6 @@ export const SynthesisInput = Schema.Struct({
 })
 export type SynthesisInput = typeof SynthesisInput.Type
 
-export const RequestGeneration = Schema.Union(
-  Schema.Struct({ method: Schema.Literal("single_user_prompt") }),
-  Schema.Struct({ method: Schema.Literal("concatenated_fallback") }),
-  Schema.Struct({ method: Schema.Literal("llm_synthesis"), model: Schema.String, generated_at: Schema.String })
-)
-export type RequestGeneration = typeof RequestGeneration.Type
-
-/** The `synthesize_request` tool result. */
-export const SynthesizedRequest = Schema.Struct({
-  thread_id: Schema.String,
-  request: Schema.String,
-  request_generation: RequestGeneration
-})
-export type SynthesizedRequest = typeof SynthesizedRequest.Type
-
 /** What the synthesis model must answer. */
 export const SynthesisAnswer = Schema.Struct({ request: Schema.String })
 
@@ -64,14 +50,6 @@ export const WorkingDirectoryInput = Schema.Struct({
   model: Schema.optional(Schema.String)
 })
 export type WorkingDirectoryInput = typeof WorkingDirectoryInput.Type
-
-/** The `infer_working_directory` tool result; `working_directory` is "" when unavailable. */
-export const InferredWorkingDirectory = Schema.Struct({
-  thread_id: Schema.String,
-  working_directory: Schema.String,
-  source: Schema.Literal("codex", "cwd", "unavailable")
-})
-export type InferredWorkingDirectory = typeof InferredWorkingDirectory.Type
 
 /** What the inference model must answer ("" when the evidence supports no directory). */
 export const WorkingDirectoryAnswer = Schema.Struct({ working_directory: Schema.String })

@@ -206,27 +206,6 @@ describe("controller daemon over real HTTP", () => {
     }
   })
 
-  it("rejects unknown tools, open_controller and malformed arguments with a clear 400", async () => {
-    const cases: Array<[unknown, string]> = [
-      [{ name: "drop_tables", arguments: {} }, "Unknown Codex Replay tool: drop_tables"],
-      [{ name: "open_controller", arguments: {} }, "open_controller is only available through MCP."],
-      [{ name: "__proto__", arguments: {} }, "Unknown Codex Replay tool: __proto__"],
-      [{ arguments: {} }, "name is required."],
-      [{ name: "get_run", arguments: [] }, "Controller action arguments must be an object."],
-      [{ name: "get_run", arguments: {} }, "run_id is required."],
-      [{ name: "get_run", arguments: { run_id: 7 } }, "run_id: Expected string, actual 7"]
-    ]
-    const before = listTree(daemon.root)
-    for (const [body, message] of cases) {
-      const answer = await request(daemon.port, "/api/call", { method: "POST", headers: browserHeaders(daemon.port), body: JSON.stringify(body) })
-      expect(answer.status, JSON.stringify(body)).toBe(400)
-      expect(answer.json.isError).toBe(true)
-      expect(answer.json.content[0].text).toBe(message)
-      expectSecurityHeaders(answer.headers)
-    }
-    expect(listTree(daemon.root)).toEqual(before)
-  })
-
   it("get_run answers an owned run with its log tail and refuses bad, escaping, missing and foreign ids", async () => {
     const directory = path.join(daemon.runRoot, "run-own-finished")
     fs.writeFileSync(path.join(directory, "run.log"), `${"old line\n".repeat(20_000)}2026-01-01T00:00:00.000Z [controller] last line\n`)
@@ -367,12 +346,6 @@ describe("controller daemon over real HTTP", () => {
       expect(answer.text).not.toContain("secret")
     }
     expect(listTree(daemon.root)).toEqual(before)
-  })
-
-  it("answers a heartbeat with the session and its interval", async () => {
-    const answer = await request(daemon.port, "/api/heartbeat", { method: "POST", headers: browserHeaders(daemon.port), body: "{}" })
-    expect(answer.status).toBe(200)
-    expect(answer.json).toEqual({ ok: true, controller_session_id: daemon.sessionId, heartbeat_interval_seconds: 15 })
   })
 
   it("refuses shutdown without the control token", async () => {

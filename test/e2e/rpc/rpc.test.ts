@@ -84,57 +84,6 @@ describe("POST /api/rpc through the RPC client", () => {
     expect(found.threads[0]?.imported_thread_id).toBe(first.imported_thread_id)
   })
 
-  it("turns an invalid payload into a typed ControllerError with the tool's message", writesNothing(async () => {
-    expect(failure(await call("get_run", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
-    expect(failure(await call("get_run", {}))).toBe("run_id is required.")
-    expect(failure(await call("cancel_run", { run_id: ["x"] }))).toMatch(/^run_id: Expected string/)
-    expect(failure(await call("list_threads", { limit: 0 }))).toMatch(/limit/)
-    expect(failure(await call("list_threads", { source: "elsewhere" }))).toBe("source must be imported or sample.")
-    expect(failure(await call("inspect_thread", {}))).toBe("thread_id is required.")
-    expect(failure(await call("get_report", { format: "json" }))).toBe("run_id is required.")
-  }))
-
-  it("refuses malformed inputs of every other tool with typed errors", writesNothing(async () => {
-    expect(failure(await call("get_state", { run_id: 5 }))).toBe("run_id: Expected string, actual 5")
-    expect(failure(await call("list_threads", { offset: -1 }))).toMatch(/offset/)
-    expect(failure(await call("list_threads", { query: 7 }))).toBe("query must be a string.")
-    expect(failure(await call("list_threads", [1, 2]))).toMatch(/object/)
-    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", beginning_kind: "svn" }))).toBe(
-      'beginning_kind must be Git or Non-Git ("git" or "non_git").'
-    )
-    expect(failure(await call("inspect_thread", { thread_id: "sample-hello-cli", excluded_files: "a.txt" }))).toBe(
-      "excluded_files must be a list of file paths."
-    )
-    expect(failure(await call("get_report", { run_id: 3 }))).toBe("run_id is required.")
-    expect(failure(await call("synthesize_request", {}))).toBe("thread_id is required.")
-    expect(failure(await call("infer_working_directory", { thread_id: 1 }))).toBe("thread_id: Expected string, actual 1")
-    expect(failure(await call("prepare_run", "not an object"))).toBe("The replay configuration must be an object.")
-    expect(failure(await call("prepare_run", {}))).toBe("The thread (thread_id) is required and must be a non-empty string.")
-    expect(failure(await call("prepare_run", {
-      thread_id: "sample-hello-cli",
-      request: "Do it.",
-      beginning_kind: "non_git",
-      ending_kind: "non_git",
-      models: []
-    }))).toBe("Choose a Codex model (model or models).")
-    expect(failure(await call("start_run", { thread_id: "sample-hello-cli" }))).toBe(
-      "Explicit approval (approved: true) is required before starting a replay."
-    )
-    expect(failure(await call("start_run", { approved: true, prepare_token: "short" }))).toBe(
-      "Prepare and approve this exact configuration before starting (prepare_token)."
-    )
-  }))
-
-  it("answers a user error of a valid payload as a typed ControllerError", writesNothing(async () => {
-    expect(failure(await call("get_run", { run_id: "no-such-run" }))).toBe("The replay run is unavailable.")
-    expect(failure(await call("get_run", { run_id: "../escape" }))).toBe("The run ID is invalid.")
-  }))
-
-  it("refuses unknown tools and open_controller with typed errors", writesNothing(async () => {
-    expect(failure(await call("no_such_tool", {}))).toBe("Unknown Codex Replay tool: no_such_tool")
-    expect(failure(await call("open_controller", {}))).toBe("open_controller is only available through MCP.")
-  }))
-
   it("refuses a wrong control or API token (401) as a clear client error", writesNothing(async () => {
     expect(failure(await call("get_state", {}, "x".repeat(64)))).toBe(
       "The controller refused its API or control token (HTTP 401)."
@@ -190,26 +139,6 @@ describe("watch_run over /api/rpc", () => {
 })
 
 describe("POST /api/rpc at the HTTP edge", () => {
-  it("serves the JSON serialization too", async () => {
-    const response = await post(request("get_state", {}), { "Content-Type": "application/json" })
-    expect(response.status).toBe(200)
-    expect(response.headers.get("content-type")).toMatch(/^application\/json/)
-    expect(response.headers.get("x-frame-options")).toBe("DENY")
-    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
-    const [message] = (await response.json()) as Array<{ _tag: string; requestId: string; exit: { _tag: string } }>
-    expect(message).toMatchObject({ _tag: "Exit", requestId: "7", exit: { _tag: "Success" } })
-  })
-
-  it("answers a typed failure in the request's own serialization", writesNothing(async () => {
-    const response = await post(`${request("get_run", { run_id: 1 }, "41")}\n`)
-    expect(response.status).toBe(200)
-    expect(await response.text()).toBe(`${JSON.stringify({
-      _tag: "Exit",
-      requestId: "41",
-      exit: { _tag: "Failure", cause: { _tag: "Fail", error: { message: "run_id: Expected string, actual 1", _tag: "InvalidArgument" } } }
-    })}\n`)
-  }))
-
   it("requires the control token (401) and keeps the security headers", writesNothing(async () => {
     const missing = await post(request("get_state", {}), { "X-Codex-Replay-Control": "" })
     expect(missing.status).toBe(401)
@@ -247,22 +176,13 @@ describe("POST /api/rpc at the HTTP edge", () => {
     expect(status).toBe(421)
   }))
 
-  it.each([
-    ["an unsupported content type", "text/plain", request("get_state", {}), 415, "Expected application/json or application/ndjson."],
-    ["a body that is not JSON", "application/json", "{not json", 400, "The RPC request must contain JSON."],
-    ["an ndjson line that is not JSON", "application/ndjson", "{\"_tag\":\n", 400, "The RPC request must contain one JSON object per line."],
-    ["two messages", "application/ndjson", `${request("get_state", {}, "1")}\n${request("get_state", {}, "2")}\n`, 400, "The RPC request must contain exactly one message."],
-    ["an empty body", "application/ndjson", "", 400, "The RPC request must contain exactly one message."],
-    ["an array", "application/json", "[]", 400, "The RPC message must be an object."],
-    ["a message that is not a Request", "application/json", JSON.stringify({ _tag: "Ping" }), 400, "The RPC message must be a Request."],
-    ["a non-numeric id", "application/json", request("get_state", {}, "abc"), 400, "The RPC request id must be a decimal string."],
-    ["a missing tag", "application/json", JSON.stringify({ _tag: "Request", id: "1", payload: {}, headers: [] }), 400, "The RPC request must name a tool (tag)."],
-    ["missing headers", "application/json", JSON.stringify({ _tag: "Request", id: "1", tag: "get_state", payload: {} }), 400, "The RPC request headers must be a list of [name, value] pairs."]
-  ])("refuses %s with a clear message", (_name, contentType, body, status, message) => writesNothing(async () => {
-    const response = await post(body, { "Content-Type": contentType })
-    expect(response.status).toBe(status)
-    expect(await response.json()).toEqual({ error: message })
-  })())
+  // What the RPC server answers for the messages it reads (a payload its tool's Schema refuses, a body
+  // it cannot read, an unknown tag) is tested in-process: test/rpc/server.test.ts.
+  it("refuses an unsupported content type (415) before reading the body", writesNothing(async () => {
+    const response = await post(request("get_state", {}), { "Content-Type": "text/plain" })
+    expect(response.status).toBe(415)
+    expect(await response.json()).toEqual({ error: "Expected application/json or application/ndjson." })
+  }))
 
   it("refuses a body over 1 MiB before reading it", writesNothing(async () => {
     const big = request("list_threads", { query: "x".repeat(8 * 1024 * 1024) })
@@ -306,17 +226,6 @@ describe("POST /api/rpc at the HTTP edge", () => {
     } as RequestInit)
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: "The RPC request body is too large." })
-  }))
-
-  it("gives /api/call and /api/rpc the same message for the same bad payload", writesNothing(async () => {
-    const browser = await fetch(`${daemon.origin}/api/call`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: daemon.origin, Authorization: `Bearer ${daemon.apiToken}` },
-      body: JSON.stringify({ name: "get_run", arguments: { run_id: 5 } })
-    })
-    expect(browser.status).toBe(400)
-    const rpc = failure(await call("get_run", { run_id: 5 }))
-    expect(((await browser.json()) as { error: string }).error).toBe(rpc)
   }))
 })
 
