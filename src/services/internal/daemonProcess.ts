@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
-import { controllerError, type ControllerError } from "../../domain/errors.js"
+import { type SpawnFailed, spawnFailed } from "../../domain/errors.js"
 import { CONTROLLER_HOST } from "../../domain/product.js"
 import { packagePath } from "./packageInfo.js"
 
@@ -16,12 +16,12 @@ export interface StartedDaemon {
 
 /** Listens on the preferred port, or on any free one when it is taken, so the daemon can inherit it. */
 const reservePort = (preferred: number) =>
-  Effect.async<net.Server, ControllerError>((resume) => {
+  Effect.async<net.Server, SpawnFailed>((resume) => {
     const listen = (port: number, fallback: boolean) => {
       const server = net.createServer()
       server.once("error", (error: NodeJS.ErrnoException) => {
         if (fallback) listen(0, false)
-        else resume(Effect.fail(controllerError(`An available local controller port could not be reserved: ${error.message}`)))
+        else resume(Effect.fail(spawnFailed("the local controller", `no local port could be reserved for it (${error.message})`)))
       })
       server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(server)))
     }
@@ -79,7 +79,7 @@ const spawnDaemon = (reservation: net.Server, env: Readonly<Record<string, strin
         reservation.close()
       }
     },
-    catch: (error) => controllerError(`The local controller process could not start: ${String(error)}`)
+    catch: (error) => spawnFailed("the local controller", error instanceof Error ? error.message : String(error))
   })
 
 /** Reserves a port (the preferred one when free) and starts the daemon on it. */
