@@ -106,4 +106,7 @@ export const DaemonLive = Layer.merge(ControllerRuntime.DefaultWithoutDependenci
 )
 
 /** What launching and probing controllers needs (MCP and the CLI). */
-export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(Layer.provideMerge(FileStore.Default))
+export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
+  Layer.provideMerge(NodeFilesLive)
+)

@@ -1,6 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import { ToolPayloads, unknownToolMessage } from "../domain/contracts.js"
-import { type ControllerError, controllerError, type StorageError } from "../domain/errors.js"
+import { controllerError, type ToolFailure } from "../domain/errors.js"
 import {
   MAX_PARALLEL_RUNS,
   MAX_REPLAY_THREADS,
@@ -24,12 +24,12 @@ const RECENT_RUNS = 12
 /** A controller tool: its argument Schema and the program that answers it. */
 export interface ControllerTool<R> {
   readonly payload: Schema.Schema<any, any>
-  readonly run: (payload: any) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
+  readonly run: (payload: any) => Effect.Effect<ToolResult, ToolFailure, R>
 }
 
 export const defineTool = <A, I, R>(
   payload: Schema.Schema<A, I>,
-  run: (payload: A) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
+  run: (payload: A) => Effect.Effect<ToolResult, ToolFailure, R>
 ): ControllerTool<R> => ({ payload, run })
 
 
@@ -159,7 +159,7 @@ export const callTool = <Tools extends Record<string, ControllerTool<any>>>(
   tools: Tools,
   name: string,
   args: unknown
-): Effect.Effect<ToolResult, ControllerError | StorageError, ToolRequirements<Tools>> => {
+): Effect.Effect<ToolResult, ToolFailure, ToolRequirements<Tools>> => {
   const tool = name !== "open_controller" && Object.hasOwn(tools, name) ? tools[name] : undefined
   if (tool === undefined) return Effect.fail(unknownToolError(name))
   // Every payload Schema is synchronous; decoding without an effect saves the hot path a few fiber steps.
