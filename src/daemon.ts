@@ -1,7 +1,7 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
 import * as path from "node:path"
-import type { ControllerError, StorageError } from "./domain/errors.js"
+import type { ToolFailure } from "./domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "./domain/product.js"
 import { type Download, makeControllerApp } from "./http/controllerApp.js"
 import { loadStaticAssets } from "./services/internal/staticAssets.js"
@@ -21,8 +21,8 @@ const BUSY_POLL_MILLIS = 250
 export interface DaemonOptions<RT, RD, RS = never> {
   readonly tools: ToolRegistry<RT>
   /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
-  readonly afterReconcile?: Effect.Effect<unknown, ControllerError | StorageError, RS>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ControllerError | StorageError, RD>
+  readonly afterReconcile?: Effect.Effect<unknown, ToolFailure, RS>
+  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
 }
 
 const recordStopInAttempt = Effect.gen(function*() {

@@ -1,9 +1,9 @@
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { homedir } from "node:os"
 import type { Environment } from "./domain/settings.js"
 import { CoreLive, EngineLive } from "./layers.js"
 import { FileStore } from "./services/FileStore.js"
-import { Settings, settingsOf } from "./services/Settings.js"
+import { Settings, settingsFromConfig } from "./services/Settings.js"
 
 /** What an embedding program usually sets itself instead of the environment (README.md#configuration names). */
 export interface SettingsOverrides {
@@ -22,15 +22,15 @@ export interface SettingsOverrides {
  * the daemon's; an invalid value fails the layer with a `ControllerError`.
  */
 export const settingsLayer = (overrides: SettingsOverrides = {}, env: Environment = process.env, home = homedir()) =>
-  Layer.effect(
-    Settings,
-    settingsOf({
+  Layer.effect(Settings, settingsFromConfig(home)).pipe(
+    // The settings are read through `Config`; the embedding's provider is the environment with the overrides on top.
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
       ...env,
       ...(overrides.runRoot === undefined ? {} : { CODEX_REPLAY_RUN_ROOT: overrides.runRoot }),
       ...(overrides.claudeConfigDir === undefined ? {} : { CLAUDE_CONFIG_DIR: overrides.claudeConfigDir }),
       ...(overrides.codexCliPath === undefined ? {} : { CODEX_CLI_PATH: overrides.codexCliPath }),
       ...(overrides.controllerSessionId === undefined ? {} : { CODEX_REPLAY_CONTROLLER_SESSION_ID: overrides.controllerSessionId })
-    }, home)
+    }).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as const]))))))
   )
 
 /**

@@ -30,7 +30,7 @@ import { Settings } from "./services/Settings.js"
 
 /** Files, logs, processes and the run store, over the given settings. Each service exists once. */
 export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies).pipe(
-  Layer.provideMerge(Layer.mergeAll(RunLog.DefaultWithoutDependencies, Activity.Default, ProcessRunner.Default)),
+  Layer.provideMerge(Layer.mergeAll(RunLog.DefaultWithoutDependencies, Activity.Default, ProcessRunner.DefaultWithoutDependencies)),
   Layer.provideMerge(FileStore.DefaultWithoutDependencies),
   Layer.provideMerge(NodeFilesLive)
 )
@@ -106,4 +106,7 @@ export const DaemonLive = Layer.merge(ControllerRuntime.DefaultWithoutDependenci
 )
 
 /** What launching and probing controllers needs (MCP and the CLI). */
-export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(Layer.provideMerge(FileStore.Default))
+export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
+  Layer.provideMerge(NodeFilesLive)
+)

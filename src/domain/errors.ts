@@ -68,6 +68,40 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   message: Schema.String
 }) {}
 
+/**
+ * The machine's failures a caller can act on (not the user's input): each says what failed and what to do.
+ * Their messages name a program, a git command or a setting, never a file of the controller's own folders or a
+ * secret, so a caller hears them as they are (`publicFailure`); a `StorageError` may name private paths and is
+ * answered with the generic sentence.
+ */
+
+/** A process could not be started (the executable is missing or not executable, or the system refused). */
+export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
+  /** What could not start (`git`, `the local controller`, `xdg-open`). */
+  command: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A git command failed on a repository the controller needs (a historical commit, a workspace, a snapshot). */
+export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
+  message: Schema.String
+}) {}
+
+/** The Codex CLI cannot be used: it is missing, not executable, or not logged in. */
+export class CodexUnavailable extends Schema.TaggedError<CodexUnavailable>()("CodexUnavailable", {
+  message: Schema.String
+}) {}
+
+export const spawnFailed = (command: string, reason: string) =>
+  new SpawnFailed({
+    command,
+    message: boundText(`Cannot start ${command}: ${reason}. Check that it is installed and on PATH, then try again.`)
+  })
+
+/** `what` (a sentence fragment such as "The workspace could not be created") failed because git said `detail`. */
+export const gitFailed = (what: string, detail: string) =>
+  new GitFailed({ message: boundText(`${what}: ${detail} Check that git is installed and the repository is intact, then try again.`) })
+
 // A user error's message is bounded like every text a tool answers (docs/controller.md: 32 KiB).
 export const invalidArgument = (message: string) => new InvalidArgument({ message: boundText(message) })
 export const notFound = (message: string) => new NotFound({ message: boundText(message) })
@@ -79,8 +113,12 @@ export const controllerError = invalidArgument
 /** What a caller hears of an internal error (docs/controller.md); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."
 
-/** Every failure a controller tool answers: the user's kinds and the controller's own storage failure. */
-export const ToolFailure = Schema.Union(InvalidArgument, NotFound, Conflict, StorageError)
+/** The machine's own failures: answered 5xx. */
+export const MachineFailure = Schema.Union(StorageError, SpawnFailed, GitFailed, CodexUnavailable)
+export type MachineFailure = typeof MachineFailure.Type
+
+/** Every failure a controller tool answers: the user's kinds and the machine's. */
+export const ToolFailure = Schema.Union(InvalidArgument, NotFound, Conflict, StorageError, SpawnFailed, GitFailed, CodexUnavailable)
 export type ToolFailure = typeof ToolFailure.Type
 
 /** The HTTP status of each kind of failure: the one mapping `/api/call`, `/api/rpc` and MCP answer by. */
@@ -88,14 +126,21 @@ export const FAILURE_STATUS = {
   InvalidArgument: 400,
   NotFound: 404,
   Conflict: 409,
-  StorageError: 500
+  StorageError: 500,
+  SpawnFailed: 500,
+  GitFailed: 500,
+  CodexUnavailable: 503
 } as const satisfies Record<ToolFailure["_tag"], number>
 
 export const failureStatus = (error: ToolFailure) => FAILURE_STATUS[error._tag]
 
-/** Whether the failure is the controller's own: logged in full, answered with `INTERNAL_ERROR_MESSAGE`. */
+/** Whether the failure is the controller's own (5xx): logged in full. */
 export const isInternalFailure = (error: ToolFailure) => failureStatus(error) >= 500
 
-/** What the caller hears of a failure: the user's message, or the generic sentence for an internal one. */
+/**
+ * What the caller hears of a failure: the user's message; a spawn, git or Codex failure's own message (it names
+ * the program and what to do, nothing private); the generic sentence for a storage failure, whose message may
+ * name the controller's private files.
+ */
 export const publicFailure = (error: ToolFailure): ToolFailure =>
-  isInternalFailure(error) ? new StorageError({ message: INTERNAL_ERROR_MESSAGE }) : error
+  error._tag === "StorageError" ? new StorageError({ message: INTERNAL_ERROR_MESSAGE }) : error

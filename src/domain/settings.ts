@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Config, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import { cacheRootOf, type Environment, expandHome, nonEmpty, runRootOf } from "./cacheRoot.js"
 import type { CodexPriceTable } from "./codexPricing.js"
@@ -81,6 +81,29 @@ const pricingFile = (raw: string | undefined, home: string) => {
   const value = nonEmpty(raw)
   return value === undefined ? undefined : path.resolve(expandHome(value.trim(), home))
 }
+
+/** Every variable of README.md#configuration. */
+export const SETTING_VARIABLES = [
+  "CODEX_REPLAY_RUN_ROOT",
+  "CODEX_REPLAY_CONTROLLER_PORT",
+  "CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS",
+  "CODEX_REPLAY_CONTROLLER_SESSION_ID",
+  "CODEX_CLI_PATH",
+  "CLAUDE_CONFIG_DIR",
+  "CODEX_REPLAY_REVIEWER_MODEL",
+  "CODEX_REPLAY_CONTROLLER_SOCKET_FD",
+  "CODEX_REPLAY_PRICING"
+] as const
+
+/**
+ * The configuration's variables as the current `ConfigProvider` has them (the environment in production,
+ * `ConfigProvider.fromMap` in an embedding or a test); unset ones are absent.
+ */
+export const settingVariables: Effect.Effect<Environment> = Effect.map(
+  Effect.forEach(SETTING_VARIABLES, (name) =>
+    Effect.map(Effect.orElseSucceed(Config.option(Config.string(name)), () => Option.none<string>()), (value) => [name, value] as const)),
+  (entries) => Object.fromEntries(entries.flatMap(([name, value]) => (Option.isSome(value) ? [[name, value.value]] : [])))
+)
 
 /** Reads every setting of README.md#configuration from an environment; the first invalid value is reported. */
 export const resolveSettings = (

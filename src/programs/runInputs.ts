@@ -13,18 +13,18 @@
  *   starting commit for a Git beginning, in the project directory for an empty one), and be a file Claude
  *   did not change: not among its recorded edits and, for Git, not changed between the two commits.
  */
-import { Effect } from "effect"
-import * as fs from "node:fs/promises"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
 import { controllerError } from "../domain/errors.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { isChunk, type RunConfiguration } from "../domain/runConfig.js"
 import { excerpt } from "../domain/toolResult.js"
-import { isInside } from "../services/FileStore.js"
+import { FileStore, isInside } from "../services/FileStore.js"
 import { Settings } from "../services/Settings.js"
 import { Workspace } from "../services/Workspace.js"
 
-const realOrUndefined = (target: string) => Effect.promise(() => fs.realpath(target).catch(() => undefined))
+const realOrUndefined = (target: string) =>
+  Effect.flatMap(FileStore, (files) => Effect.map(Effect.orElseSucceed(files.realPath(target), () => Option.none<string>()), Option.getOrUndefined))
 
 /**
  * Whether `real` lies in the controller's cache (every run root and controller included) or Claude's
@@ -87,15 +87,16 @@ const editedPaths = (record: ThreadRecord, projectReal: string | undefined) =>
 
 /** Whether `relative` reaches a link or anything but a regular file below `root` (every part is looked at, none followed). */
 const plainFileBelow = (root: string, relative: string) =>
-  Effect.promise(async () => {
+  Effect.gen(function*() {
+    const files = yield* FileStore
     const parts = relative.split("/")
     let current = root
     for (const [index, part] of parts.entries()) {
       current = path.join(current, part)
-      const stat = await fs.lstat(current).catch(() => undefined)
-      if (stat === undefined) return "missing" as const
-      if (stat.isSymbolicLink()) return "link" as const
-      if (index === parts.length - 1 && !stat.isFile()) return "not a file" as const
+      const type = Option.getOrUndefined(yield* Effect.orElseSucceed(files.linkType(current), () => Option.none()))
+      if (type === undefined) return "missing" as const
+      if (type === "SymbolicLink") return "link" as const
+      if (index === parts.length - 1 && type !== "File") return "not a file" as const
     }
     return "file" as const
   })

@@ -4,7 +4,7 @@ import type { ProjectInstructions } from "../domain/history/capabilities.js"
 import type { ChangedFile } from "../domain/history/changes.js"
 import type { StateKind } from "../domain/runConfig.js"
 import { Git } from "./Git.js"
-import { existsPath, isDirectoryPath } from "./internal/paths.js"
+import { FileStore } from "./FileStore.js"
 
 export type { StateKind }
 
@@ -72,8 +72,6 @@ const short = (sha: string) => sha.slice(0, 7)
 const isoAt = (unix: number) => new Date(unix * 1000).toISOString()
 
 /** A project directory (or file in it) that cannot even be looked at counts as not on this machine. */
-const isDirectory = (candidate: string) => Effect.orElseSucceed(Effect.tryPromise(() => isDirectoryPath(candidate)), () => false)
-const exists = (candidate: string) => Effect.orElseSucceed(Effect.tryPromise(() => existsPath(candidate)), () => false)
 
 const liveFiles = (files: ReadonlyArray<ChangedFile>) => files.filter((file) => !file.abandoned && !file.outside_project)
 
@@ -86,6 +84,9 @@ const liveFiles = (files: ReadonlyArray<ChangedFile>) => files.filter((file) => 
 export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline", {
   effect: Effect.gen(function*() {
     const git = yield* Git
+    const files = yield* FileStore
+    const isDirectory = (candidate: string) => Effect.orElseSucceed(files.isDirectory(candidate), () => false)
+    const exists = (candidate: string) => Effect.orElseSucceed(files.exists(candidate), () => false)
 
     const nonGit = Effect.fn("Baseline.nonGit")(function*(
       request: BaselineRequest,
@@ -359,5 +360,5 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
 
     return { propose } as const
   }),
-  dependencies: [Git.Default]
+  dependencies: [Git.Default, FileStore.Default]
 }) {}

@@ -29,9 +29,7 @@ import { FileStore } from "./FileStore.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { childrenOf, launcherFor } from "./internal/confinement.js"
-import * as procfs from "./platform/procfs.js"
-import { AttemptWatch } from "./internal/attemptWatch.js"
+import type { AttemptWatch } from "./internal/attemptWatch.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
@@ -58,9 +56,6 @@ interface Session {
 const freshId = () => randomBytes(12).toString("hex")
 
 
-/** Our own Codex child for this attempt (it is in our process group, so never signal the group). */
-const findCodexChild = (attemptId: string) => procfs.childrenWithEnvironment(ATTEMPT_VARIABLE, attemptId)
-
 /** Whether the attempt's stream settles within `within` (on the Effect clock; interruptible so it can time out). */
 const settledWithin = (session: Session, within: Duration.Duration) =>
   Effect.timeoutTo(Effect.interruptible(Effect.promise(() => session.finished)), {
@@ -81,8 +76,8 @@ interface ResolvedOptions {
   readonly interruptGrace: Duration.Duration
 }
 
-const resolveOptions = (options: CodexWorkerOptions): ResolvedOptions => {
-  const base = codexProcessEnvironment(options.environment ?? process.env)
+const resolveOptions = (options: CodexWorkerOptions, inherited: Readonly<Record<string, string | undefined>>): ResolvedOptions => {
+  const base = codexProcessEnvironment(options.environment ?? inherited)
   const environment = options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome }
   const codexHome = environment.CODEX_HOME ?? path.join(environment.HOME ?? os.homedir(), ".codex")
   return {
@@ -129,7 +124,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     const runLog = yield* RunLog
     const files = yield* FileStore
     const platform = Context.make(FileSystem.FileSystem, yield* FileSystem.FileSystem).pipe(Context.add(LinkSafeFiles, yield* LinkSafeFiles))
-    const settings = resolveOptions(options)
+    const settings = resolveOptions(options, processes.environment)
 
     const logger = (request: AnyRequest) => {
       const label = request.label ?? defaultLabel(request.purpose)
@@ -215,13 +210,11 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
      */
     const stopSession = (session: Session, log: Logger, watch: AttemptWatch) =>
       Effect.gen(function*() {
-        const children = yield* Effect.promise(() => findCodexChild(session.attemptId))
-        // A confined Codex is the first process of its namespace, below the launcher (which ignores SIGINT).
-        for (const pid of children.flatMap((child) => [child, ...childrenOf(child)])) procfs.signal(pid, "SIGINT")
-        const settled = children.length > 0 && (yield* settledWithin(session, settings.interruptGrace))
+        // Our own Codex child (in our process group, so the group is never signalled).
+        const children = yield* processes.interruptChildren(ATTEMPT_VARIABLE, session.attemptId)
+        const settled = children > 0 && (yield* settledWithin(session, settings.interruptGrace))
         if (!settled) {
-          const attemptProcesses = yield* Effect.promise(() => procfs.pidsWithEnvironment(ATTEMPT_VARIABLE, session.attemptId))
-          for (const pid of attemptProcesses) procfs.signal(pid, "SIGSTOP")
+          yield* processes.freeze(ATTEMPT_VARIABLE, session.attemptId)
           if (session.inFlight) session.abort.abort(new Error("The Codex worker was cancelled."))
         }
         for (let round = 0; round < 3; round++) {
@@ -254,7 +247,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       Effect.gen(function*() {
         const scratch = yield* scratchFor(prepared.request.purpose)
         const launcher = yield* files.privateTemporaryRoot().pipe(
-          Effect.flatMap((root) => Effect.promise(() => launcherFor(prepared.cliPath, root).catch(() => prepared.cliPath))),
+          Effect.flatMap((root) => processes.confinedLauncher(prepared.cliPath, root)),
           Effect.orElseSucceed(() => prepared.cliPath)
         )
         if (launcher === prepared.cliPath) {
@@ -271,10 +264,10 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
             : Effect.void
           return Runtime.runPromise(runtime)(log.stdout(JSON.stringify(event)).pipe(Effect.zipRight(notes)))
         }
-        return yield* Effect.uninterruptibleMask((restore) => {
+        return yield* Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
           const session = openSession({ ...prepared, cliPath: launcher }, scratch, logEvent)
-          const watch = new AttemptWatch(session.attemptId, prepared.request.runDirectory, () => findCodexChild(session.attemptId))
-          return restore(Effect.promise(() => session.finished)).pipe(
+          const watch = yield* processes.watchConfined(session.attemptId, prepared.request.runDirectory, ATTEMPT_VARIABLE)
+          return yield* restore(Effect.promise(() => session.finished)).pipe(
             Effect.map((thrown) => ({ session, thrown })),
             Effect.onInterrupt(() => stopSession(session, log, watch)),
             // Whatever Codex left in its namespace ends with it; a normal end finds nothing left.
@@ -282,7 +275,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
             // Nothing of this attempt may outlive it, also after a normal end.
             Effect.tap(() => (prepared.request.runTag === undefined ? processes.sweepTag(session.runTag) : Effect.void))
           )
-        })
+        }))
       })
 
     const logFailure = (log: Logger, failure: WorkerError, thrown: unknown) =>

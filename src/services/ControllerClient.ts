@@ -14,7 +14,8 @@ import { isControllerSessionId } from "../domain/ids.js"
 import { healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
 import { startDaemon } from "./internal/daemonProcess.js"
-import { isExecutableFile } from "./internal/paths.js"
+import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
+import { NodeFilesLive } from "./platform/nodeFiles.js"
 
 export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
 
@@ -153,9 +154,9 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
     })
 
     /** Whether `file` is a regular file this process may execute (a `codex_cli_path` to hand a daemon). */
-    const isExecutable = (file: string) => Effect.promise(() => isExecutableFile(file))
+    const isExecutable = (yield* LinkSafeFiles).isExecutable
 
     return { readRuntime, probe, shutdown, requestStop, findLive, listLive, isExecutable, startDaemon } as const
   }),
-  dependencies: [FileStore.Default]
+  dependencies: [FileStore.Default, NodeFilesLive]
 }) {}

@@ -131,10 +131,10 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     })
 
     /** The one atomic write: a private temporary file beside `file`, renamed over it; never half a file. */
-    const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string) {
+    const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string, mode = 0o600) {
       yield* write(`Cannot create ${path.dirname(file)}`, fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 }))
       const temporary = temporaryName(file)
-      yield* write(`Cannot write ${path.basename(file)}`, fs.writeFileString(temporary, text, { flag: "wx", mode: 0o600 }).pipe(
+      yield* write(`Cannot write ${path.basename(file)}`, fs.writeFileString(temporary, text, { flag: "wx", mode }).pipe(
         Effect.zipRight(fs.rename(temporary, file)),
         Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true })))
       ))
@@ -244,6 +244,31 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       ))
     })
 
+    /** The names in `directory` (files and folders alike); a missing directory has none. */
+    const listNames = (directory: string) =>
+      write(`Cannot list ${path.basename(directory)}`, Effect.map(orNone(fs.readDirectory(directory)), Option.getOrElse((): Array<string> => [])))
+
+    /** What is at `target` itself (a final link not followed): `File`, `Directory`, `SymbolicLink`…; none when nothing is. */
+    const linkType = (target: string) =>
+      write(`Cannot look at ${path.basename(target)}`, Effect.map(links.lstat(target), Option.map((info) => info.type)))
+
+    /** Copies `source` to `target` (its folders created), with the file's own contents and Node's default mode. */
+    const copyFile = (source: string, target: string) =>
+      write(`Cannot copy ${path.basename(source)}`, Effect.zipRight(
+        fs.makeDirectory(path.dirname(target), { recursive: true }),
+        fs.copyFile(source, target)
+      ))
+
+    /**
+     * Writes `text` to `target` in place (its folders created, the process's default mode): for files of a workspace,
+     * which an agent works on as it would in its own checkout, not for the controller's records.
+     */
+    const writeText = (target: string, text: string, mode?: number) =>
+      write(`Cannot write ${path.basename(target)}`, Effect.zipRight(
+        fs.makeDirectory(path.dirname(target), { recursive: true, ...(mode === undefined ? {} : { mode: 0o700 }) }),
+        fs.writeFileString(target, text, mode === undefined ? {} : { mode })
+      ))
+
     /** Appends `text` to a private file (created 0600), never through a symlink: a link could lead anywhere. */
     const appendText = Effect.fn("FileStore.appendText")(function*(file: string, text: string) {
       yield* write(`Cannot write ${path.basename(file)}`, links.append(file, text))
@@ -313,6 +338,10 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       rename,
       isDirectory,
       listDirectories,
+      listNames,
+      linkType,
+      copyFile,
+      writeText,
       statOption,
       appendText,
       temporaryDirectory,

@@ -43,7 +43,7 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
         command,
         args,
         cwd: options.cwd,
-        env: neutralGitEnvironment(process.env, options.env),
+        env: neutralGitEnvironment(runner.environment, options.env),
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         onLine: (stream, line) => Effect.sync(() => (stream === "stdout" ? stdout : stderr).push(line))
       }).pipe(

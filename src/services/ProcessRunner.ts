@@ -1,10 +1,12 @@
 import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs/promises"
 import * as readline from "node:readline"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { type SpawnFailed, spawnFailed } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
-import { killAttempt, recordedAttempts } from "./internal/confinement.js"
+import { FileStore } from "./FileStore.js"
+import { watchAttempt } from "./internal/attemptWatch.js"
+import { killAttempt, launcherFor, recordedAttempts } from "./internal/confinement.js"
+import { type EnvironmentVariables, ProcessEnvironment } from "./platform/environment.js"
 import * as procfs from "./platform/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
@@ -38,8 +40,9 @@ const waitUntil = (done: () => boolean, within: Duration.Duration) =>
     return done()
   })
 
-const makeProcessRunner = (graceMillis: number) => {
+const makeProcessRunner = (graceMillis: number, files: FileStore, environment: EnvironmentVariables) => {
   const grace = Duration.millis(graceMillis)
+  const withFiles = Effect.provideService(FileStore, files)
 
   const tagged = (tag: string) => Effect.promise(() => procfs.pidsWithEnvironment(RUN_TAG_VARIABLE, tag))
 
@@ -79,11 +82,11 @@ const makeProcessRunner = (graceMillis: number) => {
    * reused pid is never signalled.
    */
   const sweepRecorded = Effect.fn("ProcessRunner.sweepRecorded")(function*(runDirectory: string) {
-    const records = yield* Effect.promise(() => recordedAttempts(runDirectory))
+    const records = yield* withFiles(recordedAttempts(runDirectory))
     for (const { file, attempt } of records) {
       const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
       while (killAttempt(attempt) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
-      yield* Effect.promise(() => fs.rm(file, { force: true }).catch(() => undefined))
+      yield* Effect.ignore(files.remove(file))
     }
     return records.length
   })
@@ -107,7 +110,7 @@ const makeProcessRunner = (graceMillis: number) => {
    */
   const run = (spec: ProcessSpec) => Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
     const lines = yield* Queue.unbounded<readonly [OutputStream, string]>()
-    const env = { ...(spec.env ?? process.env), ...(spec.tag === undefined ? {} : { [RUN_TAG_VARIABLE]: spec.tag }) }
+    const env = { ...(spec.env ?? environment), ...(spec.tag === undefined ? {} : { [RUN_TAG_VARIABLE]: spec.tag }) }
     const child = yield* Effect.try({
       try: () =>
         spawn(spec.command, [...spec.args], {
@@ -116,7 +119,7 @@ const makeProcessRunner = (graceMillis: number) => {
           detached: true,
           stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
         }),
-      catch: (error) => controllerError(`Cannot start ${spec.command}: ${String(error)}`)
+      catch: (error) => spawnFailed(spec.command, error instanceof Error ? error.message : String(error))
     })
 
     const exited = new Promise<ProcessExit>((resolve) => {
@@ -153,7 +156,7 @@ const makeProcessRunner = (graceMillis: number) => {
     })
 
     const failure = yield* Effect.promise(() => spawnError)
-    if (failure !== undefined) return yield* controllerError(`Cannot start ${spec.command}: ${failure.message}`)
+    if (failure !== undefined) return yield* spawnFailed(spec.command, failure.message)
 
     const exit = yield* Effect.scoped(
       Effect.gen(function*() {
@@ -175,26 +178,76 @@ const makeProcessRunner = (graceMillis: number) => {
 
   /** Starts a program that outlives us (a desktop opener), without waiting for it or reading its output. */
   const startDetached = (command: string, args: ReadonlyArray<string>) =>
-    Effect.async<void, ControllerError>((resume) => {
+    Effect.async<void, SpawnFailed>((resume) => {
       const child = spawn(command, [...args], { detached: true, stdio: "ignore" })
-      child.once("error", (error) => resume(Effect.fail(controllerError(`Cannot start ${command}: ${error.message}`))))
+      child.once("error", (error) => resume(Effect.fail(spawnFailed(command, error.message))))
       child.once("spawn", () => {
         child.unref()
         resume(Effect.void)
       })
     })
 
-  return { graceMillis, run, startDetached, sweepTag, sweepRecorded, isAlive: procfs.isAlive } as const
+  /** Our own children whose environment holds `name=value` (a Codex child, found by its attempt's variable). */
+  const childrenWith = (name: string, value: string) => Effect.promise(() => procfs.childrenWithEnvironment(name, value))
+
+  /**
+   * SIGINTs our children that hold `name=value` and their own children (a confined Codex is the first process of
+   * its namespace, below a launcher that ignores SIGINT); answers how many children were found.
+   */
+  const interruptChildren = Effect.fn("ProcessRunner.interruptChildren")(function*(name: string, value: string) {
+    const children = yield* childrenWith(name, value)
+    for (const pid of children.flatMap((child) => [child, ...procfs.childrenOf(child)])) procfs.signal(pid, "SIGINT")
+    return children.length
+  })
+
+  /** SIGSTOPs every process (ours or not) whose environment holds `name=value`, so that none reacts to another's end. */
+  const freeze = Effect.fn("ProcessRunner.freeze")(function*(name: string, value: string) {
+    for (const pid of yield* Effect.promise(() => procfs.pidsWithEnvironment(name, value))) procfs.signal(pid, "SIGSTOP")
+  })
+
+  /**
+   * Watches the confined child started with `name=value` in its environment: its namespace is recorded in
+   * `runDirectory` as soon as it exists, and `kill` ends it (internal/attemptWatch.ts).
+   */
+  const watchConfined = (attemptId: string, runDirectory: string | undefined, name: string) =>
+    withFiles(watchAttempt(attemptId, runDirectory, childrenWith(name, attemptId)))
+
+  /** A launcher that starts `executable` in a pid namespace of its own, written into `directory`; the executable itself when this machine cannot. */
+  const confinedLauncher = (executable: string, directory: string) =>
+    withFiles(launcherFor(executable, directory)).pipe(Effect.orElseSucceed(() => executable))
+
+  return {
+    graceMillis,
+    environment,
+    run,
+    startDetached,
+    sweepTag,
+    sweepRecorded,
+    isAlive: procfs.isAlive,
+    interruptChildren,
+    freeze,
+    watchConfined,
+    confinedLauncher
+  } as const
 }
+
+const makeWithGrace = (graceMillis: number) =>
+  Effect.gen(function*() {
+    return makeProcessRunner(graceMillis, yield* FileStore, yield* ProcessEnvironment)
+  })
 
 /**
  * Starts children in their own process group, streams their lines while they run, and on
  * interruption (or when the leader exits) ends the whole group: SIGTERM, a grace period, SIGKILL.
- * Processes that left the group but carry the run tag are swept as well.
+ * Processes that left the group but carry the run tag are swept as well. The one process service: it also
+ * finds, signals and confines the Codex children (docs/decisions/0004-process-spawning.md).
  */
 export class ProcessRunner extends Effect.Service<ProcessRunner>()("codex-replay/ProcessRunner", {
-  sync: () => makeProcessRunner(2000)
+  effect: makeWithGrace(2000),
+  dependencies: [FileStore.Default]
 }) {
   static readonly withGrace = (graceMillis: number) =>
-    Layer.succeed(ProcessRunner, ProcessRunner.make(makeProcessRunner(graceMillis)))
+    Layer.effect(ProcessRunner, Effect.map(makeWithGrace(graceMillis), (runner) => ProcessRunner.make(runner))).pipe(
+      Layer.provide(FileStore.Default)
+    )
 }

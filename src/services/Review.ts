@@ -186,7 +186,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         ? Effect.orElseSucceed(files.privateTemporaryRoot(), () => os.tmpdir())
         : Effect.succeed(input.workspaceParent)).pipe(
         Effect.flatMap((parent) => files.temporaryDirectory(parent, REVIEWER_WORKSPACE_PREFIX)),
-        Effect.mapError((error) => controllerError(`Cannot create a reviewer workspace: ${error.message}`))
+        Effect.mapError((error) => new StorageError({ message: `Cannot create a reviewer workspace: ${error.message}` }))
       )
 
     /** Writes the candidates into `workspace`, swapped for the B/A order; answers the files. */

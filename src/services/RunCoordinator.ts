@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
-import { type ControllerError, controllerError, StorageError, type WorkerError } from "../domain/errors.js"
+import { type ControllerError, controllerError, type MachineFailure, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
@@ -93,13 +93,21 @@ const workerDiagnostic = (error: WorkerError, attempt: number) => ({
   controller_code: "none"
 })
 
-const failureDetails = (error: ControllerError | WorkerError | StorageError) =>
+/** The machine failures' codes in a run's diagnostic; every user error is `controller_error`. */
+const MACHINE_CODES = {
+  StorageError: "storage_error",
+  SpawnFailed: "spawn_failed",
+  GitFailed: "git_failed",
+  CodexUnavailable: "codex_unavailable"
+} as const satisfies Record<MachineFailure["_tag"], string>
+
+const failureDetails = (error: ControllerError | WorkerError | MachineFailure) =>
   error._tag === "WorkerError"
     ? { error: error.message.slice(0, 2000) }
     : {
       error: error.message.slice(0, 2000),
       failure_diagnostic: {
-        controller_code: error._tag === "StorageError" ? "storage_error" : "controller_error",
+        controller_code: error._tag in MACHINE_CODES ? MACHINE_CODES[error._tag as MachineFailure["_tag"]] : "controller_error",
         worker_code: "unknown",
         worker_stage: "outside_worker"
       }
@@ -250,7 +258,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         onTimeout: () => controllerError(`The replay did not finish within ${request.timeout_seconds} seconds.`)
       })
 
-    const recordFailure = (directory: string, error: ControllerError | WorkerError | StorageError) =>
+    const recordFailure = (directory: string, error: ControllerError | WorkerError | MachineFailure) =>
       runs.update(directory, {
         status: "failed",
         expectedStatus: "running",
@@ -273,7 +281,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           NotFound: (error) => recordFailure(directory, error),
           Conflict: (error) => recordFailure(directory, error),
           WorkerError: (error) => recordFailure(directory, error),
-          StorageError: (error) => recordFailure(directory, error)
+          StorageError: (error) => recordFailure(directory, error),
+          GitFailed: (error) => recordFailure(directory, error)
         }),
         // A cancelled run or a lost race: the state already says how the run ended.
         Effect.catchTags({ RunCancelled: () => Effect.void, StateTransitionConflict: () => Effect.void }),

@@ -1,9 +1,9 @@
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer, Schema } from "effect"
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { NodeFilesLive } from "./platform/nodeFiles.js"
 import { packagePath } from "./internal/packageInfo.js"
-import { controllerError, notFound, StorageError } from "../domain/errors.js"
+import { gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
 import { excerpt } from "../domain/toolResult.js"
 import {
@@ -18,7 +18,6 @@ import type { ThreadInspection } from "./ClaudeHistory.js"
 import { Git } from "./Git.js"
 import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
 import { cachedOnceComputed } from "./internal/cachedFor.js"
-import { describeError } from "../domain/ioErrors.js"
 import { Settings } from "./Settings.js"
 
 export const SAMPLE_ID_PREFIX = "sample-"
@@ -60,22 +59,6 @@ export const isSampleThreadId = (threadId: string) => threadId.startsWith(SAMPLE
 
 const decodeManifest = Schema.decodeUnknownEither(Schema.parseJson(SampleManifest))
 
-const readOrEmpty = (file: string) => {
-  try {
-    return readFileSync(file, "utf8")
-  } catch {
-    return ""
-  }
-}
-
-const isFile = (file: string) => {
-  try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() === true
-  } catch {
-    return false
-  }
-}
-
 /**
  * Sample threads shipped with the package (docs/history.md), read from `root`. A git sample's repository is
  * materialised from its bundle into the cache, so that it can really be replayed; the package itself is never
@@ -85,6 +68,7 @@ const makeSamples = (root: string) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const git = yield* Git
+    const fs = yield* FileSystem.FileSystem
     const materialisedRoot = path.join(settings.cacheRoot, "samples")
 
     /**
@@ -92,27 +76,25 @@ const makeSamples = (root: string) =>
      * of the package: the others are left out, so that counting and listing them agree). A few small files of
      * the package, read at once: a listing of imported threads needs only their number.
      */
-    const readPackaged = (): Array<PackagedSample> => {
-      let names: Array<string>
-      try {
-        names = readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
-      } catch {
-        return []
-      }
-      return names.sort().flatMap((name) => {
+    const isFile = (file: string) => Effect.orElseSucceed(Effect.map(fs.stat(file), (info) => info.type === "File"), () => false)
+    const readPackaged = Effect.gen(function*() {
+      const names = yield* Effect.orElseSucceed(fs.readDirectory(root), (): Array<string> => [])
+      const found: Array<PackagedSample> = []
+      for (const name of names.sort()) {
         const directory = path.join(root, name)
-        const manifest = decodeManifest(readOrEmpty(path.join(directory, "sample.json")))
-        if (manifest._tag === "Left") return []
+        const manifest = decodeManifest(yield* Effect.orElseSucceed(fs.readFileString(path.join(directory, "sample.json")), () => ""))
+        if (manifest._tag === "Left") continue
         const transcriptPath = path.join(directory, manifest.right.transcript)
-        return isFile(transcriptPath) ? [{ manifest: manifest.right, directory, transcriptPath }] : []
-      })
-    }
+        if (yield* isFile(transcriptPath)) found.push({ manifest: manifest.right, directory, transcriptPath })
+      }
+      return found
+    })
 
     const load = (sample: PackagedSample) =>
-      Effect.tryPromise({
-        try: () => fs.readFile(sample.transcriptPath, "utf8"),
-        catch: () => controllerError(`The packaged sample ${sample.manifest.id} is missing its transcript.`)
-      }).pipe(
+      fs.readFileString(sample.transcriptPath).pipe(
+        Effect.mapError(() =>
+          new StorageError({ message: `The packaged sample ${sample.manifest.id} is missing its transcript; reinstall the package.` })
+        ),
         Effect.map((text): LoadedSample => {
           const { id, title } = sample.manifest
           const analysis = analyzeSession({ threadId: id, mainPath: sample.transcriptPath, main: decodeText(text), agents: [] })
@@ -122,7 +104,7 @@ const makeSamples = (root: string) =>
 
     // The packaged samples never change while the process runs: read and analysed once (a load that
     // was interrupted, by a client that gave up, is done again by the next caller).
-    const packaged = yield* cachedOnceComputed(Effect.sync(readPackaged))
+    const packaged = yield* cachedOnceComputed(readPackaged)
     const loaded = yield* cachedOnceComputed(Effect.flatMap(packaged, (samples) => Effect.forEach(samples, load)))
 
     /** How many samples the package has, without reading their transcripts. */
@@ -147,19 +129,15 @@ const makeSamples = (root: string) =>
       const target = path.join(materialisedRoot, sample.manifest.id)
       const ready = yield* git.probe(["rev-parse", "--verify", "--quiet", "HEAD"], { cwd: target })
       if (ready !== undefined) return target
-      yield* Effect.tryPromise({
-        try: async () => {
-          await fs.rm(target, { recursive: true, force: true })
-          await fs.mkdir(materialisedRoot, { recursive: true, mode: 0o700 })
-        },
-        catch: (error) => new StorageError({ message: `The packaged sample repository could not be prepared: ${describeError(error)}` })
-      })
+      yield* Effect.zipRight(fs.remove(target, { recursive: true, force: true }), fs.makeDirectory(materialisedRoot, { recursive: true, mode: 0o700 })).pipe(
+        Effect.mapError((error) => new StorageError({ message: `The packaged sample repository could not be prepared: ${error.message}` }))
+      )
       yield* git.run([...LOCAL_TRANSPORT, "clone", "--quiet", "--no-hardlinks", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
-        Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+        Effect.mapError((error) => gitFailed("The packaged sample repository could not be prepared", error.message))
       )
       if (sample.manifest.branch !== undefined) {
         yield* git.run(["checkout", "--quiet", sample.manifest.branch], { cwd: target }).pipe(
-          Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+          Effect.mapError((error) => gitFailed("The packaged sample repository could not be prepared", error.message))
         )
       }
       return target
@@ -190,9 +168,9 @@ const makeSamples = (root: string) =>
 
 export class Samples extends Effect.Service<Samples>()("codex-replay/Samples", {
   effect: makeSamples(PACKAGED_SAMPLES_ROOT),
-  dependencies: [Git.Default]
+  dependencies: [Git.Default, NodeFilesLive]
 }) {
-  /** The samples of another folder laid out as the package's (tests). */
+  /** The samples of another folder laid out as the package's (tests), read from the real disk. */
   static readonly layerAt = (root: string) =>
-    Layer.effect(Samples, Effect.map(makeSamples(root), (service) => Samples.make(service)))
+    Layer.effect(Samples, Effect.map(makeSamples(root), (service) => Samples.make(service))).pipe(Layer.provide(NodeFilesLive))
 }

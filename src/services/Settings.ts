@@ -4,7 +4,7 @@ import { homedir } from "node:os"
 import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
 import { type ControllerError, controllerError } from "../domain/errors.js"
 import { readFileAtBoundary } from "./platform/nodeFiles.js"
-import { type Environment, type ResolvedSettings, resolveSettings } from "../domain/settings.js"
+import { type Environment, type ResolvedSettings, resolveSettings, settingVariables } from "../domain/settings.js"
 
 const randomSessionId = () => randomBytes(16).toString("hex")
 
@@ -25,10 +25,20 @@ export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<Re
       Effect.map(loadCodexPricing(settings.codexPricingFile), (codexPriceOverrides) => ({ ...settings, codexPriceOverrides })))
   )
 
-/** Paths and limits resolved once from the environment (README.md#configuration). */
+/** The settings of the current `ConfigProvider`'s variables (the environment unless one is provided). */
+export const settingsFromConfig = (home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
+  Effect.flatMap(settingVariables, (env) => settingsOf(env, home))
+
+/** Paths and limits resolved once from the configuration (README.md#configuration). */
 export class Settings extends Context.Tag("codex-replay/Settings")<Settings, ResolvedSettings>() {
-  /** Reads `process.env`; an invalid value fails the layer with a `ControllerError`. */
-  static readonly fromEnv = Layer.effect(Settings, settingsOf(process.env))
+  /**
+   * Reads the variables through `Config` from the current `ConfigProvider` (`ConfigProvider.fromEnv` unless a
+   * layer sets another); an invalid value fails the layer with a `ControllerError`.
+   */
+  static readonly fromConfig = Layer.effect(Settings, settingsFromConfig())
+
+  /** The daemon's and the command line's settings: `fromConfig` over the process's environment. */
+  static readonly fromEnv = Settings.fromConfig
 
   static readonly layer = (settings: ResolvedSettings) => Layer.succeed(Settings, settings)
 }

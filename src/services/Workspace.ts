@@ -1,7 +1,6 @@
-import { Effect } from "effect"
-import * as fs from "node:fs/promises"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { conflict, controllerError, gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
@@ -86,10 +85,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       repo: string,
       commits: ReadonlyArray<string>
     ) {
-      const real = yield* Effect.tryPromise({
-        try: () => fs.realpath(repo),
-        catch: () => repositoryError(repo, "the directory does not exist.")
-      })
+      const real = yield* files.realPath(repo).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(repositoryError(repo, "the directory does not exist.")), onSome: Effect.succeed }))
+      )
       const topLevel = yield* git.run(["rev-parse", "--show-toplevel"], { cwd: real }).pipe(
         Effect.mapError(() => repositoryError(repo, "it is not a Git repository."))
       )
@@ -104,7 +102,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
       return yield* git.run(["diff", "--binary", "--no-color", "--no-ext-diff", from, to], { cwd: repository }).pipe(
         Effect.map(withFinalNewline),
-        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+        Effect.mapError((error) => gitFailed("The historical Git diff could not be read", error.message))
       )
     })
 
@@ -114,7 +112,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
      * holds every branch's objects) and the main worktree. Agents must see none of them.
      */
     const repositoryRoots = Effect.fn("Workspace.repositoryRoots")(function*(directory: string) {
-      const real = yield* Effect.promise(() => fs.realpath(directory).catch(() => undefined))
+      const real = Option.getOrUndefined(yield* Effect.orElseSucceed(files.realPath(directory), () => Option.none<string>()))
       if (real === undefined) return { real: undefined, topLevel: undefined, all: [] as Array<string> }
       const located = yield* git.probe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], { cwd: real })
       const [topLevel, ...gitDirectories] = (located ?? "").split("\n").filter((line) => path.isAbsolute(line))
@@ -138,7 +136,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     /** The paths (from the top level) that differ between two commits. */
     const changedPaths = Effect.fn("Workspace.changedPaths")(function*(repository: string, from: string, to: string) {
       const listed = yield* git.run(["diff", "--name-only", "--no-renames", "-z", from, to], { cwd: repository }).pipe(
-        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+        Effect.mapError((error) => gitFailed("The historical Git diff could not be read", error.message))
       )
       return listed.split("\0").filter((line) => line !== "")
     })
@@ -161,7 +159,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           ["-C", directory, "checkout", "--quiet", "--detach", commit]
         ],
         { cwd: path.dirname(directory), env: taggedEnvironment(runTag) }
-      ).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
+      ).pipe(Effect.mapError((error) => gitFailed(`The workspace could not be created at ${commit}`, error.message)))
 
     const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
       Effect.forEach(plan.carriedForwardFiles, (relative) =>
@@ -172,13 +170,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           const outside = () => controllerError(`The carried-forward file ${relative} is outside its root.`)
           const source = yield* files.resolveInside(plan.repository, relative).pipe(Effect.mapError(outside))
           const target = yield* files.resolveInside(directory, relative).pipe(Effect.mapError(outside))
-          yield* Effect.tryPromise({
-            try: async () => {
-              await fs.mkdir(path.dirname(target), { recursive: true })
-              await fs.copyFile(source, target)
-            },
-            catch: () => controllerError(`The carried-forward file ${relative} could not be copied.`)
-          })
+          yield* files.copyFile(source, target).pipe(
+            Effect.mapError((error) => new StorageError({ message: `The carried-forward file ${relative} could not be copied: ${error.message}` }))
+          )
         }), { discard: true })
 
     /** Each name is a regular file of the checkout, reached through no link. */
@@ -189,9 +183,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           const parts = relative.split("/")
           for (const [index, part] of parts.entries()) {
             current = path.join(current, part)
-            const stat = yield* Effect.promise(() => fs.lstat(current).catch(() => undefined))
+            const type = Option.getOrUndefined(yield* Effect.orElseSucceed(files.linkType(current), () => Option.none()))
             const last = index === parts.length - 1
-            if (part === ".." || stat === undefined || stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) {
+            if (part === ".." || type !== (last ? "File" : "Directory")) {
               return yield* controllerError(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
             }
           }
@@ -203,13 +197,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           const target = yield* files.resolveInside(directory, carried.path).pipe(
             Effect.mapError(() => controllerError(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
           )
-          yield* Effect.tryPromise({
-            try: async () => {
-              await fs.mkdir(path.dirname(target), { recursive: true })
-              await fs.writeFile(target, carried.content)
-            },
-            catch: () => controllerError(`The carried-forward file ${excerpt(carried.path)} could not be written.`)
-          })
+          yield* files.writeText(target, carried.content).pipe(
+            Effect.mapError((error) => new StorageError({ message: `The carried-forward file ${excerpt(carried.path)} could not be written: ${error.message}` }))
+          )
         }), { discard: true })
 
     /** The commit's committer time (seconds since the epoch) in the user's repository. */
@@ -238,7 +228,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         )
         yield* files.remove(index)
         return output
-      }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
+      }).pipe(Effect.mapError((error) =>
+        error._tag === "GitError" ? gitFailed("The workspace could not be read", error.message) : error
+      ))
 
     /** A fresh, empty bare repository of the daemon's beside the workspace (no template: no hooks). */
     const snapshotRepository = (parent: string, runTag: string | undefined) =>
@@ -246,7 +238,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
         yield* files.remove(gitDir)
         yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
-          Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
+          Effect.mapError((error) => gitFailed("The workspace snapshot could not be created", error.message))
         )
         return gitDir
       })
@@ -271,13 +263,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         yield* writeCarriedContents(plan, directory)
         // Collecting reads the baseline's objects from the workspace, but never its configuration or hooks.
         const gitDir = yield* snapshotRepository(parent, runTag)
-        yield* Effect.tryPromise({
-          try: async () => {
-            await fs.mkdir(path.join(gitDir, "objects", "info"), { recursive: true, mode: 0o700 })
-            await fs.writeFile(path.join(gitDir, "objects", "info", "alternates"), `${path.join(directory, ".git", "objects")}\n`, { mode: 0o600 })
-          },
-          catch: (error) => controllerError(`The workspace snapshot could not be created: ${String(error)}`)
-        })
+        yield* files.writeText(path.join(gitDir, "objects", "info", "alternates"), `${path.join(directory, ".git", "objects")}\n`, 0o600)
         // Carried files are where the agent starts, not its work: the diff is taken against them too.
         const base = (plan.carriedContents ?? []).length === 0
           ? plan.commit
@@ -297,10 +283,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
       const archived = path.join(parent, archivedWorkspaceName(attempt))
       if (yield* files.exists(archived)) return yield* conflict("The failed implementation workspace was already archived.")
-      yield* Effect.tryPromise({
-        try: () => fs.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived),
-        catch: () => controllerError("The failed implementation workspace is unavailable.")
-      })
+      yield* files.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived).pipe(
+        Effect.mapError((error) => new StorageError({ message: `The failed implementation workspace could not be archived: ${error.message}` }))
+      )
       yield* Effect.ignore(runLog.append(runDirectory, "controller", `archived failed implementation attempt ${attempt} workspace at ${archived}`))
       return archived
     })

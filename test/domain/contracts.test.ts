@@ -9,7 +9,7 @@ import {
   RunState,
   StartRunPayload
 } from "../../src/domain/contracts.js"
-import { FAILURE_STATUS, failureStatus, invalidArgument, notFound, conflict, publicFailure, StorageError } from "../../src/domain/errors.js"
+import { FAILURE_STATUS, failureStatus, gitFailed, invalidArgument, isInternalFailure, notFound, conflict, publicFailure, spawnFailed, StorageError } from "../../src/domain/errors.js"
 import { normalizeConfiguration } from "../../src/domain/runConfig.js"
 import { initialRunState, isRunState } from "../../src/domain/runState.js"
 import { describeParseError } from "../../src/domain/toolResult.js"
@@ -129,7 +129,20 @@ describe("the files' contracts", () => {
 describe("failure kinds", () => {
   it("map to their statuses in one place, and an internal failure is answered generically", () => {
     expect([invalidArgument("x"), notFound("x"), conflict("x"), new StorageError({ message: "disk" })].map(failureStatus)).toEqual([400, 404, 409, 500])
-    expect(FAILURE_STATUS).toEqual({ InvalidArgument: 400, NotFound: 404, Conflict: 409, StorageError: 500 })
+    expect(FAILURE_STATUS).toEqual({
+      InvalidArgument: 400,
+      NotFound: 404,
+      Conflict: 409,
+      StorageError: 500,
+      SpawnFailed: 500,
+      GitFailed: 500,
+      CodexUnavailable: 503
+    })
+    // A spawn or git failure names the program and what to do, nothing private: it is answered as it is.
+    const git = gitFailed("The workspace could not be created at abc", "fatal: bad object abc.")
+    expect(isInternalFailure(git)).toBe(true)
+    expect(publicFailure(git)).toBe(git)
+    expect(spawnFailed("git", "spawn git ENOENT").message).toBe("Cannot start git: spawn git ENOENT. Check that it is installed and on PATH, then try again.")
     expect(publicFailure(new StorageError({ message: "EACCES /secret" })).message).toBe("The local controller encountered an error.")
     expect(publicFailure(notFound("No run."))).toMatchObject({ _tag: "NotFound", message: "No run." })
   })

@@ -207,6 +207,23 @@ export class MemoryFiles {
       isDirectory: (target: string) => Effect.sync(() => files.isDirectory(target)),
       statOption: (file: string) => Effect.sync(() => Option.fromNullable(files.identity(file))),
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
+      listNames: (directory: string) => Effect.sync(() => files.list(directory)),
+      linkType: (target: string) =>
+        Effect.sync(() => (files.has(target) ? Option.some(files.isDirectory(target) ? "Directory" as const : "File" as const) : Option.none())),
+      copyFile: (source: string, target: string) =>
+        Effect.suspend(() => {
+          const text = files.text(source)
+          if (text === undefined) return Effect.fail(new StorageError({ message: `Cannot copy ${path.basename(source)}: ENOENT` }))
+          return Effect.sync(() => {
+            files.mkdirs(path.dirname(target))
+            files.writeText(target, text)
+          })
+        }),
+      writeText: (target: string, text: string) =>
+        Effect.sync(() => {
+          files.mkdirs(path.dirname(target))
+          files.writeText(target, text)
+        }),
       appendText,
       temporaryDirectory,
       privateTemporaryRoot,

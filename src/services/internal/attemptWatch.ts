@@ -1,66 +1,57 @@
-import { Effect } from "effect"
+import { Duration, Effect, Fiber, Option, Ref, Schedule } from "effect"
+import { FileStore } from "../FileStore.js"
 import { type ConfinedAttempt, describeAttempt, forgetAttempt, killAttempt, recordAttempt } from "./confinement.js"
 
-const POLL_MILLIS = 20
-const KILL_WITHIN_MILLIS = 5000
+const POLL = Duration.millis(20)
+const KILL_WITHIN = Duration.seconds(5)
+
+/** One Codex child's namespace, watched from its start (`watchAttempt`). */
+export interface AttemptWatch {
+  /** Ends the attempt's namespace (a no-op when Codex already ended it) and forgets its record. */
+  readonly kill: Effect.Effect<void>
+  /** Stops looking for the namespace. */
+  readonly close: Effect.Effect<void>
+}
 
 /**
- * Watches one Codex child from its start: as soon as its namespace exists, remembers it and records it
- * in the run directory (so that a later daemon can end it after a crash). `kill` ends the namespace
- * and forgets the record once nothing of it is left.
+ * Watches one Codex child from its start: a fiber looks for its namespace every 20 ms (on the Effect clock) and,
+ * as soon as it exists, remembers it and records it in the run directory (so that a later daemon can end it after
+ * a crash). One look at a time: `kill` waits for a look that is recording.
  */
-export class AttemptWatch {
-  private attempt: ConfinedAttempt | undefined
-  private recorded: Promise<void> = Promise.resolve()
-  private timer: ReturnType<typeof setTimeout> | undefined
-  private closed = false
+export const watchAttempt = (
+  attemptId: string,
+  runDirectory: string | undefined,
+  findLaunchers: Effect.Effect<ReadonlyArray<number>>
+) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<FileStore>()
+    const found = yield* Ref.make(Option.none<ConfinedAttempt>())
+    const oneAtATime = yield* Effect.makeSemaphore(1)
 
-  constructor(
-    private readonly attemptId: string,
-    private readonly runDirectory: string | undefined,
-    private readonly findLaunchers: () => Promise<Array<number>>
-  ) {
-    this.schedule()
-  }
-
-  private schedule() {
-    if (this.closed || this.attempt !== undefined) return
-    this.timer = setTimeout(() => void this.poll(), POLL_MILLIS)
-    this.timer.unref()
-  }
-
-  private async poll() {
-    await this.look()
-    this.schedule()
-  }
-
-  private async look() {
-    if (this.attempt !== undefined) return this.attempt
-    for (const pid of await this.findLaunchers()) {
-      const attempt = describeAttempt(pid)
-      if (attempt === undefined) continue
-      this.attempt = attempt
-      if (this.runDirectory !== undefined) {
-        const runDirectory = this.runDirectory
-        this.recorded = recordAttempt(runDirectory, this.attemptId, attempt).catch(() => undefined)
+    const look = oneAtATime.withPermits(1)(Effect.gen(function*() {
+      const known = yield* Ref.get(found)
+      if (Option.isSome(known)) return known
+      for (const pid of yield* findLaunchers) {
+        const attempt = describeAttempt(pid)
+        if (attempt === undefined) continue
+        yield* Ref.set(found, Option.some(attempt))
+        if (runDirectory !== undefined) yield* Effect.ignore(recordAttempt(runDirectory, attemptId, attempt))
+        return Option.some(attempt)
       }
-      return attempt
-    }
-    return undefined
-  }
+      return Option.none<ConfinedAttempt>()
+    })).pipe(Effect.provide(context))
 
-  /** Ends the attempt's namespace (a no-op when Codex already ended it) and forgets its record. */
-  readonly kill = Effect.promise(async () => {
-    const attempt = await this.look()
-    if (attempt === undefined) return
-    const deadline = Date.now() + KILL_WITHIN_MILLIS
-    while (killAttempt(attempt) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MILLIS))
-    await this.recorded
-    if (this.runDirectory !== undefined) await forgetAttempt(this.runDirectory, this.attemptId)
-  })
+    const poller = yield* Effect.forkDaemon(look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL), until: Option.isSome })))
 
-  readonly close = Effect.sync(() => {
-    this.closed = true
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    const kill = Effect.gen(function*() {
+      const attempt = yield* look
+      if (Option.isNone(attempt)) return
+      // SIGKILLs again while anything of it is alive, for at most five seconds.
+      yield* Effect.sync(() => killAttempt(attempt.value)).pipe(
+        Effect.repeat({ schedule: Schedule.spaced(POLL).pipe(Schedule.upTo(KILL_WITHIN)), while: (alive) => alive })
+      )
+      if (runDirectory !== undefined) yield* forgetAttempt(runDirectory, attemptId).pipe(Effect.provide(context))
+    })
+
+    return { kill, close: Fiber.interrupt(poller).pipe(Effect.asVoid) } satisfies AttemptWatch
   })
-}

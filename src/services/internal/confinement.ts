@@ -1,9 +1,9 @@
+import { Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
-import { createHash, randomBytes } from "node:crypto"
-import { readFileSync, readlinkSync } from "node:fs"
-import * as fs from "node:fs/promises"
+import { createHash } from "node:crypto"
 import * as path from "node:path"
-import { isSameProcess, signal, startTimeOf } from "../platform/procfs.js"
+import { FileStore } from "../FileStore.js"
+import { childrenOf, isSameProcess, pidNamespaceOf, signal, startTimeOf } from "../platform/procfs.js"
 
 /**
  * Every Codex child runs as the first process of a pid namespace of its own (`unshare`). Nothing it
@@ -40,41 +40,20 @@ const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
  * A launcher script in `directory` that starts `executable` confined, with the arguments it is given;
  * `executable` itself when confinement is unavailable. One script per executable, written once.
  */
-export const launcherFor = async (executable: string, directory: string): Promise<string> => {
-  const args = confinementArguments()
-  if (args === null) return executable
-  const name = `launch-${createHash("sha256").update(executable).digest("hex").slice(0, 16)}`
-  const target = path.join(directory, name)
-  const text = `#!/bin/sh\nexec unshare ${args.join(" ")} -- ${shellQuote(executable)} "$@"\n`
-  const existing = await fs.readFile(target, "utf8").catch(() => undefined)
-  if (existing === text) return target
-  const temporary = `${target}.${randomBytes(6).toString("hex")}`
-  await fs.writeFile(temporary, text, { mode: 0o700 })
-  await fs.rename(temporary, target)
-  return target
-}
-
-/** The inode of a process's pid namespace, or undefined when it is gone. */
-export const pidNamespaceOf = (pid: number): number | undefined => {
-  try {
-    const match = /^pid:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/ns/pid`))
-    return match === null ? undefined : Number(match[1])
-  } catch {
-    return undefined
-  }
-}
+export const launcherFor = (executable: string, directory: string) =>
+  Effect.gen(function*() {
+    const args = confinementArguments()
+    if (args === null) return executable
+    const files = yield* FileStore
+    const name = `launch-${createHash("sha256").update(executable).digest("hex").slice(0, 16)}`
+    const target = path.join(directory, name)
+    const text = `#!/bin/sh\nexec unshare ${args.join(" ")} -- ${shellQuote(executable)} "$@"\n`
+    const existing = yield* Effect.option(files.readBounded(target, 64 * 1024))
+    if (Option.getOrUndefined(existing) !== text) yield* files.writeTextAtomic(target, text, 0o700)
+    return target
+  })
 
 const ownNamespace = pidNamespaceOf(process.pid)
-
-/** The children of `pid` (every thread's), in no particular order. */
-export const childrenOf = (pid: number): Array<number> => {
-  try {
-    const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-    return tasks.split(" ").filter((entry) => entry !== "").map(Number)
-  } catch {
-    return []
-  }
-}
 
 export interface ProcessIdentity {
   readonly pid: number
@@ -132,16 +111,11 @@ export const ATTEMPTS_DIRECTORY = "processes"
 const recordPath = (runDirectory: string, attemptId: string) => path.join(runDirectory, ATTEMPTS_DIRECTORY, `${attemptId}.json`)
 
 /** Writes the record atomically (0600, in a 0700 folder). */
-export const recordAttempt = async (runDirectory: string, attemptId: string, attempt: ConfinedAttempt) => {
-  const target = recordPath(runDirectory, attemptId)
-  await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 })
-  const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
-  await fs.writeFile(temporary, JSON.stringify(attempt), { mode: 0o600 })
-  await fs.rename(temporary, target)
-}
+export const recordAttempt = (runDirectory: string, attemptId: string, attempt: ConfinedAttempt) =>
+  Effect.flatMap(FileStore, (files) => files.writeTextAtomic(recordPath(runDirectory, attemptId), JSON.stringify(attempt)))
 
 export const forgetAttempt = (runDirectory: string, attemptId: string) =>
-  fs.rm(recordPath(runDirectory, attemptId), { force: true }).catch(() => undefined)
+  Effect.flatMap(FileStore, (files) => Effect.ignore(files.remove(recordPath(runDirectory, attemptId))))
 
 const isIdentity = (value: unknown): value is ProcessIdentity =>
   typeof value === "object" && value !== null &&
@@ -160,14 +134,17 @@ const parseAttempt = (text: string): ConfinedAttempt | undefined => {
 }
 
 /** Every attempt recorded in the run directory, with the file that records it. */
-export const recordedAttempts = async (runDirectory: string) => {
-  const directory = path.join(runDirectory, ATTEMPTS_DIRECTORY)
-  const entries = await fs.readdir(directory).catch(() => [] as Array<string>)
-  const found: Array<{ readonly file: string; readonly attempt: ConfinedAttempt }> = []
-  for (const entry of entries.filter((name) => name.endsWith(".json"))) {
-    const file = path.join(directory, entry)
-    const attempt = parseAttempt(await fs.readFile(file, "utf8").catch(() => ""))
-    if (attempt !== undefined) found.push({ file, attempt })
-  }
-  return found
-}
+export const recordedAttempts = (runDirectory: string) =>
+  Effect.gen(function*() {
+    const files = yield* FileStore
+    const directory = path.join(runDirectory, ATTEMPTS_DIRECTORY)
+    const entries = yield* Effect.orElseSucceed(files.listNames(directory), (): Array<string> => [])
+    const found: Array<{ readonly file: string; readonly attempt: ConfinedAttempt }> = []
+    for (const entry of entries.filter((name) => name.endsWith(".json")).sort()) {
+      const file = path.join(directory, entry)
+      const text = yield* Effect.orElseSucceed(files.readBounded(file, 64 * 1024), () => "")
+      const attempt = parseAttempt(text)
+      if (attempt !== undefined) found.push({ file, attempt })
+    }
+    return found
+  })

@@ -151,6 +151,9 @@ export const makeMemoryFileSystem = (): { readonly fileSystem: FileSystem.FileSy
       Effect.flatMap(get("link", from), (entry) =>
         entries.has(key(to)) ? Effect.fail(failure("AlreadyExists", "link", to)) : Effect.map(parentIsDirectory("link", to), () => void entries.set(key(to), entry))),
     stat: (file) => Effect.map(get("stat", file), info),
+    copyFile: (from, to) =>
+      Effect.flatMap(get("copyFile", from), (entry) =>
+        entry.type === "File" ? writeFile(to, entry.data) : Effect.fail(failure("BadResource", "copyFile", from))),
     writeFile,
     writeFileString: (file, text, options) => writeFile(file, encoder.encode(text), options)
   })

@@ -1,6 +1,6 @@
 import { SystemError, type SystemErrorReason } from "@effect/platform/Error"
 import { Effect, Layer, Option } from "effect"
-import { createReadStream, fstatSync, readdirSync, readFileSync } from "node:fs"
+import { closeSync, createReadStream, fstatSync, openSync, readdirSync, readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { errnoOf, isMissing } from "../../domain/ioErrors.js"
@@ -125,6 +125,19 @@ export const readFileAtBoundary = (file: string | URL): Buffer => readFileSync(f
 
 /** The names in a folder read once at a boundary, synchronously. */
 export const listFolderAtBoundary = (folder: string): Array<string> => readdirSync(folder)
+
+/**
+ * Runs `use` with a descriptor of `file` opened for appending (created 0600), closed afterwards: the output a
+ * detached child is handed, which keeps its own copy.
+ */
+export const withAppendDescriptor = <A>(file: string, use: (fd: number) => A): A => {
+  const fd = openSync(file, "a", 0o600)
+  try {
+    return use(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /** Whether `fd` is an open socket (a launcher's reserved listener); anything else, or nothing, is not. */
 export const isSocketDescriptor = (fd: number) => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readFileSync, readlinkSync } from "node:fs"
 import * as fs from "node:fs/promises"
 
 /** Reads Linux's process table. Every function tolerates processes that vanish while being read. */
@@ -107,3 +107,23 @@ export const signal = (pid: number, name: NodeJS.Signals) => {
 
 let ownGroup: number | undefined
 export const ownProcessGroup = async () => (ownGroup ??= (await processGroupOf(process.pid)) ?? process.pid)
+
+/** The inode of a process's pid namespace, or undefined when it is gone. */
+export const pidNamespaceOf = (pid: number): number | undefined => {
+  try {
+    const match = /^pid:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/ns/pid`))
+    return match === null ? undefined : Number(match[1])
+  } catch {
+    return undefined
+  }
+}
+
+/** The children of `pid` (of its main thread), in no particular order. */
+export const childrenOf = (pid: number): Array<number> => {
+  try {
+    const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    return tasks.split(" ").filter((entry) => entry !== "").map(Number)
+  } catch {
+    return []
+  }
+}

@@ -78,7 +78,7 @@ const productionInput = (runDirectory: string) => {
 }
 
 describe("reviewer isolation (real worker, fake Codex CLI)", () => {
-  it.effect("each review sees only the two candidates, in a neutral directory outside the run, removed afterwards; no mapping on disk meanwhile", () =>
+  it.live("each review sees only the two candidates, in a neutral directory outside the run, removed afterwards; no mapping on disk meanwhile", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
       const { capture, invocations, layer } = yield* setUp({ FAKE_CODEX_RUN_DIR: runDirectory })
@@ -129,7 +129,7 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       expect(runLog).not.toContain(NARRATIVE)
     }), 60_000)
 
-  it.effect("normalization runs read-only with medium effort in an empty workspace, removed afterwards", () =>
+  it.live("normalization runs read-only with medium effort in an empty workspace, removed afterwards", () =>
     Effect.gen(function*() {
       // The reviewer answers text that is not JSON; quoted in the normalization prompt, its
       // `fake-final-json:` line makes the fake answer the valid ballot there.
