@@ -1,5 +1,5 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { Clock, Context, DateTime, Deferred, Effect, Scope } from "effect"
+import { Clock, Context, DateTime, Effect, Scope } from "effect"
 import * as path from "node:path"
 import type { ToolFailure } from "./domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "./domain/product.js"
@@ -12,11 +12,9 @@ import { RunStore } from "./services/RunStore.js"
 import { RunSupervisor } from "./services/RunSupervisor.js"
 import { Settings } from "./services/Settings.js"
 import type { ToolRegistry } from "./programs/controller/tool.js"
-import { awaitIdle, daemonBusy, daemonIdleRule } from "./programs/controller/idle.js"
+import { daemonBusy } from "./services/IdleShutdown.js"
+import { Shutdown } from "./services/Shutdown.js"
 import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./programs/reconcile.js"
-
-/** While a run is active the idle rule looks again this often. */
-const BUSY_POLL_MILLIS = 250
 
 export interface DaemonOptions<RT, RD, RS = never> {
   readonly tools: ToolRegistry<RT>
@@ -52,7 +50,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     const runtime = yield* ControllerRuntime
     const runs = yield* RunStore
     const supervisor = yield* RunSupervisor
-    const shutdown = yield* Deferred.make<void>()
+    const shutdown = yield* Shutdown
 
     yield* files.ensurePrivateDirectory(settings.runRoot)
     yield* runs.removeAbandonedCreations
@@ -77,7 +75,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
       download: options.download,
       activeRuns: runs.countActive,
       busy: yield* daemonBusy(runs.countActive),
-      shutdown,
+      requestShutdown: shutdown.request("shutdown requested"),
       rpc: yield* makeRpcHttpApp(options.tools)
     })
     // No tracer is exported; the platform's per-request span would cost about a third of the throughput.
@@ -91,12 +89,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     )
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
 
-    const idle = awaitIdle(
-      yield* daemonIdleRule({ timeoutMillis: settings.idleTimeoutMillis, busyPollMillis: BUSY_POLL_MILLIS, countRuns: runs.countActive })
-    )
-    const reason = yield* Effect.raceFirst(
-      Effect.as(Deferred.await(shutdown), "shutdown requested"),
-      Effect.as(idle, "idle timeout")
-    )
+    // The idle rule is a scoped layer of DaemonLive (IdleShutdownLive) that asks `Shutdown` too.
+    const reason = yield* shutdown.requested
     yield* Effect.logInfo(`Stopping: ${reason}.`)
   }).pipe(Effect.scoped)

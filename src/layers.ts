@@ -22,11 +22,13 @@ import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
 import { isSocketDescriptor, NodeFilesLive } from "./services/platform/nodeFiles.js"
 import { ProcessRunner } from "./services/ProcessRunner.js"
+import { IdleShutdownLive } from "./services/IdleShutdown.js"
 import { BackgroundLoopsLive } from "./services/Reconciliation.js"
 import { RunLog } from "./services/RunLog.js"
 import { RunStore } from "./services/RunStore.js"
 import { RunSupervisor } from "./services/RunSupervisor.js"
 import { Settings } from "./services/Settings.js"
+import { Shutdown } from "./services/Shutdown.js"
 
 /** Files, logs, processes and the run store, over the given settings. Each service exists once. */
 export const CoreLive = Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies).pipe(
@@ -98,7 +100,8 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 )
 /** Everything the daemon needs, from the environment. */
-export const DaemonLive = Layer.merge(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive).pipe(
+export const DaemonLive = Layer.mergeAll(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive, IdleShutdownLive).pipe(
+  Layer.provideMerge(Shutdown.Default),
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(EngineLive),
   Layer.provideMerge(CoreLive),

@@ -1,7 +1,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { readStreamNoFollow } from "../services/FileStore.js"
-import { Cause, type Context, Deferred, Effect, Either, ParseResult, Schema } from "effect"
+import { Cause, type Context, Effect, Either, ParseResult, Schema } from "effect"
 import {
   controllerError,
   failureStatus,
@@ -35,7 +35,8 @@ export interface ControllerAppOptions<RT, RD> {
   readonly activeRuns: Effect.Effect<number>
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>
-  readonly shutdown: Deferred.Deferred<void>
+  /** Asks the daemon to stop (the `Shutdown` service). */
+  readonly requestShutdown: Effect.Effect<void>
   /** `POST /api/rpc` for clients that present the control token (src/rpc/http.ts). */
   readonly rpc?: RpcHttpApp
 }
@@ -188,7 +189,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
 
     const shutdown = Effect.gen(function*() {
       if (yield* options.busy) return jsonResponse(409, { active_run: true, error: "A replay is still running." })
-      yield* Deferred.succeed(options.shutdown, undefined)
+      yield* options.requestShutdown
       return jsonResponse(200, { stopping: true })
     })
 
@@ -197,7 +198,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       if (yield* options.busy) {
         return jsonResponse(409, { active_run: true, isError: true, content: [{ type: "text", text: BUSY_MESSAGE }] })
       }
-      yield* Deferred.succeed(options.shutdown, undefined)
+      yield* options.requestShutdown
       return jsonResponse(200, { stopping: true })
     })
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Option, Ref, TestClock } from "effect"
-import { awaitIdle, daemonIdleRule } from "../../src/programs/controller/idle.js"
+import { Deferred, Duration, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { awaitIdle, daemonIdleRule, IdleShutdownLive } from "../../src/services/IdleShutdown.js"
+import { Settings } from "../../src/services/Settings.js"
+import { Shutdown } from "../../src/services/Shutdown.js"
 import { Activity } from "../../src/services/Activity.js"
 import { RunSupervisor } from "../../src/services/RunSupervisor.js"
 import { launch, makeEngine, settle, settledUntil, stateOf, writeGreeting } from "./support.js"
@@ -99,5 +101,36 @@ describe("idle shutdown (TestClock)", () => {
         yield* settle
         expect(yield* isDone(idle)).toBe(true)
       }).pipe(Effect.provide(engine.layer))
+    }))
+})
+
+describe("IdleShutdownLive (TestClock)", () => {
+  it.scoped("asks Shutdown to stop once the idle timeout has passed, and not before", () =>
+    Effect.gen(function*() {
+      const engine = yield* makeEngine(() => Effect.succeed("Done."))
+      const timeout = Duration.millis((yield* Effect.provide(Settings, engine.layer)).idleTimeoutMillis)
+      const layer = IdleShutdownLive.pipe(Layer.provideMerge(Shutdown.Default), Layer.provideMerge(engine.layer))
+      yield* Effect.gen(function*() {
+        const requested = yield* Effect.fork((yield* Shutdown).requested)
+        yield* TestClock.adjust(Duration.subtract(timeout, Duration.seconds(1)))
+        yield* settle
+        expect(Option.isNone(yield* Fiber.poll(requested))).toBe(true)
+        yield* TestClock.adjust(Duration.seconds(1))
+        yield* settle
+        expect(yield* Fiber.join(requested)).toBe("idle timeout")
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.scoped("gives the first reason asked for: a shutdown request before the idle timeout wins", () =>
+    Effect.gen(function*() {
+      const engine = yield* makeEngine(() => Effect.succeed("Done."))
+      const layer = IdleShutdownLive.pipe(Layer.provideMerge(Shutdown.Default), Layer.provideMerge(engine.layer))
+      yield* Effect.gen(function*() {
+        const shutdown = yield* Shutdown
+        yield* shutdown.request("shutdown requested")
+        yield* TestClock.adjust(Duration.hours(2))
+        yield* settle
+        expect(yield* shutdown.requested).toBe("shutdown requested")
+      }).pipe(Effect.provide(layer))
     }))
 })

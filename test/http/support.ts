@@ -1,5 +1,5 @@
 import { HttpApp } from "@effect/platform"
-import { Deferred, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { BUILT_IN_MODELS } from "../../src/domain/history/models.js"
 import { notFound } from "../../src/domain/errors.js"
 import { makeControllerApp } from "../../src/http/controllerApp.js"
@@ -58,7 +58,7 @@ export const inProcessController = Effect.gen(function*() {
       download: () => Effect.fail(notFound("The replay report is not ready.")),
       activeRuns: Effect.succeed(0),
       busy: Effect.succeed(false),
-      shutdown: yield* Deferred.make<void>(),
+      requestShutdown: Effect.void,
       rpc
     })
   }).pipe(Effect.provide(Layer.merge(engine.layer, fakes)))

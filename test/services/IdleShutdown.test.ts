@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { Effect, Fiber, Ref, TestClock } from "effect"
 import { expect } from "vitest"
-import { awaitIdle } from "../../src/programs/controller/idle.js"
+import { awaitIdle } from "../../src/services/IdleShutdown.js"
 import { Activity } from "../../src/services/Activity.js"
 
 const TIMEOUT = 60_000

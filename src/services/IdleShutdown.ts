@@ -1,6 +1,9 @@
-import { Clock, Duration, Effect } from "effect"
-import { Activity } from "../../services/Activity.js"
-import { RunSupervisor } from "../../services/RunSupervisor.js"
+import { Clock, Duration, Effect, Layer } from "effect"
+import { Activity } from "./Activity.js"
+import { RunStore } from "./RunStore.js"
+import { RunSupervisor } from "./RunSupervisor.js"
+import { Settings } from "./Settings.js"
+import { Shutdown } from "./Shutdown.js"
 
 export interface IdleRule {
   readonly timeoutMillis: number
@@ -72,3 +75,24 @@ export const daemonIdleRule = (options: {
       isBusy: yield* daemonBusy(options.countRuns)
     } satisfies IdleRule
   })
+
+/** While a run is active the idle rule looks again this often. */
+const BUSY_POLL_MILLIS = 250
+
+/**
+ * The idle shutdown as a scoped layer of the daemon: a fiber that asks `Shutdown` to stop once the
+ * daemon has been idle for the configured timeout; closing the layer interrupts it.
+ */
+export const IdleShutdownLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const settings = yield* Settings
+    const runs = yield* RunStore
+    const shutdown = yield* Shutdown
+    const rule = yield* daemonIdleRule({
+      timeoutMillis: settings.idleTimeoutMillis,
+      busyPollMillis: BUSY_POLL_MILLIS,
+      countRuns: runs.countActive
+    })
+    yield* Effect.forkScoped(Effect.zipRight(awaitIdle(rule), shutdown.request("idle timeout")))
+  })
+)
