@@ -7,12 +7,7 @@ import { decodeText, LineSplitter } from "../../src/domain/history/lines.js"
 import { type SessionFiles, summarizeSession } from "../../src/domain/history/reader.js"
 import { readChunks, readTranscript } from "../../src/services/internal/transcriptFiles.js"
 import { type AgentFile, analyzeSession, isThread, type ThreadSummary, threadSummary } from "../../src/domain/history/session.js"
-import {
-  ClaudeHistory,
-  planSettled,
-  type SessionLocation,
-  workerPlan
-} from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory, type SessionLocation, workerPlan } from "../../src/services/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { isInertLine, skeletonOf } from "../../src/domain/history/skeleton.js"
 import { CLAUDE_EXTRA, CLAUDE_HOME, copyOfClaudeHome, PROJECTS, SCHEMA_DRIFT, settingsFor } from "./support.js"
@@ -296,16 +291,6 @@ describe("listing on worker threads", () => {
     expect(workerPlan(2, 0, 0, 0)).toEqual({ workers: 0, mainThreadReason: "nothing to parse" })
   })
 
-  it("starts workers during discovery only once more sessions could not change the plan", () => {
-    const MB = 1024 * 1024
-    expect(planSettled("auto", 15, 900 * MB)).toBe(false)
-    expect(planSettled("auto", 2000, 63 * MB)).toBe(false)
-    expect(planSettled("auto", 16, 64 * MB)).toBe(true)
-    expect(planSettled(2, 1, 0)).toBe(false)
-    expect(planSettled(2, 2, 0)).toBe(true)
-    expect(planSettled(0, 1, 0)).toBe(true)
-  })
-
   const listWith = (home: string, workers: number) =>
     Effect.gen(function*() {
       const history = yield* ClaudeHistory
@@ -321,7 +306,7 @@ describe("listing on worker threads", () => {
     const inThread = await listWith(home, 0)
     const onWorkers = await listWith(home, 2)
     expect(inThread.stats.workers).toBe(0)
-    expect(onWorkers.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0, startedDuringDiscovery: true })
+    expect(onWorkers.stats).toMatchObject({ workers: 2, parsed: inThread.stats.parsed, fallbacks: 0 })
     expect(onWorkers.threads).toEqual(inThread.threads)
     expect(onWorkers.diagnostics).toEqual(inThread.diagnostics)
     expect(inThread.diagnostics).toEqual([])
@@ -364,7 +349,7 @@ describe("listing on worker threads", () => {
     fs.copyFileSync(first.source_path, path.join(home, "projects", "-zz-copy", path.basename(first.source_path)))
     const inThread = await listWith(home, 0)
     const onWorkers = await listWith(home, 2)
-    expect(onWorkers.stats).toMatchObject({ workers: 2, startedDuringDiscovery: true, fallbacks: 0 })
+    expect(onWorkers.stats).toMatchObject({ workers: 2, fallbacks: 0 })
     const ids = onWorkers.threads.map((thread: ThreadSummary) => thread.imported_thread_id)
     expect(ids).toContain(`${first.imported_thread_id}.2`)
     expect(onWorkers.threads).toEqual(inThread.threads)
