@@ -1,6 +1,6 @@
 import { Worker } from "@effect/platform"
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
-import { Effect, Ref } from "effect"
+import { Deferred, Effect, Either, Exit, Ref } from "effect"
 import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
 import { pathToFileURL } from "node:url"
@@ -95,37 +95,39 @@ const workerEntry = (): { readonly script: string | URL; readonly eval: boolean 
   }
 }
 
-/** Runs `use` with a pool of `size` workers, closed when it ends. */
-export const withParsePool = <A, E, R>(size: number, limits: ResourceLimits, use: (pool: ParsePool) => Effect.Effect<A, E, R>) => {
-  const entry = workerEntry()
-  const spawn = () => new NodeThread(entry.script, { eval: entry.eval, resourceLimits: limits })
-  return Effect.gen(function*() {
-    const pool = yield* Worker.makePool<SessionFiles, SessionDigest, ParseFailure>({ size, concurrency: TASKS_PER_WORKER })
-    const queued = yield* Ref.make(0)
-    /**
-     * Once a worker has stopped, the rest of the listing stays on the main thread: a worker that ran out of
-     * memory on one session would, started again, likely do so on the next giant one.
-     */
-    const lost = yield* Ref.make(false)
-    const onWorker = (files: SessionFiles) =>
-      Effect.flatMap(Ref.get(lost), (isLost) =>
-        isLost ? Effect.fail(new WorkerLost()) : pool.executeEffect(files).pipe(
-          Effect.catchTag("WorkerError", () => Effect.zipRight(Ref.set(lost, true), Effect.fail(new WorkerLost())))
-        ))
-    return yield* use({
-      size,
-      hasRoom: Effect.map(Ref.get(queued), (count) => count < size * TASKS_PER_WORKER),
-      digest: (files) =>
-        Effect.zipRight(Ref.update(queued, (count) => count + 1), onWorker(files)).pipe(
-          Effect.ensuring(Ref.update(queued, (count) => count - 1))
-        )
-    })
-  }).pipe(
-    Effect.scoped,
-    Effect.provide(NodeWorker.layer(spawn)),
-    Effect.catchTag("WorkerError", () => use(lostPool(size)))
-  )
-}
+/**
+ * Runs `use` with a pool of `size` workers, closed when it ends. Once a worker has stopped (or could not
+ * start), the rest of the listing stays on the main thread: the platform would start it again and again.
+ */
+export const withParsePool = <A, E, R>(size: number, limits: ResourceLimits, use: (pool: ParsePool) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const entry = workerEntry()
+    const stopped = yield* Deferred.make<void>()
+    const spawn = () => {
+      const thread = new NodeThread(entry.script, { eval: entry.eval, resourceLimits: limits })
+      thread.once("exit", () => Deferred.unsafeDone(stopped, Exit.void))
+      return thread
+    }
+    const lost = Effect.zipRight(Deferred.await(stopped), Effect.fail(new WorkerLost()))
+    return yield* Effect.gen(function*() {
+      const started = yield* Effect.either(Effect.raceFirst(
+        Effect.disconnect(Worker.makePool<SessionFiles, SessionDigest, ParseFailure>({ size, concurrency: TASKS_PER_WORKER })),
+        lost
+      ))
+      if (Either.isLeft(started)) return yield* use(lostPool(size))
+      const pool = started.right
+      const queued = yield* Ref.make(0)
+      return yield* use({
+        size,
+        hasRoom: Effect.map(Ref.get(queued), (count) => count < size * TASKS_PER_WORKER),
+        digest: (files) =>
+          Effect.zipRight(
+            Ref.update(queued, (count) => count + 1),
+            Effect.raceFirst(Effect.disconnect(Effect.catchTag(pool.executeEffect(files), "WorkerError", () => Effect.fail(new WorkerLost()))), lost)
+          ).pipe(Effect.ensuring(Ref.update(queued, (count) => count - 1)))
+      })
+    }).pipe(Effect.provide(NodeWorker.layer(spawn)))
+  }).pipe(Effect.scoped)
 
 /** A pool whose workers could not start: every session goes back to the main thread. */
 const lostPool = (size: number): ParsePool => ({
