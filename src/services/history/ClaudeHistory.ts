@@ -100,7 +100,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
         Effect.catchAll((error) => Effect.logWarning(`Cannot write the thread index ${indexFile}: ${error.message}`))
       )
 
-    const discoverAll = (known: ThreadIndex) => provideFs(discover(projectsRoot, known.agents))
+    const discoverAll = (known: ThreadIndex) => discover(projectsRoot, known.agents)
 
     /** One listing over the index in memory: what changed is parsed, and the index written when anything did. */
     const listOver = (before: ThreadIndex | undefined) =>

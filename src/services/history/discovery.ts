@@ -1,10 +1,9 @@
-import { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
 import { Effect } from "effect"
 import * as path from "node:path"
 import type { SessionFiles } from "../../domain/history/reader.js"
 import type { IndexedAgent } from "../../domain/history/threadIndex.js"
-import { errnoOf } from "../../domain/ioErrors.js"
+import { isRecord } from "../../domain/history/json.js"
+import { nodeTranscriptTree, type TranscriptTree } from "../internal/transcriptFiles.js"
 
 /**
  * Finding the transcripts below `$CLAUDE_CONFIG_DIR/projects`: each session file with the sub-agent
@@ -69,117 +68,95 @@ const isAgentName = (name: string) => name.startsWith("agent-") && isTranscriptN
 
 const FIRST_LINE_STEP_BYTES = 16 * 1024
 const FIRST_LINE_MAX_BYTES = 256 * 1024
-/** Folders and files looked at at once. */
-const CONCURRENCY = 16
 
-/** The `code` of the Node error behind a platform error (ELOOP, EACCES…), else its reason. */
-const codeOf = (error: PlatformError) =>
-  errnoOf(error._tag === "SystemError" ? error.cause : undefined) ?? (error._tag === "SystemError" ? error.reason : error._tag)
+/** The `sessionId` named on a sibling agent file's first line, if it names one. */
+const sessionIdOf = (line: string | undefined) => {
+  if (line === undefined) return undefined
+  try {
+    const first: unknown = JSON.parse(line)
+    const sessionId = isRecord(first) ? first.sessionId : undefined
+    return typeof sessionId === "string" ? sessionId : undefined
+  } catch {
+    return undefined
+  }
+}
 
-const unreadableMessage = (file: string, error: PlatformError) =>
-  `Skipped the unreadable Claude history entry ${path.basename(file)} (${codeOf(error)}).`
-
-export const discover = (projectsRoot: string, known: ReadonlyMap<string, IndexedAgent>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+/**
+ * Walks the history once, synchronously (`TranscriptTree` says why), in one effect. `known` holds the sibling
+ * agent files' sessions from the index: a file whose stamp is unchanged is not read again.
+ */
+export const discover = (projectsRoot: string, known: ReadonlyMap<string, IndexedAgent>, tree: TranscriptTree = nodeTranscriptTree) =>
+  Effect.sync((): Discovered => {
     const unreadable: Array<string> = []
     const agents = new Map<string, IndexedAgent>()
 
-    const names = (directory: string) => Effect.orElseSucceed(fs.readDirectory(directory), (): Array<string> => [])
-
     /** The stamp of a regular file; one that cannot be looked at is told in `unreadable`, anything else skipped. */
-    const stampOf = (file: string) =>
-      fs.stat(file).pipe(
-        Effect.map((info): FileStamp | undefined =>
-          info.type === "File"
-            ? { path: file, size: Number(info.size), mtimeMs: info.mtime._tag === "Some" ? info.mtime.value.getTime() : 0 }
-            : undefined
-        ),
-        Effect.catchAll((error) =>
-          Effect.sync(() => {
-            if (!(error._tag === "SystemError" && error.reason === "NotFound")) unreadable.push(unreadableMessage(file, error))
-            return undefined
-          })
-        )
-      )
-
-    /** The `sessionId` of a sibling agent file, read from its first line only (16 KiB at a time, up to 256 KiB). */
-    const readAgentSessionId = (file: string) =>
-      Effect.scoped(Effect.gen(function*() {
-        const handle = yield* fs.open(file, { flag: "r" })
-        let text = ""
-        for (let read = 0; read < FIRST_LINE_MAX_BYTES;) {
-          const chunk = yield* handle.readAlloc(FIRST_LINE_STEP_BYTES)
-          if (chunk._tag === "None") break
-          read += chunk.value.length
-          text += Buffer.from(chunk.value).toString("latin1")
-          if (text.includes("\n")) break
-        }
-        const newline = text.indexOf("\n")
-        const first: unknown = JSON.parse(Buffer.from(newline === -1 ? text : text.slice(0, newline), "latin1").toString("utf8"))
-        const sessionId = typeof first === "object" && first !== null ? (first as { sessionId?: unknown }).sessionId : undefined
-        return typeof sessionId === "string" ? sessionId : undefined
-      })).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)), Effect.orElseSucceed(() => undefined))
+    const stampOf = (file: string): FileStamp | undefined => {
+      const stamp = tree.stamp(file)
+      if (stamp === undefined) return undefined
+      if ("unreadable" in stamp) {
+        unreadable.push(`Skipped the unreadable Claude history entry ${path.basename(file)} (${stamp.unreadable}).`)
+        return undefined
+      }
+      return { path: file, size: stamp.size, mtimeMs: stamp.mtimeMs }
+    }
 
     /** The session of a sibling agent file: read once, then known while the file is unchanged. */
-    const agentSessionId = (stamp: FileStamp) =>
-      Effect.gen(function*() {
-        const key = stampText(stamp)
-        const cached = known.get(stamp.path)
-        const entry: IndexedAgent = cached?.stamp === key ? cached : { stamp: key, sessionId: yield* readAgentSessionId(stamp.path) }
-        agents.set(stamp.path, entry)
-        return entry.sessionId
-      })
+    const agentSessionId = (stamp: FileStamp) => {
+      const key = stampText(stamp)
+      const cached = known.get(stamp.path)
+      const entry: IndexedAgent = cached?.stamp === key
+        ? cached
+        : { stamp: key, sessionId: sessionIdOf(tree.firstLine(stamp.path, FIRST_LINE_STEP_BYTES, FIRST_LINE_MAX_BYTES)) }
+      agents.set(stamp.path, entry)
+      return entry.sessionId
+    }
 
-    const nestedAgents = (directory: string) =>
-      Effect.gen(function*() {
-        const files = (yield* names(directory)).filter(isAgentName).sort(byCodeUnits)
-        const stamps = yield* Effect.forEach(files, (name) => stampOf(path.join(directory, name)), { concurrency: CONCURRENCY })
-        return stamps.filter((stamp): stamp is FileStamp => stamp !== undefined)
-      })
+    const stamps = (directory: string, names: ReadonlyArray<string>) => {
+      const found: Array<FileStamp> = []
+      for (const name of names) {
+        const stamp = stampOf(path.join(directory, name))
+        if (stamp !== undefined) found.push(stamp)
+      }
+      return found
+    }
 
-    const discoverProject = (folder: string) =>
-      Effect.gen(function*() {
-        const entries = (yield* names(folder)).sort(byCodeUnits)
-        const transcripts = entries.filter(isTranscriptName)
-        const siblingsBySession = new Map<string, Array<FileStamp>>()
-        const siblings = yield* Effect.forEach(transcripts.filter(isAgentName), (name) =>
-          Effect.flatMap(stampOf(path.join(folder, name)), (stamp) =>
-            stamp === undefined ? Effect.succeed(undefined) : Effect.map(agentSessionId(stamp), (sessionId) => ({ stamp, sessionId }))), {
-          concurrency: CONCURRENCY
-        })
-        for (const sibling of siblings) {
-          if (sibling?.sessionId === undefined) continue
-          siblingsBySession.set(sibling.sessionId, [...(siblingsBySession.get(sibling.sessionId) ?? []), sibling.stamp])
-        }
-        const names_ = new Set(entries)
-        const sessions = yield* Effect.forEach(transcripts.filter((name) => !isAgentName(name)), (name) =>
-          Effect.gen(function*() {
-            const main = yield* stampOf(path.join(folder, name))
-            if (main === undefined) return undefined
-            const stem = name.slice(0, -".jsonl".length)
-            const nested = names_.has(stem) ? yield* nestedAgents(path.join(folder, stem, "subagents")) : []
-            const location: SessionLocation = { threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] }
-            return location
-          }), { concurrency: CONCURRENCY })
-        return sessions.filter((location): location is SessionLocation => location !== undefined)
-      })
+    const discoverProject = (folder: string) => {
+      const entries = tree.list(folder)
+      const transcripts = entries.files.filter(isTranscriptName).sort(byCodeUnits)
+      const folders = new Set(entries.folders)
+      const siblingsBySession = new Map<string, Array<FileStamp>>()
+      for (const stamp of stamps(folder, transcripts.filter(isAgentName))) {
+        const sessionId = agentSessionId(stamp)
+        if (sessionId === undefined) continue
+        const siblings = siblingsBySession.get(sessionId)
+        if (siblings === undefined) siblingsBySession.set(sessionId, [stamp])
+        else siblings.push(stamp)
+      }
+      const sessions: Array<SessionLocation> = []
+      for (const name of transcripts) {
+        if (isAgentName(name)) continue
+        const main = stampOf(path.join(folder, name))
+        if (main === undefined) continue
+        const stem = name.slice(0, -".jsonl".length)
+        const subagents = path.join(folder, stem, "subagents")
+        const nested = folders.has(stem) ? stamps(subagents, tree.list(subagents).files.filter(isAgentName).sort(byCodeUnits)) : []
+        sessions.push({ threadId: stem, main, agents: [...(siblingsBySession.get(stem) ?? []), ...nested] })
+      }
+      return sessions
+    }
 
-    const folders = yield* Effect.filter((yield* names(projectsRoot)).sort(byCodeUnits), (name) =>
-      fs.stat(path.join(projectsRoot, name)).pipe(
-        Effect.map((info) => info.type === "Directory"),
-        Effect.orElseSucceed(() => false)
-      ), { concurrency: CONCURRENCY })
-    const perFolder = yield* Effect.forEach(folders, (name) => discoverProject(path.join(projectsRoot, name)), {
-      concurrency: 4
-    })
+    const folders = [...tree.list(projectsRoot).folders].sort(byCodeUnits)
     // A thread id that appears in two folders is made unique.
     const seen = new Set<string>()
-    const locations = perFolder.flat().map((location) => {
-      let threadId = location.threadId
-      for (let suffix = 2; seen.has(threadId); suffix++) threadId = `${location.threadId}.${suffix}`
-      seen.add(threadId)
-      return threadId === location.threadId ? location : { ...location, threadId }
-    })
-    return { locations, unreadable: unreadable.sort(), agents } satisfies Discovered
+    const locations: Array<SessionLocation> = []
+    for (const folder of folders) {
+      for (const location of discoverProject(path.join(projectsRoot, folder))) {
+        let threadId = location.threadId
+        for (let suffix = 2; seen.has(threadId); suffix++) threadId = `${location.threadId}.${suffix}`
+        seen.add(threadId)
+        locations.push(threadId === location.threadId ? location : { ...location, threadId })
+      }
+    }
+    return { locations, unreadable: unreadable.sort(), agents }
   })

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import {
   foreignReason,
   indexFileOf,
+  indexOfFile,
   olderThreadIndexFiles,
   type ThreadIndex,
   ThreadIndexFile
@@ -17,7 +18,7 @@ export type LoadedIndex =
   | { readonly _tag: "Discarded"; readonly reason: string }
 
 const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(ThreadIndexFile))
-const encodeFile = Schema.encodeSync(Schema.parseJson(ThreadIndexFile))
+const encodeFile = Schema.encodeSync(ThreadIndexFile)
 
 /** Reads and checks the index; a missing one is `Missing`, one that cannot be read or used `Discarded`. */
 export const loadIndex = (file: string, version: string, projectsRoot: string) =>
@@ -36,8 +37,7 @@ export const loadIndex = (file: string, version: string, projectsRoot: string) =
     }
     const reason = foreignReason(decoded.right, version, projectsRoot)
     if (reason !== undefined) return { _tag: "Discarded", reason } as LoadedIndex
-    const { agents, resumed, sessions } = decoded.right
-    return { _tag: "Loaded", index: { sessions, resumed, agents } } as LoadedIndex
+    return { _tag: "Loaded", index: indexOfFile(decoded.right) } as LoadedIndex
   })
 
 /**
@@ -48,7 +48,7 @@ export const loadIndex = (file: string, version: string, projectsRoot: string) =
 export const saveIndex = (file: string, version: string, projectsRoot: string, index: ThreadIndex) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const text = encodeFile(indexFileOf(version, projectsRoot, index))
+    const text = JSON.stringify(encodeFile(indexFileOf(version, projectsRoot, index)))
     yield* fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 })
     const temporary = `${file}.${crypto.randomUUID()}.tmp`
     yield* fs.writeFileString(temporary, text, { mode: 0o600, flag: "wx" }).pipe(
