@@ -273,6 +273,12 @@ describe("line splitting across chunks", () => {
   })
 })
 
+/**
+ * A worker heap that holds the parse worker itself (its modules take about 22 MB when it runs from src under
+ * tsx) but not the 12 MB line below with its parsed copy.
+ */
+const STARVED_WORKER = { maxOldGenerationSizeMb: 28, maxYoungGenerationSizeMb: 4 }
+
 describe("listing on worker threads", () => {
   it("starts workers only for a large listing, on two cores, when the RSS budget leaves room for them", () => {
     const MB = 1024 * 1024
@@ -335,7 +341,7 @@ describe("listing on worker threads", () => {
         yield* history.list()
         return yield* history.listingStats
       }).pipe(Effect.provide(
-        ClaudeHistory.layerWith({ workers: 2, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
+        ClaudeHistory.layerWith({ workers: 2, workerLimits: STARVED_WORKER })
           .pipe(Layer.provide(Settings.layer(settingsFor(home))))
       ))
     )
@@ -396,7 +402,7 @@ describe("listing on worker threads", () => {
     const c45 = path.join(home, "projects", "-workspace", "c45af7b1-cb7c-4e51-93db-8cbb250a877a.jsonl")
     const lines = fs.readFileSync(c45, "utf8").split("\n")
     // A 12 MB text the summary reads (a sub-agent prompt; a tool output would be skipped unparsed): its line
-    // and its parsed copy are more than a worker with a 16 MB heap holds. Not much more: V8 lets a worker at
+    // and its parsed copy are more than a starved worker holds. Not much more: V8 lets a worker at
     // its limit finish one more allocation of up to 16 MB before it stops it, and a single larger one would
     // end the whole process, not just the worker.
     const giant = JSON.stringify({
@@ -413,7 +419,7 @@ describe("listing on worker threads", () => {
         const listing = yield* history.list()
         return { ...listing, stats: yield* history.listingStats }
       }).pipe(Effect.provide(
-        ClaudeHistory.layerWith({ workers: 2, workerLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } })
+        ClaudeHistory.layerWith({ workers: 2, workerLimits: STARVED_WORKER })
           .pipe(Layer.provide(Settings.layer(settingsFor(home))))
       ))
     )

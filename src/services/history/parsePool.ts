@@ -1,6 +1,6 @@
 import { Worker } from "@effect/platform"
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
-import { Deferred, Effect, Either, Exit, Ref } from "effect"
+import { Deferred, Effect, Exit, Logger, LogLevel, Scope } from "effect"
 import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
 import { pathToFileURL } from "node:url"
@@ -95,43 +95,82 @@ const workerEntry = (): { readonly script: string | URL; readonly eval: boolean 
   }
 }
 
+interface Slot {
+  /** False once its thread stopped (or could not start): nothing more is sent to it. */
+  alive: boolean
+  /** Sessions sent to it and not answered yet. */
+  inFlight: number
+  worker: Worker.Worker<SessionFiles, SessionDigest, ParseFailure> | undefined
+  readonly stopped: Deferred.Deferred<void>
+  readonly scope: Scope.CloseableScope
+}
+
 /**
- * Runs `use` with a pool of `size` workers, closed when it ends. Once a worker has stopped (or could not
- * start), the rest of the listing stays on the main thread: the platform would start it again and again.
+ * Runs `use` with `size` workers, closed when it ends. Each session goes to the live worker with the fewest
+ * sessions in flight. A worker that stops (it ran out of memory, or never started) fails only the sessions it
+ * held (`WorkerLost`: the caller parses them on the main thread); the other workers go on, and it is not
+ * started again (the platform would restart it a second later and send it the next sessions).
  */
 export const withParsePool = <A, E, R>(size: number, limits: ResourceLimits, use: (pool: ParsePool) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const entry = workerEntry()
-    const stopped = yield* Deferred.make<void>()
-    const spawn = () => {
+    const slots: Array<Slot> = []
+    for (let index = 0; index < size; index++) {
+      slots.push({ alive: true, inFlight: 0, worker: undefined, stopped: yield* Deferred.make<void>(), scope: yield* Scope.make() })
+    }
+    yield* Effect.addFinalizer(() => Effect.forEach(slots, (slot) => Scope.close(slot.scope, Exit.void), { discard: true }))
+    /**
+     * A stopped worker's scope is closed once the platform has failed the sessions it held (closing it earlier
+     * would interrupt them rather than fail them): that ends the platform's restarts.
+     */
+    const closeIfIdle = (slot: Slot) => {
+      if (!slot.alive && slot.inFlight === 0) Effect.runFork(Scope.close(slot.scope, Exit.void))
+    }
+    const stop = (slot: Slot) => {
+      if (!slot.alive) return
+      slot.alive = false
+      Deferred.unsafeDone(slot.stopped, Exit.void)
+      closeIfIdle(slot)
+    }
+    const spawn = (id: number) => {
+      const slot = slots[id]!
       const thread = new NodeThread(entry.script, { eval: entry.eval, resourceLimits: limits })
-      thread.once("exit", () => Deferred.unsafeDone(stopped, Exit.void))
+      // Registered before the platform's own listeners: a stopped worker is given nothing more.
+      thread.once("error", () => stop(slot))
+      thread.once("exit", () => stop(slot))
       return thread
     }
-    const lost = Effect.zipRight(Deferred.await(stopped), Effect.fail(new WorkerLost()))
-    return yield* Effect.gen(function*() {
-      const started = yield* Effect.either(Effect.raceFirst(
-        Effect.disconnect(Worker.makePool<SessionFiles, SessionDigest, ParseFailure>({ size, concurrency: TASKS_PER_WORKER })),
-        lost
-      ))
-      if (Either.isLeft(started)) return yield* use(lostPool(size))
-      const pool = started.right
-      const queued = yield* Ref.make(0)
-      return yield* use({
-        size,
-        hasRoom: Effect.map(Ref.get(queued), (count) => count < size * TASKS_PER_WORKER),
-        digest: (files) =>
-          Effect.zipRight(
-            Ref.update(queued, (count) => count + 1),
-            Effect.raceFirst(Effect.disconnect(Effect.catchTag(pool.executeEffect(files), "WorkerError", () => Effect.fail(new WorkerLost()))), lost)
-          ).pipe(Effect.ensuring(Ref.update(queued, (count) => count - 1)))
-      })
-    }).pipe(Effect.provide(NodeWorker.layer(spawn)))
+    yield* Effect.gen(function*() {
+      const manager = yield* Worker.WorkerManager
+      yield* Effect.forEach(slots, (slot) =>
+        Effect.raceFirst(
+          Effect.map(Scope.extend(manager.spawn<SessionFiles, SessionDigest, ParseFailure>({}), slot.scope), (worker) => {
+            slot.worker = worker
+          }),
+          Deferred.await(slot.stopped)
+        ).pipe(Effect.catchAll(() => Effect.sync(() => stop(slot)))), { concurrency: "unbounded", discard: true })
+    }).pipe(
+      Effect.provide(NodeWorker.layer(spawn)),
+      // The platform logs each stop of a worker; here a stop is handled (its sessions parse on the main thread).
+      Logger.withMinimumLogLevel(LogLevel.None)
+    )
+    const live = () => slots.filter((slot) => slot.alive && slot.worker !== undefined)
+    return yield* use({
+      size,
+      hasRoom: Effect.sync(() => live().some((slot) => slot.inFlight < TASKS_PER_WORKER)),
+      digest: (files) =>
+        Effect.suspend(() => {
+          const slot = live().reduce<Slot | undefined>((best, candidate) =>
+            best === undefined || candidate.inFlight < best.inFlight ? candidate : best, undefined)
+          if (slot === undefined) return Effect.fail(new WorkerLost())
+          slot.inFlight++
+          return slot.worker!.executeEffect(files).pipe(
+            Effect.catchTag("WorkerError", () => Effect.fail(new WorkerLost())),
+            Effect.ensuring(Effect.sync(() => {
+              slot.inFlight--
+              closeIfIdle(slot)
+            }))
+          )
+        })
+    })
   }).pipe(Effect.scoped)
-
-/** A pool whose workers could not start: every session goes back to the main thread. */
-const lostPool = (size: number): ParsePool => ({
-  size,
-  hasRoom: Effect.succeed(false),
-  digest: () => Effect.fail(new WorkerLost())
-})

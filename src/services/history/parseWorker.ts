@@ -3,10 +3,11 @@
  * src under tsx/vitest, from dist, or from the bundle): each request names one session's files; the answer is
  * its digest, or why it could not be read. Reads are synchronous: a worker has nothing else to do meanwhile.
  */
-import { WorkerRunner } from "@effect/platform"
+import * as WorkerRunner from "@effect/platform/WorkerRunner"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { digestSession, type SessionFiles } from "../../domain/history/reader.js"
 import { errnoOf } from "../../domain/ioErrors.js"
 import { readChunksSync } from "../internal/transcriptFiles.js"

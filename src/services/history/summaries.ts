@@ -70,34 +70,35 @@ export const summarizeStale = (
       ...(plan.mainThreadReason === undefined ? {} : { mainThreadReason: plan.mainThreadReason })
     })
 
-    /** On a worker when there is one with room (or the main thread does not share the work), else here. */
+    const fellBack = Ref.update(parsing.stats, (now) => ({ ...now, fallbacks: now.fallbacks + 1 }))
+    const done = Ref.update(parsing.progress, (now) => ({ ...now, done: now.done + 1 }))
+
+    /** On a worker (the main thread takes what a stopped worker held), else here. */
+    const onWorker = (location: SessionLocation, pool: ParsePool): Effect.Effect<SessionDigest, ControllerError> =>
+      Effect.catchAll(pool.digest(filesOf(location)), (error) =>
+        error instanceof WorkerLost
+          ? Effect.zipRight(fellBack, onMainThread(location))
+          : Effect.fail(readFailure(location)(Object.assign(new Error(error.message), { code: error.code }))))
+
     const digestOf = (location: SessionLocation, pool: ParsePool | undefined): Effect.Effect<SessionDigest, ControllerError> =>
-      Effect.gen(function*() {
-        if (pool === undefined || (plan.mainThreadToo === true && !(yield* pool.hasRoom))) return yield* onMainThread(location)
-        return yield* pool.digest(filesOf(location)).pipe(
-          Effect.mapError((error) => (error instanceof WorkerLost ? error : readFailure(location)(error))),
-          Effect.catchTag("WorkerLost", () =>
-            Effect.zipRight(
-              Ref.update(parsing.stats, (now) => ({ ...now, fallbacks: now.fallbacks + 1 })),
-              onMainThread(location)
-            ))
-        )
-      })
+      pool === undefined
+        ? onMainThread(location)
+        : plan.mainThreadToo === true
+        ? Effect.flatMap(pool.hasRoom, (room) => (room ? onWorker(location, pool) : onMainThread(location)))
+        : onWorker(location, pool)
 
     const summarize = (pool: ParsePool | undefined) => (location: SessionLocation) =>
-      digestOf(location, pool).pipe(
-        Effect.flatMap((digest) =>
-          Effect.zipRight(
-            Effect.sync(() => sessions.set(location.main.path, indexedSession(fingerprintOf(location), digest))),
-            Ref.update(parsing.progress, (now) => ({ ...now, done: now.done + 1 }))
-          )),
-        Effect.catchAll((error) =>
+      Effect.matchEffect(digestOf(location, pool), {
+        onSuccess: (digest) => {
+          sessions.set(location.main.path, indexedSession(fingerprintOf(location), digest))
+          return done
+        },
+        onFailure: (error) =>
           Effect.sync(() => {
             sessions.delete(location.main.path)
             diagnostics.push(error.message)
           })
-        )
-      )
+      })
 
     if (plan.workers === 0) {
       return yield* Effect.forEach(stale, summarize(undefined), { concurrency: PARSE_CONCURRENCY, discard: true })
