@@ -17,7 +17,7 @@
  * - a running controller (bench/support/controllerListing.ts, the services the daemon runs): its listing on
  *   unchanged history and after one more session was added, timed inside its process;
  * - warm floor: a bare Node process doing only what any answer from an index must: walk the history's folders,
- *   stat every transcript, read and JSON.parse the index and its journal, and print the newest 100 summaries;
+ *   stat every transcript, read and JSON.parse the index, and print the newest 100 summaries;
  * - what no history costs: Node alone (`node -e 0`), and the same command on an empty history (its second
  *   call), which is the start of the command line and the Effect runtime that every listing pays;
  * - peak RSS of each (`/usr/bin/time -f %M`).
@@ -148,24 +148,11 @@ const walk = (folder, depth) => {
   }
 }
 walk(root, 0)
-const text = fs.readFileSync(indexFile, "latin1")
-const firstEnd = text.indexOf("\\n")
-const index = JSON.parse(text.slice(0, firstEnd))
-const summaryLines = text.slice(firstEnd + 1).split("\\n")
+const index = JSON.parse(fs.readFileSync(indexFile, "utf8"))
 const listed = new Map()
-let next = 0
-for (const [key, entry] of Object.entries(index.sessions)) if (entry.thread) listed.set(key, { endedAt: entry.thread[0] || "", line: next++ })
-const journalFile = indexFile.replace(/\\.jsonl$/, ".journal")
-const journal = fs.existsSync(journalFile) ? fs.readFileSync(journalFile, "utf8") : ""
-for (const line of journal.split("\\n")) {
-  if (line === "") continue
-  for (const [key, entry] of Object.entries(JSON.parse(line).sessions)) {
-    listed.delete(key)
-    if (entry && entry.summary) listed.set(key, { endedAt: entry.summary.ended_at || "", summary: entry.summary })
-  }
-}
+for (const [key, entry] of Object.entries(index.sessions)) if (entry.summary) listed.set(key, { endedAt: entry.summary.ended_at || "", summary: entry.summary })
 const threads = [...listed.values()].sort((a, b) => (b.endedAt < a.endedAt ? -1 : b.endedAt > a.endedAt ? 1 : 0))
-const page = threads.slice(0, 100).map((thread) => thread.summary || JSON.parse(summaryLines[thread.line]))
+const page = threads.slice(0, 100).map((thread) => thread.summary)
 console.log(JSON.stringify({ threads: page, total: threads.length, files: stamps.length }, null, 2))
 `
 
@@ -278,7 +265,7 @@ const main = async () => {
         throw new Error("the added session is not listed")
       }
       addedCost.push(one.wallMs - warm.wallMs)
-      const indexFile = path.join(caches, `run-${run}`, "index", "threads-v2.jsonl")
+      const indexFile = path.join(caches, `run-${run}`, "index", "threads-v3.json")
       const floor = measure(process.execPath, ["-e", WARM_FLOOR_SCRIPT, path.join(home, "projects"), indexFile], baseEnv)
       results.warmFloor.push(floor)
       if (JSON.parse(floor.stdout).files !== allTranscripts(home).length) throw new Error("the warm floor missed transcripts")

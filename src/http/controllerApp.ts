@@ -228,35 +228,27 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         )
       })
 
-    const callFromThePage = fromThePage(call)
-    // The platform runs a request uninterruptibly and its router makes each route interruptible again, so
-    // that a request the client drops ends the work it started; a route answered before the router does it here.
-    const callFromThePageInterruptibly = Effect.interruptible(callFromThePage)
     const router = HttpRouter.empty.pipe(
+      HttpRouter.get("/health", Effect.flatMap(HttpServerRequest.HttpServerRequest, health)),
+      HttpRouter.get("/", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/index.html", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),
-      HttpRouter.post("/api/call", callFromThePage),
+      HttpRouter.post("/api/call", fromThePage(call)),
       HttpRouter.post("/api/download", fromThePage(download)),
       HttpRouter.post("/api/heartbeat", fromThePage(() => heartbeat)),
       HttpRouter.post("/api/stop", fromThePage(() => stopFromPage))
     )
     const routes = yield* HttpRouter.toHttpApp(router)
 
-    // The page's and the launchers' hot paths are combinators rather than generators: each generator step
-    // is a few microseconds on every request, and these run thousands of times a second under load.
+    // The rules every request meets before the router: the Host check, the method rule, and the API token for
+    // every POST and anything under /api (without it nothing of the request is read).
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       if (request.headers.host !== runtime.expectedHost) return Effect.succeed(textResponse(421, "Invalid host."))
       if (!ALLOWED_METHODS.has(request.method)) return Effect.succeed(textResponse(405, "Method not allowed."))
-      // The page polls /api/call and launchers ask for /health constantly: both are answered before the
-      // router, whose per-request context copy and lookup cost them about a tenth of their throughput and
-      // took /health past 3x a bare server's p99 under load (README: benchmarks).
       const pathname = pathnameOf(request.url)
-      if (request.method !== "POST" && pathname === "/health") return health(request)
-      if (request.method !== "POST" && (pathname === "/" || pathname === "/index.html")) return Effect.succeed(page(request))
-      // Every POST and anything under /api needs the API token; without it nothing of the request is read.
       if ((request.method === "POST" || pathname.startsWith("/api")) && !hasApiToken(request)) return Effect.succeed(missingToken())
-      if (request.method === "POST" && pathname === "/api/call") return callFromThePageInterruptibly
       return routes
     }).pipe(
       Effect.catchTag("RouteNotFound", ({ request }) =>

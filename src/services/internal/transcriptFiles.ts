@@ -57,3 +57,67 @@ export const readTranscript = async (file: string): Promise<DecodedFile> => {
   return decoder.finish()
 }
 
+
+/**
+ * Discovery's view of the history folders (src/services/history/discovery.ts). Every call is synchronous:
+ * a warm listing looks at thousands of small entries, and a synchronous `stat` costs a few microseconds
+ * where a thread-pool round trip (and an effect) per file costs tens. Discovery runs them in one effect.
+ */
+export interface TranscriptTree {
+  /** The names of a folder's files and sub-folders; none when it cannot be read. */
+  readonly list: (directory: string) => { readonly files: ReadonlyArray<string>; readonly folders: ReadonlyArray<string> }
+  /** A regular file's size and mtime; undefined when it is not a file (or is gone); the error's code when it cannot be looked at. */
+  readonly stamp: (file: string) => { readonly size: number; readonly mtimeMs: number } | { readonly unreadable: string } | undefined
+  /** The file's first line (up to `maxBytes`, read `stepBytes` at a time); undefined when it cannot be read. */
+  readonly firstLine: (file: string, stepBytes: number, maxBytes: number) => string | undefined
+}
+
+const codeOf = (error: unknown) =>
+  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+    ? (error as { code: string }).code
+    : String(error)
+
+export const nodeTranscriptTree: TranscriptTree = {
+  list: (directory) => {
+    const files: Array<string> = []
+    const folders: Array<string> = []
+    try {
+      for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+        ;(entry.isDirectory() ? folders : files).push(entry.name)
+      }
+    } catch {
+      // A folder that cannot be read holds nothing the listing can use.
+    }
+    return { files, folders }
+  },
+  stamp: (file) => {
+    try {
+      const stat = fs.statSync(file, { throwIfNoEntry: false })
+      return stat?.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined
+    } catch (error) {
+      return { unreadable: codeOf(error) }
+    }
+  },
+  firstLine: (file, stepBytes, maxBytes) => {
+    let fd: number | undefined
+    try {
+      fd = fs.openSync(file, "r")
+      const chunks: Array<Buffer> = []
+      let length = 0
+      while (length < maxBytes) {
+        const chunk = Buffer.allocUnsafe(stepBytes)
+        const read = fs.readSync(fd, chunk, 0, stepBytes, null)
+        if (read === 0) break
+        const newline = chunk.subarray(0, read).indexOf(10)
+        chunks.push(chunk.subarray(0, newline === -1 ? read : newline))
+        length += read
+        if (newline !== -1) break
+      }
+      return Buffer.concat(chunks).toString("utf8")
+    } catch {
+      return undefined
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd)
+    }
+  }
+}

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Worker as EffectWorker } from "@effect/platform"
+import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import { Effect, Layer } from "effect"
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -6,8 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Worker } from "node:worker_threads"
 import { importsByOwnPath } from "../../../scripts/modulesByOwnPath.js"
-import { digestSession, type SessionFiles } from "../../../src/domain/history/reader.js"
-import type { SummaryReply } from "../../../src/domain/history/summaryWorker.js"
+import { digestSession, type SessionDigest, type SessionFiles } from "../../../src/domain/history/reader.js"
 import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
 import { readChunks } from "../../../src/services/internal/transcriptFiles.js"
 import { Settings } from "../../../src/services/Settings.js"
@@ -18,28 +19,21 @@ import { REPO } from "../../rpc/support.js"
 const BUNDLE = path.join(REPO, "dist", "bundle")
 
 const bundleFiles = () => fs.readdirSync(BUNDLE).filter((name) => name.endsWith(".mjs"))
-const LISTING = path.join(BUNDLE, "listing.cjs")
 
 describe("the bundled command line", () => {
-  it("is what bin/codex-replay.js starts: a listing by its CommonJS launcher, anything else by main.mjs", () => {
+  it("is what bin/codex-replay.js starts for every command: main.mjs, beside the parse worker, and nothing else", () => {
     const bin = fs.readFileSync(path.join(REPO, "bin", "codex-replay.js"), "utf8")
     expect(bin).toContain(`import("../dist/bundle/main.mjs")`)
-    expect(bin).toContain(`require("../dist/bundle/listingLauncher.cjs")`)
-    expect(JSON.parse(fs.readFileSync(path.join(REPO, "bin", "package.json"), "utf8"))).toEqual({ type: "commonjs" })
-    expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "summaryWorker.mjs"]))
-    expect(fs.existsSync(LISTING)).toBe(true)
-    const launcher = fs.readFileSync(path.join(BUNDLE, "listingLauncher.cjs"), "utf8")
-    expect(launcher).toContain("./listing.cjs")
-    expect(launcher).not.toMatch(/\bimport\(|main\.mjs/)
+    expect(bin).not.toMatch(/require\(|\.cjs/)
+    expect(bundleFiles()).toEqual(expect.arrayContaining(["main.mjs", "parseWorker.mjs"]))
+    expect(fs.readdirSync(BUNDLE).filter((name) => !name.endsWith(".mjs"))).toEqual([])
   })
 
   it("says to build first, and exits 1, when the bundle is missing (a listing or any other command)", () => {
     const install = fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-unbuilt-"))
     try {
       fs.mkdirSync(path.join(install, "bin"))
-      for (const name of ["codex-replay.js", "package.json"]) {
-        fs.copyFileSync(path.join(REPO, "bin", name), path.join(install, "bin", name))
-      }
+      fs.copyFileSync(path.join(REPO, "bin", "codex-replay.js"), path.join(install, "bin", "codex-replay.js"))
       for (const args of [["threads", "--json"], ["--version"]]) {
         const started = spawnSync(process.execPath, [path.join(install, "bin", "codex-replay.js"), ...args], { encoding: "utf8" })
         expect(started.status).toBe(1)
@@ -51,25 +45,15 @@ describe("the bundled command line", () => {
     }
   })
 
-  it("lists threads from a bundle of the listing alone, which finds its worker beside the others", () => {
-    const source = fs.readFileSync(LISTING, "utf8")
-    // Nothing of the controller, the run engine or the Codex SDK: a listing does not load them.
-    expect(source).not.toMatch(/@openai\/codex-sdk|controller-server\.json|tools\/call|jsonrpc/)
-    const located = [...source.matchAll(/new URL\("([^"]+)",\s*__bundleUrl\)/g)].map((match) => match[1]!)
-    expect(located).toEqual(expect.arrayContaining(["./summaryWorker.mjs"]))
-    const missing = located.filter((target) => !target.endsWith(".ts") && !fs.existsSync(path.resolve(BUNDLE, target)))
-    expect(missing).toEqual([])
-  })
-
   it("finds every file it locates beside its own modules (the worker) and its package (version, static assets, samples)", () => {
     const located = new Map<string, string>()
     for (const name of bundleFiles()) {
       const source = fs.readFileSync(path.join(BUNDLE, name), "utf8")
       for (const match of source.matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)) located.set(match[1]!, name)
     }
-    expect([...located.keys()]).toEqual(expect.arrayContaining(["./summaryWorker.mjs"]))
-    // The `.ts` ones are the branch taken only when the modules run from src (under tsx or vitest).
-    const missing = [...located.keys()].filter((target) => !target.endsWith(".ts") && !fs.existsSync(path.resolve(BUNDLE, target)))
+    expect([...located.keys()]).toEqual(expect.arrayContaining(["./parseWorker.mjs"]))
+    // The `.ts` and `.js` ones are the branches taken only when the modules run from src (under tsx or vitest) or dist.
+    const missing = [...located.keys()].filter((target) => !/\.[jt]s$/.test(target) && !fs.existsSync(path.resolve(BUNDLE, target)))
     expect(missing).toEqual([])
     // The package's own files are found from its package.json, whose depth differs between src/, dist/ and the
     // bundle; the daemon tests load the page and the samples through the bundle too.
@@ -78,27 +62,30 @@ describe("the bundled command line", () => {
     expect(version.trim()).toBe(manifest.version)
   })
 
-  it("summarises sessions on its own worker entry exactly as the listing does in process", async () => {
+  it("summarises sessions on its parse worker exactly as the listing does in process", async () => {
     const locations = await Effect.runPromise(
       Effect.flatMap(ClaudeHistory, (history) => history.discover()).pipe(
         Effect.provide(ClaudeHistory.Default.pipe(Layer.provide(Settings.layer(settingsFor(CLAUDE_HOME)))))
       )
     )
     expect(locations.length).toBeGreaterThanOrEqual(8)
-    const worker = new Worker(path.join(BUNDLE, "summaryWorker.mjs"))
-    try {
-      for (const [id, location] of locations.entries()) {
-        const files: SessionFiles = {
+    const onWorker = Effect.gen(function*() {
+      const pool = yield* EffectWorker.makePool<SessionFiles, SessionDigest, unknown>({ size: 1 })
+      return yield* Effect.forEach(locations, (location) =>
+        pool.executeEffect({
           threadId: location.threadId,
           mainPath: location.main.path,
           agentPaths: location.agents.map((stamp) => stamp.path)
-        }
-        const reply = new Promise<SummaryReply>((resolve) => worker.once("message", resolve))
-        worker.postMessage({ id, files })
-        expect(await reply).toEqual({ id, ok: true, digest: await digestSession(files, readChunks) })
+        }))
+    }).pipe(Effect.scoped, Effect.provide(NodeWorker.layer(() => new Worker(path.join(BUNDLE, "parseWorker.mjs")))))
+    const digests = await Effect.runPromise(onWorker)
+    for (const [index, location] of locations.entries()) {
+      const files: SessionFiles = {
+        threadId: location.threadId,
+        mainPath: location.main.path,
+        agentPaths: location.agents.map((stamp) => stamp.path)
       }
-    } finally {
-      await worker.terminate()
+      expect(digests[index]).toEqual(await digestSession(files, readChunks))
     }
   })
 
@@ -106,7 +93,7 @@ describe("the bundled command line", () => {
     // Schemas that effect/Schema defines and this project never uses: bundled (and made at every start) only
     // when the whole module is, as an object of all its exports.
     const unused = /BooleanFromString|Uint8ArrayFromBase64|fast-check/
-    for (const name of ["listing.cjs", ...bundleFiles()]) {
+    for (const name of bundleFiles()) {
       expect({ name, unused: unused.test(fs.readFileSync(path.join(BUNDLE, name), "utf8")) }).toEqual({ name, unused: false })
     }
   })
