@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Either, Schema, type Scope } from "effect"
-import { controllerError, ToolFailure } from "../domain/errors.js"
+import { invalidArgument, ToolFailure } from "../domain/errors.js"
 import { describeParseError } from "../domain/toolResult.js"
 import { type ToolRegistry, unknownToolError } from "../programs/controller/tool.js"
 import { readRequestBody } from "../http/requestBody.js"
@@ -125,7 +125,7 @@ export const makeRpcHttpApp = <R>(tools: ToolRegistry<R>) =>
         return typedFailure(type, id, unknownToolError(tag))
       }
       const decoded = yield* Effect.either(Schema.decodeUnknown(rpc.payloadSchema as Schema.Schema<unknown, unknown>)(payload))
-      if (Either.isLeft(decoded)) return typedFailure(type, id, controllerError(describeParseError(decoded.left)))
+      if (Either.isLeft(decoded)) return typedFailure(type, id, invalidArgument(describeParseError(decoded.left)))
       // The body has been read here; the RPC server reads the same text from an equivalent request.
       const forwarded = HttpServerRequest.fromWeb(
         new Request(new URL(request.url, "http://127.0.0.1"), { method: "POST", headers: forwardedHeaders(request.headers), body })

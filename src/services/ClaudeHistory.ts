@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type ResourceLimits, Worker } from "node:worker_threads"
-import { type ControllerError, controllerError, notFound, StorageError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument, notFound, StorageError } from "../domain/errors.js"
 import type { CapabilityEvidence } from "../domain/history/capabilities.js"
 import { chunkRecord, chunkWindow, earlierFiles } from "../domain/history/chunkWork.js"
 import { digestSession, responseKeysOf, type SessionDigest, type SessionFiles } from "../domain/history/reader.js"
@@ -465,7 +465,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const discover = () => Effect.map(discoverWithUnreadable(), ({ locations }) => locations)
 
     const readFailure = (location: SessionLocation) => (error: unknown) =>
-      controllerError(
+      invalidArgument(
         isMissing(error)
           ? `The Claude thread file ${path.basename(location.main.path)} vanished while it was being read.`
           : `Cannot read the Claude thread file ${path.basename(location.main.path)}: ${String(error)}`
@@ -883,12 +883,12 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       prepareSessionEntry(location.main.path, entry)
       yield* writeIndex
       if (digest.summary !== undefined) return digest.summary
-      return yield* controllerError(`The Claude session ${location.threadId} changed while it was listed; list the threads again.`)
+      return yield* invalidArgument(`The Claude session ${location.threadId} changed while it was listed; list the threads again.`)
     })
 
     const locate = Effect.fn("ClaudeHistory.locate")(function*(threadId: string) {
       if (!THREAD_ID_PATTERN.test(threadId)) {
-        return yield* controllerError("thread_id is not a valid Claude thread ID.")
+        return yield* invalidArgument("thread_id is not a valid Claude thread ID.")
       }
       const locations = yield* discover()
       const location = locations.find((candidate) => candidate.threadId === threadId)
@@ -907,7 +907,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       if (cached?.fingerprint === fingerprint) return cached.inspection
       const analysis = yield* loadSession(location, earlier.length === 0 ? undefined : yield* copiedKeys(earlier))
       if (!isThread(analysis)) {
-        return yield* controllerError(`The Claude session ${threadId} holds no human request, so it is not a thread.`)
+        return yield* invalidArgument(`The Claude session ${threadId} holds no human request, so it is not a thread.`)
       }
       const inspection: ThreadInspection = {
         record: { ...threadRecord(analysis), imported_thread_id: threadId },

@@ -2,7 +2,7 @@ import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as readline from "node:readline"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { killAttempt, recordedAttempts } from "./internal/confinement.js"
 import * as procfs from "./platform/procfs.js"
@@ -116,7 +116,7 @@ const makeProcessRunner = (graceMillis: number) => {
           detached: true,
           stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
         }),
-      catch: (error) => controllerError(`Cannot start ${spec.command}: ${String(error)}`)
+      catch: (error) => invalidArgument(`Cannot start ${spec.command}: ${String(error)}`)
     })
 
     const exited = new Promise<ProcessExit>((resolve) => {
@@ -153,7 +153,7 @@ const makeProcessRunner = (graceMillis: number) => {
     })
 
     const failure = yield* Effect.promise(() => spawnError)
-    if (failure !== undefined) return yield* controllerError(`Cannot start ${spec.command}: ${failure.message}`)
+    if (failure !== undefined) return yield* invalidArgument(`Cannot start ${spec.command}: ${failure.message}`)
 
     const exit = yield* Effect.scoped(
       Effect.gen(function*() {
@@ -177,7 +177,7 @@ const makeProcessRunner = (graceMillis: number) => {
   const startDetached = (command: string, args: ReadonlyArray<string>) =>
     Effect.async<void, ControllerError>((resume) => {
       const child = spawn(command, [...args], { detached: true, stdio: "ignore" })
-      child.once("error", (error) => resume(Effect.fail(controllerError(`Cannot start ${command}: ${error.message}`))))
+      child.once("error", (error) => resume(Effect.fail(invalidArgument(`Cannot start ${command}: ${error.message}`))))
       child.once("spawn", () => {
         child.unref()
         resume(Effect.void)

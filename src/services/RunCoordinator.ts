@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
-import { type ControllerError, controllerError, StorageError, type WorkerError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument, StorageError, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
@@ -247,7 +247,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const withTimeout = (request: CoordinatorRequest) =>
       Effect.timeoutFail({
         duration: Duration.seconds(request.timeout_seconds),
-        onTimeout: () => controllerError(`The replay did not finish within ${request.timeout_seconds} seconds.`)
+        onTimeout: () => invalidArgument(`The replay did not finish within ${request.timeout_seconds} seconds.`)
       })
 
     const recordFailure = (directory: string, error: ControllerError | WorkerError | StorageError) =>
@@ -287,7 +287,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
             : Effect.logError("Replay coordinator failed", cause).pipe(
-              Effect.zipRight(recordFailure(directory, controllerError("The replay coordinator failed unexpectedly."))),
+              Effect.zipRight(recordFailure(directory, invalidArgument("The replay coordinator failed unexpectedly."))),
               Effect.ignore
             )),
         Effect.onInterrupt(() => markStopped(request.run_id)),

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { packagePath } from "./internal/packageInfo.js"
-import { controllerError, notFound, StorageError } from "../domain/errors.js"
+import { invalidArgument, notFound, StorageError } from "../domain/errors.js"
 import { decodeText } from "../domain/history/lines.js"
 import { excerpt } from "../domain/toolResult.js"
 import {
@@ -111,7 +111,7 @@ const makeSamples = (root: string) =>
     const load = (sample: PackagedSample) =>
       Effect.tryPromise({
         try: () => fs.readFile(sample.transcriptPath, "utf8"),
-        catch: () => controllerError(`The packaged sample ${sample.manifest.id} is missing its transcript.`)
+        catch: () => invalidArgument(`The packaged sample ${sample.manifest.id} is missing its transcript.`)
       }).pipe(
         Effect.map((text): LoadedSample => {
           const { id, title } = sample.manifest
@@ -155,11 +155,11 @@ const makeSamples = (root: string) =>
         catch: (error) => new StorageError({ message: `The packaged sample repository could not be prepared: ${describeError(error)}` })
       })
       yield* git.run([...LOCAL_TRANSPORT, "clone", "--quiet", "--no-hardlinks", path.join(sample.directory, bundle), target], { cwd: materialisedRoot }).pipe(
-        Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+        Effect.mapError((error) => invalidArgument(`The packaged sample repository could not be prepared: ${error.message}`))
       )
       if (sample.manifest.branch !== undefined) {
         yield* git.run(["checkout", "--quiet", sample.manifest.branch], { cwd: target }).pipe(
-          Effect.mapError((error) => controllerError(`The packaged sample repository could not be prepared: ${error.message}`))
+          Effect.mapError((error) => invalidArgument(`The packaged sample repository could not be prepared: ${error.message}`))
         )
       }
       return target

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
@@ -68,7 +68,7 @@ const taggedEnvironment = (runTag: string | undefined): Record<string, string> =
   runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
 
 const repositoryError = (repository: string, detail: string) =>
-  controllerError(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
+  invalidArgument(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
 
 /**
  * Implementation workspaces (docs/security.md): a git workspace holds the starting commit and its history
@@ -104,7 +104,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
       return yield* git.run(["diff", "--binary", "--no-color", "--no-ext-diff", from, to], { cwd: repository }).pipe(
         Effect.map(withFinalNewline),
-        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+        Effect.mapError((error) => invalidArgument(`The historical Git diff could not be read: ${error.message}`))
       )
     })
 
@@ -138,7 +138,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     /** The paths (from the top level) that differ between two commits. */
     const changedPaths = Effect.fn("Workspace.changedPaths")(function*(repository: string, from: string, to: string) {
       const listed = yield* git.run(["diff", "--name-only", "--no-renames", "-z", from, to], { cwd: repository }).pipe(
-        Effect.mapError((error) => controllerError(`The historical Git diff could not be read: ${error.message}`))
+        Effect.mapError((error) => invalidArgument(`The historical Git diff could not be read: ${error.message}`))
       )
       return listed.split("\0").filter((line) => line !== "")
     })
@@ -161,15 +161,15 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
           ["-C", directory, "checkout", "--quiet", "--detach", commit]
         ],
         { cwd: path.dirname(directory), env: taggedEnvironment(runTag) }
-      ).pipe(Effect.mapError((error) => controllerError(`The workspace could not be created at ${commit}: ${error.message}`)))
+      ).pipe(Effect.mapError((error) => invalidArgument(`The workspace could not be created at ${commit}: ${error.message}`)))
 
     const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
       Effect.forEach(plan.carriedForwardFiles, (relative) =>
         Effect.gen(function*() {
-          if (plan.repository === null) return yield* controllerError("Carried-forward files need a project directory (repo).")
+          if (plan.repository === null) return yield* invalidArgument("Carried-forward files need a project directory (repo).")
           // Resolved through symlinks on both sides: a link must neither bring in a file from elsewhere
           // nor send the copy out of the workspace (a checked-out commit can contain links).
-          const outside = () => controllerError(`The carried-forward file ${relative} is outside its root.`)
+          const outside = () => invalidArgument(`The carried-forward file ${relative} is outside its root.`)
           const source = yield* files.resolveInside(plan.repository, relative).pipe(Effect.mapError(outside))
           const target = yield* files.resolveInside(directory, relative).pipe(Effect.mapError(outside))
           yield* Effect.tryPromise({
@@ -177,7 +177,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
               await fs.mkdir(path.dirname(target), { recursive: true })
               await fs.copyFile(source, target)
             },
-            catch: () => controllerError(`The carried-forward file ${relative} could not be copied.`)
+            catch: () => invalidArgument(`The carried-forward file ${relative} could not be copied.`)
           })
         }), { discard: true })
 
@@ -192,7 +192,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
             const stat = yield* Effect.promise(() => fs.lstat(current).catch(() => undefined))
             const last = index === parts.length - 1
             if (part === ".." || stat === undefined || stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) {
-              return yield* controllerError(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
+              return yield* invalidArgument(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
             }
           }
         }), { discard: true })
@@ -201,14 +201,14 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       Effect.forEach(plan.carriedContents ?? [], (carried) =>
         Effect.gen(function*() {
           const target = yield* files.resolveInside(directory, carried.path).pipe(
-            Effect.mapError(() => controllerError(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
+            Effect.mapError(() => invalidArgument(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
           )
           yield* Effect.tryPromise({
             try: async () => {
               await fs.mkdir(path.dirname(target), { recursive: true })
               await fs.writeFile(target, carried.content)
             },
-            catch: () => controllerError(`The carried-forward file ${excerpt(carried.path)} could not be written.`)
+            catch: () => invalidArgument(`The carried-forward file ${excerpt(carried.path)} could not be written.`)
           })
         }), { discard: true })
 
@@ -238,7 +238,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         )
         yield* files.remove(index)
         return output
-      }).pipe(Effect.mapError((error) => controllerError(`The workspace could not be read: ${error.message}`)))
+      }).pipe(Effect.mapError((error) => invalidArgument(`The workspace could not be read: ${error.message}`)))
 
     /** A fresh, empty bare repository of the daemon's beside the workspace (no template: no hooks). */
     const snapshotRepository = (parent: string, runTag: string | undefined) =>
@@ -246,7 +246,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         const gitDir = path.join(parent, SNAPSHOT_GIT_DIR)
         yield* files.remove(gitDir)
         yield* git.run(["init", "--quiet", "--bare", "--template=", gitDir], { cwd: parent, env: taggedEnvironment(runTag) }).pipe(
-          Effect.mapError((error) => controllerError(`The workspace snapshot could not be created: ${error.message}`))
+          Effect.mapError((error) => invalidArgument(`The workspace snapshot could not be created: ${error.message}`))
         )
         return gitDir
       })
@@ -262,7 +262,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
       if (yield* files.exists(directory)) return yield* conflict("The implementation workspace already exists.")
       if (plan.kind === "git") {
-        if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
+        if (plan.repository === null || plan.commit === null) return yield* invalidArgument("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
         // Carried-forward files of a Git beginning are files of the starting commit (checked at prepare
         // and start), so the checkout already holds them as they were; nothing is copied from the user's
@@ -276,7 +276,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
             await fs.mkdir(path.join(gitDir, "objects", "info"), { recursive: true, mode: 0o700 })
             await fs.writeFile(path.join(gitDir, "objects", "info", "alternates"), `${path.join(directory, ".git", "objects")}\n`, { mode: 0o600 })
           },
-          catch: (error) => controllerError(`The workspace snapshot could not be created: ${String(error)}`)
+          catch: (error) => invalidArgument(`The workspace snapshot could not be created: ${String(error)}`)
         })
         // Carried files are where the agent starts, not its work: the diff is taken against them too.
         const base = (plan.carriedContents ?? []).length === 0
@@ -299,7 +299,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       if (yield* files.exists(archived)) return yield* conflict("The failed implementation workspace was already archived.")
       yield* Effect.tryPromise({
         try: () => fs.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived),
-        catch: () => controllerError("The failed implementation workspace is unavailable.")
+        catch: () => invalidArgument("The failed implementation workspace is unavailable.")
       })
       yield* Effect.ignore(runLog.append(runDirectory, "controller", `archived failed implementation attempt ${attempt} workspace at ${archived}`))
       return archived

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
-import { controllerError, type ControllerError } from "../../domain/errors.js"
+import { type ControllerError, invalidArgument } from "../../domain/errors.js"
 import { CONTROLLER_HOST } from "../../domain/product.js"
 import { packagePath } from "./packageInfo.js"
 
@@ -21,7 +21,7 @@ const reservePort = (preferred: number) =>
       const server = net.createServer()
       server.once("error", (error: NodeJS.ErrnoException) => {
         if (fallback) listen(0, false)
-        else resume(Effect.fail(controllerError(`An available local controller port could not be reserved: ${error.message}`)))
+        else resume(Effect.fail(invalidArgument(`An available local controller port could not be reserved: ${error.message}`)))
       })
       server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(server)))
     }
@@ -79,7 +79,7 @@ const spawnDaemon = (reservation: net.Server, env: Readonly<Record<string, strin
         reservation.close()
       }
     },
-    catch: (error) => controllerError(`The local controller process could not start: ${String(error)}`)
+    catch: (error) => invalidArgument(`The local controller process could not start: ${String(error)}`)
   })
 
 /** Reserves a port (the preferred one when free) and starts the daemon on it. */
