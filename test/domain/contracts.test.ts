@@ -129,7 +129,7 @@ describe("the files' contracts", () => {
 describe("failure kinds", () => {
   it("map to their statuses in one place, and an internal failure is answered generically", () => {
     expect([invalidArgument("x"), notFound("x"), conflict("x"), new StorageError({ message: "disk" })].map(failureStatus)).toEqual([400, 404, 409, 500])
-    expect(FAILURE_STATUS).toEqual({ InvalidArgument: 400, NotFound: 404, Conflict: 409, StorageError: 500 })
+    expect(FAILURE_STATUS).toMatchObject({ InvalidArgument: 400, NotFound: 404, Conflict: 409, StorageError: 500 })
     expect(publicFailure(new StorageError({ message: "EACCES /secret" })).message).toBe("The local controller encountered an error.")
     expect(publicFailure(notFound("No run."))).toMatchObject({ _tag: "NotFound", message: "No run." })
   })

@@ -1,6 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import { type ToolName, type ToolPayload, ToolPayloads, type ToolResultOf, ToolResults, unknownToolMessage } from "../../domain/contracts.js"
-import { type ControllerError, controllerError, type StorageError } from "../../domain/errors.js"
+import { invalidArgument, type ToolFailure } from "../../domain/errors.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../../domain/toolResult.js"
 
 /**
@@ -11,10 +11,10 @@ export interface ControllerTool<Name extends ToolName, R> {
   readonly name: Name
   readonly payload: (typeof ToolPayloads)[Name]
   readonly result: (typeof ToolResults)[Name]
-  readonly run: (payload: ToolPayload<Name>) => Effect.Effect<ToolResultOf<Name>, ControllerError | StorageError, R>
+  readonly run: (payload: ToolPayload<Name>) => Effect.Effect<ToolResultOf<Name>, ToolFailure, R>
   readonly text: (result: ToolResultOf<Name>) => string
   /** Decodes the arguments, runs the tool and renders its answer as `/api/call` and MCP show it. */
-  readonly answer: (args: unknown) => Effect.Effect<ToolResult, ControllerError | StorageError, R>
+  readonly answer: (args: unknown) => Effect.Effect<ToolResult, ToolFailure, R>
 }
 
 /** Any tool of a registry, whatever its name. */
@@ -25,7 +25,7 @@ export type ToolRegistry<R> = { readonly [Name in ToolName]: ControllerTool<Name
 
 export const defineTool = <Name extends ToolName, R>(
   name: Name,
-  run: (payload: ToolPayload<Name>) => Effect.Effect<ToolResultOf<Name>, ControllerError | StorageError, R>,
+  run: (payload: ToolPayload<Name>) => Effect.Effect<ToolResultOf<Name>, ToolFailure, R>,
   text: (result: ToolResultOf<Name>) => string
 ): ControllerTool<Name, R> => {
   // Every payload Schema is synchronous; decoding without an effect saves the hot path a few fiber steps.
@@ -38,14 +38,14 @@ export const defineTool = <Name extends ToolName, R>(
     text,
     answer: (args) =>
       Either.match(decode(args ?? {}), {
-        onLeft: (error) => Effect.fail(controllerError(describeParseError(error))),
+        onLeft: (error) => Effect.fail(invalidArgument(describeParseError(error))),
         onRight: (payload) => Effect.map(run(payload), (result) => toolSuccess(text(result), result))
       })
   }
 }
 
 /** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
-export const unknownToolError = (name: string) => controllerError(unknownToolMessage(name))
+export const unknownToolError = (name: string) => invalidArgument(unknownToolMessage(name))
 
 /**
  * Decodes the arguments with the tool's Schema, runs it and renders its answer (`/api/call`); unknown
@@ -55,7 +55,7 @@ export const callTool = <R>(
   tools: ToolRegistry<R>,
   name: string,
   args: unknown
-): Effect.Effect<ToolResult, ControllerError | StorageError, R> =>
+): Effect.Effect<ToolResult, ToolFailure, R> =>
   name === "open_controller" || !Object.hasOwn(tools, name)
     ? Effect.fail(unknownToolError(name))
     : tools[name as ToolName].answer(args)
