@@ -1,6 +1,6 @@
-import { Clock, Effect, Either, Exit, Schedule, Stream } from "effect"
+import { Clock, Effect, Either, Exit, Schedule, Schema, Stream } from "effect"
 import * as path from "node:path"
-import type { InspectThreadResult, PrepareResult, StartRunResult } from "../domain/contracts.js"
+import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts.js"
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
@@ -24,8 +24,6 @@ export interface ReplayOptions {
 
 const REDRAW_MILLIS = 500
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
-
-type Json = Record<string, any>
 
 /** `--model` (1 to 4 distinct model names) and `--reviewer-model`, as `replay` and `batch` take them. */
 export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string | undefined): Either.Either<void, ControllerError> => {
@@ -153,25 +151,28 @@ interface Watched {
   readonly runId: string
   readonly model: string
   last: string
-  state: Json | undefined
+  state: StoredRunState | undefined
   /** When the command first saw the run, and its current phase. */
   startedAt: number
   phaseAt: number
 }
 
-const phaseLabel = (state: Json) => {
-  const phases = (Array.isArray(state.phases) ? state.phases : []) as Array<Json>
-  return phases.find((phase) => phase.id === state.phase)?.label ?? state.phase ?? "-"
+const isPhaseRow = Schema.is(PhaseRow)
+
+const phaseLabel = (state: StoredRunState) => {
+  const phases = (Array.isArray(state.phases) ? state.phases : []).filter(isPhaseRow)
+  const phase = typeof state.phase === "string" ? state.phase : undefined
+  return phases.find((row) => row.id === phase)?.label ?? phase ?? "-"
 }
 
-const isFinished = (run: Watched) => run.state !== undefined && TERMINAL_STATUSES.has(String(run.state.status))
+const isFinished = (run: Watched) => run.state !== undefined && TERMINAL_STATUSES.has(run.state.status)
 
 /** What a run is doing, in words: its phase, or how it ended. */
-const statusLine = (state: Json) => {
-  const status = String(state.status)
+const statusLine = (state: StoredRunState) => {
+  const { status, error } = state
   return TERMINAL_STATUSES.has(status)
-    ? `${status}${typeof state.error === "string" && state.error !== "" ? `: ${firstLine(state.error, 400)}` : ""}`
-    : String(phaseLabel(state))
+    ? `${status}${typeof error === "string" && error !== "" ? `: ${firstLine(error, 400)}` : ""}`
+    : phaseLabel(state)
 }
 
 /**
@@ -241,7 +242,7 @@ const reportFile = (runRoot: string, runId: string, format: "html" | "json") => 
 const printRunSummary = (
   out: Output,
   run: { readonly model: string; readonly run_id: string; readonly verdict: Verdict | null; readonly report_html: string | null },
-  state?: Json
+  state?: StoredRunState
 ) =>
   Effect.gen(function*() {
     yield* out.say(`${run.model} (${run.run_id})`)
@@ -346,7 +347,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         return {
           run_id: run.runId,
           model: run.model,
-          status: String(run.state?.status ?? "unknown"),
+          status: run.state?.status ?? "unknown",
           error: typeof run.state?.error === "string" ? run.state.error : null,
           report_html: yield* reportFile(runRoot, run.runId, "html"),
           report_json: reportJson,
