@@ -64,6 +64,7 @@ export { makeRpcHttpApp } from "./rpc/http.js"
 export {
   Conflict,
   ControllerError,
+  ControllerUnavailable,
   FAILURE_STATUS,
   failureStatus,
   InvalidArgument,
@@ -73,6 +74,7 @@ export {
   StateTransitionConflict,
   StorageError,
   ToolFailure,
+  UnreadableFile,
   WorkerDiagnostic,
   WorkerError
 } from "./domain/errors.js"

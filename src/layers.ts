@@ -1,7 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import type { Server } from "node:http"
-import { controllerError } from "./domain/errors.js"
+import { invalidArgument } from "./domain/errors.js"
 import { CONTROLLER_HOST, controllerOrigin } from "./domain/product.js"
 import { createHoldingServer } from "./http/heldRequests.js"
 import { Activity } from "./services/Activity.js"
@@ -76,7 +76,7 @@ export const HttpServerLive = Layer.unwrapEffect(
     const fd = settings.inheritedSocketFd
     // Anything but a socket is refused here: Node aborts the whole process when asked to listen on one of its own pipes.
     if (fd !== undefined && !isSocketDescriptor(fd)) {
-      return Effect.fail(controllerError(`CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`))
+      return Effect.fail(invalidArgument(`CODEX_REPLAY_CONTROLLER_SOCKET_FD ${fd} is not an open socket.`))
     }
     const server = createHoldingServer()
     const listening = NodeHttpServer.layer(
@@ -87,7 +87,7 @@ export const HttpServerLive = Layer.unwrapEffect(
     ).pipe(
       Layer.mapError((error) => {
         const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
-        return controllerError(
+        return invalidArgument(
           settings.inheritedSocketFd === undefined
             ? `Cannot bind the controller to ${controllerOrigin(settings.preferredPort)}: ${reason}`
             : `Cannot listen on the socket handed over as file descriptor ${settings.inheritedSocketFd}: ${reason}`

@@ -1,6 +1,6 @@
 import { Effect, Either, Exit, Option, Schedule } from "effect"
 import type { BatchSummary } from "../domain/batch.js"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { conflict, type ControllerError, invalidArgument, notFound } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import type { Portfolio } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
@@ -29,33 +29,28 @@ type Selection =
 
 const POLL_MILLIS = 500
 
-type Json = Record<string, any>
-
-/** A typed result, read as loosely as the command line reads it. */
-const structured = (result: object): Json => result
-
 /** The threads chosen on the command line: exactly one of --query, --threads and --recent. */
 const selectionOf = (options: BatchOptions): Either.Either<Selection, ControllerError> => {
   const given = [options.query, options.threads, options.recent].filter((value) => value !== undefined).length
-  if (given !== 1) return Either.left(controllerError("Choose the threads with exactly one of --query, --threads and --recent."))
+  if (given !== 1) return Either.left(invalidArgument("Choose the threads with exactly one of --query, --threads and --recent."))
   if (options.recent !== undefined) {
     return Number.isInteger(options.recent) && options.recent >= 1 && options.recent <= MAX_REPLAY_THREADS
       ? Either.right({ kind: "recent", count: options.recent })
-      : Either.left(controllerError(`--recent must be a whole number from 1 through ${MAX_REPLAY_THREADS}.`))
+      : Either.left(invalidArgument(`--recent must be a whole number from 1 through ${MAX_REPLAY_THREADS}.`))
   }
   if (options.query !== undefined) {
     return options.query.trim() === ""
-      ? Either.left(controllerError("--query must not be empty."))
+      ? Either.left(invalidArgument("--query must not be empty."))
       : Either.right({ kind: "query", query: options.query.trim() })
   }
   const threadIds = (options.threads ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "")
   const invalid = threadIds.find((id) => !THREAD_ID_PATTERN.test(id))
-  if (invalid !== undefined) return Either.left(controllerError(`Invalid thread ID ${JSON.stringify(invalid.slice(0, 100))}; see \`codex-replay threads\`.`))
-  if (threadIds.length === 0) return Either.left(controllerError("--threads must name at least one thread ID."))
+  if (invalid !== undefined) return Either.left(invalidArgument(`Invalid thread ID ${JSON.stringify(invalid.slice(0, 100))}; see \`codex-replay threads\`.`))
+  if (threadIds.length === 0) return Either.left(invalidArgument("--threads must name at least one thread ID."))
   const repeated = threadIds.find((id, index) => threadIds.indexOf(id) !== index)
-  if (repeated !== undefined) return Either.left(controllerError(`Thread ${repeated} is given more than once in --threads.`))
+  if (repeated !== undefined) return Either.left(invalidArgument(`Thread ${repeated} is given more than once in --threads.`))
   if (threadIds.length > MAX_REPLAY_THREADS) {
-    return Either.left(controllerError(`A batch replays at most ${MAX_REPLAY_THREADS} threads; --threads names ${threadIds.length}.`))
+    return Either.left(invalidArgument(`A batch replays at most ${MAX_REPLAY_THREADS} threads; --threads names ${threadIds.length}.`))
   }
   return Either.right({ kind: "threads", threadIds })
 }
@@ -68,12 +63,13 @@ export const validateBatchOptions = (options: BatchOptions) =>
 const threadIdsOf = (call: CallTool, selection: Selection) =>
   Effect.gen(function*() {
     if (selection.kind === "threads") return selection.threadIds
-    const listed = structured(
-      yield* call("list_threads", selection.kind === "query" ? { query: selection.query, limit: MAX_REPLAY_THREADS } : { limit: selection.count })
+    const listed = yield* call(
+      "list_threads",
+      selection.kind === "query" ? { query: selection.query, limit: MAX_REPLAY_THREADS } : { limit: selection.count }
     )
-    const ids = ((Array.isArray(listed.threads) ? listed.threads : []) as Array<Json>).map((thread) => String(thread.imported_thread_id))
+    const ids = listed.threads.map((thread) => thread.imported_thread_id)
     if (ids.length === 0) {
-      return yield* controllerError(selection.kind === "query" ? `No thread matches ${JSON.stringify(selection.query)}.` : "There is no thread to replay.")
+      return yield* notFound(selection.kind === "query" ? `No thread matches ${JSON.stringify(selection.query)}.` : "There is no thread to replay.")
     }
     return ids
   })
@@ -89,15 +85,15 @@ const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, mode
     const files = yield* FileStore
     const configured = yield* Effect.forEach(threadIds, (threadId) =>
       Effect.gen(function*() {
-        const inspection = structured(yield* call("inspect_thread", { thread_id: threadId }))
-        const blockers = (Array.isArray(inspection.blockers) ? inspection.blockers : []) as Array<string>
-        const request = typeof inspection.thread?.request === "string" ? inspection.thread.request : ""
+        const inspection = yield* call("inspect_thread", { thread_id: threadId })
+        const blockers = inspection.blockers
+        const request = inspection.thread.request
         if (blockers.length > 0 || request.trim() === "") {
           return Either.left<Blocked>({ thread_id: threadId, reasons: blockers.length > 0 ? blockers : ["The thread has no request to replay."] })
         }
-        const recorded = inspection.baseline?.repository
+        const recorded = inspection.baseline.repository
         const repositoryIsHere = typeof recorded === "string" && (yield* Effect.orElseSucceed(files.exists(recorded), () => false))
-        return Either.right(configurationFrom(threadId, inspection, request, models, false, undefined, repositoryIsHere))
+        return Either.right(yield* configurationFrom(threadId, inspection, request, models, false, undefined, repositoryIsHere))
       }).pipe(Effect.catchAll((error) => Effect.succeed(Either.left<Blocked>({ thread_id: threadId, reasons: [error.message] })))), {
       concurrency: 4
     })
@@ -129,7 +125,7 @@ const followBatch = (call: CallTool, out: Output, batchId: string) =>
     let last = ""
     let summary: BatchSummary | undefined
     const look = Effect.gen(function*() {
-      summary = structured(yield* call("get_batch", { batch_id: batchId })).batch as BatchSummary
+      summary = (yield* call("get_batch", { batch_id: batchId })).batch
       const line = progressLine(summary)
       if (live) yield* Effect.sync(() => void stream.write(`\r\x1b[2K${line}`))
       else if (line.split(" · ").slice(0, 3).join() !== last.split(" · ").slice(0, 3).join()) yield* out.say(line)
@@ -166,23 +162,25 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     yield* out.say(`Models:     ${options.models.join(", ")}`)
     const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models)
     yield* printBlocked(out, unconfigured)
-    if (configurations.length === 0) return yield* controllerError("No thread of the selection can be replayed; nothing was started.")
+    if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
     const batchPayload = { configurations, reviewer_model: options.reviewerModel ?? null }
-    const prepared = structured(yield* call("prepare_run", batchPayload))
-    yield* printBlocked(out, (prepared.blocked ?? []) as Array<Blocked>)
+    const prepared = yield* call("prepare_run", batchPayload)
+    yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
-    if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
-      return yield* controllerError("Every thread of the batch is blocked; nothing was started.")
+    const prepareToken = prepared.prepare_token
+    if (!prepared.ready || prepareToken === null) {
+      return yield* conflict("Every thread of the batch is blocked; nothing was started.")
     }
     const prompt = String(prepared.approval_prompt)
     if (options.yes) yield* out.say(`${prompt} yes (--yes)`)
-    else if (!isYes(yield* ask(`${prompt} [y/N] `))) return yield* controllerError("The batch was not approved; nothing was started.")
+    else if (!isYes(yield* ask(`${prompt} [y/N] `))) return yield* conflict("The batch was not approved; nothing was started.")
 
     // Once started, Ctrl-C cancels the batch: the start is uninterruptible, an interruption is taken after it.
     const summary = yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        const started = structured(yield* call("start_run", { ...batchPayload, approved: true, prepare_token: prepared.prepare_token }))
-        const batchId = String(started.batch_id)
+        const started = yield* call("start_run", { ...batchPayload, approved: true, prepare_token: prepareToken })
+        if (!("batch_id" in started)) return yield* Effect.dieMessage("The controller answered a batch's start without its batch id.")
+        const batchId = started.batch_id
         yield* out.say(`Batch:      ${batchId}`)
         const exit = yield* Effect.exit(restore(followBatch(call, out, batchId)))
         if (Exit.isFailure(exit)) {
@@ -209,5 +207,5 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
       }
     }
     const unfinished = summary.total - summary.counts.completed
-    if (unfinished > 0) return yield* controllerError(`${unfinished} of ${summary.total} replay(s) of the batch did not complete.`)
+    if (unfinished > 0) return yield* conflict(`${unfinished} of ${summary.total} replay(s) of the batch did not complete.`)
   }).pipe(Effect.scoped)

@@ -4,7 +4,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Layer } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument } from "../domain/errors.js"
 import { VERSION } from "../services/internal/packageInfo.js"
 import { helpRequested } from "./help.js"
 
@@ -38,10 +38,10 @@ export const commandLineOf = (commands: readonly [Subcommand, ...Array<Subcomman
       const misused = switchWithValue(argv)
       return misused === undefined
         ? Command.run(cli, { name: "codex-replay", version: VERSION })(argv)
-        : Effect.fail(controllerError(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
+        : Effect.fail(invalidArgument(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
     }).pipe(
       Effect.catchIf(ValidationError.isValidationError, () =>
-        Effect.fail(controllerError("Invalid command line; see `codex-replay --help`."))),
+        Effect.fail(invalidArgument("Invalid command line; see `codex-replay --help`."))),
       Effect.provide(CliEnvironment)
     )
 }

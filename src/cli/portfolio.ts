@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument, notFound } from "../domain/errors.js"
 import { percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
 import { MAX_PORTFOLIO_RUNS, type ModelPortfolio } from "../domain/portfolio/portfolio.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
@@ -22,15 +22,15 @@ const PortfolioLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
 const chosenRuns = (options: PortfolioOptions) =>
   Effect.gen(function*() {
     if (options.recent === undefined) {
-      if (options.runIds.length === 0) return yield* controllerError("Choose the runs: give their run ids or --recent N.")
+      if (options.runIds.length === 0) return yield* invalidArgument("Choose the runs: give their run ids or --recent N.")
       return options.runIds
     }
-    if (options.runIds.length > 0) return yield* controllerError("Give run ids or --recent N, not both.")
+    if (options.runIds.length > 0) return yield* invalidArgument("Give run ids or --recent N, not both.")
     if (!(Number.isInteger(options.recent) && options.recent >= 1 && options.recent <= MAX_PORTFOLIO_RUNS)) {
-      return yield* controllerError(`--recent must be a whole number from 1 through ${MAX_PORTFOLIO_RUNS}.`)
+      return yield* invalidArgument(`--recent must be a whole number from 1 through ${MAX_PORTFOLIO_RUNS}.`)
     }
     const recent = yield* recentCompletedRunIds(options.recent)
-    if (recent.length === 0) return yield* controllerError(`No completed run in ${(yield* RunStore).runRoot}.`)
+    if (recent.length === 0) return yield* notFound(`No completed run in ${(yield* RunStore).runRoot}.`)
     return recent
   })
 

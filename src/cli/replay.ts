@@ -1,6 +1,7 @@
-import { Clock, Effect, Either, Exit, Schedule, Stream } from "effect"
+import { Clock, Effect, Either, Exit, Schedule, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts.js"
+import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
@@ -24,20 +25,18 @@ export interface ReplayOptions {
 const REDRAW_MILLIS = 500
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 
-type Json = Record<string, any>
-
 /** `--model` (1 to 4 distinct model names) and `--reviewer-model`, as `replay` and `batch` take them. */
 export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string | undefined): Either.Either<void, ControllerError> => {
-  if (models.length === 0) return Either.left(controllerError("Choose at least one Codex model with --model."))
+  if (models.length === 0) return Either.left(invalidArgument("Choose at least one Codex model with --model."))
   const invalid = models.find((model) => !MODEL_ID.test(model))
-  if (invalid !== undefined) return Either.left(controllerError(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
+  if (invalid !== undefined) return Either.left(invalidArgument(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
   const repeated = models.find((model, index) => models.indexOf(model) !== index)
-  if (repeated !== undefined) return Either.left(controllerError(`--model ${repeated} is given more than once.`))
+  if (repeated !== undefined) return Either.left(invalidArgument(`--model ${repeated} is given more than once.`))
   if (models.length > MAX_REPLAY_MODELS) {
-    return Either.left(controllerError(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
+    return Either.left(invalidArgument(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
   }
   if (reviewerModel !== undefined && !MODEL_ID.test(reviewerModel)) {
-    return Either.left(controllerError(`Invalid reviewer model name: ${JSON.stringify(reviewerModel.slice(0, 100))}.`))
+    return Either.left(invalidArgument(`Invalid reviewer model name: ${JSON.stringify(reviewerModel.slice(0, 100))}.`))
   }
   return Either.void
 }
@@ -45,23 +44,17 @@ export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string
 /** Checks the command line before anything is contacted or written. */
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
-  if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(controllerError("The thread ID is invalid; see `codex-replay threads`."))
+  if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(invalidArgument("The thread ID is invalid; see `codex-replay threads`."))
   return Either.map(checkModels(options.models, options.reviewerModel), () => ({ ...options, threadId }))
 }
-
-/** A typed result, read as loosely as the command line reads it. */
-const structured = (result: object): Json => result
 
 const firstLine = (text: string, max = 160) => {
   const line = text.trim().split("\n")[0] ?? ""
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-const stringsOf = (value: unknown): Array<string> =>
-  (Array.isArray(value) ? value : []).filter((item): item is string => typeof item === "string")
-
 /** Files that existed before the session and that Claude modified: an empty beginning would not be like-for-like. */
-const existingFilesChanged = (inspection: Json) => stringsOf(inspection.file_selection?.preexisting_files)
+const existingFilesChanged = (inspection: InspectThreadResult) => inspection.file_selection.preexisting_files ?? []
 
 /**
  * The configuration `prepare_run` approves, from the controller's inspection (as the browser builds it).
@@ -70,18 +63,19 @@ const existingFilesChanged = (inspection: Json) => stringsOf(inspection.file_sel
  */
 export const configurationFrom = (
   threadId: string,
-  inspection: Json,
+  inspection: InspectThreadResult,
   request: string,
   models: ReadonlyArray<string>,
   acceptEmptyBeginning: boolean,
   reviewerModel: string | undefined,
   repositoryIsHere: boolean
 ) => {
-  const thread = (inspection.thread ?? {}) as Json
-  const baseline = (inspection.baseline ?? {}) as Json
-  const files = (Array.isArray(inspection.workspace?.files) ? inspection.workspace.files : []) as Array<Json>
-  const beginning = baseline.beginning_kind ?? baseline.source_kind ?? null
-  return {
+  const { thread, baseline } = inspection
+  const beginning = baseline.beginning_kind ?? baseline.source_kind
+  if (beginning === undefined) {
+    return Either.left(invalidArgument("No beginning state could be proposed for this thread (see its baseline note); nothing was prepared."))
+  }
+  return Either.right({
     thread_id: threadId,
     source_path: thread.source_path ?? null,
     message_uuid: thread.message_uuid ?? null,
@@ -97,19 +91,19 @@ export const configurationFrom = (
     ending_kind: baseline.ending_kind ?? beginning,
     baseline_commit: baseline.commit ?? null,
     ending_commit: baseline.ending_commit ?? null,
-    created_by_claude: files.filter((file) => file.selected === true && file.kind === "created").map((file) => String(file.path)),
+    created_by_claude: inspection.workspace.files.filter((file) => file.selected && file.kind === "created").map((file) => file.path),
     excluded_files: [],
     confirm_empty_beginning: beginning === "non_git" && (existingFilesChanged(inspection).length === 0 || acceptEmptyBeginning),
-    confirm_file_selection: inspection.workspace?.requires_confirmation === true,
+    confirm_file_selection: inspection.workspace.requires_confirmation,
     confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
     models,
     reviewer_model: reviewerModel ?? null
-  }
+  })
 }
 
-const describeConfiguration = (out: Output, inspection: Json, configuration: ReturnType<typeof configurationFrom>) =>
+const describeConfiguration = (out: Output, inspection: InspectThreadResult, configuration: Configuration) =>
   Effect.gen(function*() {
-    const thread = (inspection.thread ?? {}) as Json
+    const thread = inspection.thread
     const short = (commit: unknown) => (typeof commit === "string" ? commit.slice(0, 12) : "-")
     yield* out.say(`Thread:     ${configuration.thread_id}  ${orDash(thread.title)}`)
     yield* out.say(`Request:    ${firstLine(configuration.request)}`)
@@ -121,36 +115,35 @@ const describeConfiguration = (out: Output, inspection: Json, configuration: Ret
     const changed = claudeChangedFiles(inspection)
     if (changed.length > 0) yield* out.say(`Files:      ${changed.join(", ")}`)
     yield* out.say(`Models:     ${configuration.models.join(", ")}`)
-    const gaps = (Array.isArray(inspection.capabilities?.items) ? inspection.capabilities.items : []) as Array<Json>
+    const gaps = inspection.capabilities.items ?? []
     for (const gap of gaps.filter((item) => item.status !== "available")) {
       yield* out.say(`Capability gap (may affect comparison fairness): ${orDash(gap.title)} — ${orDash(gap.guidance)}`)
     }
-    const diagnostics = (Array.isArray(inspection.diagnostics) ? inspection.diagnostics : []) as Array<Json>
-    for (const diagnostic of diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
-    for (const question of stringsOf(inspection.questions)) yield* out.say(`Question: ${question}`)
+    for (const diagnostic of inspection.diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
+    for (const question of inspection.questions) yield* out.say(`Question: ${question}`)
   })
 
 /** Every file Claude changed (modified and created), with its kind, as the page lists them. */
-const claudeChangedFiles = (inspection: Json) => {
-  const files = (Array.isArray(inspection.thread?.historical_changed_files) ? inspection.thread.historical_changed_files : []) as Array<Json>
-  return files
-    .filter((file) => typeof file.path === "string" && file.abandoned !== true)
-    .map((file) => `${file.path} (${file.kind === "created" ? "created" : "modified"})`)
-}
+const claudeChangedFiles = (inspection: InspectThreadResult) =>
+  (inspection.thread.historical_changed_files ?? [])
+    .filter((file) => !file.abandoned)
+    .map((file) => `${file.path} (${file.kind})`)
+
+type Configuration = Either.Either.Right<ReturnType<typeof configurationFrom>>
 
 /** Refuses, before anything is prepared or started, an empty beginning the user did not accept. */
-const ensureEmptyBeginningAccepted = (configuration: ReturnType<typeof configurationFrom>, inspection: Json) => {
+const ensureEmptyBeginningAccepted = (configuration: Configuration, inspection: InspectThreadResult) => {
   const existing = existingFilesChanged(inspection)
   return configuration.beginning_kind !== "non_git" || configuration.confirm_empty_beginning || existing.length === 0
     ? Effect.void
-    : Effect.fail(controllerError(
+    : Effect.fail(conflict(
       `This replay would start from an empty directory although Claude modified ${existing.length} file(s) that existed before the session, so it would not be like-for-like; nothing was started: pass --accept-empty-beginning to run it anyway.`
     ))
 }
 
 /** The reviewer `prepare_run` resolved, and which models it would review as their own replay. */
-const reviewerLine = (prepared: Json) => {
-  const selfReview = (Array.isArray(prepared.self_review_models) ? prepared.self_review_models : []) as Array<string>
+const reviewerLine = (prepared: PrepareResult) => {
+  const selfReview = prepared.self_review_models
   return `${orDash(prepared.reviewer_model)}${selfReview.length > 0 ? ` (self-review for ${selfReview.join(", ")})` : ""}`
 }
 
@@ -158,25 +151,28 @@ interface Watched {
   readonly runId: string
   readonly model: string
   last: string
-  state: Json | undefined
+  state: StoredRunState | undefined
   /** When the command first saw the run, and its current phase. */
   startedAt: number
   phaseAt: number
 }
 
-const phaseLabel = (state: Json) => {
-  const phases = (Array.isArray(state.phases) ? state.phases : []) as Array<Json>
-  return phases.find((phase) => phase.id === state.phase)?.label ?? state.phase ?? "-"
+const isPhaseRow = Schema.is(PhaseRow)
+
+const phaseLabel = (state: StoredRunState) => {
+  const phases = (Array.isArray(state.phases) ? state.phases : []).filter(isPhaseRow)
+  const phase = typeof state.phase === "string" ? state.phase : undefined
+  return phases.find((row) => row.id === phase)?.label ?? phase ?? "-"
 }
 
-const isFinished = (run: Watched) => run.state !== undefined && TERMINAL_STATUSES.has(String(run.state.status))
+const isFinished = (run: Watched) => run.state !== undefined && TERMINAL_STATUSES.has(run.state.status)
 
 /** What a run is doing, in words: its phase, or how it ended. */
-const statusLine = (state: Json) => {
-  const status = String(state.status)
+const statusLine = (state: StoredRunState) => {
+  const { status, error } = state
   return TERMINAL_STATUSES.has(status)
-    ? `${status}${typeof state.error === "string" && state.error !== "" ? `: ${firstLine(state.error, 400)}` : ""}`
-    : String(phaseLabel(state))
+    ? `${status}${typeof error === "string" && error !== "" ? `: ${firstLine(error, 400)}` : ""}`
+    : phaseLabel(state)
 }
 
 /**
@@ -227,7 +223,11 @@ const watchRuns = (watchRun: WatchRun, out: Output, watched: ReadonlyArray<Watch
     yield* Effect.raceFirst(Effect.forEach(watched, follow, { concurrency: "unbounded", discard: true }), Effect.andThen(redraw, Effect.never))
     yield* display.tick(yield* Clock.currentTimeMillis)
     const unfinished = watched.find((run) => !isFinished(run))
-    if (unfinished !== undefined) return yield* controllerError(`The controller stopped reporting on ${unfinished.runId} before it finished.`)
+    if (unfinished !== undefined) {
+      return yield* controllerUnavailable(
+        `The controller stopped reporting on ${unfinished.runId} before it finished.`
+      )
+    }
   })
 
 const reportFile = (runRoot: string, runId: string, format: "html" | "json") => {
@@ -242,7 +242,7 @@ const reportFile = (runRoot: string, runId: string, format: "html" | "json") => 
 const printRunSummary = (
   out: Output,
   run: { readonly model: string; readonly run_id: string; readonly verdict: Verdict | null; readonly report_html: string | null },
-  state?: Json
+  state?: StoredRunState
 ) =>
   Effect.gen(function*() {
     yield* out.say(`${run.model} (${run.run_id})`)
@@ -261,29 +261,29 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const out = makeOutput(options.json)
     const { url, call, watchRun } = yield* connectController(env, home)
     yield* out.say(`Controller: ${url}`)
-    const runRoot = String(structured(yield* call("get_state", {})).state?.run_root ?? "")
+    const runRoot = (yield* call("get_state", {})).state.run_root
 
-    const inspection = structured(yield* call("inspect_thread", { thread_id: options.threadId }))
-    const blockers = (Array.isArray(inspection.blockers) ? inspection.blockers : []) as Array<string>
+    const inspection = yield* call("inspect_thread", { thread_id: options.threadId })
+    const blockers = inspection.blockers
     if (blockers.length > 0) {
-      return yield* controllerError(`This thread cannot be replayed as it is: ${blockers.join(" ")}`)
+      return yield* conflict(`This thread cannot be replayed as it is: ${blockers.join(" ")}`)
     }
-    const thread = (inspection.thread ?? {}) as Json
-    let request = typeof thread.request === "string" ? thread.request : ""
-    if (thread.request_generation?.method === "pending") {
+    const thread = inspection.thread
+    let request = thread.request
+    if (thread.request_generation.method === "pending") {
       yield* out.say("Reconstructing the task prompt…")
       const synthesized = yield* Effect.either(call("synthesize_request", { thread_id: options.threadId }))
-      if (Either.isRight(synthesized) && typeof structured(synthesized.right).request === "string") {
-        request = structured(synthesized.right).request
+      if (Either.isRight(synthesized)) {
+        request = synthesized.right.request
       } else {
         yield* out.say("The prompt could not be reconstructed; using the thread's requests as they were.")
       }
     }
 
-    const recordedRepository = (inspection.baseline as Json | undefined)?.repository
+    const recordedRepository = inspection.baseline.repository
     const repositoryIsHere = typeof recordedRepository === "string" &&
       (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
-    const configuration = configurationFrom(
+    const configuration = yield* configurationFrom(
       options.threadId,
       inspection,
       request,
@@ -294,17 +294,17 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     )
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
-    const prepared = structured(yield* call("prepare_run", configuration))
+    const prepared = yield* call("prepare_run", configuration)
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
-    if (prepared.ready !== true || typeof prepared.prepare_token !== "string") {
-      const reasons = (Array.isArray(prepared.blockers) ? prepared.blockers : []) as Array<string>
-      return yield* controllerError(`The replay is blocked: ${reasons.join(" ") || "the configuration is not ready."}`)
+    const prepareToken = prepared.prepare_token
+    if (!prepared.ready || prepareToken === null) {
+      return yield* conflict(`The replay is blocked: ${prepared.blockers.join(" ") || "the configuration is not ready."}`)
     }
-    const prompt = String(prepared.approval_prompt ?? "Approve this replay?")
+    const prompt = prepared.approval_prompt ?? "Approve this replay?"
     if (options.yes) {
       yield* out.say(`${prompt} yes (--yes)`)
     } else if (!isYes(yield* ask(`${prompt} [y/N] `))) {
-      return yield* controllerError("The replay was not approved; nothing was started.")
+      return yield* conflict("The replay was not approved; nothing was started.")
     }
 
     // Once asked, the start must come back with its run ids, and from then on Ctrl-C cancels them: the
@@ -319,20 +319,20 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         ), { concurrency: "unbounded", discard: true })
     })
     const follow = Effect.gen(function*() {
-      for (const error of (Array.isArray(started.errors) ? started.errors : []) as Array<Json>) {
-        yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.message ?? error.error)}`)
-      }
-      if (watched.length === 0) return yield* controllerError("No replay could be started.")
+      for (const error of launchErrors) yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.error)}`)
+      if (watched.length === 0) return yield* conflict("No replay could be started.")
       for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
       yield* watchRuns(watchRun, out, watched)
     })
-    let started: Json = {}
+    let launchErrors: StartRunResult["errors"] = []
     yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        started = structured(yield* call("start_run", { ...configuration, approved: true, prepare_token: prepared.prepare_token }))
-        for (const run of (Array.isArray(started.runs) ? started.runs : []) as Array<Json>) {
+        const started = yield* call("start_run", { ...configuration, approved: true, prepare_token: prepareToken })
+        if (!("runs" in started)) return yield* Effect.dieMessage("The controller answered a replay's start without its runs.")
+        launchErrors = started.errors
+        for (const run of started.runs) {
           const now = yield* Clock.currentTimeMillis
-          watched.push({ runId: String(run.run_id), model: String(run.model), last: "Waiting to run", state: undefined, startedAt: now, phaseAt: now })
+          watched.push({ runId: run.run_id, model: run.model, last: "Waiting to run", state: undefined, startedAt: now, phaseAt: now })
         }
         const exit = yield* Effect.exit(restore(follow))
         // Interrupted (Ctrl-C) or failed while following: the runs must not outlive the command.
@@ -347,7 +347,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         return {
           run_id: run.runId,
           model: run.model,
-          status: String(run.state?.status ?? "unknown"),
+          status: run.state?.status ?? "unknown",
           error: typeof run.state?.error === "string" ? run.state.error : null,
           report_html: yield* reportFile(runRoot, run.runId, "html"),
           report_json: reportJson,
@@ -362,7 +362,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     }
     const unfinished = runs.filter((run) => run.status !== "completed")
     if (unfinished.length > 0) {
-      return yield* controllerError(
+      return yield* conflict(
         `${unfinished.length} of ${runs.length} replay(s) did not complete: ${
           unfinished.map((run) => `${run.model} ${run.status}${run.error === null ? "" : ` (${firstLine(run.error, 200)})`}`).join("; ")
         }`

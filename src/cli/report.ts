@@ -1,5 +1,5 @@
 import { Effect, Either, Layer, Option } from "effect"
-import { controllerError, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { CoreLive } from "../layers.js"
 import { locateReport } from "../programs/reports/reports.js"
@@ -23,7 +23,7 @@ const ReportLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
  */
 export const reportPaths = (runId: string) =>
   Effect.gen(function*() {
-    if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
+    if (!isRunId(runId)) return yield* invalidArgument("The run ID is invalid.")
     const runs = yield* RunStore
     // Without a run root there is no run (resolving inside a missing root would blame containment).
     const missing = notFound(`No run ${runId} in ${runs.runRoot}.`)
@@ -35,8 +35,8 @@ export const reportPaths = (runId: string) =>
     // As the controller serves it: a report exists only for a completed run, whatever files a run
     // that ended another way (killed while reporting, say) left behind.
     const state = Option.getOrUndefined(Option.map(yield* Effect.option(runs.readAny(runId)), (run) => run.state))
-    if (state === undefined) return yield* controllerError("The replay report is not ready.")
-    if (state.status !== "completed") return yield* controllerError(`Run ${runId}: ${noReportSentence(state)}.`)
+    if (state === undefined) return yield* conflict("The replay report is not ready.")
+    if (state.status !== "completed") return yield* conflict(`Run ${runId}: ${noReportSentence(state)}.`)
     const html = yield* Effect.either(locateReport(directory, "html"))
     const json = yield* Effect.either(locateReport(directory, "json"))
     if (Either.isLeft(html) && Either.isLeft(json)) return yield* html.left
@@ -59,7 +59,7 @@ export const reportCommand = (options: ReportOptions) =>
     const out = makeOutput(options.json)
     const found = yield* reportPaths(options.runId)
     if (options.open) {
-      if (found.report_html === null) return yield* controllerError("The HTML report is not ready.")
+      if (found.report_html === null) return yield* conflict("The HTML report is not ready.")
       yield* openWithDesktop(found.report_html)
     }
     if (options.json) return yield* out.result({ ...found, opened: options.open })

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument } from "../domain/errors.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
@@ -22,13 +22,13 @@ const RunsLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
 const validate = (options: RunsOptions) =>
   Effect.gen(function*() {
     if (!(Number.isInteger(options.limit) && options.limit >= 1 && options.limit <= MAX_RUNS_PAGE)) {
-      return yield* controllerError(`--limit must be a whole number from 1 through ${MAX_RUNS_PAGE}.`)
+      return yield* invalidArgument(`--limit must be a whole number from 1 through ${MAX_RUNS_PAGE}.`)
     }
     if (!(Number.isInteger(options.offset) && options.offset >= 0 && options.offset <= 1_000_000)) {
-      return yield* controllerError("--offset must be a whole number from 0 through 1000000.")
+      return yield* invalidArgument("--offset must be a whole number from 0 through 1000000.")
     }
     if (options.query !== undefined && options.query.length > 1000) {
-      return yield* controllerError("--query must be at most 1000 characters.")
+      return yield* invalidArgument("--query must be at most 1000 characters.")
     }
   })
 

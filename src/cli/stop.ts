@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
@@ -52,7 +52,7 @@ const sentence = (stopped: { controller_session_id: string; url: string; outcome
 export const stopCommand = (options: StopOptions, env: Environment, home: string) =>
   Effect.gen(function*() {
     if (options.session !== undefined && !isControllerSessionId(options.session)) {
-      return yield* controllerError("--session must be a controller session id (32 lowercase hexadecimal characters).")
+      return yield* invalidArgument("--session must be a controller session id (32 lowercase hexadecimal characters).")
     }
     const out = makeOutput(options.json)
     const settings = yield* settingsOf(env, home)

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as readline from "node:readline"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument } from "../domain/errors.js"
 import { formatInteger } from "../domain/report/format.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 
@@ -51,7 +51,7 @@ export const openWithDesktop = (file: string) =>
   Effect.gen(function*() {
     const opener = process.platform === "darwin" ? "open" : "xdg-open"
     yield* (yield* ProcessRunner).startDetached(opener, [file]).pipe(
-      Effect.mapError(() => controllerError(`Cannot open the report: ${opener} is not available.`))
+      Effect.mapError(() => invalidArgument(`Cannot open the report: ${opener} is not available.`))
     )
   })
 

@@ -1,5 +1,5 @@
 import { Effect, Fiber, Layer, Schedule } from "effect"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument } from "../domain/errors.js"
 import { formatUsd } from "../domain/report/format.js"
 import { listThreads, readingMessage } from "../programs/threads/threadList.js"
 import { ClaudeHistory } from "../services/ClaudeHistory.js"
@@ -27,13 +27,13 @@ const HistoryLive = Layer.mergeAll(ClaudeHistory.layerWith({ workers: "auto" }),
 const validate = (options: ThreadsOptions) =>
   Effect.gen(function*() {
     if (!(Number.isInteger(options.limit) && options.limit >= 1 && options.limit <= 100)) {
-      return yield* controllerError("--limit must be a whole number from 1 through 100.")
+      return yield* invalidArgument("--limit must be a whole number from 1 through 100.")
     }
     if (!(Number.isInteger(options.offset) && options.offset >= 0 && options.offset <= 100_000)) {
-      return yield* controllerError("--offset must be a whole number from 0 through 100000.")
+      return yield* invalidArgument("--offset must be a whole number from 0 through 100000.")
     }
     if (options.query !== undefined && options.query.length > 1000) {
-      return yield* controllerError("--query must be at most 1000 characters.")
+      return yield* invalidArgument("--query must be at most 1000 characters.")
     }
   })
 

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { type ControllerError, controllerError } from "./errors.js"
+import { type ControllerError, invalidArgument } from "./errors.js"
 import type { Cost } from "./report/report.js"
 import type { TokenBuckets } from "./report/tokens.js"
 
@@ -59,7 +59,7 @@ export const CODEX_COST_NOTE =
 const MAX_PRICING_BYTES = 1024 * 1024
 const RATE_FIELDS = ["input_per_million", "cached_input_per_million", "output_per_million"] as const
 
-const invalid = (detail: string) => Either.left(controllerError(`${CODEX_PRICING_VARIABLE} ${detail}`))
+const invalid = (detail: string) => Either.left(invalidArgument(`${CODEX_PRICING_VARIABLE} ${detail}`))
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -28,6 +28,20 @@ export type ControllerError = typeof ControllerError.Type
 
 export const isControllerError: (value: unknown) => value is ControllerError = Schema.is(ControllerError)
 
+/**
+ * A file the controller keeps (a run's report or state, a batch record, a controller's runtime file) is
+ * missing or is not what it should be: HTTP 500. The message names the file by what it is (a run, a
+ * batch), never by a private path, and says what to do, so a caller hears it as it is.
+ */
+export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", {
+  message: Schema.String
+}) {}
+
+/** The local controller could not be started, or stopped answering: HTTP 503. The message says where to look. */
+export class ControllerUnavailable extends Schema.TaggedError<ControllerUnavailable>()("ControllerUnavailable", {
+  message: Schema.String
+}) {}
+
 export const WorkerDiagnostic = Schema.Struct({
   worker_code: Schema.String,
   exit_code: Schema.NullOr(Schema.Number),
@@ -106,23 +120,34 @@ export const gitFailed = (what: string, detail: string) =>
 export const invalidArgument = (message: string) => new InvalidArgument({ message: boundText(message) })
 export const notFound = (message: string) => new NotFound({ message: boundText(message) })
 export const conflict = (message: string) => new Conflict({ message: boundText(message) })
-
-/** A user error of no more specific kind: the request is wrong. */
-export const controllerError = invalidArgument
+export const unreadableFile = (message: string) => new UnreadableFile({ message: boundText(message) })
+export const controllerUnavailable = (message: string) => new ControllerUnavailable({ message: boundText(message) })
 
 /** What a caller hears of an internal error (docs/controller.md); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = "The local controller encountered an error."
 
 /** The machine's own failures: answered 5xx. */
-export const MachineFailure = Schema.Union(StorageError, SpawnFailed, GitFailed, CodexUnavailable)
+export const MachineFailure = Schema.Union(UnreadableFile, ControllerUnavailable, StorageError, SpawnFailed, GitFailed, CodexUnavailable)
 export type MachineFailure = typeof MachineFailure.Type
 
 /** Every failure a controller tool answers: the user's kinds and the machine's. */
-export const ToolFailure = Schema.Union(InvalidArgument, NotFound, Conflict, StorageError, SpawnFailed, GitFailed, CodexUnavailable)
+export const ToolFailure = Schema.Union(
+  InvalidArgument,
+  NotFound,
+  Conflict,
+  UnreadableFile,
+  ControllerUnavailable,
+  StorageError,
+  SpawnFailed,
+  GitFailed,
+  CodexUnavailable
+)
 export type ToolFailure = typeof ToolFailure.Type
 
 /** The HTTP status of each kind of failure: the one mapping `/api/call`, `/api/rpc` and MCP answer by. */
 export const FAILURE_STATUS = {
+  UnreadableFile: 500,
+  ControllerUnavailable: 503,
   InvalidArgument: 400,
   NotFound: 404,
   Conflict: 409,
@@ -138,9 +163,8 @@ export const failureStatus = (error: ToolFailure) => FAILURE_STATUS[error._tag]
 export const isInternalFailure = (error: ToolFailure) => failureStatus(error) >= 500
 
 /**
- * What the caller hears of a failure: the user's message; a spawn, git or Codex failure's own message (it names
- * the program and what to do, nothing private); the generic sentence for a storage failure, whose message may
- * name the controller's private files.
+ * What the caller hears of a failure: its own message (a machine failure's says what failed and what to
+ * do, nothing private); the generic sentence for a storage failure, whose message may name private files.
  */
 export const publicFailure = (error: ToolFailure): ToolFailure =>
   error._tag === "StorageError" ? new StorageError({ message: INTERNAL_ERROR_MESSAGE }) : error

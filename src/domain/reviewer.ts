@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { type ControllerError, controllerError } from "./errors.js"
+import { type ControllerError, invalidArgument } from "./errors.js"
 import type { ModelOption } from "./history/models.js"
 
 /**
@@ -17,15 +17,15 @@ export const reviewerFor = (
   if (requested !== null) {
     return offered.includes(requested)
       ? Either.right(requested)
-      : Either.left(controllerError(`Unknown reviewer model (reviewer_model): ${requested}. Choose one of: ${choices}.`))
+      : Either.left(invalidArgument(`Unknown reviewer model (reviewer_model): ${requested}. Choose one of: ${choices}.`))
   }
   if (controllerReviewer !== undefined) {
     return offered.includes(controllerReviewer)
       ? Either.right(controllerReviewer)
-      : Either.left(controllerError(`CODEX_REPLAY_REVIEWER_MODEL names ${controllerReviewer}, which Codex does not offer; choose one of: ${choices}.`))
+      : Either.left(invalidArgument(`CODEX_REPLAY_REVIEWER_MODEL names ${controllerReviewer}, which Codex does not offer; choose one of: ${choices}.`))
   }
   const fallback = options.find((option) => option.default === true) ?? options[0]
   return fallback === undefined
-    ? Either.left(controllerError("Codex offers no model to review with; set reviewer_model."))
+    ? Either.left(invalidArgument("Codex offers no model to review with; set reviewer_model."))
     : Either.right(fallback.id)
 }

@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts.js"
-import { type ControllerError, controllerError } from "./errors.js"
+import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
 import { describeParseError } from "./toolResult.js"
 
@@ -17,7 +17,7 @@ export {
 
 type Check<A> = Either.Either<A, ControllerError>
 
-const fail = <A>(message: string): Check<A> => Either.left(controllerError(message))
+const fail = <A>(message: string): Check<A> => Either.left(invalidArgument(message))
 
 const decodeInput = Schema.decodeUnknownEither(RunConfigurationInput)
 
@@ -89,7 +89,7 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
  */
 export const normalizeConfiguration = (input: unknown): Check<RunConfiguration> =>
   Either.flatMap(
-    Either.mapLeft(decodeInput(input), (error) => controllerError(describeParseError(error))),
+    Either.mapLeft(decodeInput(input), (error) => invalidArgument(describeParseError(error))),
     configurationOf
   )
 

@@ -2,7 +2,7 @@ import { Config, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import { cacheRootOf, type Environment, expandHome, nonEmpty, runRootOf } from "./cacheRoot.js"
 import type { CodexPriceTable } from "./codexPricing.js"
-import { type ControllerError, controllerError } from "./errors.js"
+import { type ControllerError, invalidArgument } from "./errors.js"
 import { type ControllerSessionId, isControllerSessionId } from "./ids.js"
 import { DEFAULT_CONTROLLER_PORT, DEFAULT_IDLE_TIMEOUT_SECONDS } from "./product.js"
 
@@ -31,11 +31,11 @@ export const parsePort = (raw: string | undefined): Either.Either<number, Contro
   const value = nonEmpty(raw)
   if (value === undefined) return Either.right(DEFAULT_CONTROLLER_PORT)
   if (!/^\s*\d+\s*$/.test(value)) {
-    return Either.left(controllerError("CODEX_REPLAY_CONTROLLER_PORT must be an integer."))
+    return Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_PORT must be an integer."))
   }
   const port = Number(value)
   return port < 1024 || port > 65535
-    ? Either.left(controllerError("CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535."))
+    ? Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535."))
     : Either.right(port)
 }
 
@@ -45,7 +45,7 @@ export const parseIdleTimeoutMillis = (raw: string | undefined): Either.Either<n
   const seconds = Number(value)
   return Number.isFinite(seconds) && seconds > 0
     ? Either.right(seconds * 1000)
-    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."))
+    : Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."))
 }
 
 export const parseSessionId = (
@@ -55,7 +55,7 @@ export const parseSessionId = (
   const value = nonEmpty(raw) ?? generate()
   return isControllerSessionId(value)
     ? Either.right(value)
-    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."))
+    : Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."))
 }
 
 /** What a Codex model id looks like (`gpt-5.5`, `gpt-6.1-sol`). */
@@ -66,7 +66,7 @@ export const parseReviewerModel = (raw: string | undefined): Either.Either<strin
   if (value === undefined) return Either.right(undefined)
   return MODEL_ID_PATTERN.test(value)
     ? Either.right(value)
-    : Either.left(controllerError("CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."))
+    : Either.left(invalidArgument("CODEX_REPLAY_REVIEWER_MODEL must be a Codex model id such as gpt-5.5."))
 }
 
 const parseSocketFd = (raw: string | undefined): Either.Either<number | undefined, ControllerError> => {
@@ -74,7 +74,7 @@ const parseSocketFd = (raw: string | undefined): Either.Either<number | undefine
   if (value === undefined) return Either.right(undefined)
   return /^\d+$/.test(value)
     ? Either.right(Number(value))
-    : Either.left(controllerError("CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."))
+    : Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_SOCKET_FD must be a file descriptor number."))
 }
 
 const pricingFile = (raw: string | undefined, home: string) => {

@@ -3,9 +3,10 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import { readStreamNoFollow } from "../services/FileStore.js"
 import { Cause, type Context, Effect, Either, ParseResult, Schema } from "effect"
 import {
-  controllerError,
+  conflict,
   failureStatus,
   INTERNAL_ERROR_MESSAGE,
+  invalidArgument,
   isInternalFailure,
   publicFailure,
   type ToolFailure
@@ -210,7 +211,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
 
     const call = (body: Record<string, unknown>) => {
       const decoded = decodeCallBody(body)
-      if (Either.isLeft(decoded)) return controllerError(firstMessage(decoded.left))
+      if (Either.isLeft(decoded)) return invalidArgument(firstMessage(decoded.left))
       const { name, arguments: args } = decoded.right
       return Effect.map(inServices(callTool(options.tools, name, args ?? {}), services), (result) => jsonResponse(200, result))
     }
@@ -220,7 +221,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         const { format, run_id } = Schema.decodeUnknownSync(DownloadBody)(body)
         const file = yield* inServices(options.download(run_id, format), services)
         return HttpServerResponse.stream(
-          NodeStream.fromReadable(() => readStreamNoFollow(file.path), () => controllerError("The replay report is not ready.")),
+          NodeStream.fromReadable(() => readStreamNoFollow(file.path), () => conflict("The replay report is not ready.")),
           {
             contentType: file.contentType,
             headers: { "Content-Disposition": `attachment; filename="${file.fileName}"` }

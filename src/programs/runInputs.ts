@@ -15,7 +15,7 @@
  */
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { controllerError } from "../domain/errors.js"
+import { invalidArgument } from "../domain/errors.js"
 import type { ThreadRecord } from "../domain/history/session.js"
 import { isChunk, type RunConfiguration } from "../domain/runConfig.js"
 import { excerpt } from "../domain/toolResult.js"
@@ -60,13 +60,13 @@ export const ensureThreadRepository = Effect.fn("runInputs.ensureThreadRepositor
   if (ownDirectories.includes(real) || (chosen?.topLevel !== undefined && ownDirectories.includes(chosen.topLevel))) return hidden
   const named = excerpt(configuration.repo)
   if (record.source === "sample") {
-    return yield* controllerError(`The packaged sample ${configuration.thread_id} replays only its own repository, and ${named} is not it.`)
+    return yield* invalidArgument(`The packaged sample ${configuration.thread_id} replays only its own repository, and ${named} is not it.`)
   }
   if (yield* insideGuarded(real)) {
-    return yield* controllerError(`The folder ${named} belongs to Codex Replay or to Claude, so it cannot be a replay's repository.`)
+    return yield* invalidArgument(`The folder ${named} belongs to Codex Replay or to Claude, so it cannot be a replay's repository.`)
   }
   if (!configuration.confirm_repository_selection) {
-    return yield* controllerError(
+    return yield* invalidArgument(
       `The folder ${named} is not the thread's working directory (${excerpt(record.project_dir ?? "none recorded")}): ` +
         "choose it yourself in Configure (confirm_repository_selection) to replay the thread there."
     )
@@ -101,7 +101,7 @@ const plainFileBelow = (root: string, relative: string) =>
     return "file" as const
   })
 
-const refuse = (name: string, why: string) => controllerError(`The carried-forward file ${excerpt(name)} ${why}`)
+const refuse = (name: string, why: string) => invalidArgument(`The carried-forward file ${excerpt(name)} ${why}`)
 
 /**
  * Refuses every carried-forward file of a whole-thread replay that is not a file of the start state
@@ -115,7 +115,7 @@ export const ensureCarriedFiles = Effect.fn("runInputs.ensureCarriedFiles")(func
 ) {
   // A chunk's carried files are Claude's own earlier files, checked against its transcript (resolveChunk).
   if (isChunk(configuration) || configuration.carried_forward_files.length === 0) return
-  if (repository === null) return yield* controllerError("Carried-forward files need the project directory (repo) they come from.")
+  if (repository === null) return yield* invalidArgument("Carried-forward files need the project directory (repo) they come from.")
   const workspace = yield* Workspace
   const projectReal = record.project_dir === null ? undefined : yield* realOrUndefined(record.project_dir)
   const edited = new Set(editedPaths(record, projectReal))

@@ -11,7 +11,7 @@ import {
   type ToolResultOf,
   unknownToolMessage
 } from "../domain/contracts.js"
-import { controllerError, invalidArgument, type ToolFailure } from "../domain/errors.js"
+import { invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
 import { describeParseError } from "../domain/toolResult.js"
@@ -127,7 +127,7 @@ export const findController = (env: Environment, home: string, url: string) =>
     const found = yield* client.findLive(settings.controllersRoot, (controller, status) =>
       controller.port === port && status === "compatible")
     if (Option.isSome(found)) return found.value
-    return yield* controllerError(`The controller at ${url} could not be proven with a control token of this install.`)
+    return yield* invalidArgument(`The controller at ${url} could not be proven with a control token of this install.`)
   })
 
 /**

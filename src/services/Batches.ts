@@ -11,7 +11,7 @@ import {
   type BlockedThread,
   isBatchId
 } from "../domain/batch.js"
-import { conflict, controllerError, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
 import { Settings } from "./Settings.js"
 
@@ -87,7 +87,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
           onSome: (value) =>
             decodeRecord(value).pipe(
               Effect.map(Option.some),
-              Effect.mapError(() => controllerError(`The record of batch ${batchId} is not a batch record.`))
+              Effect.mapError(() => invalidArgument(`The record of batch ${batchId} is not a batch record.`))
             )
         }))
       )
@@ -95,7 +95,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
     /** Any batch of the run root: this controller's from memory, another's as it is on disk. */
     const read = (batchId: string) =>
       Effect.gen(function*() {
-        if (!isBatchId(batchId)) return yield* controllerError("The batch ID is invalid.")
+        if (!isBatchId(batchId)) return yield* invalidArgument("The batch ID is invalid.")
         const known = (yield* Ref.get(own)).get(batchId)
         if (known !== undefined) return known
         const found = yield* readFile(batchId)
@@ -108,7 +108,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         Effect.flatMap((value) =>
           decodeConfigurations(value).pipe(
             Effect.map((file) => file.configurations),
-            Effect.mapError(() => controllerError(`The configurations of batch ${batchId} cannot be read.`))
+            Effect.mapError(() => invalidArgument(`The configurations of batch ${batchId} cannot be read.`))
           )
         )
       )

@@ -3,7 +3,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
-import { controllerError, ControllerError, notFound, StorageError } from "../domain/errors.js"
+import { ControllerError, invalidArgument, notFound, StorageError } from "../domain/errors.js"
 import { errnoOf } from "../domain/ioErrors.js"
 import { makeTemporaryRoots } from "./internal/temporaryRoot.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
@@ -44,11 +44,11 @@ const storageError = (what: string, error: PlatformError | string) =>
 export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: () => controllerError(`${name} does not contain valid JSON.`)
+    catch: () => invalidArgument(`${name} does not contain valid JSON.`)
   }).pipe(
     Effect.filterOrFail(
       (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-      () => controllerError(`${name} does not contain an object.`)
+      () => invalidArgument(`${name} does not contain an object.`)
     )
   )
 
@@ -94,7 +94,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
         return isMissingFailure(error)
           ? notFound(`${what}: ${describeFailure(error)}`)
           : code === "ELOOP" || code === "ENOTREGULAR"
-          ? controllerError(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
+          ? invalidArgument(`${what}: it is a symbolic link or not a regular file, which is never followed.`)
           : storageError(what, error)
       })
 
@@ -157,7 +157,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
       const text = yield* read(`Cannot read ${name}`, links.readRegular(file, maxBytes))
-      if (Option.isNone(text)) return yield* controllerError(`${name} is too large to read.`)
+      if (Option.isNone(text)) return yield* invalidArgument(`${name} is too large to read.`)
       return text.value
     })
 
@@ -186,7 +186,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
      */
     const resolveInside = Effect.fn("FileStore.resolveInside")(function*(root: string, ...segments: string[]) {
       const candidate = path.resolve(root, ...segments)
-      const outside = controllerError("The requested path is outside its root.")
+      const outside = invalidArgument("The requested path is outside its root.")
       if (segments.some((segment) => segment.split(/[\\/]/).includes("..")) || !isInside(root, candidate)) {
         return yield* outside
       }

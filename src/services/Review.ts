@@ -1,7 +1,7 @@
 import { Effect, Option, Random, Schedule } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type ControllerError, controllerError, type WorkerError, StorageError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument, type WorkerError, StorageError } from "../domain/errors.js"
 import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
 import { Ballot, canonicalBallot, rubricText } from "../domain/review/ballot.js"
 import { DIMENSION_IDS, type DimensionId } from "../domain/review/dimensions.js"
@@ -126,7 +126,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
     const requireSupported = (what: string, value: string | undefined) =>
       value === undefined || value === SUPPORTED_EVALUATOR
         ? Effect.void
-        : Effect.fail(controllerError(`Unsupported review ${what}: ${value}`))
+        : Effect.fail(invalidArgument(`Unsupported review ${what}: ${value}`))
 
     const chooseMapping = (fixed: CandidateMapping | undefined) =>
       fixed === undefined

@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
-import { type ControllerError, controllerError, type MachineFailure, type WorkerError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument, type MachineFailure, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
@@ -95,6 +95,8 @@ const workerDiagnostic = (error: WorkerError, attempt: number) => ({
 
 /** The machine failures' codes in a run's diagnostic; every user error is `controller_error`. */
 const MACHINE_CODES = {
+  UnreadableFile: "unreadable_file",
+  ControllerUnavailable: "controller_unavailable",
   StorageError: "storage_error",
   SpawnFailed: "spawn_failed",
   GitFailed: "git_failed",
@@ -255,7 +257,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const withTimeout = (request: CoordinatorRequest) =>
       Effect.timeoutFail({
         duration: Duration.seconds(request.timeout_seconds),
-        onTimeout: () => controllerError(`The replay did not finish within ${request.timeout_seconds} seconds.`)
+        onTimeout: () => invalidArgument(`The replay did not finish within ${request.timeout_seconds} seconds.`)
       })
 
     const recordFailure = (directory: string, error: ControllerError | WorkerError | MachineFailure) =>
@@ -296,7 +298,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
             : Effect.logError("Replay coordinator failed", cause).pipe(
-              Effect.zipRight(recordFailure(directory, controllerError("The replay coordinator failed unexpectedly."))),
+              Effect.zipRight(recordFailure(directory, invalidArgument("The replay coordinator failed unexpectedly."))),
               Effect.ignore
             )),
         Effect.onInterrupt(() => markStopped(request.run_id)),

@@ -1,6 +1,6 @@
 import { Clock, DateTime, Effect, Either, Option, Random, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError, type ControllerError, notFound, type RunCancelled, type StateTransitionConflict, type StorageError } from "../domain/errors.js"
+import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -56,7 +56,7 @@ const stampOf = (file: FileIdentity, now: number) =>
   now - file.mtimeMs < SETTLE_MILLIS ? undefined : `${file.size}:${file.mtimeMs}:${file.ino}`
 
 const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
-  isRunState(value) ? Effect.succeed(value) : Effect.fail(controllerError(`${name} is not a replay run state.`))
+  isRunState(value) ? Effect.succeed(value) : Effect.fail(invalidArgument(`${name} is not a replay run state.`))
 
 /** A run is active while it is `running` and its coordinator process is alive (docs/controller.md). */
 export const isActive = (state: RunState) =>
@@ -83,9 +83,9 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     /** The directory of a run id from a request: validated, contained, and not a symlink leading out. */
     const resolveDirectory = Effect.fn("RunStore.resolveDirectory")(function*(runId: string) {
-      if (!isRunId(runId)) return yield* controllerError("The run ID is invalid.")
+      if (!isRunId(runId)) return yield* invalidArgument("The run ID is invalid.")
       return yield* files.resolveInside(settings.runRoot, runId).pipe(
-        Effect.mapError(() => controllerError("The run directory is outside the configured run root."))
+        Effect.mapError(() => invalidArgument("The run directory is outside the configured run root."))
       )
     })
 

@@ -2,7 +2,7 @@ import { Context, Effect, Either, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { homedir } from "node:os"
 import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
-import { type ControllerError, controllerError } from "../domain/errors.js"
+import { type ControllerError, invalidArgument } from "../domain/errors.js"
 import { readFileAtBoundary } from "./platform/nodeFiles.js"
 import { type Environment, type ResolvedSettings, resolveSettings, settingVariables } from "../domain/settings.js"
 
@@ -13,7 +13,7 @@ const loadCodexPricing = (file: string | undefined): Effect.Effect<CodexPriceTab
   file === undefined ? Effect.succeed({}) : Effect.try({
     try: () => readFileAtBoundary(file).toString("utf8"),
     catch: (error) =>
-      controllerError(
+      invalidArgument(
         `${CODEX_PRICING_VARIABLE} names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"}).`
       )
   }).pipe(Effect.flatMap((text) => Either.match(parseCodexPricing(text, file), { onLeft: Effect.fail, onRight: Effect.succeed })))

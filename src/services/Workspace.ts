@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError, gitFailed, notFound, StorageError } from "../domain/errors.js"
+import { conflict, invalidArgument, gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
 import { FileStore } from "./FileStore.js"
@@ -67,7 +67,7 @@ const taggedEnvironment = (runTag: string | undefined): Record<string, string> =
   runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }
 
 const repositoryError = (repository: string, detail: string) =>
-  controllerError(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
+  invalidArgument(`The historical Git repository ${excerpt(repository)} is unavailable: ${detail}`)
 
 /**
  * Implementation workspaces (docs/security.md): a git workspace holds the starting commit and its history
@@ -164,10 +164,10 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     const copyCarriedFiles = (plan: WorkspacePlan, directory: string) =>
       Effect.forEach(plan.carriedForwardFiles, (relative) =>
         Effect.gen(function*() {
-          if (plan.repository === null) return yield* controllerError("Carried-forward files need a project directory (repo).")
+          if (plan.repository === null) return yield* invalidArgument("Carried-forward files need a project directory (repo).")
           // Resolved through symlinks on both sides: a link must neither bring in a file from elsewhere
           // nor send the copy out of the workspace (a checked-out commit can contain links).
-          const outside = () => controllerError(`The carried-forward file ${relative} is outside its root.`)
+          const outside = () => invalidArgument(`The carried-forward file ${relative} is outside its root.`)
           const source = yield* files.resolveInside(plan.repository, relative).pipe(Effect.mapError(outside))
           const target = yield* files.resolveInside(directory, relative).pipe(Effect.mapError(outside))
           yield* files.copyFile(source, target).pipe(
@@ -186,7 +186,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
             const type = Option.getOrUndefined(yield* Effect.orElseSucceed(files.linkType(current), () => Option.none()))
             const last = index === parts.length - 1
             if (part === ".." || type !== (last ? "File" : "Directory")) {
-              return yield* controllerError(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
+              return yield* invalidArgument(`The carried-forward file ${excerpt(relative)} is not a file of the starting commit.`)
             }
           }
         }), { discard: true })
@@ -195,7 +195,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       Effect.forEach(plan.carriedContents ?? [], (carried) =>
         Effect.gen(function*() {
           const target = yield* files.resolveInside(directory, carried.path).pipe(
-            Effect.mapError(() => controllerError(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
+            Effect.mapError(() => invalidArgument(`The carried-forward file ${excerpt(carried.path)} is outside the workspace.`))
           )
           yield* files.writeText(target, carried.content).pipe(
             Effect.mapError((error) => new StorageError({ message: `The carried-forward file ${excerpt(carried.path)} could not be written: ${error.message}` }))
@@ -254,7 +254,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
       if (yield* files.exists(directory)) return yield* conflict("The implementation workspace already exists.")
       if (plan.kind === "git") {
-        if (plan.repository === null || plan.commit === null) return yield* controllerError("The historical Git commit is missing.")
+        if (plan.repository === null || plan.commit === null) return yield* invalidArgument("The historical Git commit is missing.")
         yield* fetchCommit(directory, plan.repository, plan.commit, runTag)
         // Carried-forward files of a Git beginning are files of the starting commit (checked at prepare
         // and start), so the checkout already holds them as they were; nothing is copied from the user's

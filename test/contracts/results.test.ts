@@ -146,7 +146,7 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
     thread: passing({ ...thread, request: "Fix it.", request_generation: { method: "pending" } }, { request_turns: [] }),
     replay: { ...thread, request: "Fix it.", request_generation: { method: "single_user_prompt" } },
     baseline: passing({ repository: "/repo" }, { commit: "abcdef1" }),
-    capabilities: { items: [{ id: "git", available: true }] },
+    capabilities: { items: [{ name: "git", title: "Git", status: "available", guidance: "None needed." }] },
     file_selection: passing({ preexisting_files: ["a.ts"] }, { candidates: [] }),
     workspace: { kind: "git", files: [], requires_empty_attestation: false, requires_confirmation: false, complete: true },
     models: [{ id: "gpt-x", label: "GPT X" }],

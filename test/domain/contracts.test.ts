@@ -130,6 +130,8 @@ describe("failure kinds", () => {
   it("map to their statuses in one place, and an internal failure is answered generically", () => {
     expect([invalidArgument("x"), notFound("x"), conflict("x"), new StorageError({ message: "disk" })].map(failureStatus)).toEqual([400, 404, 409, 500])
     expect(FAILURE_STATUS).toEqual({
+      UnreadableFile: 500,
+      ControllerUnavailable: 503,
       InvalidArgument: 400,
       NotFound: 404,
       Conflict: 409,

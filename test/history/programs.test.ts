@@ -2,7 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { controllerError } from "../../src/domain/errors.js"
+import { invalidArgument } from "../../src/domain/errors.js"
 import { parseModelCatalogue } from "../../src/domain/history/models.js"
 import { listThreads, listThreadsText } from "../../src/programs/threads/threadList.js"
 import { inspectThread } from "../../src/programs/threads/threads.js"
@@ -179,7 +179,7 @@ describe("list_threads and inspect_thread", () => {
   })
 
   const failingSteps = Layer.mergeAll(
-    Layer.succeed(Baseline, Baseline.make({ propose: () => Effect.die(controllerError("The repository is ambiguous.")) })),
+    Layer.succeed(Baseline, Baseline.make({ propose: () => Effect.die(invalidArgument("The repository is ambiguous.")) })),
     Layer.succeed(CodexModels, CodexModels.make({ list: () => Effect.die(new Error("models exploded")) }))
   )
   layer(Layer.merge(failingSteps, historyLayer(settingsFor(CLAUDE_HOME))))((it) => {

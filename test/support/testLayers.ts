@@ -1,6 +1,6 @@
 import { type Context, Effect, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
-import { controllerError, StorageError } from "../../src/domain/errors.js"
+import { invalidArgument, StorageError } from "../../src/domain/errors.js"
 import { type FileIdentity, FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { archivedWorkspaceName, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
@@ -120,7 +120,7 @@ export class MemoryFiles {
       }
       return lock
     }
-    const missing = (file: string) => controllerError(`Cannot read ${path.basename(file)}: ENOENT: no such file or directory, open '${file}'`)
+    const missing = (file: string) => invalidArgument(`Cannot read ${path.basename(file)}: ENOENT: no such file or directory, open '${file}'`)
     const ensurePrivateDirectory = (directory: string) => Effect.sync((): undefined => void files.mkdirs(directory))
     const ensurePrivateDirectoryInside = (root: string, directory: string) =>
       Effect.suspend(() => {
@@ -136,15 +136,15 @@ export class MemoryFiles {
       Effect.suspend(() => {
         const text = files.text(file)
         if (text === undefined) return Effect.fail(missing(file))
-        if (Buffer.byteLength(text) > maxBytes) return Effect.fail(controllerError(`${path.basename(file)} is too large to read.`))
+        if (Buffer.byteLength(text) > maxBytes) return Effect.fail(invalidArgument(`${path.basename(file)} is too large to read.`))
         return Effect.succeed(text)
       })
     const readJson = (file: string, maxBytes: number) =>
       Effect.flatMap(readBounded(file, maxBytes), (text) =>
-        Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => controllerError(`${path.basename(file)} does not contain valid JSON.`) }).pipe(
+        Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => invalidArgument(`${path.basename(file)} does not contain valid JSON.`) }).pipe(
           Effect.filterOrFail(
             (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-            () => controllerError(`${path.basename(file)} does not contain an object.`)
+            () => invalidArgument(`${path.basename(file)} does not contain an object.`)
           )
         ))
     const readJsonOption = (file: string, maxBytes: number) =>
@@ -161,7 +161,7 @@ export class MemoryFiles {
       Effect.suspend(() => {
         const candidate = path.resolve(root, ...segments)
         if (segments.some((segment) => segment.split(/[\\/]/).includes("..")) || !isInside(root, candidate)) {
-          return Effect.fail(controllerError("The requested path is outside its root."))
+          return Effect.fail(invalidArgument("The requested path is outside its root."))
         }
         return Effect.succeed(candidate)
       })
@@ -268,7 +268,7 @@ export const memoryWorkspaces = (files: MemoryFiles, hooks: WorkspaceHooks = {})
       Effect.gen(function*() {
         yield* hooks.beforeMaterialise ?? Effect.void
         const directory = path.join(runDirectory, WORKSPACES_DIRECTORY, IMPLEMENTATION_WORKSPACE)
-        if (files.has(directory)) return yield* controllerError("The implementation workspace already exists.")
+        if (files.has(directory)) return yield* invalidArgument("The implementation workspace already exists.")
         yield* Effect.sync(() => files.mkdir(directory))
         return { directory, gitDir: `${directory}.git`, base: "base", runTag } satisfies MaterialisedWorkspace
       }),

@@ -320,8 +320,19 @@ export const InspectedThread = open({
   imported_thread_id: Schema.String,
   source: Schema.Literal("imported", "sample"),
   request: Schema.String,
-  request_generation: open({ method: Schema.String })
+  request_generation: open({ method: Schema.String }),
+  title: Schema.optional(Schema.String),
+  source_path: Schema.optional(Schema.String),
+  message_uuid: Schema.optional(NullableString),
+  /** Every file Claude changed, with its kind; an abandoned change was undone before the session ended. */
+  historical_changed_files: Schema.optional(Schema.Array(open({
+    path: Schema.String,
+    kind: Schema.Literal("created", "modified"),
+    abandoned: Schema.Boolean
+  })))
 })
+
+const StateKind = Schema.Literal("git", "non_git")
 
 /**
  * `inspect_thread`: the thread, what a replay of it would compare, and what blocks it. The baseline,
@@ -330,12 +341,23 @@ export const InspectedThread = open({
 export const InspectThreadResult = Schema.Struct({
   thread: InspectedThread,
   replay: InspectedThread,
-  baseline: open({ repository: Schema.optional(NullableString) }),
-  capabilities: open({}),
+  /** The proposed beginning and end; empty when no baseline could be proposed. */
+  baseline: open({
+    repository: Schema.optional(NullableString),
+    source_kind: Schema.optional(StateKind),
+    beginning_kind: Schema.optional(StateKind),
+    ending_kind: Schema.optional(StateKind),
+    commit: Schema.optional(NullableString),
+    ending_commit: Schema.optional(NullableString)
+  }),
+  capabilities: open({
+    items: Schema.optional(Schema.Array(open({ name: Schema.optional(Schema.String), title: Schema.String, status: Schema.String, guidance: Schema.String })))
+  }),
   file_selection: open({ preexisting_files: Schema.optional(Strings) }),
   workspace: open({
-    kind: Schema.NullOr(Schema.Literal("git", "non_git")),
-    files: Schema.Array(Schema.Unknown),
+    kind: Schema.NullOr(StateKind),
+    /** The files Claude changed that the replay may carry, and which of them are selected. */
+    files: Schema.Array(open({ path: Schema.String, kind: Schema.Literal("created", "modified"), selected: Schema.Boolean })),
     requires_empty_attestation: Schema.Boolean,
     requires_confirmation: Schema.Boolean,
     complete: Schema.Boolean

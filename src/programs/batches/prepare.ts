@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import type { BatchConfiguration, BlockedThread } from "../../domain/batch.js"
 import type { PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts.js"
-import { type ControllerError, controllerError, isControllerError } from "../../domain/errors.js"
+import { type ControllerError, invalidArgument, isControllerError } from "../../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import {
   canonicalJson,
@@ -26,7 +26,7 @@ interface Normalized {
   readonly fingerprint: string
 }
 
-const entryError = (index: number, message: string) => controllerError(`configurations[${index}]: ${message}`)
+const entryError = (index: number, message: string) => invalidArgument(`configurations[${index}]: ${message}`)
 
 /**
  * Every entry is a configuration of its own (with the same messages), reviewed by the batch's one

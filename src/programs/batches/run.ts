@@ -1,7 +1,7 @@
 import { Clock, DateTime, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import type { BatchConfiguration, BatchItem, BatchRecord, RunView } from "../../domain/batch.js"
-import { controllerError } from "../../domain/errors.js"
+import { unreadableFile } from "../../domain/errors.js"
 import { newRunId } from "../../domain/ids.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import { TERMINAL_STATUSES } from "../../domain/runState.js"
@@ -62,12 +62,18 @@ const settleItem = (batchId: string, position: number) =>
 
 /** Claude's side and the repository, read and checked against the approval once per configuration. */
 const historicalChecker = (configurations: ReadonlyArray<BatchConfiguration>, reviewer: string) =>
-  Effect.cachedFunction((index: number) => {
-    const entry = configurations[index]
-    if (entry === undefined) return Effect.fail(controllerError("The batch names a configuration it does not have."))
-    return Effect.tap(readHistorical(entry.configuration), (historical) =>
-      ensureDigestsUnchanged({ ...entry, reviewer_model: reviewer }, historical))
-  })
+  Effect.cachedFunction((index: number) =>
+    Effect.gen(function*() {
+      const entry = configurations[index]
+      if (entry === undefined) {
+        return yield* unreadableFile(
+          "The batch's record names a configuration it does not have (the record is damaged); prepare and start the batch again."
+        )
+      }
+      const historical = yield* readHistorical(entry.configuration)
+      yield* ensureDigestsUnchanged({ ...entry, reviewer_model: reviewer }, historical)
+      return historical
+    }))
 
 type HistoricalOf = Effect.Effect.Success<ReturnType<typeof historicalChecker>>
 

@@ -2,7 +2,7 @@ import { settingsOf } from "../../services/Settings.js"
 import { Effect, Either, Option } from "effect"
 import { controllerOrigin } from "../../domain/product.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
-import { controllerError } from "../../domain/errors.js"
+import { controllerUnavailable } from "../../domain/errors.js"
 import { newControllerSessionId } from "../../domain/ids.js"
 import { ControllerClient, type KnownController, settingsMismatch } from "../../services/ControllerClient.js"
 import { controllerSettingsOf, launchUrlOf } from "../../services/ControllerRuntime.js"
@@ -42,9 +42,13 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
       controller_session_id: sessionId,
       ...(cliPath !== undefined && cliPath.startsWith("/") ? { codex_cli_path: cliPath } : {})
     }, env, home))
-    if (Either.isLeft(result)) return yield* controllerError(result.left)
+    if (Either.isLeft(result)) return yield* controllerUnavailable(result.left)
     const launched = yield* client.readRuntime(settings.controllersRoot, sessionId)
-    if (Option.isNone(launched)) return yield* controllerError("The controller started without a readable runtime file.")
+    if (Option.isNone(launched)) {
+      return yield* controllerUnavailable(
+        `The controller ${sessionId} started without a readable runtime file in ${settings.controllersRoot}; run \`codex-replay stop\` and try again.`
+      )
+    }
     const other = live[0]
     const why = other === undefined
       ? "no controller of this version was running"

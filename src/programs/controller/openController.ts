@@ -2,7 +2,7 @@ import { settingsOf } from "../../services/Settings.js"
 import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
 import { AttemptFile, CODEX_CLI_PATH_MESSAGE, OpenControllerArguments, type OpenControllerResult } from "../../domain/contracts.js"
-import { conflict, controllerError, isInternalFailure, publicFailure } from "../../domain/errors.js"
+import { conflict, controllerUnavailable, invalidArgument, isInternalFailure, publicFailure } from "../../domain/errors.js"
 import {
   ATTEMPT_FILE,
   ATTEMPT_MAX_BYTES,
@@ -42,13 +42,13 @@ const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIs
 export const validateLaunchInput = (input: unknown) =>
   Effect.gen(function*() {
     const args = yield* Either.match(Schema.decodeUnknownEither(OpenControllerArguments)(input ?? {}), {
-      onLeft: (error) => Effect.fail(controllerError(describeParseError(error))),
+      onLeft: (error) => Effect.fail(invalidArgument(describeParseError(error))),
       onRight: Effect.succeed
     })
     const cliPath = args.codex_cli_path
     if (cliPath === undefined) return { controller_session_id: args.controller_session_id } satisfies OpenControllerInput
     const client = yield* ControllerClient
-    if (!(yield* client.isExecutable(cliPath))) return yield* controllerError(CODEX_CLI_PATH_MESSAGE)
+    if (!(yield* client.isExecutable(cliPath))) return yield* invalidArgument(CODEX_CLI_PATH_MESSAGE)
     return { controller_session_id: args.controller_session_id, codex_cli_path: cliPath } satisfies OpenControllerInput
   })
 
@@ -63,10 +63,12 @@ const awaitReady = (controllersRoot: string, sessionId: string, port: number, ex
         const { status, health } = yield* client.probe(port, runtime.value.controlToken, runtime.value.apiToken)
         if (status === "compatible" && health.controller_session_id === sessionId) return { health, apiToken: runtime.value.apiToken }
       }
-      if (exited()) return yield* controllerError(`The local controller could not start. See ${logPath} for details.`)
+      if (exited()) return yield* controllerUnavailable(`The local controller could not start. See ${logPath} for details.`)
       yield* Effect.sleep(Duration.millis(50))
     }
-    return yield* controllerError("The local controller did not become ready.")
+    return yield* controllerUnavailable(
+      `The local controller did not become ready within ${Duration.format(READY_WITHIN)}. See ${logPath} for details, then try again.`
+    )
   })
 
 /** Asks older, idle, proven controllers of this install to stop before a new one starts. */

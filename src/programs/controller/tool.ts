@@ -1,6 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import { type ToolName, type ToolPayload, ToolPayloads, type ToolResultOf, ToolResults, unknownToolMessage } from "../../domain/contracts.js"
-import { controllerError, type ToolFailure } from "../../domain/errors.js"
+import { invalidArgument, type ToolFailure } from "../../domain/errors.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../../domain/toolResult.js"
 
 /**
@@ -38,14 +38,14 @@ export const defineTool = <Name extends ToolName, R>(
     text,
     answer: (args) =>
       Either.match(decode(args ?? {}), {
-        onLeft: (error) => Effect.fail(controllerError(describeParseError(error))),
+        onLeft: (error) => Effect.fail(invalidArgument(describeParseError(error))),
         onRight: (payload) => Effect.map(run(payload), (result) => toolSuccess(text(result), result))
       })
   }
 }
 
 /** Why a call names no controller tool: the same words over /api/call and /api/rpc. */
-export const unknownToolError = (name: string) => controllerError(unknownToolMessage(name))
+export const unknownToolError = (name: string) => invalidArgument(unknownToolMessage(name))
 
 /**
  * Decodes the arguments with the tool's Schema, runs it and renders its answer (`/api/call`); unknown

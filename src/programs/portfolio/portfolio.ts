@@ -1,6 +1,6 @@
 import { Clock, DateTime, Effect, Either } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError, isControllerError, notFound } from "../../domain/errors.js"
+import { conflict, invalidArgument, isControllerError, notFound, unreadableFile } from "../../domain/errors.js"
 import { isRunId } from "../../domain/ids.js"
 import { timestampedId } from "../../domain/ids.js"
 import { renderPortfolioHtml } from "../../domain/portfolio/html.js"
@@ -20,20 +20,20 @@ export const newPortfolioId = timestampedId("portfolio")
 /** The selection itself: 1 to 100 distinct, well-formed run ids. */
 const checkSelection = (runIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    if (runIds.length === 0) return yield* controllerError("Choose at least one completed run (run_ids).")
+    if (runIds.length === 0) return yield* invalidArgument("Choose at least one completed run (run_ids).")
     if (runIds.length > MAX_PORTFOLIO_RUNS) {
-      return yield* controllerError(`A portfolio counts at most ${MAX_PORTFOLIO_RUNS} runs; ${runIds.length} were chosen.`)
+      return yield* invalidArgument(`A portfolio counts at most ${MAX_PORTFOLIO_RUNS} runs; ${runIds.length} were chosen.`)
     }
     const invalid = runIds.find((runId) => !isRunId(runId))
-    if (invalid !== undefined) return yield* controllerError(`The run ID ${excerpt(invalid)} is invalid.`)
+    if (invalid !== undefined) return yield* invalidArgument(`The run ID ${excerpt(invalid)} is invalid.`)
     const repeated = runIds.find((runId, index) => runIds.indexOf(runId) !== index)
-    if (repeated !== undefined) return yield* controllerError(`Run ${repeated} is chosen twice; choose each run once.`)
+    if (repeated !== undefined) return yield* invalidArgument(`Run ${repeated} is chosen twice; choose each run once.`)
   })
 
 const readReport = (directory: string, runId: string) =>
   Effect.gen(function*() {
     const files = yield* FileStore
-    const unreadable = controllerError(`The report of run ${runId} cannot be read.`)
+    const unreadable = unreadableFile(`The report of run ${runId} cannot be read.`)
     const found = yield* locateReport(directory, "json").pipe(Effect.mapError(() => unreadable))
     // Reports have no size limit (patches can be large); the portfolio reads a few fields of them.
     const text = yield* files.readBounded(found.path, Number.MAX_SAFE_INTEGER).pipe(Effect.mapError(() => unreadable))
@@ -51,7 +51,7 @@ const countedRun = (runId: string) =>
       return yield* conflict(`Run ${runId} is ${state.status}, not completed: only a completed run has a verdict to count.`)
     }
     const counted = portfolioRun(runId, yield* readReport(directory, runId), typeof state.model === "string" ? state.model : null)
-    return Either.isRight(counted) ? counted.right : yield* controllerError(counted.left)
+    return Either.isRight(counted) ? counted.right : yield* unreadableFile(counted.left)
   })
 
 export interface WrittenPortfolio {

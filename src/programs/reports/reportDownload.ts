@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { conflict, controllerError } from "../../domain/errors.js"
+import { conflict, invalidArgument } from "../../domain/errors.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../../domain/product.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
@@ -15,7 +15,7 @@ import { openReportDownload } from "./reports.js"
 export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runId: string) {
   const runs = yield* RunStore
   const files = yield* FileStore
-  if (runId === "") return yield* controllerError("run_id is required.")
+  if (runId === "") return yield* invalidArgument("run_id is required.")
   const directory = yield* runs.existingDirectory(runId)
   const state = yield* files.readJsonOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES)
   if (Option.isNone(state) || state.value.status !== "completed") return yield* conflict("The replay report is not ready.")
@@ -25,7 +25,7 @@ export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runI
 /** `POST /api/download`: the report of a completed run, as an attachment. */
 export const reportDownload = (runId: unknown, format: unknown) =>
   Effect.gen(function*() {
-    if (typeof runId !== "string") return yield* controllerError("run_id is required.")
-    if (format !== "json" && format !== "html") return yield* controllerError("format must be json or html.")
+    if (typeof runId !== "string") return yield* invalidArgument("run_id is required.")
+    if (format !== "json" && format !== "html") return yield* invalidArgument("format must be json or html.")
     return yield* openReportDownload(yield* reportRunDirectory(runId), runId, format)
   })

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { GetReportPayload, ReportFormat } from "../../domain/contracts.js"
-import { conflict, controllerError, type ControllerError, notFound } from "../../domain/errors.js"
+import { conflict, type ControllerError, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import { FileStore } from "../../services/FileStore.js"
 
@@ -18,11 +18,12 @@ export const reportFileName = (runId: string, format: ReportFormat) => `codex-re
 /** Validates `get_report` arguments into a clear user error. */
 export const decodeGetReportPayload = (argumentsValue: unknown): Effect.Effect<GetReportPayload, ControllerError> =>
   Schema.decodeUnknown(GetReportPayload)(argumentsValue).pipe(
-    Effect.mapError((error) => controllerError(describeParseError(error)))
+    Effect.mapError((error) => invalidArgument(describeParseError(error)))
   )
 
 const OUTSIDE = "The replay report is outside its run directory."
 const NOT_READY = "The replay report is not ready."
+const NOT_JSON = "The run's report.json is not valid JSON (damaged or cut short); download report.html instead, or replay the thread again."
 
 /**
  * The real path of `report.<format>` in a run directory the caller already resolved and checked:
@@ -34,7 +35,7 @@ export const locateReport = (runDirectory: string, format: ReportFormat) =>
     Effect.flatMap((found) =>
       found._tag === "Found"
         ? Effect.succeed({ path: found.path, size: found.size })
-        : Effect.fail(found._tag === "Outside" ? controllerError(OUTSIDE) : conflict(NOT_READY)))
+        : Effect.fail(found._tag === "Outside" ? invalidArgument(OUTSIDE) : conflict(NOT_READY)))
   )
 
 export interface ReportDownload {
@@ -72,11 +73,11 @@ const readWhole = (file: string, format: ReportFormat) =>
 const parseReport = (text: string) =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: () => controllerError("The replay report is not valid JSON.")
+    catch: () => unreadableFile(NOT_JSON)
   }).pipe(
     Effect.filterOrFail(
       (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
-      () => controllerError("The replay report is not valid JSON.")
+      () => unreadableFile(NOT_JSON)
     )
   )
 

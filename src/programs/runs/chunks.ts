@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import { chunkRequest } from "../../domain/history/chunks.js"
 import type { EarlierFile } from "../../domain/history/chunkWork.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
-import { controllerError } from "../../domain/errors.js"
+import { invalidArgument } from "../../domain/errors.js"
 import { isChunk, type RunConfiguration } from "../../domain/runConfig.js"
 import { excerpt } from "../../domain/toolResult.js"
 import { ClaudeHistory } from "../../services/ClaudeHistory.js"
@@ -87,7 +87,7 @@ export const resolveChunk = Effect.fn("chunks.resolveChunk")(function*(
   const known = new Set(chunk.earlier.map((file) => file.path))
   const unknown = configuration.carried_forward_files.filter((file) => !known.has(file))
   if (unknown.length > 0) {
-    return yield* controllerError(
+    return yield* invalidArgument(
       `carried_forward_files names ${unknown.map(excerpt).join(", ")}, which Claude did not change before this chunk.`
     )
   }

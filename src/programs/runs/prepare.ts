@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import type { PrepareRunResult } from "../../domain/contracts.js"
-import { conflict, controllerError } from "../../domain/errors.js"
+import { conflict, invalidArgument } from "../../domain/errors.js"
 import { reviewerFor } from "../../domain/reviewer.js"
 import {
   configurationBlockers,
@@ -46,7 +46,7 @@ export const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     const offered = (yield* (yield* CodexModels).list()).options.map((option) => option.id)
     const unknown = models.filter((model) => !offered.includes(model))
     if (unknown.length > 0) {
-      return yield* controllerError(
+      return yield* invalidArgument(
         `Unknown Codex model: ${unknown.map(excerpt).join(", ")}. Choose one of: ${offered.join(", ") || "(none available)"}.`
       )
     }

@@ -1,7 +1,7 @@
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
 import { type LaunchError, type StartedRun, StartRunPayload, type StartRunResult } from "../../domain/contracts.js"
-import { conflict, controllerError } from "../../domain/errors.js"
+import { conflict, invalidArgument, isInternalFailure, type ToolFailure } from "../../domain/errors.js"
 import { newRunId } from "../../domain/ids.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../../domain/product.js"
 import { configurationFingerprint, historicalResultDigest, normalizeConfiguration, tokenHash } from "../../domain/runConfig.js"
@@ -70,7 +70,7 @@ const startedResponse = (
     const started = yield* Effect.forEach(states, (state) =>
       Effect.map(snapshotOf(state), (run): StartedRun => ({ run_id: state.run_id, model: String(state.model), run })))
     const first = started[0]
-    if (first === undefined) return yield* controllerError("None of the selected Codex model variants could start.")
+    if (first === undefined) return yield* conflict("None of the selected Codex model variants could start.")
     const result: StartRunResult = { run_id: first.run_id, run: first.run, model: first.model, models, runs: started, errors, idempotent }
     return result
   })
@@ -212,14 +212,20 @@ const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
     }))
     const outcomes = yield* Effect.forEach(models, (model) => launchModel(plan, model), { concurrency: "unbounded" })
     const errors: Array<LaunchError> = []
+    const failures: Array<ToolFailure> = []
     const states: Array<RunState> = []
     outcomes.forEach((outcome, index) => {
-      if (Either.isRight(outcome)) states.push(outcome.right)
-      else errors.push({ model: models[index] ?? "", error: outcome.left.message.slice(0, 2000), controller_code: "launch_failed" })
+      if (Either.isRight(outcome)) return void states.push(outcome.right)
+      failures.push(outcome.left)
+      errors.push({ model: models[index] ?? "", error: outcome.left.message.slice(0, 2000), controller_code: "launch_failed" })
     })
     if (states.length === 0) {
       const detail = errors.map((error) => `${error.model}: ${error.error}`).join("; ")
-      return yield* controllerError(`None of the selected Codex model variants could start. ${detail}`.trim())
+      const message = `None of the selected Codex model variants could start. ${detail}`.trim()
+      // The machine's failure (the disk, a process) is answered as what it is, not as the caller's conflict.
+      const machine = failures.find(isInternalFailure)
+      if (machine !== undefined) return yield* Effect.zipRight(Effect.logError(message), Effect.fail(machine))
+      return yield* conflict(message)
     }
     if (errors.length > 0) {
       yield* Effect.forEach(states, (state) =>
@@ -247,7 +253,7 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
   const settings = yield* Settings
   const tokens = yield* PrepareTokens
   const token = (yield* Schema.decodeUnknown(StartRunPayload)(payload).pipe(
-    Effect.mapError((error) => controllerError(describeParseError(error)))
+    Effect.mapError((error) => invalidArgument(describeParseError(error)))
   )).prepare_token
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   const fingerprint = configurationFingerprint(configuration)

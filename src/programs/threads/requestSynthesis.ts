@@ -2,7 +2,7 @@ import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { InferredWorkingDirectory, RequestGeneration, SynthesizedRequest } from "../../domain/contracts/results.js"
-import { controllerError } from "../../domain/errors.js"
+import { StorageError } from "../../domain/errors.js"
 import { CodexWorker } from "../../services/CodexWorker.js"
 import { FileStore } from "../../services/FileStore.js"
 import { Settings } from "../../services/Settings.js"
@@ -110,7 +110,11 @@ const cacheRootHidden = Effect.map(
 /** An empty private directory for one worker call, removed afterwards whatever happens. */
 const temporaryWorkspace = (prefix: string) =>
   Effect.flatMap(FileStore, (files) => files.temporaryDirectory(os.tmpdir(), prefix)).pipe(
-    Effect.mapError((error) => controllerError(`Cannot create a workspace for the model: ${error.message}`))
+    Effect.mapError((error) =>
+      new StorageError({
+        message: `Cannot create a workspace for the model: ${error.message}. Check that the temporary folder is writable and has space.`
+      })
+    )
   )
 
 const synthesizeWithModel = (input: SynthesisInput, model: string) =>

@@ -5,7 +5,7 @@
 import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
 import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../../domain/threadContracts.js"
-import { controllerError } from "../../domain/errors.js"
+import { invalidArgument } from "../../domain/errors.js"
 import { formatInteger } from "../../domain/report/format.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import type { ThreadSummary } from "../../domain/history/session.js"
@@ -34,7 +34,7 @@ export interface ListThreadsResult {
 
 /** A tool's arguments by their contract's Schema; a mistake is a controller error with the Schema's message. */
 export const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, payload: unknown) =>
-  Schema.decodeUnknownEither(schema)(payload ?? {}).pipe(Either.mapLeft((error) => controllerError(describeParseError(error))))
+  Schema.decodeUnknownEither(schema)(payload ?? {}).pipe(Either.mapLeft((error) => invalidArgument(describeParseError(error))))
 
 export const decodeListThreadsArguments = (payload: unknown) =>
   Either.map(decodeArguments(ListThreadsArguments, payload), (args) => ({

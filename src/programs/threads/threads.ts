@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { InspectThreadArguments } from "../../domain/threadContracts.js"
-import { type ControllerError, controllerError } from "../../domain/errors.js"
+import { type ControllerError, invalidArgument } from "../../domain/errors.js"
 import { assessCapabilities, type Capability } from "../../domain/history/capabilities.js"
 import type { ModelOption } from "../../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
@@ -55,7 +55,7 @@ export type InspectionStep = "thread" | "capabilities" | "baseline" | "models"
 /** A chunk names both ends or neither. */
 const chunkRange = (start: string | undefined, end: string | undefined) =>
   (start === undefined) !== (end === undefined)
-    ? Either.left(controllerError("A chunk needs both range_start and range_end."))
+    ? Either.left(invalidArgument("A chunk needs both range_start and range_end."))
     : Either.right(start === undefined || end === undefined ? {} : { range: { start, end } })
 
 export const decodeInspectThreadArguments = (payload: unknown) =>
@@ -128,13 +128,13 @@ export const chunkOffer = (
   range: { readonly start: string; readonly end: string } | undefined
 ): Either.Either<ChunkOffer, ControllerError> => {
   const unavailable = (reason: string) =>
-    range === undefined ? Either.right({ available: false, reason, split_points: [] }) : Either.left(controllerError(reason))
+    range === undefined ? Either.right({ available: false, reason, split_points: [] }) : Either.left(invalidArgument(reason))
   if (record.source === "sample") return unavailable(SAMPLE_NOT_SPLIT)
   if (record.split_points.length === 0) return unavailable(SINGLE_PROMPT_NOT_SPLIT)
   const offer = { available: true, reason: null, split_points: record.split_points }
   if (range === undefined) return Either.right(offer)
   const chosen = chunkSelection(record.request_turns, record.split_points, range.start, range.end)
-  return "error" in chosen ? Either.left(controllerError(chosen.error)) : Either.right({ ...offer, selected: chosen.selection })
+  return "error" in chosen ? Either.left(invalidArgument(chosen.error)) : Either.right({ ...offer, selected: chosen.selection })
 }
 
 /** When a chunk begins: its beginning commit is the branch tip then (a commit made in an earlier chunk, if any). */
@@ -206,7 +206,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     { concurrency: "unbounded" }
   )
 
-  if (Either.isLeft(threadStep)) return yield* controllerError(messageOf(threadStep.left))
+  if (Either.isLeft(threadStep)) return yield* invalidArgument(messageOf(threadStep.left))
   const chunks = yield* chunkOffer(threadStep.right.inspection.record, args.range)
   const diagnostics: Array<{ step: InspectionStep; message: string }> = []
   const failed = (step: InspectionStep, outcome: Either.Either<unknown, unknown>) => {

@@ -3,7 +3,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Effect, Layer, Ref, SynchronizedRef } from "effect"
 import * as path from "node:path"
 import type { ResourceLimits } from "node:worker_threads"
-import { type ControllerError, controllerError, notFound } from "../../domain/errors.js"
+import { type ControllerError, invalidArgument, notFound } from "../../domain/errors.js"
 import type { CapabilityEvidence } from "../../domain/history/capabilities.js"
 import { chunkRecord, chunkWindow, earlierFiles } from "../../domain/history/chunkWork.js"
 import { type AgentFile, analyzeSession, capabilityEvidenceOf, isThread, threadRecord, type ThreadRecord, type ThreadSummary } from "../../domain/history/session.js"
@@ -163,7 +163,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       Effect.flatMap(SynchronizedRef.get(index), (known) => Effect.map(discoverAll(known ?? emptyIndex()), (found) => found.locations))
 
     const locate = Effect.fn("ClaudeHistory.locate")(function*(threadId: string) {
-      if (!THREAD_ID_PATTERN.test(threadId)) return yield* controllerError("thread_id is not a valid Claude thread ID.")
+      if (!THREAD_ID_PATTERN.test(threadId)) return yield* invalidArgument("thread_id is not a valid Claude thread ID.")
       const locations = yield* discoverLocations()
       const location = locations.find((candidate) => candidate.threadId === threadId)
       if (location === undefined) return yield* notFound(`No imported Claude thread has the ID ${threadId}.`)
@@ -207,7 +207,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
       if (cached?.fingerprint === fingerprint) return cached.inspection
       const { analysis } = yield* analysisOf(location)
       if (!isThread(analysis)) {
-        return yield* controllerError(`The Claude session ${threadId} holds no human request, so it is not a thread.`)
+        return yield* invalidArgument(`The Claude session ${threadId} holds no human request, so it is not a thread.`)
       }
       const inspection: ThreadInspection = {
         record: { ...threadRecord(analysis), imported_thread_id: threadId },

@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import * as path from "node:path"
 import type { ResourceLimits } from "node:worker_threads"
-import { type ControllerError, controllerError } from "../../domain/errors.js"
+import { type ControllerError, invalidArgument } from "../../domain/errors.js"
 import { digestSession, responseKeysOf, type SessionDigest } from "../../domain/history/reader.js"
 import type { ThreadSummary } from "../../domain/history/session.js"
 import { type IndexedResumed, type IndexedSession, indexedSession } from "../../domain/history/threadIndex.js"
@@ -38,7 +38,7 @@ const MAIN_THREAD_TASKS = 2
 const PARSE_CONCURRENCY = 4
 
 export const readFailure = (location: SessionLocation) => (error: unknown) =>
-  controllerError(
+  invalidArgument(
     isMissing(error)
       ? `The Claude thread file ${path.basename(location.main.path)} vanished while it was being read.`
       : `Cannot read the Claude thread file ${path.basename(location.main.path)}: ${error instanceof Error ? error.message : String(error)}`

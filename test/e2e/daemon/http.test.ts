@@ -280,6 +280,23 @@ describe("controller daemon over real HTTP", () => {
     expect(daemon.output()).toContain("Cannot write run.log")
   })
 
+  it("answers a damaged file of a run with a 500 that names it and says what to do, over /api/call and for a portfolio", async () => {
+    const directory = writeRun(daemon.runRoot, "run-damaged-report", { controller_session_id: daemon.sessionId, status: "completed" })
+    fs.writeFileSync(path.join(directory, "report.json"), "{\"winner\": ", { mode: 0o600 })
+    fs.writeFileSync(path.join(directory, "report.html"), "<!doctype html><title>Report</title>", { mode: 0o600 })
+    const answer = await callTool(daemon.port, "get_report", { run_id: "run-damaged-report" })
+    expect(answer.status).toBe(500)
+    expect(answer.json).toMatchObject({ isError: true })
+    expect(answer.json.content[0].text).toMatch(/^The run's report\.json is not valid JSON .+; download report\.html instead, or replay the thread again\.$/)
+    expect(answer.text).not.toContain(directory)
+    expectSecurityHeaders(answer.headers)
+    const portfolio = await callTool(daemon.port, "make_portfolio", { run_ids: ["run-damaged-report"] })
+    expect(portfolio.status).toBe(500)
+    expect(portfolio.json.content[0].text).toBe("The report of run run-damaged-report cannot be read.")
+    // The state is untouched: a damaged report is answered, never repaired or removed.
+    expect(readState(daemon.runRoot, "run-damaged-report").status).toBe("completed")
+  })
+
   it("answers a failed read of its own files with a generic 500 too, not as the user's mistake", async () => {
     const directory = writeRun(daemon.runRoot, "run-unreadable-log", { controller_session_id: daemon.sessionId, status: "completed" })
     // A directory where the log should be: opening it works, reading it fails with EISDIR, even for root.

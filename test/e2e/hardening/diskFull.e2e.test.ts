@@ -69,8 +69,16 @@ describe("a full disk under the run root", () => {
     try {
       const prepared = await daemon.call("prepare_run", nonGitConfig())
       const giveBack = fill(runRoot, leaveBytes)
-      const refused = await daemon.refused("start_run", { ...nonGitConfig(), approved: true, prepare_token: prepared.prepare_token })
-      expect(refused).toBeTruthy()
+      const refused = await request(daemon.port, "/api/call", {
+        method: "POST",
+        host: `127.0.0.1:${daemon.port}`,
+        token: daemon.apiToken(),
+        headers: { "Content-Type": "application/json", Origin: `http://127.0.0.1:${daemon.port}` },
+        body: JSON.stringify({ name: "start_run", arguments: { ...nonGitConfig(), approved: true, prepare_token: prepared.prepare_token } })
+      })
+      // The machine's failure, not the caller's: a 5xx with a sentence, never a 4xx.
+      expect(refused.status).toBeGreaterThanOrEqual(500)
+      expect(refused.json).toMatchObject({ isError: true, content: [{ type: "text", text: expect.any(String) }] })
       expect(await activeRuns(daemon)).toBe(0)
       // A run that was created ended at once, in memory, with the reason; on disk once space returns.
       for (const runId of runningOnDisk(daemon)) {
