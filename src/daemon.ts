@@ -14,7 +14,7 @@ import { Settings } from "./services/Settings.js"
 import type { ToolRegistry } from "./programs/controller/tool.js"
 import { daemonBusy } from "./services/IdleShutdown.js"
 import { Shutdown } from "./services/Shutdown.js"
-import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./programs/reconcile.js"
+import { markOwnRunsInterrupted, reconcileInterruptedRuns } from "./services/Reconciliation.js"
 
 export interface DaemonOptions<RT, RD, RS = never> {
   readonly tools: ToolRegistry<RT>

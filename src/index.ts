@@ -11,7 +11,7 @@ export { replayLayer, settingsLayer, type SettingsOverrides } from "./embedding.
 // Services ----------------------------------------------------------------------------------------
 export { Activity } from "./services/Activity.js"
 export { Baseline, type BaselineProposal, type BaselineRecord, type FileSelection, type StateKind } from "./services/Baseline.js"
-export { ClaudeHistory, type ThreadInspection } from "./services/ClaudeHistory.js"
+export { ClaudeHistory, type ThreadInspection } from "./services/history/ClaudeHistory.js"
 export { CodexModels, type ModelList } from "./services/CodexModels.js"
 export { CodexWorker, type CodexWorkerOptions, type WorkerRequest, type WorkerResult } from "./services/CodexWorker.js"
 export { ControllerClient, type KnownController } from "./services/ControllerClient.js"
@@ -126,7 +126,7 @@ export {
   Supervision,
   ThreadList,
   ThreadSummary
-} from "./domain/contracts.js"
+} from "./domain/contracts/index.js"
 export { Ballot } from "./domain/review/ballot.js"
 export { buildPortfolio, type Portfolio, portfolioRun } from "./domain/portfolio/portfolio.js"
 export { moreThreadsForSignificance, signTestPValue, wilsonInterval } from "./domain/portfolio/statistics.js"

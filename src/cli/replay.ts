@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Exit, Schedule, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts.js"
+import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts/index.js"
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"

@@ -5,7 +5,7 @@
  * a batch answers is derived from the record and the runs' states by the pure functions below.
  */
 import { Schema } from "effect"
-import { BATCH_ID_PATTERN, RunConfiguration } from "./contracts.js"
+import { BATCH_ID_PATTERN, RunConfiguration } from "./contracts/index.js"
 import { MAX_PARALLEL_RUNS } from "./product.js"
 import { timestampedId } from "./ids.js"
 

@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts.js"
+import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts/index.js"
 import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
 import { describeParseError } from "./toolResult.js"
@@ -13,7 +13,7 @@ export {
   RunConfiguration,
   RunConfigurationInput,
   StateKind
-} from "./contracts.js"
+} from "./contracts/index.js"
 
 type Check<A> = Either.Either<A, ControllerError>
 

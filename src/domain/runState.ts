@@ -1,5 +1,5 @@
 import { Either, Schema } from "effect"
-import { type PhaseRow, type RunState, StoredRunState } from "./contracts.js"
+import { type PhaseRow, type RunState, StoredRunState } from "./contracts/index.js"
 import { RunCancelled, StateTransitionConflict } from "./errors.js"
 
 export const PHASES = [
@@ -22,7 +22,7 @@ export const MAX_EVENTS = 200
 export const MAX_SUMMARY_CHARS = 1000
 export const STATE_SCHEMA_VERSION = 1
 
-export { type PhaseRow, type RunEvent, RunState } from "./contracts.js"
+export { type PhaseRow, type RunEvent, RunState } from "./contracts/index.js"
 
 export interface InitialRun {
   readonly runId: string
@@ -126,4 +126,4 @@ const isStoredRunState = Schema.is(StoredRunState)
 export const isRunState = (value: Record<string, unknown>): value is RunState => isStoredRunState(value)
 
 /** `list_runs` filters and paging (docs/controller.md, run history). */
-export { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./contracts.js"
+export { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./contracts/index.js"

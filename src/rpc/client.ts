@@ -10,7 +10,7 @@ import {
   ToolPayloads,
   type ToolResultOf,
   unknownToolMessage
-} from "../domain/contracts.js"
+} from "../domain/contracts/index.js"
 import { invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"

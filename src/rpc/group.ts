@@ -8,13 +8,13 @@ import {
   ToolPayloads,
   type ToolResultOf,
   ToolResults
-} from "../domain/contracts.js"
+} from "../domain/contracts/index.js"
 import { invalidArgument, isInternalFailure, publicFailure, ToolFailure } from "../domain/errors.js"
 import { describeParseError } from "../domain/toolResult.js"
 import type { ControllerTool, ToolRegistry } from "../programs/controller/tool.js"
 import { watchRun } from "../programs/runs/watch.js"
 
-export { ToolResultSchema } from "../domain/contracts.js"
+export { ToolResultSchema } from "../domain/contracts/index.js"
 
 /**
  * A payload its tool's Schema refused, with the sentence `/api/call` gives for it. The RPC server makes a

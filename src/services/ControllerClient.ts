@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { ControllerSettings, Health as HealthAnswer, RuntimeFileAddress } from "../domain/contracts.js"
+import { ControllerSettings, Health as HealthAnswer, RuntimeFileAddress } from "../domain/contracts/index.js"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import {

@@ -13,7 +13,7 @@ import {
   SERVER_NAME
 } from "../domain/product.js"
 import { VERSION } from "./internal/packageInfo.js"
-import type { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
+import type { ControllerSettings, RuntimeFile } from "../domain/contracts/index.js"
 import { FileStore } from "./FileStore.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
 import { Settings } from "./Settings.js"
@@ -33,7 +33,7 @@ export const apiCookieName = (port: number) => `codex_replay_${port}`
 export const launchUrlOf = (origin: string, apiToken: string | undefined) =>
   apiToken === undefined ? `${origin}/` : `${origin}/?token=${apiToken}`
 
-export { ControllerSettings, RuntimeFile } from "../domain/contracts.js"
+export { ControllerSettings, RuntimeFile } from "../domain/contracts/index.js"
 
 export const controllerSettingsOf = (settings: {
   readonly claudeConfigDir: string

@@ -14,7 +14,7 @@ import {
   type ThreadSummary,
   threadSummary
 } from "../domain/history/session.js"
-import type { ThreadInspection } from "./ClaudeHistory.js"
+import type { ThreadInspection } from "./history/ClaudeHistory.js"
 import { Git } from "./Git.js"
 import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
 import { cachedOnceComputed } from "./internal/cachedFor.js"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { type ToolName, type ToolResultOf, ToolResults } from "../../src/domain/contracts.js"
+import { type ToolName, type ToolResultOf, ToolResults } from "../../src/domain/contracts/index.js"
 
 const run = {
   schema_version: 1,

@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { batchProgressText, type BatchRecord, estimateRemainingMs, summarizeBatch, type RunView } from "../../src/domain/batch.js"
-import { PrepareRunPayload, StartPayload } from "../../src/domain/contracts.js"
+import { PrepareRunPayload, StartPayload } from "../../src/domain/contracts/index.js"
 import { describeParseError } from "../../src/domain/toolResult.js"
 
 const item = (n: number, model: string, extra: Partial<BatchRecord["items"][number]> = {}): BatchRecord["items"][number] => ({

@@ -8,7 +8,7 @@ import {
   ListThreadsArguments,
   RunState,
   StartRunPayload
-} from "../../src/domain/contracts.js"
+} from "../../src/domain/contracts/index.js"
 import { FAILURE_STATUS, failureStatus, gitFailed, invalidArgument, isInternalFailure, notFound, conflict, publicFailure, spawnFailed, StorageError } from "../../src/domain/errors.js"
 import { normalizeConfiguration } from "../../src/domain/runConfig.js"
 import { initialRunState, isRunState } from "../../src/domain/runState.js"

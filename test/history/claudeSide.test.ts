@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { modelFamily, priceOf } from "../../src/domain/history/pricing.js"
-import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CLAUDE_HOME, historyLayer, settingsFor } from "./support.js"
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CLAUDE_EXTRA, historyLayer, settingsFor } from "./support.js"
 
 /**

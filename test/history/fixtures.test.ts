@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CLAUDE_HOME, historyLayer, PROJECTS, settingsFor } from "./support.js"
 
 interface Expected {

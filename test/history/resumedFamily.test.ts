@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { vi } from "vitest"
-import { ClaudeHistory } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { Settings } from "../../src/services/Settings.js"
 import { PROJECTS, scratch, settingsFor } from "./support.js"
 

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { decodeText } from "../../src/domain/history/lines.js"
 import { analyzeSession, isThread, threadRecord } from "../../src/domain/history/session.js"
-import { ClaudeHistory, readTranscript } from "../../src/services/ClaudeHistory.js"
+import { ClaudeHistory, readTranscript } from "../../src/services/history/ClaudeHistory.js"
 import { copyOfClaudeHome, fixture, historyLayer, PROJECTS, SCHEMA_DRIFT, scratch, settingsFor } from "./support.js"
 
 const C45 = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"

@@ -1,7 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Stream } from "effect"
-import type { ToolName } from "../../src/domain/contracts.js"
+import type { ToolName } from "../../src/domain/contracts/index.js"
 import type { ToolFailure } from "../../src/domain/errors.js"
 import { makeControllerRpcClient } from "../../src/rpc/client.js"
 import { API_TOKEN, CONTROL_TOKEN, inProcessController, type InProcessController, ORIGIN, PORT, SESSION_ID, webRequest } from "../http/support.js"

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { RUN_TAG_VARIABLE } from "../../src/domain/product.js"
 import { CodexWorker, type CodexWorkerOptions, type WorkerRequest } from "../../src/services/CodexWorker.js"
-import { pidsWithEnvironment } from "../../src/services/internal/procfs.js"
+import { pidsWithEnvironment } from "../../src/services/platform/procfs.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { RunLog } from "../../src/services/RunLog.js"
 

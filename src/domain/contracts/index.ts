@@ -3,7 +3,7 @@
  * (payloads.ts), every tool's result (results.ts), and the run state and the controller's own files
  * (files.ts). The daemon, the RPC group, the CLI, embedding programs and tests share them.
  */
-export * from "../threadContracts.js"
+export * from "./threadPayloads.js"
 export * from "./files.js"
 export * from "./payloads.js"
 export * from "./results.js"

@@ -6,8 +6,8 @@
 import { ParseResult, Schema } from "effect"
 import { MAX_REPLAY_THREADS } from "../product.js"
 import { MODEL_ID_PATTERN } from "../settings.js"
-import { excerptOf, optionalOrNull, text } from "../contractFields.js"
-import { InspectThreadArguments, ListThreadsArguments } from "../threadContracts.js"
+import { excerptOf, optionalOrNull, text } from "./fields.js"
+import { InspectThreadArguments, ListThreadsArguments } from "./threadPayloads.js"
 import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 

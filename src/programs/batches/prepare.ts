@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import type { BatchConfiguration, BlockedThread } from "../../domain/batch.js"
-import type { PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts.js"
+import type { PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts/index.js"
 import { type ControllerError, invalidArgument, isControllerError } from "../../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import {

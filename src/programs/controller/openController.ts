@@ -1,7 +1,7 @@
 import { settingsOf } from "../../services/Settings.js"
 import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
-import { AttemptFile, CODEX_CLI_PATH_MESSAGE, OpenControllerArguments, type OpenControllerResult } from "../../domain/contracts.js"
+import { AttemptFile, CODEX_CLI_PATH_MESSAGE, OpenControllerArguments, type OpenControllerResult } from "../../domain/contracts/index.js"
 import { conflict, controllerUnavailable, invalidArgument, isInternalFailure, publicFailure } from "../../domain/errors.js"
 import {
   ATTEMPT_FILE,

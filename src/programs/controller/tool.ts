@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect"
-import { type ToolName, type ToolPayload, ToolPayloads, type ToolResultOf, ToolResults, unknownToolMessage } from "../../domain/contracts.js"
+import { type ToolName, type ToolPayload, ToolPayloads, type ToolResultOf, ToolResults, unknownToolMessage } from "../../domain/contracts/index.js"
 import { invalidArgument, type ToolFailure } from "../../domain/errors.js"
 import { describeParseError, type ToolResult, toolSuccess } from "../../domain/toolResult.js"
 

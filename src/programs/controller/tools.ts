@@ -1,6 +1,6 @@
 /** The controller's own tool: `get_state` (`open_controller` is MCP's, in openController.ts). */
 import { Effect, Either, Option } from "effect"
-import type { BatchSummary, StateResult } from "../../domain/contracts.js"
+import type { BatchSummary, StateResult } from "../../domain/contracts/index.js"
 import { MAX_PARALLEL_RUNS, MAX_REPLAY_THREADS } from "../../domain/product.js"
 import { reviewerFor } from "../../domain/reviewer.js"
 import type { RunState } from "../../domain/runState.js"

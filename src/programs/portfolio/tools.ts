@@ -1,6 +1,6 @@
 /** The portfolio tool: `make_portfolio`. */
 import { Effect } from "effect"
-import type { PortfolioResult } from "../../domain/contracts.js"
+import type { PortfolioResult } from "../../domain/contracts/index.js"
 import { defineTool } from "../controller/tool.js"
 import { makePortfolio, portfolioText } from "./portfolio.js"
 

@@ -1,11 +1,11 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
-import { GetReportPayload, ReportFormat } from "../../domain/contracts.js"
+import { GetReportPayload, ReportFormat } from "../../domain/contracts/index.js"
 import { conflict, type ControllerError, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import { FileStore } from "../../services/FileStore.js"
 
-export { GetReportPayload, ReportFormat } from "../../domain/contracts.js"
+export { GetReportPayload, ReportFormat } from "../../domain/contracts/index.js"
 
 export const REPORT_MIME_TYPES: Record<ReportFormat, string> = { json: "application/json", html: "text/html" }
 export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {

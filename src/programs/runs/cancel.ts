@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import type { CancelRunResult, GetRunResult, RunSnapshot } from "../../domain/contracts.js"
+import type { CancelRunResult, GetRunResult, RunSnapshot } from "../../domain/contracts/index.js"
 import { MAX_RUN_LOG_TAIL_BYTES } from "../../domain/product.js"
 import { type RunState, runTagOf, TERMINAL_STATUSES } from "../../domain/runState.js"
 import { ProcessRunner } from "../../services/ProcessRunner.js"

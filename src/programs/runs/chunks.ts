@@ -5,7 +5,7 @@ import type { ThreadRecord } from "../../domain/history/session.js"
 import { invalidArgument } from "../../domain/errors.js"
 import { isChunk, type RunConfiguration } from "../../domain/runConfig.js"
 import { excerpt } from "../../domain/toolResult.js"
-import { ClaudeHistory } from "../../services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../services/history/ClaudeHistory.js"
 import type { CarriedContent } from "../../services/Workspace.js"
 import { chunkOffer } from "../threads/threads.js"
 

@@ -15,7 +15,7 @@ import {
 import { excerpt } from "../../domain/toolResult.js"
 import { FileStore } from "../../services/FileStore.js"
 import { Workspace, type WorkspacePlan } from "../../services/Workspace.js"
-import { ensureCarriedFiles, ensureThreadRepository } from "../runInputs.js"
+import { ensureCarriedFiles, ensureThreadRepository } from "./runInputs.js"
 import { threadForComparison } from "../threads/threads.js"
 import { type ChunkFacts, type ChunkPlan, resolveChunk } from "./chunks.js"
 

@@ -2,13 +2,13 @@ import { Effect, Option } from "effect"
 import * as path from "node:path"
 import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
-import type { ListRunsArguments } from "../../domain/contracts.js"
+import type { ListRunsArguments } from "../../domain/contracts/index.js"
 import { DEFAULT_RUNS_PAGE, type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 
-export { ListRunsArguments } from "../../domain/contracts.js"
+export { ListRunsArguments } from "../../domain/contracts/index.js"
 
 /** Who supervises a run: only that controller may cancel it; for anyone else the run is read-only. */
 export interface Supervision {

@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import type { PrepareRunResult } from "../../domain/contracts.js"
+import type { PrepareRunResult } from "../../domain/contracts/index.js"
 import { conflict, invalidArgument } from "../../domain/errors.js"
 import { reviewerFor } from "../../domain/reviewer.js"
 import {

@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
-import { type LaunchError, type StartedRun, StartRunPayload, type StartRunResult } from "../../domain/contracts.js"
+import { type LaunchError, type StartedRun, StartRunPayload, type StartRunResult } from "../../domain/contracts/index.js"
 import { conflict, invalidArgument, isInternalFailure, type ToolFailure } from "../../domain/errors.js"
 import { newRunId } from "../../domain/ids.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../../domain/product.js"

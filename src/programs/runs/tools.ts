@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 /** The run tools: `get_run`, `list_runs`, `cancel_run`, and `prepare_run` and `start_run` of one configuration or a batch. */
-import { type PrepareResult, type StartResult } from "../../domain/contracts.js"
+import { type PrepareResult, type StartResult } from "../../domain/contracts/index.js"
 import { prepareBatch } from "../batches/prepare.js"
 import { startBatch } from "../batches/start.js"
 import { defineTool } from "../controller/tool.js"

@@ -4,16 +4,16 @@
  */
 import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
-import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../../domain/threadContracts.js"
+import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../../domain/contracts/threadPayloads.js"
 import { invalidArgument } from "../../domain/errors.js"
 import { formatInteger } from "../../domain/report/format.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import type { ThreadSummary } from "../../domain/history/session.js"
-import { ClaudeHistory, type ListedThread } from "../../services/ClaudeHistory.js"
+import { ClaudeHistory, type ListedThread } from "../../services/history/ClaudeHistory.js"
 import { Samples } from "../../services/Samples.js"
 import { Settings } from "../../services/Settings.js"
 
-export { ListThreadsArguments, type ThreadSort } from "../../domain/threadContracts.js"
+export { ListThreadsArguments, type ThreadSort } from "../../domain/contracts/threadPayloads.js"
 
 export interface ListThreadsResult {
   readonly threads: ReadonlyArray<ThreadSummary>

@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { InspectThreadArguments } from "../../domain/threadContracts.js"
+import { InspectThreadArguments } from "../../domain/contracts/threadPayloads.js"
 import { type ControllerError, invalidArgument } from "../../domain/errors.js"
 import { assessCapabilities, type Capability } from "../../domain/history/capabilities.js"
 import type { ModelOption } from "../../domain/history/models.js"
@@ -7,12 +7,12 @@ import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
 import { type ChunkSelection, chunkSelection, type SplitPoint } from "../../domain/history/chunks.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
 import { Baseline, type BaselineProposal, type StateKind } from "../../services/Baseline.js"
-import { ClaudeHistory, type ThreadInspection } from "../../services/ClaudeHistory.js"
+import { ClaudeHistory, type ThreadInspection } from "../../services/history/ClaudeHistory.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { isSampleThreadId, type SampleManifest, Samples } from "../../services/Samples.js"
 import { decodeArguments } from "./threadList.js"
 
-export { InspectThreadArguments } from "../../domain/threadContracts.js"
+export { InspectThreadArguments } from "../../domain/contracts/threadPayloads.js"
 
 export type ThreadOutput = Omit<ThreadRecord, "prompt_reconstruction_turns" | "prompt_reconstruction_truncated" | "split_points">
 

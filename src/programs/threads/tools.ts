@@ -4,7 +4,7 @@ import { Activity } from "../../services/Activity.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { defineTool } from "../controller/tool.js"
 import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
-import { ClaudeHistory } from "../../services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../services/history/ClaudeHistory.js"
 import { listThreads, listThreadsText, readingMessage } from "./threadList.js"
 import { inspectThread, inspectThreadText, threadRecordById } from "./threads.js"
 

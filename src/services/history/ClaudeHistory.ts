@@ -11,7 +11,7 @@ import { emptyIndex, type IndexedSession, type ThreadIndex, threadIndexPath } fr
 import { THREAD_ID_PATTERN } from "../../domain/ids.js"
 import { isMissing } from "../../domain/ioErrors.js"
 import { VERSION } from "../internal/packageInfo.js"
-import { readTranscript } from "../internal/transcriptFiles.js"
+import { readTranscript } from "../platform/transcriptFiles.js"
 import { Settings } from "../Settings.js"
 import { byCodeUnits, discover, familyKey, fingerprintOf, type SessionLocation } from "./discovery.js"
 import { loadIndex, saveIndex } from "./indexStore.js"

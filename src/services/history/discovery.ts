@@ -3,7 +3,7 @@ import * as path from "node:path"
 import type { SessionFiles } from "../../domain/history/reader.js"
 import type { IndexedAgent } from "../../domain/history/threadIndex.js"
 import { isRecord } from "../../domain/history/json.js"
-import { nodeTranscriptTree, type TranscriptTree } from "../internal/transcriptFiles.js"
+import { nodeTranscriptTree, type TranscriptTree } from "../platform/transcriptFiles.js"
 
 /**
  * Finding the transcripts below `$CLAUDE_CONFIG_DIR/projects`: each session file with the sub-agent

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { digestSession, type SessionFiles } from "../../domain/history/reader.js"
 import { errnoOf } from "../../domain/ioErrors.js"
-import { readChunksSync } from "../internal/transcriptFiles.js"
+import { readChunksSync } from "../platform/transcriptFiles.js"
 import type { ParseFailure } from "./parsePool.js"
 
 const failureOf = (error: unknown): ParseFailure => ({

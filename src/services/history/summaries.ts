@@ -6,7 +6,7 @@ import { digestSession, responseKeysOf, type SessionDigest } from "../../domain/
 import type { ThreadSummary } from "../../domain/history/session.js"
 import { type IndexedResumed, type IndexedSession, indexedSession } from "../../domain/history/threadIndex.js"
 import { isMissing } from "../../domain/ioErrors.js"
-import { readChunks } from "../internal/transcriptFiles.js"
+import { readChunks } from "../platform/transcriptFiles.js"
 import { byCodeUnits, familyKey, filesOf, fingerprintOf, type SessionLocation, sizeOf } from "./discovery.js"
 import { type ParsePool, TASKS_PER_WORKER, withParsePool, WORKER_LIMITS, WorkerLost, workerPlan } from "./parsePool.js"
 

@@ -8,7 +8,7 @@ import { threadIndexPath } from "../../../src/domain/history/threadIndex.js"
 import { loadIndex } from "../../../src/services/history/indexStore.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
 import { readingMessage } from "../../../src/programs/threads/threadList.js"
-import { ClaudeHistory } from "../../../src/services/ClaudeHistory.js"
+import { ClaudeHistory } from "../../../src/services/history/ClaudeHistory.js"
 import { BIN, REPO } from "../../rpc/support.js"
 import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "../../history/support.js"
 

@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { RUN_TAG_VARIABLE } from "../../../src/domain/product.js"
-import { pidsWithEnvironment } from "../../../src/services/internal/procfs.js"
+import { pidsWithEnvironment } from "../../../src/services/platform/procfs.js"
 import { ProcessRunner } from "../../../src/services/ProcessRunner.js"
 
 const scratch = () => fs.mkdtempSync(path.join(os.tmpdir(), "runner-"))

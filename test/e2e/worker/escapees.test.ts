@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { CodexWorker } from "../../../src/services/CodexWorker.js"
-import { signal } from "../../../src/services/internal/procfs.js"
+import { signal } from "../../../src/services/platform/procfs.js"
 import { eventually, fakeCodexLayer, implementationRequest, readLog, realSleep } from "../../worker/support.js"
 
 /** A `sleep` with an argument no other process has, so that it can be counted in the process table. */

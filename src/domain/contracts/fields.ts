@@ -1,6 +1,6 @@
 /** What contracts.ts and threadContracts.ts share: their field Schemas, and how a refused value is quoted. */
 import { Schema } from "effect"
-import { sentence } from "./toolResult.js"
+import { sentence } from "../toolResult.js"
 
 export const excerptOf = (value: unknown, chars: number) => JSON.stringify(value)?.slice(0, chars) ?? String(value)
 

@@ -15,13 +15,13 @@
  */
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { invalidArgument } from "../domain/errors.js"
-import type { ThreadRecord } from "../domain/history/session.js"
-import { isChunk, type RunConfiguration } from "../domain/runConfig.js"
-import { excerpt } from "../domain/toolResult.js"
-import { FileStore, isInside } from "../services/FileStore.js"
-import { Settings } from "../services/Settings.js"
-import { Workspace } from "../services/Workspace.js"
+import { invalidArgument } from "../../domain/errors.js"
+import type { ThreadRecord } from "../../domain/history/session.js"
+import { isChunk, type RunConfiguration } from "../../domain/runConfig.js"
+import { excerpt } from "../../domain/toolResult.js"
+import { FileStore, isInside } from "../../services/FileStore.js"
+import { Settings } from "../../services/Settings.js"
+import { Workspace } from "../../services/Workspace.js"
 
 const realOrUndefined = (target: string) =>
   Effect.flatMap(FileStore, (files) => Effect.map(Effect.orElseSucceed(files.realPath(target), () => Option.none<string>()), Option.getOrUndefined))

@@ -3,8 +3,8 @@
  * re-exports them): `codex-replay threads` loads these alone, not every tool's Schemas.
  */
 import { Schema } from "effect"
-import { boundedInteger, optionalOrNull, text } from "./contractFields.js"
-import { sentence } from "./toolResult.js"
+import { boundedInteger, optionalOrNull, text } from "./fields.js"
+import { sentence } from "../toolResult.js"
 
 export const THREAD_SORTS = ["date", "cost"] as const
 export type ThreadSort = (typeof THREAD_SORTS)[number]

@@ -5,7 +5,7 @@ import { type DecodedFile, makeFileDecoder } from "../../domain/history/lines.js
 
 /**
  * ClaudeHistory's file reading: asynchronous on the main thread, synchronous in the listing's worker threads
- * (src/domain/history/summaryWorker.ts; a worker has nothing else to do while it reads).
+ * (src/services/history/parseWorker.ts; a worker has nothing else to do while it reads).
  */
 
 export const READ_CHUNK_BYTES = 1024 * 1024

@@ -1,0 +1,140 @@
+/**
+ * What the thread tools answer (list_threads, list_threads_progress, inspect_thread, synthesize_request,
+ * infer_working_directory): see results.ts.
+ */
+import { Schema } from "effect"
+import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
+
+export const TokenCounts = Schema.Struct({
+  input: Schema.Number,
+  cache_read: Schema.Number,
+  cache_write_5m: Schema.Number,
+  cache_write_1h: Schema.Number,
+  output: Schema.Number
+})
+
+/** One thread of a listing. */
+export const ThreadSummary = Schema.Struct({
+  imported_thread_id: Schema.String,
+  title: Schema.String,
+  project_dir: NullableString,
+  git_branch: NullableString,
+  claude_model: NullableString,
+  claude_models: Strings,
+  started_at: NullableString,
+  ended_at: NullableString,
+  human_turns: Schema.Number,
+  changed_files: Schema.Number,
+  tokens: TokenCounts,
+  cost_usd: Schema.NullOr(Schema.Number),
+  source_path: Schema.String,
+  source: Schema.Literal("imported", "sample")
+})
+export type ThreadSummary = typeof ThreadSummary.Type
+
+/** `list_threads`. */
+export const ThreadList = Schema.Struct({
+  threads: Schema.Array(ThreadSummary),
+  source: Schema.Literal("imported", "sample"),
+  /** `date`: most recent first; `cost`: most expensive first (threads without a price last). */
+  sort: Schema.Literal("date", "cost"),
+  sample_total: Schema.Number,
+  imported_total: Schema.Number,
+  offset: Schema.Number,
+  total: Schema.Number,
+  has_more: Schema.Boolean,
+  diagnostics: Strings,
+  /** Where imported threads are read (`$CLAUDE_CONFIG_DIR/projects`). */
+  history_directory: Schema.String,
+  /** "No Claude Code threads in <history_directory>." when that folder holds none, else null. */
+  empty_history: NullableString
+})
+export type ThreadList = typeof ThreadList.Type
+
+/** `list_threads_progress`: how far a cold listing is. */
+export const ListingProgress = Schema.Struct({
+  reading: Schema.Boolean,
+  done: Schema.Number,
+  total: Schema.Number,
+  message: NullableString
+})
+export type ListingProgress = typeof ListingProgress.Type
+
+/** A thread as inspected: its summary, its request and how the request was made. */
+export const InspectedThread = open({
+  imported_thread_id: Schema.String,
+  source: Schema.Literal("imported", "sample"),
+  request: Schema.String,
+  request_generation: open({ method: Schema.String }),
+  title: Schema.optional(Schema.String),
+  source_path: Schema.optional(Schema.String),
+  message_uuid: Schema.optional(NullableString),
+  /** Every file Claude changed, with its kind; an abandoned change was undone before the session ended. */
+  historical_changed_files: Schema.optional(Schema.Array(open({
+    path: Schema.String,
+    kind: Schema.Literal("created", "modified"),
+    abandoned: Schema.Boolean
+  })))
+})
+
+const StateKind = Schema.Literal("git", "non_git")
+
+/**
+ * `inspect_thread`: the thread, what a replay of it would compare, and what blocks it. The baseline,
+ * capabilities, file selection, workspace and chunk offer are described where a client reads them.
+ */
+export const InspectThreadResult = Schema.Struct({
+  thread: InspectedThread,
+  replay: InspectedThread,
+  /** The proposed beginning and end; empty when no baseline could be proposed. */
+  baseline: open({
+    repository: Schema.optional(NullableString),
+    source_kind: Schema.optional(StateKind),
+    beginning_kind: Schema.optional(StateKind),
+    ending_kind: Schema.optional(StateKind),
+    commit: Schema.optional(NullableString),
+    ending_commit: Schema.optional(NullableString)
+  }),
+  capabilities: open({
+    items: Schema.optional(Schema.Array(open({ name: Schema.optional(Schema.String), title: Schema.String, status: Schema.String, guidance: Schema.String })))
+  }),
+  file_selection: open({ preexisting_files: Schema.optional(Strings) }),
+  workspace: open({
+    kind: Schema.NullOr(StateKind),
+    /** The files Claude changed that the replay may carry, and which of them are selected. */
+    files: Schema.Array(open({ path: Schema.String, kind: Schema.Literal("created", "modified"), selected: Schema.Boolean })),
+    requires_empty_attestation: Schema.Boolean,
+    requires_confirmation: Schema.Boolean,
+    complete: Schema.Boolean
+  }),
+  models: Schema.Array(ModelOption),
+  chunks: open({}),
+  questions: Strings,
+  repository_blockers: Strings,
+  blockers: Strings,
+  diagnostics: Schema.Array(Diagnostic)
+})
+export type InspectThreadResult = typeof InspectThreadResult.Type
+
+export const RequestGeneration = Schema.Union(
+  Schema.Struct({ method: Schema.Literal("single_user_prompt") }),
+  Schema.Struct({ method: Schema.Literal("concatenated_fallback") }),
+  Schema.Struct({ method: Schema.Literal("llm_synthesis"), model: Schema.String, generated_at: Schema.String })
+)
+export type RequestGeneration = typeof RequestGeneration.Type
+
+/** `synthesize_request`. */
+export const SynthesizedRequest = Schema.Struct({
+  thread_id: Schema.String,
+  request: Schema.String,
+  request_generation: RequestGeneration
+})
+export type SynthesizedRequest = typeof SynthesizedRequest.Type
+
+/** `infer_working_directory`; `working_directory` is "" when unavailable. */
+export const InferredWorkingDirectory = Schema.Struct({
+  thread_id: Schema.String,
+  working_directory: Schema.String,
+  source: Schema.Literal("codex", "cwd", "unavailable")
+})
+export type InferredWorkingDirectory = typeof InferredWorkingDirectory.Type

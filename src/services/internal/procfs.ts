@@ -1,2 +1,0 @@
-/** The process table, read through the platform adapter. */
-export * from "../platform/procfs.js"

@@ -1,0 +1,79 @@
+/**
+ * The layers of docs/architecture.md, read from the import graph of `src/`: the domain is pure, services
+ * do not reach programs, programs do not reach the edges, and only the platform adapters touch the disk
+ * through `node:fs`. A new import that breaks one of these fails here with the file and the import.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const SRC = resolve(import.meta.dirname, "../../src")
+
+const sourceFiles = (folder: string): Array<string> =>
+  readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith(".ts") ? [path] : []
+  })
+
+const LAYERS = ["domain", "services", "programs"] as const
+/** 0 domain, 1 services, 2 programs, 3 the edges (http, rpc, mcp, cli, the wiring and the embedding). */
+const layerOf = (file: string) => {
+  const top = relative(SRC, file).split("/")[0] ?? ""
+  const index = (LAYERS as ReadonlyArray<string>).indexOf(top)
+  return index === -1 ? LAYERS.length : index
+}
+const LAYER_NAMES = [...LAYERS, "the edges"]
+
+const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g
+
+interface Import {
+  readonly file: string
+  readonly specifier: string
+  /** The imported source file, for a relative import. */
+  readonly target: string | undefined
+}
+
+const imports: ReadonlyArray<Import> = sourceFiles(SRC).flatMap((file) =>
+  [...readFileSync(file, "utf8").matchAll(SPECIFIER)].map((match) => {
+    const specifier = match[1] ?? match[2] ?? ""
+    const target = specifier.startsWith(".") ? resolve(dirname(file), specifier.replace(/\.js$/, ".ts")) : undefined
+    return { file, specifier, target }
+  })
+)
+
+const show = ({ file, specifier }: Import) => `${relative(SRC, file)} imports ${specifier}`
+
+describe("the import graph of src", () => {
+  it("reads every source file's imports", () => {
+    // A parser that found nothing would pass every rule below.
+    expect(imports.length).toBeGreaterThan(500)
+    expect(imports.some((entry) => entry.target !== undefined && layerOf(entry.target) === 0)).toBe(true)
+  })
+
+  it("points only downwards: domain ← services ← programs ← edges", () => {
+    const upwards = imports.filter((entry) => entry.target !== undefined && layerOf(entry.target) > layerOf(entry.file))
+    expect(upwards.map((entry) => `${show(entry)} (${LAYER_NAMES[layerOf(entry.file)]} → ${LAYER_NAMES[layerOf(entry.target!)]})`)).toEqual([])
+  })
+
+  it("keeps the domain free of I/O: no file system, process, thread or network module", () => {
+    const io = /^(node:)?(fs|fs\/promises|child_process|worker_threads|net|http|https|os|readline)$/
+    const found = imports.filter((entry) => layerOf(entry.file) === 0 && io.test(entry.specifier))
+    expect(found.map(show)).toEqual([])
+  })
+
+  it("imports node:fs only in the platform adapters", () => {
+    const platform = join(SRC, "services", "platform")
+    const found = imports.filter((entry) => /^(node:)?fs(\/promises)?$/.test(entry.specifier) && !entry.file.startsWith(platform))
+    expect(found.map(show)).toEqual([])
+  })
+})
+
+describe("the size of src's files", () => {
+  it("keeps every source file under 400 lines", () => {
+    const long = sourceFiles(SRC)
+      .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, "utf8").split("\n").length }))
+      .filter(({ lines }) => lines > 400)
+    expect(long).toEqual([])
+  })
+})
