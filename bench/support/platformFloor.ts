@@ -8,9 +8,6 @@ import { NodeHttpServer, NodeHttpServerRequest, NodeRuntime } from "@effect/plat
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
-import { setFlagsFromString } from "node:v8"
-
-setFlagsFromString("--no-allocation-site-pretenuring")
 
 interface Canned {
   readonly headers: Record<string, string>

@@ -15,7 +15,7 @@ const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
     return Effect.provide(program, LauncherLive)
   })
 
-/** The listing's modules are loaded when it runs (the listing bundle, src/cli/listing.ts, imports them). */
+/** The listing's modules are loaded only when it runs. */
 const threads = threadsAnsweredBy((options) => lazily(async () => (await import("./threads.js")).threadsCommand(options)))
 
 const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)

@@ -23,8 +23,7 @@ const options = {
 }
 
 /**
- * `codex-replay threads` answered by `list`: the full command line's and the listing bundle's (src/cli/listing.ts)
- * one definition.
+ * `codex-replay threads` answered by `list`: the command's one definition.
  */
 export const threadsAnsweredBy = <E, R>(list: (options: ThreadsOptions) => Effect.Effect<void, E, R>) =>
   Command.make("threads", options, (given) =>

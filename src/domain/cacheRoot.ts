@@ -18,5 +18,5 @@ export const runRootOf = (env: Environment, home: string) =>
 /** The run root's parent holds the caches that are not runs (the thread index, controllers, samples). */
 export const cacheRootOf = (runRoot: string) => path.dirname(runRoot)
 
-/** The folder of the thread index and of the listing's code cache. */
+/** The folder of the thread index. */
 export const indexDirectory = (cacheRoot: string) => path.join(cacheRoot, "index")

@@ -62,6 +62,15 @@ describe("the import graph of src", () => {
     expect(found.map(show)).toEqual([])
   })
 
+  it("keeps the contracts free of side effects: they import effect and pure domain modules only", () => {
+    const contracts = join(SRC, "domain", "contracts")
+    const found = imports.filter((entry) =>
+      entry.file.startsWith(contracts) &&
+      (entry.target === undefined ? entry.specifier !== "effect" : layerOf(entry.target) !== 0)
+    )
+    expect(found.map(show)).toEqual([])
+  })
+
   it("imports node:fs only in the platform adapters", () => {
     const platform = join(SRC, "services", "platform")
     const found = imports.filter((entry) => /^(node:)?fs(\/promises)?$/.test(entry.specifier) && !entry.file.startsWith(platform))

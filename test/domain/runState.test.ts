@@ -8,7 +8,7 @@ const start = () =>
 const apply = (state: RunState, update: Parameters<typeof applyStateUpdate>[1], now = "2026-01-01T00:00:01.000Z") =>
   applyStateUpdate(state, update, now)
 
-describe("run state transitions (SPEC §7.3)", () => {
+describe("run state transitions", () => {
   it("starts queued, with preparing complete and every other phase waiting", () => {
     const state = start()
     expect(state).toMatchObject({ status: "running", phase: "queued", coordinator_pid: 42, error: null })

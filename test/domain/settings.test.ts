@@ -5,7 +5,7 @@ import { resolveSettings } from "../../src/domain/settings.js"
 const resolve = (env: Record<string, string>) => resolveSettings(env, "/home/dev", () => "f".repeat(32))
 const message = (env: Record<string, string>) => Either.match(resolve(env), { onLeft: (error) => error.message, onRight: () => "ok" })
 
-describe("settings from the environment (SPEC §2)", () => {
+describe("settings from the environment", () => {
   it("uses the documented defaults", () => {
     const settings = Either.getOrThrow(resolve({}))
     expect(settings).toMatchObject({

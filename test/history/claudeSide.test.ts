@@ -5,7 +5,7 @@ import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CLAUDE_HOME, historyLayer, settingsFor } from "./support.js"
 
 /**
- * Claude's side is Claude's real work (SPEC §0 "Cost", §8.1). The files under claude-extra are copies of the
+ * Claude's side is Claude's real work (README, "Cost"). The files under claude-extra are copies of the
  * real fixtures with the minimal edits listed in test/fixtures/PROVENANCE.md.
  */
 const NOTIFIED = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"

@@ -1,4 +1,4 @@
-/** What contracts.ts and threadContracts.ts share: their field Schemas, and how a refused value is quoted. */
+/** What the payload contracts share: their field Schemas, and how a refused value is quoted. */
 import { Schema } from "effect"
 import { sentence } from "../toolResult.js"
 

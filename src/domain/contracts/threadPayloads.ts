@@ -1,6 +1,5 @@
 /**
- * The thread tools' contracts (`list_threads`, `inspect_thread`), apart from the rest of contracts.ts (which
- * re-exports them): `codex-replay threads` loads these alone, not every tool's Schemas.
+ * The thread tools' payloads (`list_threads`, `inspect_thread`); the folder's index re-exports them.
  */
 import { Schema } from "effect"
 import { boundedInteger, optionalOrNull, text } from "./fields.js"

@@ -8,7 +8,7 @@ import type { ThreadSummary } from "./session.js"
 
 /**
  * The importer's streaming summaries over a chunk reader: the ClaudeHistory service reads asynchronously on
- * the main thread, the listing's worker threads synchronously (src/services/internal/transcriptFiles.ts).
+ * the main thread, the listing's worker threads synchronously (src/services/platform/transcriptFiles.ts).
  */
 
 export type ChunkSink = (chunk: Buffer) => void

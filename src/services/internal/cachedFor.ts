@@ -2,7 +2,7 @@ import { Clock, Duration, Effect } from "effect"
 
 /**
  * A value computed at most once per `ttl`. While the last value is younger than `ttl` it is returned at
- * once (a lock-free fast path: `/health` and `get_state` read these caches on every request); after that
+ * once (without a lock: `/health` and `get_state` read these caches on every request); after that
  * one caller computes it again under the cache's lock while the others wait for that result.
  *
  * Only a value is kept. A computation that failed, died or was interrupted (a client that gave up) leaves

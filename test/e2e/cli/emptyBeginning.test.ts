@@ -1,6 +1,6 @@
 /**
  * `codex-replay replay` never accepts an empty beginning on the user's behalf when Claude changed files
- * that already existed (SPEC §0, comparability): it prints the questions the page shows and needs
+ * that already existed (README, "Comparability"): it prints the questions the page shows and needs
  * `--accept-empty-beginning`. Real daemon, real CLI process, a real transcript (fixture) and the fake Codex CLI.
  */
 import * as fs from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * An embedding program (SPEC §12) gets the same rules as the daemon: a bad CODEX_REPLAY_PRICING fails its
+ * An embedding program (docs/controller.md) gets the same rules as the daemon: a bad CODEX_REPLAY_PRICING fails its
  * settings layer with one sentence, and an empty beginning while Claude changed existing files is blocked
  * until accepted. In process, over the real layers, the fixtures and the fake Codex CLI.
  */

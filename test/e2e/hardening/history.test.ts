@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { apiTokenOf, bearer, BIN, callTool, killAllDaemons, scratch, sleep, startDaemon } from "../../support/daemon.js"
+import { apiTokenOf, bearer, callTool, killAllDaemons, scratch, sleep, startDaemon } from "../../support/daemon.js"
+import { runBin } from "../../support/spawnBin.js"
 import { fixturePath } from "../../support/fixtures.js"
 
 afterAll(killAllDaemons)
@@ -69,14 +69,13 @@ describe("a history with unreadable entries and sessions that are not threads", 
     }
   })
 
-  it("`threads --json` prints the listing with the diagnostic, and no stack trace", () => {
+  it("`threads --json` prints the listing with the diagnostic, and no stack trace", async () => {
     const { root } = troubledHistory()
-    const out = spawnSync(process.execPath, [BIN, "threads", "--json"], {
-      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(root, "claude"), CODEX_REPLAY_RUN_ROOT: path.join(root, "runs") },
-      encoding: "utf8"
+    const out = await runBin(["threads", "--json"], {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(root, "claude"), CODEX_REPLAY_RUN_ROOT: path.join(root, "runs") }
     })
     expect(out.stderr).not.toMatch(/ELOOP|\n\s+at /)
-    expect(out.status).toBe(0)
+    expect(out.code).toBe(0)
     const result = JSON.parse(out.stdout)
     expect(result.total).toBe(1)
     expect(result.diagnostics).toContain("Skipped the unreadable Claude history entry loop.jsonl (ELOOP).")

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -9,7 +8,7 @@ import { loadIndex } from "../../../src/services/history/indexStore.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
 import { readingMessage } from "../../../src/programs/threads/threadList.js"
 import { ClaudeHistory } from "../../../src/services/history/ClaudeHistory.js"
-import { BIN, REPO } from "../../rpc/support.js"
+import { runBin } from "../../support/spawnBin.js"
 import { copyOfClaudeHome, historyLayer, scratch, settingsFor } from "../../history/support.js"
 
 /**
@@ -197,15 +196,7 @@ describe("the persistent thread index", () => {
       CLAUDE_CONFIG_DIR: context.home,
       CODEX_REPLAY_RUN_ROOT: context.settings.runRoot
     }
-    const run = () =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, "threads", "--json", "--limit", "100"], { cwd: REPO, env })
-        let stdout = ""
-        let stderr = ""
-        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-        child.on("close", (code) => resolve({ code, stdout, stderr }))
-      })
+    const run = () => runBin(["threads", "--json", "--limit", "100"], { env })
     const [first, second] = await Promise.all([run(), run()])
     expect(first.code).toBe(0)
     expect(second.code).toBe(0)

@@ -1,5 +1,5 @@
 /**
- * Both costs and no silent apples-to-oranges (SPEC §0, cost and comparability), through the real
+ * Both costs and no silent apples-to-oranges (README, "Cost" and "Comparability"), through the real
  * daemon over HTTP with the fake Codex CLI and a real Claude transcript: Codex runs priced from the
  * table or the CODEX_REPLAY_PRICING file, a refused start when an empty beginning was not accepted
  * while Claude changed existing files, and the comparability panel of report.json and report.html.

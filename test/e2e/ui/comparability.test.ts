@@ -1,6 +1,6 @@
 /**
  * The page refuses an unaccepted empty beginning when Claude changed existing files, and its Results
- * step shows both costs and the comparability panel (SPEC §0). Real daemon, fake Codex CLI, a real
+ * step shows both costs and the comparability panel (README, "Comparability"). Real daemon, fake Codex CLI, a real
  * transcript (fixture) and Debian's Chromium through playwright-core.
  */
 import * as fs from "node:fs/promises"

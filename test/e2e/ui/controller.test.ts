@@ -1,5 +1,5 @@
 /**
- * The browser controller (SPEC §11) end to end: the real daemon (fake Codex CLI, a copy of the
+ * The browser controller end to end: the real daemon (fake Codex CLI, a copy of the
  * shared Claude fixtures) driven by Debian's Chromium through playwright-core.
  */
 import * as fs from "node:fs/promises"
