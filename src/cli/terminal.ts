@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as readline from "node:readline"
-import { invalidArgument } from "../domain/errors.js"
+import { SpawnFailed } from "../domain/errors.js"
 import { formatInteger } from "../domain/report/format.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
 
@@ -51,7 +51,13 @@ export const openWithDesktop = (file: string) =>
   Effect.gen(function*() {
     const opener = process.platform === "darwin" ? "open" : "xdg-open"
     yield* (yield* ProcessRunner).startDetached(opener, [file]).pipe(
-      Effect.mapError(() => invalidArgument(`Cannot open the report: ${opener} is not available.`))
+      // The machine lacks the opener: nothing the user typed was wrong.
+      Effect.mapError(() =>
+        new SpawnFailed({
+          command: opener,
+          message: `Cannot open the report: ${opener} is not available. Install it, or open ${file} in a browser yourself.`
+        })
+      )
     )
   })
 

@@ -112,6 +112,17 @@ export const spawnFailed = (command: string, reason: string) =>
     message: boundText(`Cannot start ${command}: ${reason}. Check that it is installed and on PATH, then try again.`)
   })
 
+/** The Codex CLI cannot be run or is not logged in (`detail` is the worker's sentence): what to do about it. */
+export const codexUnavailable = (detail: string) =>
+  new CodexUnavailable({
+    message: boundText(
+      `Cannot run the Codex CLI (${detail.trim().replace(/\.$/, "")}). Install it (npm install -g @openai/codex) or set CODEX_CLI_PATH, then run \`codex login\`.`
+    )
+  })
+
+/** The worker codes that mean the Codex CLI itself cannot be used (missing, not executable, not logged in). */
+export const CODEX_UNUSABLE_CODES: ReadonlySet<string> = new Set(["cli_unavailable", "unauthorized"])
+
 /** `what` (a sentence fragment such as "The workspace could not be created") failed because git said `detail`. */
 export const gitFailed = (what: string, detail: string) =>
   new GitFailed({ message: boundText(`${what}: ${detail} Check that git is installed and the repository is intact, then try again.`) })

@@ -11,7 +11,7 @@ import {
   type ToolResultOf,
   unknownToolMessage
 } from "../domain/contracts/index.js"
-import { invalidArgument, type ToolFailure } from "../domain/errors.js"
+import { controllerUnavailable, invalidArgument, type ToolFailure } from "../domain/errors.js"
 import { CONTROL_HEADER, controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
 import { describeParseError } from "../domain/toolResult.js"
@@ -29,14 +29,18 @@ export type CallTool = <Name extends ToolName>(
   payload: ToolPayloadInput<Name>
 ) => Effect.Effect<ToolResultOf<Name>, ToolFailure>
 
-const describeClientError = (error: RpcClientError.RpcClientError) => {
+/**
+ * What a failed exchange with the controller means to the caller: a refusal of the request (a token, a
+ * header) is the caller's to fix; no answer, or a 5xx, is the controller's (`ControllerUnavailable`, 503).
+ */
+const clientFailure = (error: RpcClientError.RpcClientError): ToolFailure => {
   const cause = error.cause
   if (HttpClientError.isHttpClientError(cause) && cause._tag === "ResponseError") {
-    return cause.response.status === 401
-      ? "The controller refused its API or control token (HTTP 401)."
-      : `The controller answered HTTP ${cause.response.status}.`
+    const status = cause.response.status
+    if (status === 401) return invalidArgument("The controller refused its API or control token (HTTP 401).")
+    return status >= 500 ? controllerUnavailable(`The controller answered HTTP ${status}. Its log says why; \`codex-replay open\` starts a new one if it stopped.`) : invalidArgument(`The controller answered HTTP ${status}.`)
   }
-  return "The controller did not answer."
+  return controllerUnavailable("The controller did not answer. `codex-replay open` starts a new one if it stopped.")
 }
 
 /**
@@ -99,11 +103,11 @@ export const makeControllerRpcClient = (controller: KnownController) =>
     // The payload is decoded with the tool's own Schema first: the RPC client would make a defect of one it cannot encode.
     const call: CallTool = (name, payload) =>
       Effect.flatMap(decodePayload(name, payload), (decoded) => send(name, decoded)).pipe(
-        Effect.catchTag("RpcClientError", (error) => Effect.fail(invalidArgument(describeClientError(error))))
+        Effect.catchTag("RpcClientError", (error) => Effect.fail(clientFailure(error)))
       )
     const watchRun: WatchRun = (runId) =>
       client("watch_run", { run_id: runId }).pipe(
-        Stream.catchTag("RpcClientError", (error) => Stream.fail(invalidArgument(describeClientError(error))))
+        Stream.catchTag("RpcClientError", (error) => Stream.fail(clientFailure(error)))
       )
     return { call, watchRun } as const
   }).pipe(

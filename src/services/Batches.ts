@@ -11,7 +11,7 @@ import {
   type BlockedThread,
   isBatchId
 } from "../domain/batch.js"
-import { conflict, invalidArgument, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound, unreadableFile } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
 import { Settings } from "./Settings.js"
 
@@ -87,7 +87,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
           onSome: (value) =>
             decodeRecord(value).pipe(
               Effect.map(Option.some),
-              Effect.mapError(() => invalidArgument(`The record of batch ${batchId} is not a batch record.`))
+              Effect.mapError(() => unreadableFile(`The record of batch ${batchId} is not a batch record (the file is damaged); start the batch again.`))
             )
         }))
       )
@@ -108,7 +108,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         Effect.flatMap((value) =>
           decodeConfigurations(value).pipe(
             Effect.map((file) => file.configurations),
-            Effect.mapError(() => invalidArgument(`The configurations of batch ${batchId} cannot be read.`))
+            Effect.mapError(() => unreadableFile(`The configurations of batch ${batchId} cannot be read (the file is damaged); start the batch again.`))
           )
         )
       )

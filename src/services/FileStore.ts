@@ -3,7 +3,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
-import { ControllerError, invalidArgument, notFound, StorageError } from "../domain/errors.js"
+import { ControllerError, invalidArgument, notFound, StorageError, UnreadableFile, unreadableFile } from "../domain/errors.js"
 import { errnoOf } from "../domain/ioErrors.js"
 import { makeTemporaryRoots } from "./internal/temporaryRoot.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
@@ -40,15 +40,19 @@ export const describeFailure = (error: PlatformError) => (error.cause instanceof
 const storageError = (what: string, error: PlatformError | string) =>
   new StorageError({ message: `${what}: ${typeof error === "string" ? error : describeFailure(error)}` })
 
-/** The JSON object in the text of the file `name`, or why it is not one. */
-export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, ControllerError> =>
+/**
+ * The JSON object in the text of the file `name`, or why it is not one. The files read this way are the
+ * controller's own (a run's state, an attempt, a batch record): a damaged one is the machine's failure
+ * (`UnreadableFile`, 500), named by its base name only.
+ */
+export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, UnreadableFile> =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: () => invalidArgument(`${name} does not contain valid JSON.`)
+    catch: () => unreadableFile(`${name} does not contain valid JSON.`)
   }).pipe(
     Effect.filterOrFail(
       (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-      () => invalidArgument(`${name} does not contain an object.`)
+      () => unreadableFile(`${name} does not contain an object.`)
     )
   )
 
@@ -157,7 +161,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
     const readBounded = Effect.fn("FileStore.readBounded")(function*(file: string, maxBytes: number) {
       const name = path.basename(file)
       const text = yield* read(`Cannot read ${name}`, links.readRegular(file, maxBytes))
-      if (Option.isNone(text)) return yield* invalidArgument(`${name} is too large to read.`)
+      // Every bounded read is of a file the controller keeps: one over its bound is damaged, not the user's doing.
+      if (Option.isNone(text)) return yield* unreadableFile(`${name} is too large to read.`)
       return text.value
     })
 

@@ -103,6 +103,8 @@ const MACHINE_CODES = {
   CodexUnavailable: "codex_unavailable"
 } as const satisfies Record<MachineFailure["_tag"], string>
 
+const COORDINATOR_DEFECT = "The replay coordinator failed unexpectedly; the controller's log has the cause. Replay the thread again."
+
 const failureDetails = (error: ControllerError | WorkerError | MachineFailure) =>
   error._tag === "WorkerError"
     ? { error: error.message.slice(0, 2000) }
@@ -284,6 +286,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           Conflict: (error) => recordFailure(directory, error),
           WorkerError: (error) => recordFailure(directory, error),
           StorageError: (error) => recordFailure(directory, error),
+          UnreadableFile: (error) => recordFailure(directory, error),
           GitFailed: (error) => recordFailure(directory, error)
         }),
         // A cancelled run or a lost race: the state already says how the run ended.
@@ -292,13 +295,23 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           InvalidArgument: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
           NotFound: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
           Conflict: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
-          StorageError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)
+          StorageError: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`),
+          UnreadableFile: (error) => Effect.logError(`Cannot record the run's end: ${error.message}`)
         }),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
             : Effect.logError("Replay coordinator failed", cause).pipe(
-              Effect.zipRight(recordFailure(directory, invalidArgument("The replay coordinator failed unexpectedly."))),
+              // A defect is the controller's own failure, never the user's: recorded as such, its cause in the log.
+              Effect.zipRight(runs.update(directory, {
+                status: "failed",
+                expectedStatus: "running",
+                summary: `Replay stopped: ${COORDINATOR_DEFECT}`,
+                details: {
+                  error: COORDINATOR_DEFECT,
+                  failure_diagnostic: { controller_code: "coordinator_failed", worker_code: "unknown", worker_stage: "outside_worker" }
+                }
+              })),
               Effect.ignore
             )),
         Effect.onInterrupt(() => markStopped(request.run_id)),

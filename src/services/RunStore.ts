@@ -1,6 +1,6 @@
 import { Clock, DateTime, Effect, Either, Option, Random, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
-import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError } from "../domain/errors.js"
+import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError, type UnreadableFile } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -267,7 +267,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
     const update = (
       directory: string,
       change: StateUpdate
-    ): Effect.Effect<RunState, ControllerError | StorageError | StateTransitionConflict | RunCancelled> =>
+    ): Effect.Effect<RunState, ControllerError | UnreadableFile | StorageError | StateTransitionConflict | RunCancelled> =>
       Effect.gen(function*() {
         yield* loaded
         const next = yield* files.withLock(

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { type ToolName, type ToolResultOf, ToolResults } from "../../src/domain/contracts/index.js"
+import { OpenControllerResult, type ToolName, type ToolResultOf, ToolResults } from "../../src/domain/contracts/index.js"
 
 const run = {
   schema_version: 1,
@@ -150,7 +150,7 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
     file_selection: passing({ preexisting_files: ["a.ts"] }, { candidates: [] }),
     workspace: { kind: "git", files: [], requires_empty_attestation: false, requires_confirmation: false, complete: true },
     models: [{ id: "gpt-x", label: "GPT X" }],
-    chunks: { available: false, reason: "One prompt." },
+    chunks: { available: false, reason: "One prompt.", split_points: [] },
     questions: [],
     repository_blockers: [],
     blockers: [],
@@ -162,7 +162,7 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
   ],
   infer_working_directory: [{ thread_id: "t1", working_directory: "/repo", source: "cwd" }],
   get_report: [
-    { report: { winner: "codex", schema_version: 3 }, report_json: "/runs/run-1/report.json", report_html: "/runs/run-1/report.html" },
+    { report: passing({ winner: "codex", schema_version: 3, candidates: { codex: { model: "gpt-x" }, claude: {} }, evaluation: null }, { verdict_note: "kept" }), report_json: "/runs/run-1/report.json", report_html: "/runs/run-1/report.html" },
     { artifact_content: "<html></html>", artifact_format: "html", artifact_mime_type: "text/html", artifact_file_name: "codex-replay-run-1-report.html" }
   ],
   prepare_run: [
@@ -263,6 +263,32 @@ describe("every tool result is a Schema", () => {
       }
     })
   }
+
+  it("open_controller (MCP): encodes to JSON and decodes back to the same value", () => {
+    const sample = { prepared: true, opened: false, launch_url: "http://127.0.0.1:43118/?token=t", controller_session_id: "a".repeat(32) } as const
+    const wire: unknown = JSON.parse(JSON.stringify(Schema.encodeSync(OpenControllerResult)(sample)))
+    expect(wire).toEqual(sample)
+    expect(Schema.decodeUnknownSync(OpenControllerResult)(wire)).toEqual(sample)
+    expect(() => Schema.decodeUnknownSync(OpenControllerResult)({ ...sample, opened: true })).toThrow(/opened/)
+  })
+
+  it("types a chunk offer, a run's models and a report's top-level fields", () => {
+    const inspected = samples.inspect_thread[0]!
+    const selected = {
+      ...inspected,
+      chunks: {
+        available: true,
+        reason: null,
+        split_points: [{ index: 1, message_id: "u1", timestamp: "2026-01-01T00:00:00.000Z", prompt: "Fix it.", files_touched: ["a.ts"] }],
+        selected: { range_start: "u1", range_end: "u1", first_index: 1, last_index: 1, request: "Fix it.", carried_forward_files: [] }
+      }
+    }
+    expect(Schema.decodeUnknownSync(ToolResults.inspect_thread)(selected)).toEqual(selected)
+    expect(() => Schema.decodeUnknownSync(ToolResults.inspect_thread)({ ...inspected, chunks: { available: false, reason: "x" } })).toThrow(/split_points/)
+    const listed = samples.list_runs[0]!
+    expect(() => Schema.decodeUnknownSync(ToolResults.list_runs)({ ...listed, runs: [{ ...listed.runs[0], models: [1] }] })).toThrow(/models/)
+    expect(() => Schema.decodeUnknownSync(ToolResults.get_report)({ ...samples.get_report[0], report: { winner: 1 } })).toThrow()
+  })
 
   it("refuses an answer that lacks a field of its contract", () => {
     const { run_root: _dropped, ...withoutRoot } = samples.list_runs[0]!

@@ -52,6 +52,10 @@ it.effect("refuses reads over the size bound and non-object JSON with clear mess
     expect((yield* Effect.flip(files.readJson(path.join(directory, "list.json"), 100))).message).toBe("list.json does not contain an object.")
     expect((yield* Effect.flip(files.readJson(path.join(directory, "torn.json"), 100))).message).toBe("torn.json does not contain valid JSON.")
     expect((yield* files.readJsonOption(path.join(directory, "missing.json"), 100))._tag).toBe("None")
+    // The controller's own files: a damaged one is the machine's failure (500), not the caller's.
+    for (const name of ["big.json", "list.json", "torn.json"]) {
+      expect((yield* Effect.flip(files.readJson(path.join(directory, name), 100)))._tag).toBe("UnreadableFile")
+    }
   }).pipe(Effect.provide(FileStore.Default)))
 
 it.effect("keeps paths inside their root, lexically and through symlinks", () =>

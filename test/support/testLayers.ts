@@ -1,6 +1,6 @@
 import { type Context, Effect, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
-import { invalidArgument, StorageError } from "../../src/domain/errors.js"
+import { type InvalidArgument, invalidArgument, StorageError, type UnreadableFile, unreadableFile } from "../../src/domain/errors.js"
 import { type FileIdentity, FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { archivedWorkspaceName, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
@@ -133,18 +133,18 @@ export class MemoryFiles {
     const createJsonExclusive = (file: string, value: unknown) =>
       Effect.suspend(() => (files.has(file) ? Effect.succeed(false) : Effect.as(writeJson(file, value), true)))
     const readBounded = (file: string, maxBytes: number) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<string, InvalidArgument | UnreadableFile> => {
         const text = files.text(file)
         if (text === undefined) return Effect.fail(missing(file))
-        if (Buffer.byteLength(text) > maxBytes) return Effect.fail(invalidArgument(`${path.basename(file)} is too large to read.`))
+        if (Buffer.byteLength(text) > maxBytes) return Effect.fail(unreadableFile(`${path.basename(file)} is too large to read.`))
         return Effect.succeed(text)
       })
     const readJson = (file: string, maxBytes: number) =>
       Effect.flatMap(readBounded(file, maxBytes), (text) =>
-        Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => invalidArgument(`${path.basename(file)} does not contain valid JSON.`) }).pipe(
+        Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => unreadableFile(`${path.basename(file)} does not contain valid JSON.`) }).pipe(
           Effect.filterOrFail(
             (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
-            () => invalidArgument(`${path.basename(file)} does not contain an object.`)
+            () => unreadableFile(`${path.basename(file)} does not contain an object.`)
           )
         ))
     const readJsonOption = (file: string, maxBytes: number) =>

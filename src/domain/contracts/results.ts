@@ -45,7 +45,8 @@ export const RunSummary = Schema.Struct({
   run_id: Schema.String,
   thread_id: NullableString,
   model: NullableString,
-  models: Schema.Array(Schema.Unknown),
+  /** The run's models, as its state records them (a start group's run has one). */
+  models: Strings,
   status: Schema.String,
   phase: Schema.String,
   phase_label: Schema.String,
@@ -250,9 +251,31 @@ export type OpenControllerResult = typeof OpenControllerResult.Type
 // ---------------------------------------------------------------------------------------------------
 // Reports and portfolios
 
+/**
+ * A run's `report.json`, down to the top-level fields the page and the command line read; each is optional
+ * (a report of an earlier schema version may lack one) and the structure below them is the report's own
+ * (domain/report), kept as it is.
+ */
+export const ReplayReport = open({
+  schema_version: Schema.optional(Schema.Number),
+  run_id: Schema.optional(Schema.String),
+  thread_id: Schema.optional(Schema.String),
+  generated_at: Schema.optional(Schema.String),
+  original_request: Schema.optional(Schema.String),
+  winner: Schema.optional(Schema.String),
+  candidates: Schema.optional(open({ codex: open({}), claude: open({}) })),
+  evaluation: Schema.optional(Schema.NullOr(open({}))),
+  review_reasons: Schema.optional(Schema.NullOr(open({}))),
+  about_review: Schema.optional(open({})),
+  cost_note: Schema.optional(Schema.String),
+  comparability: Schema.optional(Schema.NullOr(open({}))),
+  integrity: Schema.optional(open({}))
+})
+export type ReplayReport = typeof ReplayReport.Type
+
 /** `get_report` without a format: the parsed report and both paths. */
 export const ReportPaths = Schema.Struct({
-  report: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  report: ReplayReport,
   report_json: Schema.String,
   report_html: Schema.String
 })

@@ -83,6 +83,34 @@ const StateKind = Schema.Literal("git", "non_git")
  * `inspect_thread`: the thread, what a replay of it would compare, and what blocks it. The baseline,
  * capabilities, file selection, workspace and chunk offer are described where a client reads them.
  */
+/** A prompt of a thread where a chunk can start (`inspect_thread`'s `chunks.split_points`). */
+export const SplitPoint = Schema.Struct({
+  index: Schema.Number,
+  message_id: Schema.String,
+  timestamp: Schema.String,
+  prompt: Schema.String,
+  files_touched: Strings
+})
+
+/** The chunk asked for (`range_start`/`range_end`): its request and the files carried into it. */
+export const ChunkSelection = Schema.Struct({
+  range_start: Schema.String,
+  range_end: Schema.String,
+  first_index: Schema.Number,
+  last_index: Schema.Number,
+  request: Schema.String,
+  carried_forward_files: Strings
+})
+
+/** Whether a thread can be replayed in chunks, and where it can be split. */
+export const ChunkOffer = Schema.Struct({
+  available: Schema.Boolean,
+  reason: NullableString,
+  split_points: Schema.Array(SplitPoint),
+  selected: Schema.optional(ChunkSelection)
+})
+export type ChunkOffer = typeof ChunkOffer.Type
+
 export const InspectThreadResult = Schema.Struct({
   thread: InspectedThread,
   replay: InspectedThread,
@@ -108,7 +136,7 @@ export const InspectThreadResult = Schema.Struct({
     complete: Schema.Boolean
   }),
   models: Schema.Array(ModelOption),
-  chunks: open({}),
+  chunks: ChunkOffer,
   questions: Strings,
   repository_blockers: Strings,
   blockers: Strings,

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
-import { GetReportPayload, ReportFormat } from "../../domain/contracts/index.js"
+import { GetReportPayload, ReplayReport, ReportFormat } from "../../domain/contracts/index.js"
 import { conflict, type ControllerError, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import { FileStore } from "../../services/FileStore.js"
@@ -24,6 +24,7 @@ export const decodeGetReportPayload = (argumentsValue: unknown): Effect.Effect<G
 const OUTSIDE = "The replay report is outside its run directory."
 const NOT_READY = "The replay report is not ready."
 const NOT_JSON = "The run's report.json is not valid JSON (damaged or cut short); download report.html instead, or replay the thread again."
+const NOT_A_REPORT = "The run's report.json is not a replay report (damaged); download report.html instead, or replay the thread again."
 
 /**
  * The real path of `report.<format>` in a run directory the caller already resolved and checked:
@@ -78,11 +79,12 @@ const parseReport = (text: string) =>
     Effect.filterOrFail(
       (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
       () => unreadableFile(NOT_JSON)
-    )
+    ),
+    Effect.flatMap((value) => Effect.mapError(Schema.decodeUnknown(ReplayReport)(value), () => unreadableFile(NOT_A_REPORT)))
   )
 
 export type GetReportResult =
-  | { readonly report: Record<string, unknown>; readonly report_json: string; readonly report_html: string }
+  | { readonly report: ReplayReport; readonly report_json: string; readonly report_html: string }
   | {
     readonly artifact_content: string
     readonly artifact_format: ReportFormat

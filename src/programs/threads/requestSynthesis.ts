@@ -2,7 +2,7 @@ import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { InferredWorkingDirectory, RequestGeneration, SynthesizedRequest } from "../../domain/contracts/results.js"
-import { StorageError } from "../../domain/errors.js"
+import { CODEX_UNUSABLE_CODES, codexUnavailable, StorageError, WorkerError } from "../../domain/errors.js"
 import { CodexWorker } from "../../services/CodexWorker.js"
 import { FileStore } from "../../services/FileStore.js"
 import { Settings } from "../../services/Settings.js"
@@ -107,6 +107,15 @@ const cacheRootHidden = Effect.map(
   Option.match({ onNone: () => [] as Array<string>, onSome: (settings) => [settings.cacheRoot] })
 )
 
+/**
+ * A failure of the model's answer falls back (`fallback`); a Codex CLI that cannot be run or is not logged
+ * in is the machine's failure the caller can act on: `CodexUnavailable` (503), saying what to do.
+ */
+const fallBackUnlessCodexUnusable = <A>(fallback: A) => (error: unknown) =>
+  error instanceof WorkerError && CODEX_UNUSABLE_CODES.has(error.code)
+    ? Effect.fail(codexUnavailable(error.message))
+    : Effect.succeed(fallback)
+
 /** An empty private directory for one worker call, removed afterwards whatever happens. */
 const temporaryWorkspace = (prefix: string) =>
   Effect.flatMap(FileStore, (files) => files.temporaryDirectory(os.tmpdir(), prefix)).pipe(
@@ -140,7 +149,8 @@ const synthesizeWithModel = (input: SynthesisInput, model: string) =>
 
 /**
  * `synthesize_request`: the single prompt as is; otherwise a fresh read-only synthesis by Codex in
- * an empty temporary workspace, falling back to the exact concatenation on any failure.
+ * an empty temporary workspace, falling back to the exact concatenation on any failure of the model's
+ * answer. A Codex CLI that is missing or not logged in answers `CodexUnavailable`.
  */
 export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input: SynthesisInput) {
   const answer = (request: string, request_generation: RequestGeneration): SynthesizedRequest => ({
@@ -159,7 +169,7 @@ export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input:
         answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) })
       )
     ),
-    Effect.orElseSucceed(() => fallback)
+    Effect.catchAll(fallBackUnlessCodexUnusable(fallback))
   )
 })
 
@@ -197,11 +207,12 @@ const inferWithModel = (input: WorkingDirectoryInput, model: string) =>
 
 /**
  * `infer_working_directory`: Codex's answer when it is an existing absolute directory, else the
- * recorded cwd when it still exists, else unavailable.
+ * recorded cwd when it still exists, else unavailable. A Codex CLI that is missing or not logged in
+ * answers `CodexUnavailable`.
  */
 export const inferWorkingDirectory = Effect.fn("inferWorkingDirectory")(function*(input: WorkingDirectoryInput) {
   const canAsk = input.model !== undefined && input.turns.length > 0 && !input.truncated
-  const inferred = canAsk ? yield* Effect.orElseSucceed(inferWithModel(input, input.model!), () => "") : ""
+  const inferred = canAsk ? yield* Effect.catchAll(inferWithModel(input, input.model!), fallBackUnlessCodexUnusable("")) : ""
   if (inferred !== "") return { thread_id: input.thread_id, working_directory: inferred, source: "codex" as const }
   const recorded = yield* existingDirectory(input.recorded_cwd)
   return {

@@ -309,3 +309,28 @@ describe("POST /api/rpc when the controller's own storage fails", () => {
     expect(daemon.output()).not.toContain("notes.txt")
   })
 })
+
+describe("a Codex CLI that is not there", () => {
+  it("answers synthesize_request with CodexUnavailable (503) saying how to install it and log in, over /api/call and /api/rpc", async () => {
+    const missing = "/nonexistent/bin/codex"
+    const broken = await startDaemon({ CODEX_CLI_PATH: missing })
+    try {
+      const answer = await fetch(`${broken.origin}/api/call`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: broken.origin, Authorization: `Bearer ${broken.apiToken}` },
+        body: JSON.stringify({ name: "synthesize_request", arguments: { thread_id: MULTI_PROMPT_THREAD } })
+      })
+      expect(answer.status).toBe(503)
+      const expected = `Cannot run the Codex CLI (The Codex CLI ${missing} does not exist or is not executable). ` +
+        "Install it (npm install -g @openai/codex) or set CODEX_CLI_PATH, then run `codex login`."
+      expect(await answer.json()).toMatchObject({ isError: true, content: [{ type: "text", text: expected }] })
+      const typed = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const caller = yield* makeRpcCaller({ sessionId: broken.sessionId, port: broken.port, controlToken: broken.token, apiToken: broken.apiToken })
+        return yield* Effect.either(caller("synthesize_request", { thread_id: MULTI_PROMPT_THREAD }))
+      })))
+      expect(Either.isLeft(typed) && typed.left).toMatchObject({ _tag: "CodexUnavailable", message: expected })
+    } finally {
+      await broken.stop()
+    }
+  })
+})

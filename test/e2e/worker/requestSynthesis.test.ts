@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
+import { failureStatus } from "../../../src/domain/errors.js"
 import { workerError } from "../../../src/domain/worker.js"
 import {
   inferWorkingDirectory,
@@ -173,3 +174,33 @@ it.effect("without a model or with cut turns Codex is not asked", () =>
       expect((yield* inferWorkingDirectory(input)).source).toBe("unavailable")
     }
   }).pipe(Effect.provide(FileStore.Default), Effect.provide(noWorker)))
+
+// ---------------------------------------------------------------------------------------------
+
+const CODEX_HINT = "Install it (npm install -g @openai/codex) or set CODEX_CLI_PATH, then run `codex login`."
+
+it.live("a Codex CLI that is not there answers CodexUnavailable (503), saying what failed and what to do", () =>
+  Effect.gen(function*() {
+    const missing = "/nonexistent/bin/codex"
+    const worker = fakeCodexLayer({}, { cliPath: missing })
+    const failures = [
+      yield* Effect.flip(synthesizeRequest(threeTurns).pipe(Effect.provide(FileStore.Default), Effect.provide(worker))),
+      yield* Effect.flip(inferWorkingDirectory(evidence()).pipe(Effect.provide(FileStore.Default), Effect.provide(worker)))
+    ]
+    for (const failure of failures) {
+      expect(failure._tag).toBe("CodexUnavailable")
+      expect(failure.message).toBe(`Cannot run the Codex CLI (The Codex CLI ${missing} does not exist or is not executable). ${CODEX_HINT}`)
+      expect(failureStatus(failure)).toBe(503)
+    }
+  }))
+
+it.live("a Codex CLI that is not logged in answers CodexUnavailable; any other failure still falls back", () =>
+  Effect.gen(function*() {
+    const unauthorized = CodexWorker.fake(() =>
+      Effect.fail(workerError({ code: "unauthorized", message: "Not logged in.", retryable: false, stage: "turn", exitCode: 1, systemCode: null, elapsedMs: 0 }))
+    )
+    const failure = yield* Effect.flip(synthesizeRequest(threeTurns).pipe(Effect.provide(FileStore.Default), Effect.provide(unauthorized)))
+    expect(failure).toMatchObject({ _tag: "CodexUnavailable", message: `Cannot run the Codex CLI (Not logged in). ${CODEX_HINT}` })
+    const other = yield* synthesizeRequest(threeTurns).pipe(Effect.provide(FileStore.Default), Effect.provide(recordingWorker(["fail"], [])))
+    expect(other.request_generation).toEqual({ method: "concatenated_fallback" })
+  }))
