@@ -6,7 +6,10 @@ import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { FileStore } from "./FileStore.js"
 import { watchAttempt } from "./internal/attemptWatch.js"
 import { killAttempt, launcherFor, recordedAttempts } from "./internal/confinement.js"
+import { type PortReservation, reservePort, type StartedDaemon } from "./internal/daemonProcess.js"
+import { packagePath } from "./internal/packageInfo.js"
 import { type EnvironmentVariables, ProcessEnvironment } from "./platform/environment.js"
+import { withAppendDescriptor } from "./platform/nodeFiles.js"
 import * as procfs from "./platform/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
@@ -187,6 +190,49 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
       })
     })
 
+  /** The daemon's process, detached in its own group, its output on `log`, the reserved socket as descriptor 3. */
+  const spawnDaemon = (reservation: PortReservation, env: Readonly<Record<string, string>>, log: number): StartedDaemon => {
+    const { port, socketFd } = reservation
+    const inherit = typeof socketFd === "number" && socketFd >= 0
+    const child = spawn(process.execPath, [packagePath("bin/codex-replay.js"), "--http"], {
+      detached: true,
+      stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
+      env: {
+        ...environment,
+        ...env,
+        CODEX_REPLAY_CONTROLLER_PORT: String(port),
+        CODEX_REPLAY_CONTROLLER_SOCKET_FD: inherit ? "3" : ""
+      }
+    })
+    child.unref()
+    let exited = false
+    child.once("exit", () => void (exited = true))
+    const pid = child.pid
+    return { port, pid, exited: () => exited, stop: Effect.sync(() => pid !== undefined && !exited && procfs.signal(-pid, "SIGTERM")) }
+  }
+
+  /**
+   * Reserves a port (the preferred one when free) and starts `bin/codex-replay.js --http` on it, detached in its own
+   * process group, its output appended to `logPath`, handed the reserved listening socket as descriptor 3 and our
+   * environment with `env` and the port on top.
+   */
+  const startDaemon = (preferredPort: number, env: Readonly<Record<string, string>>, logPath: string) =>
+    Effect.flatMap(reservePort(preferredPort), (reservation) =>
+      Effect.try({
+        try: () => {
+          try {
+            return withAppendDescriptor(logPath, (log) => spawnDaemon(reservation, env, log))
+          } finally {
+            // Closed whether or not the daemon started: it holds its own copy of the socket.
+            reservation.close()
+          }
+        },
+        catch: (error) => spawnFailed("the local controller", error instanceof Error ? error.message : String(error))
+      })).pipe(Effect.withSpan("ProcessRunner.startDaemon"))
+
+  /** This process's pid and start time, which together tell it from a later process that reuses the pid. */
+  const ownIdentity = Effect.sync(() => ({ pid: process.pid, startTime: procfs.startTimeOf(process.pid) ?? null }))
+
   /** Our own children whose environment holds `name=value` (a Codex child, found by its attempt's variable). */
   const childrenWith = (name: string, value: string) => Effect.promise(() => procfs.childrenWithEnvironment(name, value))
 
@@ -221,6 +267,9 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
     environment,
     run,
     startDetached,
+    startDaemon,
+    ownIdentity,
+    isSameProcess: procfs.isSameProcess,
     sweepTag,
     sweepRecorded,
     isAlive: procfs.isAlive,
