@@ -9,6 +9,7 @@ import {
   type ThreadIndex,
   ThreadIndexFile
 } from "../../domain/history/threadIndex.js"
+import { writeFileAtomic } from "../internal/atomicWrite.js"
 
 /** The persistent thread index on disk: one Schema-encoded JSON file, read once per process and written whole. */
 
@@ -46,7 +47,7 @@ export const loadIndex = (file: string, version: string, projectsRoot: string) =
   })
 
 /**
- * Writes the whole index atomically: a private temporary file with a unique name, then a rename, so that two
+ * Writes the whole index atomically (internal/atomicWrite.ts): a private temporary file with a unique name, then a rename, so that two
  * processes writing at once leave one whole index (the last rename wins) and a reader never sees half. The
  * files of earlier formats beside it are removed.
  */
@@ -55,11 +56,7 @@ export const saveIndex = (file: string, version: string, projectsRoot: string, i
     const fs = yield* FileSystem.FileSystem
     const text = encodeFile(indexFileOf(version, projectsRoot, index))
     yield* fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 })
-    const temporary = `${file}.${crypto.randomUUID()}.tmp`
-    yield* fs.writeFileString(temporary, text, { mode: 0o600, flag: "wx" }).pipe(
-      Effect.zipRight(fs.rename(temporary, file)),
-      Effect.tapError(() => Effect.ignore(fs.remove(temporary, { force: true })))
-    )
+    yield* writeFileAtomic(fs, file, text)
     yield* Effect.forEach(olderThreadIndexFiles(file), (older) => Effect.ignore(fs.remove(older, { force: true })), {
       discard: true
     })
