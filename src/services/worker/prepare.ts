@@ -27,6 +27,8 @@ const realOr = (target: string, fallback: string) =>
 const realOption = (target: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.realPath(target)))
 
+const MAX_GIT_FILE_BYTES = 64 * 1024
+
 const statOption = (target: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.stat(target)))
 
 const resolveCli = (cliPath: string, searchPath: string | undefined) =>
@@ -50,11 +52,13 @@ const isDirectory = (directory: string) =>
 /** A real repository or worktree: `.git/HEAD`, or a `.git` file pointing to the git directory. */
 const isGitMarker = (candidate: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const links = yield* LinkSafeFiles
     const info = yield* statOption(candidate)
     if (Option.isNone(info)) return false
     if (info.value.type === "Directory") return Option.isSome(yield* statOption(path.join(candidate, "HEAD")))
-    return (yield* fs.readFileString(candidate).pipe(Effect.orElseSucceed(() => ""))).startsWith("gitdir:")
+    // A `.git` file holds one `gitdir:` line; one larger than this, a link or anything unreadable is no marker.
+    const text = yield* Effect.orElseSucceed(links.readRegular(candidate, MAX_GIT_FILE_BYTES), () => Option.none<string>())
+    return Option.exists(text, (content) => content.startsWith("gitdir:"))
   })
 
 /** Codex refuses to run outside a repository unless told to skip that check. */
