@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Layer, Queue } from "effect"
+import { Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as readline from "node:readline"
 import { type SpawnFailed, spawnFailed } from "../domain/errors.js"
@@ -34,14 +34,15 @@ export interface ProcessExit {
 
 const POLL = Duration.millis(25)
 const MAX_FREEZE_ROUNDS = 50
-const SWEEP_KILL_WITHIN_MILLIS = 5000
+const SWEEP_KILL_WITHIN = Duration.seconds(5)
 
+/** Every `POLL` on the Effect clock, for at most `within`; its output is the last value looked at. */
+const pollingFor = <A>(within: Duration.DurationInput) =>
+  Schedule.identity<A>().pipe(Schedule.addDelay(() => POLL), Schedule.upTo(within))
+
+/** Looks at `done` until it holds or `within` has passed; answers whether it holds. */
 const waitUntil = (done: () => boolean, within: Duration.Duration) =>
-  Effect.gen(function*() {
-    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(within)
-    while (!done() && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
-    return done()
-  })
+  Effect.repeat(Effect.sync(done), { schedule: pollingFor(within), until: (holds) => holds })
 
 const makeProcessRunner = (graceMillis: number, files: FileStore, environment: EnvironmentVariables) => {
   const grace = Duration.millis(graceMillis)
@@ -65,17 +66,17 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
         stopped.add(pid)
       }
     }
-    const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
-    let pids = yield* tagged(tag)
-    while (pids.length > 0 && (yield* Clock.currentTimeMillis) < deadline) {
+    // One round kills what still carries the tag (its group too when it leads one); rounds go on until none is left.
+    const killRound = Effect.gen(function*() {
+      const pids = yield* tagged(tag)
       for (const pid of pids) {
         const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
         if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, "SIGKILL")
         procfs.signal(pid, "SIGKILL")
       }
-      yield* Effect.sleep(POLL)
-      pids = yield* tagged(tag)
-    }
+      return pids.length
+    })
+    yield* Effect.repeat(killRound, { schedule: pollingFor(SWEEP_KILL_WITHIN), until: (found) => found === 0 })
     return stopped.size
   })
 
@@ -87,8 +88,8 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
   const sweepRecorded = Effect.fn("ProcessRunner.sweepRecorded")(function*(runDirectory: string) {
     const records = yield* withFiles(recordedAttempts(runDirectory))
     for (const { file, attempt } of records) {
-      const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
-      while (killAttempt(attempt) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+      // `killAttempt` signals the namespace and answers whether it still ran.
+      yield* Effect.repeat(Effect.sync(() => killAttempt(attempt)), { schedule: pollingFor(SWEEP_KILL_WITHIN), while: (ran) => ran })
       yield* Effect.ignore(files.remove(file))
     }
     return records.length
