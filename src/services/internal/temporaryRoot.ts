@@ -1,8 +1,8 @@
 import type { PlatformError } from "@effect/platform/Error"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { Effect, Option } from "effect"
-import * as os from "node:os"
 import * as path from "node:path"
+import { systemTemporaryDirectory } from "../platform/environment.js"
 import type { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
 import { writeFileAtomic } from "./atomicWrite.js"
 import { isSameProcess, startTimeOf } from "../platform/procfs.js"
@@ -23,7 +23,7 @@ const known = new WeakMap<FileSystem, string>()
 
 export const makeTemporaryRoots = (fs: FileSystem, links: LinkSafeFiles["Type"]) => {
   const create = Effect.gen(function*() {
-    const directory = yield* fs.makeTempDirectory({ directory: os.tmpdir(), prefix: PREFIX })
+    const directory = yield* fs.makeTempDirectory({ directory: systemTemporaryDirectory(), prefix: PREFIX })
     yield* fs.chmod(directory, 0o700)
     const owner = { kind: OWNER_KIND, pid: process.pid, start_time: startTimeOf(process.pid) ?? null }
     yield* writeFileAtomic(fs, path.join(directory, OWNER_FILE), JSON.stringify(owner))
@@ -52,7 +52,7 @@ export const makeTemporaryRoots = (fs: FileSystem, links: LinkSafeFiles["Type"])
    * a different process with the same pid. Answers how many were removed.
    */
   const removeAbandoned: Effect.Effect<number> = Effect.gen(function*() {
-    const parent = os.tmpdir()
+    const parent = systemTemporaryDirectory()
     const entries = yield* fs.readDirectory(parent).pipe(Effect.orElseSucceed((): Array<string> => []))
     const uid = process.getuid?.()
     let removed = 0
