@@ -110,6 +110,7 @@ export const DaemonLive = Layer.mergeAll(ControllerRuntime.DefaultWithoutDepende
 
 /** What launching and probing controllers needs (MCP and the CLI). */
 export const LauncherLive = ControllerClient.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(ProcessRunner.DefaultWithoutDependencies),
   Layer.provideMerge(FileStore.DefaultWithoutDependencies),
   Layer.provideMerge(NodeFilesLive)
 )

@@ -1,9 +1,9 @@
-import { Clock, Effect } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
-import { ControllerClient, type KnownController } from "../services/ControllerClient.js"
+import { ControllerClient, type KnownController, type ProbeStatus } from "../services/ControllerClient.js"
 import { settingsOf } from "../services/Settings.js"
 import { makeOutput } from "./terminal.js"
 
@@ -12,18 +12,18 @@ export interface StopOptions {
   readonly json: boolean
 }
 
-const STOP_WITHIN_MILLIS = 10_000
+const STOP_WITHIN = Duration.seconds(10)
 
 /** Waits until the controller no longer answers `/health` (it removes its runtime file as it exits). */
 const awaitGone = (controller: KnownController) =>
   Effect.gen(function*() {
     const client = yield* ControllerClient
-    const deadline = (yield* Clock.currentTimeMillis) + STOP_WITHIN_MILLIS
-    while ((yield* Clock.currentTimeMillis) < deadline) {
-      if ((yield* client.probe(controller.port, controller.controlToken, controller.apiToken)).status === "absent") return true
-      yield* Effect.sleep("100 millis")
-    }
-    return false
+    const probe = Effect.map(client.probe(controller.port, controller.controlToken, controller.apiToken), ({ status }) => status)
+    const status = yield* Effect.repeat(probe, {
+      schedule: Schedule.identity<ProbeStatus>().pipe(Schedule.addDelay(() => "100 millis"), Schedule.upTo(STOP_WITHIN)),
+      until: (status) => status === "absent"
+    })
+    return status === "absent"
   })
 
 const stopOne = (controller: KnownController) =>

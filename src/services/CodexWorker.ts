@@ -1,7 +1,6 @@
 import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
 import { Clock, Context, Duration, Effect, Either, Layer, Runtime, type Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import * as os from "node:os"
 import * as path from "node:path"
 import type { WorkerError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
@@ -26,6 +25,7 @@ import {
 } from "../domain/worker.js"
 import { agentEnvironment, codexProcessEnvironment, sandboxConfig } from "../domain/agentSandbox.js"
 import { FileStore } from "./FileStore.js"
+import { homeDirectoryOf, systemTemporaryDirectory } from "./platform/environment.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -79,11 +79,11 @@ interface ResolvedOptions {
 const resolveOptions = (options: CodexWorkerOptions, inherited: Readonly<Record<string, string | undefined>>): ResolvedOptions => {
   const base = codexProcessEnvironment(options.environment ?? inherited)
   const environment = options.codexHome === undefined ? base : { ...base, CODEX_HOME: options.codexHome }
-  const codexHome = environment.CODEX_HOME ?? path.join(environment.HOME ?? os.homedir(), ".codex")
+  const codexHome = environment.CODEX_HOME ?? path.join(homeDirectoryOf(environment), ".codex")
   return {
     // The system's temporary directory holds reviewer workspaces of parallel runs; every agent gets
     // its own temporary directory instead (TMPDIR).
-    hiddenRoots: [...(options.hiddenRoots ?? []), codexHome, os.tmpdir()],
+    hiddenRoots: [...(options.hiddenRoots ?? []), codexHome, systemTemporaryDirectory()],
     cliPath: options.cliPath ?? "codex",
     environment,
     config: options.config,

@@ -13,9 +13,9 @@ import {
 import { isControllerSessionId } from "../domain/ids.js"
 import { healthProof, tokensEqual } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
-import { startDaemon } from "./internal/daemonProcess.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
+import { ProcessRunner } from "./ProcessRunner.js"
 
 export type ProbeStatus = "compatible" | "unverified" | "foreign" | "absent"
 
@@ -156,7 +156,10 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
     /** Whether `file` is a regular file this process may execute (a `codex_cli_path` to hand a daemon). */
     const isExecutable = (yield* LinkSafeFiles).isExecutable
 
+    /** Starts the daemon detached (ProcessRunner.startDaemon, the one place processes are spawned). */
+    const startDaemon = (yield* ProcessRunner).startDaemon
+
     return { readRuntime, probe, shutdown, requestStop, findLive, listLive, isExecutable, startDaemon } as const
   }),
-  dependencies: [FileStore.Default, NodeFilesLive]
+  dependencies: [FileStore.Default, NodeFilesLive, ProcessRunner.Default]
 }) {}

@@ -1,10 +1,10 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Option } from "effect"
-import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { ControllerError, invalidArgument, notFound, StorageError, UnreadableFile, unreadableFile } from "../domain/errors.js"
 import { errnoOf } from "../domain/ioErrors.js"
+import { temporaryNameFor, writeFileAtomic } from "./internal/atomicWrite.js"
 import { makeTemporaryRoots } from "./internal/temporaryRoot.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
@@ -102,7 +102,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
           : storageError(what, error)
       })
 
-    const temporaryName = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
+    const temporaryName = temporaryNameFor
 
     const ensurePrivateDirectory = Effect.fn("FileStore.ensurePrivateDirectory")(function*(directory: string) {
       yield* write(`Cannot create ${directory}`, Effect.zipRight(
@@ -134,14 +134,10 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       }
     })
 
-    /** The one atomic write: a private temporary file beside `file`, renamed over it; never half a file. */
+    /** The one atomic write (internal/atomicWrite.ts): a private temporary file beside `file`, renamed over it; never half a file. */
     const writeTextAtomic = Effect.fn("FileStore.writeTextAtomic")(function*(file: string, text: string, mode = 0o600) {
       yield* write(`Cannot create ${path.dirname(file)}`, fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 }))
-      const temporary = temporaryName(file)
-      yield* write(`Cannot write ${path.basename(file)}`, fs.writeFileString(temporary, text, { flag: "wx", mode }).pipe(
-        Effect.zipRight(fs.rename(temporary, file)),
-        Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true })))
-      ))
+      yield* write(`Cannot write ${path.basename(file)}`, writeFileAtomic(fs, file, text, mode))
     })
 
     const writeJson = (file: string, value: unknown) =>

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Layer, Queue } from "effect"
+import { Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as readline from "node:readline"
 import { type SpawnFailed, spawnFailed } from "../domain/errors.js"
@@ -6,7 +6,10 @@ import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { FileStore } from "./FileStore.js"
 import { watchAttempt } from "./internal/attemptWatch.js"
 import { killAttempt, launcherFor, recordedAttempts } from "./internal/confinement.js"
+import { type PortReservation, reservePort, type StartedDaemon } from "./internal/daemonProcess.js"
+import { packagePath } from "./internal/packageInfo.js"
 import { type EnvironmentVariables, ProcessEnvironment } from "./platform/environment.js"
+import { withAppendDescriptor } from "./platform/nodeFiles.js"
 import * as procfs from "./platform/procfs.js"
 
 export type OutputStream = "stdout" | "stderr"
@@ -31,14 +34,15 @@ export interface ProcessExit {
 
 const POLL = Duration.millis(25)
 const MAX_FREEZE_ROUNDS = 50
-const SWEEP_KILL_WITHIN_MILLIS = 5000
+const SWEEP_KILL_WITHIN = Duration.seconds(5)
 
+/** Every `POLL` on the Effect clock, for at most `within`; its output is the last value looked at. */
+const pollingFor = <A>(within: Duration.DurationInput) =>
+  Schedule.identity<A>().pipe(Schedule.addDelay(() => POLL), Schedule.upTo(within))
+
+/** Looks at `done` until it holds or `within` has passed; answers whether it holds. */
 const waitUntil = (done: () => boolean, within: Duration.Duration) =>
-  Effect.gen(function*() {
-    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(within)
-    while (!done() && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
-    return done()
-  })
+  Effect.repeat(Effect.sync(done), { schedule: pollingFor(within), until: (holds) => holds })
 
 const makeProcessRunner = (graceMillis: number, files: FileStore, environment: EnvironmentVariables) => {
   const grace = Duration.millis(graceMillis)
@@ -62,17 +66,17 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
         stopped.add(pid)
       }
     }
-    const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
-    let pids = yield* tagged(tag)
-    while (pids.length > 0 && (yield* Clock.currentTimeMillis) < deadline) {
+    // One round kills what still carries the tag (its group too when it leads one); rounds go on until none is left.
+    const killRound = Effect.gen(function*() {
+      const pids = yield* tagged(tag)
       for (const pid of pids) {
         const group = yield* Effect.promise(() => procfs.processGroupOf(pid))
         if (group !== undefined && group !== ownGroup && group === pid) procfs.signal(-group, "SIGKILL")
         procfs.signal(pid, "SIGKILL")
       }
-      yield* Effect.sleep(POLL)
-      pids = yield* tagged(tag)
-    }
+      return pids.length
+    })
+    yield* Effect.repeat(killRound, { schedule: pollingFor(SWEEP_KILL_WITHIN), until: (found) => found === 0 })
     return stopped.size
   })
 
@@ -84,8 +88,8 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
   const sweepRecorded = Effect.fn("ProcessRunner.sweepRecorded")(function*(runDirectory: string) {
     const records = yield* withFiles(recordedAttempts(runDirectory))
     for (const { file, attempt } of records) {
-      const deadline = (yield* Clock.currentTimeMillis) + SWEEP_KILL_WITHIN_MILLIS
-      while (killAttempt(attempt) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+      // `killAttempt` signals the namespace and answers whether it still ran.
+      yield* Effect.repeat(Effect.sync(() => killAttempt(attempt)), { schedule: pollingFor(SWEEP_KILL_WITHIN), while: (ran) => ran })
       yield* Effect.ignore(files.remove(file))
     }
     return records.length
@@ -187,6 +191,49 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
       })
     })
 
+  /** The daemon's process, detached in its own group, its output on `log`, the reserved socket as descriptor 3. */
+  const spawnDaemon = (reservation: PortReservation, env: Readonly<Record<string, string>>, log: number): StartedDaemon => {
+    const { port, socketFd } = reservation
+    const inherit = typeof socketFd === "number" && socketFd >= 0
+    const child = spawn(process.execPath, [packagePath("bin/codex-replay.js"), "--http"], {
+      detached: true,
+      stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
+      env: {
+        ...environment,
+        ...env,
+        CODEX_REPLAY_CONTROLLER_PORT: String(port),
+        CODEX_REPLAY_CONTROLLER_SOCKET_FD: inherit ? "3" : ""
+      }
+    })
+    child.unref()
+    let exited = false
+    child.once("exit", () => void (exited = true))
+    const pid = child.pid
+    return { port, pid, exited: () => exited, stop: Effect.sync(() => pid !== undefined && !exited && procfs.signal(-pid, "SIGTERM")) }
+  }
+
+  /**
+   * Reserves a port (the preferred one when free) and starts `bin/codex-replay.js --http` on it, detached in its own
+   * process group, its output appended to `logPath`, handed the reserved listening socket as descriptor 3 and our
+   * environment with `env` and the port on top.
+   */
+  const startDaemon = (preferredPort: number, env: Readonly<Record<string, string>>, logPath: string) =>
+    Effect.flatMap(reservePort(preferredPort), (reservation) =>
+      Effect.try({
+        try: () => {
+          try {
+            return withAppendDescriptor(logPath, (log) => spawnDaemon(reservation, env, log))
+          } finally {
+            // Closed whether or not the daemon started: it holds its own copy of the socket.
+            reservation.close()
+          }
+        },
+        catch: (error) => spawnFailed("the local controller", error instanceof Error ? error.message : String(error))
+      })).pipe(Effect.withSpan("ProcessRunner.startDaemon"))
+
+  /** This process's pid and start time, which together tell it from a later process that reuses the pid. */
+  const ownIdentity = Effect.sync(() => ({ pid: process.pid, startTime: procfs.startTimeOf(process.pid) ?? null }))
+
   /** Our own children whose environment holds `name=value` (a Codex child, found by its attempt's variable). */
   const childrenWith = (name: string, value: string) => Effect.promise(() => procfs.childrenWithEnvironment(name, value))
 
@@ -221,6 +268,9 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
     environment,
     run,
     startDetached,
+    startDaemon,
+    ownIdentity,
+    isSameProcess: procfs.isSameProcess,
     sweepTag,
     sweepRecorded,
     isAlive: procfs.isAlive,

@@ -1,6 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as path from "node:path"
+import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
 import { packagePath } from "./internal/packageInfo.js"
 import { gitFailed, notFound, StorageError } from "../domain/errors.js"
@@ -19,6 +20,11 @@ import { Git } from "./Git.js"
 import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
 import { cachedOnceComputed } from "./internal/cachedFor.js"
 import { Settings } from "./Settings.js"
+
+/** A sample's manifest is a few hundred bytes; anything over this is not one. */
+const MAX_MANIFEST_BYTES = 64 * 1024
+/** The packaged transcripts are a few KB; this leaves room for a much longer sample and still refuses a runaway file. */
+const MAX_TRANSCRIPT_BYTES = 16 * 1024 * 1024
 
 export const SAMPLE_ID_PREFIX = "sample-"
 
@@ -69,6 +75,10 @@ const makeSamples = (root: string) =>
     const settings = yield* Settings
     const git = yield* Git
     const fs = yield* FileSystem.FileSystem
+    const links = yield* LinkSafeFiles
+    /** A packaged file, opened without following a link; `None` when it is missing, unreadable or larger than `maxBytes`. */
+    const readPackagedFile = (file: string, maxBytes: number) =>
+      Effect.map(Effect.option(links.readRegular(file, maxBytes)), Option.flatten)
     const materialisedRoot = path.join(settings.cacheRoot, "samples")
 
     /**
@@ -82,7 +92,8 @@ const makeSamples = (root: string) =>
       const found: Array<PackagedSample> = []
       for (const name of names.sort()) {
         const directory = path.join(root, name)
-        const manifest = decodeManifest(yield* Effect.orElseSucceed(fs.readFileString(path.join(directory, "sample.json")), () => ""))
+        const manifestText = yield* readPackagedFile(path.join(directory, "sample.json"), MAX_MANIFEST_BYTES)
+        const manifest = decodeManifest(Option.getOrElse(manifestText, () => ""))
         if (manifest._tag === "Left") continue
         const transcriptPath = path.join(directory, manifest.right.transcript)
         if (yield* isFile(transcriptPath)) found.push({ manifest: manifest.right, directory, transcriptPath })
@@ -91,10 +102,12 @@ const makeSamples = (root: string) =>
     })
 
     const load = (sample: PackagedSample) =>
-      fs.readFileString(sample.transcriptPath).pipe(
-        Effect.mapError(() =>
-          new StorageError({ message: `The packaged sample ${sample.manifest.id} is missing its transcript; reinstall the package.` })
-        ),
+      readPackagedFile(sample.transcriptPath, MAX_TRANSCRIPT_BYTES).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            new StorageError({ message: `The packaged sample ${sample.manifest.id} is missing its transcript; reinstall the package.` }),
+          onSome: Effect.succeed
+        })),
         Effect.map((text): LoadedSample => {
           const { id, title } = sample.manifest
           const analysis = analyzeSession({ threadId: id, mainPath: sample.transcriptPath, main: decodeText(text), agents: [] })

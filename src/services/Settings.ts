@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Either, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { homedir } from "node:os"
 import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
@@ -19,7 +19,7 @@ const loadCodexPricing = (file: string | undefined): Effect.Effect<CodexPriceTab
   }).pipe(Effect.flatMap((text) => Either.match(parseCodexPricing(text, file), { onLeft: Effect.fail, onRight: Effect.succeed })))
 
 /** README.md#configuration settings of an environment; the first invalid value fails with its `ControllerError`. */
-export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
+const resolveFrom = (env: Environment, home: string): Effect.Effect<ResolvedSettings, ControllerError> =>
   Effect.suspend(() => Either.match(resolveSettings(env, home, randomSessionId), { onLeft: Effect.fail, onRight: Effect.succeed })).pipe(
     Effect.flatMap((settings) =>
       Effect.map(loadCodexPricing(settings.codexPricingFile), (codexPriceOverrides) => ({ ...settings, codexPriceOverrides })))
@@ -27,7 +27,15 @@ export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<Re
 
 /** The settings of the current `ConfigProvider`'s variables (the environment unless one is provided). */
 export const settingsFromConfig = (home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
-  Effect.flatMap(settingVariables, (env) => settingsOf(env, home))
+  Effect.flatMap(settingVariables, (env) => resolveFrom(env, home))
+
+/** A `ConfigProvider` of the variables an edge was given (the command line's, an embedding's), not of `process.env`. */
+export const configProviderOf = (env: Environment) =>
+  ConfigProvider.fromMap(new Map(Object.entries(env).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as const]))))
+
+/** `settingsFromConfig` under a `ConfigProvider` of `env`: the settings an edge's variables describe. */
+export const settingsOf = (env: Environment, home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
+  settingsFromConfig(home).pipe(Effect.withConfigProvider(configProviderOf(env)))
 
 /** Paths and limits resolved once from the configuration (README.md#configuration). */
 export class Settings extends Context.Tag("codex-replay/Settings")<Settings, ResolvedSettings>() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Settings, settingsFromConfig } from "../../src/services/Settings.js"
+import { Settings, settingsFromConfig, settingsOf } from "../../src/services/Settings.js"
 
 const provided = (variables: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
 
@@ -34,4 +34,12 @@ describe("Settings through Config", () => {
     }).pipe(Effect.provide(Settings.fromConfig.pipe(
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["CODEX_REPLAY_CONTROLLER_SESSION_ID", "b".repeat(32)]]))))
     ))))
+
+  it.effect("settingsOf reads an edge's variables through Config, whatever provider is current", () =>
+    Effect.gen(function*() {
+      const settings = yield* settingsOf({ CODEX_REPLAY_CONTROLLER_PORT: "4200", CLAUDE_CONFIG_DIR: undefined }, "/home/dev").pipe(
+        provided({ CODEX_REPLAY_CONTROLLER_PORT: "4300" })
+      )
+      expect(settings).toMatchObject({ preferredPort: 4200, claudeConfigDir: "/home/dev/.claude" })
+    }))
 })

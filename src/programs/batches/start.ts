@@ -5,8 +5,8 @@ import { conflict, isControllerError } from "../../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import { tokenHash } from "../../domain/runConfig.js"
 import { Batches, type PreparedBatch } from "../../services/Batches.js"
-import { isSameProcess, startTimeOf } from "../../services/platform/procfs.js"
 import { PrepareTokens } from "../../services/PrepareTokens.js"
+import { ProcessRunner } from "../../services/ProcessRunner.js"
 import { RunStore } from "../../services/RunStore.js"
 import { RunSupervisor } from "../../services/RunSupervisor.js"
 import { Settings } from "../../services/Settings.js"
@@ -32,13 +32,19 @@ const itemsOf = (configurations: ReadonlyArray<BatchConfiguration>): Array<Batch
     }))
   )
 
-const newRecord = (prepared: PreparedBatch, token: string, batchId: string, now: number): BatchRecord => ({
+const newRecord = (
+  prepared: PreparedBatch,
+  token: string,
+  batchId: string,
+  now: number,
+  coordinator: { readonly pid: number; readonly startTime: number | null }
+): BatchRecord => ({
   schema_version: 1,
   batch_id: batchId,
   status: "running",
   controller_session_id: prepared.controller_session_id,
-  coordinator_pid: process.pid,
-  coordinator_start_time: startTimeOf(process.pid) ?? null,
+  coordinator_pid: coordinator.pid,
+  coordinator_start_time: coordinator.startTime,
   created_at: isoOf(now),
   ended_at: null,
   prepare_token_hash: tokenHash(token),
@@ -70,7 +76,8 @@ export const startBatch = Effect.fn("batches.startBatch")(function*(payload: Sta
     }
     if (prepared.value.fingerprint !== fingerprint) return yield* conflict("The approved batch changed. Prepare and approve it again.")
     if (prepared.value.started !== undefined) return yield* startedAnswer(yield* batches.read(prepared.value.started), true)
-    const record = newRecord(prepared.value, payload.prepare_token, yield* newBatchId, yield* Clock.currentTimeMillis)
+    const coordinator = yield* (yield* ProcessRunner).ownIdentity
+    const record = newRecord(prepared.value, payload.prepare_token, yield* newBatchId, yield* Clock.currentTimeMillis, coordinator)
     // The record and its fiber go together: a dropped connection must not leave a batch nobody runs.
     yield* Effect.uninterruptible(Effect.gen(function*() {
       yield* batches.create(record, prepared.value.configurations)
@@ -84,8 +91,8 @@ export const startBatch = Effect.fn("batches.startBatch")(function*(payload: Sta
 // ---------------------------------------------------------------------------------------------
 // Resuming after a controller died
 
-const ownerIsGone = (record: BatchRecord) =>
-  record.coordinator_pid === process.pid || !isSameProcess(record.coordinator_pid, record.coordinator_start_time)
+const ownerIsGone = (record: BatchRecord, processes: ProcessRunner, ownPid: number) =>
+  record.coordinator_pid === ownPid || !processes.isSameProcess(record.coordinator_pid, record.coordinator_start_time)
 
 /**
  * At the daemon's start: every running batch whose controller is gone becomes this controller's, and
@@ -95,7 +102,11 @@ const ownerIsGone = (record: BatchRecord) =>
 export const resumeBatches = Effect.gen(function*() {
   const batches = yield* Batches
   const settings = yield* Settings
-  const orphaned = (yield* batches.listAll).filter((record) => record.status === "running" && ownerIsGone(record))
+  const processes = yield* ProcessRunner
+  const coordinator = yield* processes.ownIdentity
+  const orphaned = (yield* batches.listAll).filter((record) =>
+    record.status === "running" && ownerIsGone(record, processes, coordinator.pid)
+  )
   yield* Effect.forEach(orphaned, (record) =>
     Effect.gen(function*() {
       // Two controllers starting at once: only the one that takes the batch over from its dead controller resumes it.
@@ -104,8 +115,8 @@ export const resumeBatches = Effect.gen(function*() {
       yield* batches.adopt({
         ...record,
         controller_session_id: settings.controllerSessionId,
-        coordinator_pid: process.pid,
-        coordinator_start_time: startTimeOf(process.pid) ?? null,
+        coordinator_pid: coordinator.pid,
+        coordinator_start_time: coordinator.startTime,
         resumed_by: [...record.resumed_by, settings.controllerSessionId]
       })
       yield* launchBatch(record.batch_id, configurations)

@@ -1,5 +1,5 @@
 import { settingsOf } from "../../services/Settings.js"
-import { Clock, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
 import * as path from "node:path"
 import { AttemptFile, CODEX_CLI_PATH_MESSAGE, OpenControllerArguments, type OpenControllerResult } from "../../domain/contracts/index.js"
 import { conflict, controllerUnavailable, invalidArgument, isInternalFailure, publicFailure } from "../../domain/errors.js"
@@ -56,16 +56,27 @@ export const validateLaunchInput = (input: unknown) =>
 const awaitReady = (controllersRoot: string, sessionId: string, port: number, exited: () => boolean, logPath: string) =>
   Effect.gen(function*() {
     const client = yield* ControllerClient
-    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(READY_WITHIN)
-    while ((yield* Clock.currentTimeMillis) < deadline) {
+    /** One look: the proven daemon, `None` while it is not ready yet, a failure once it has exited. */
+    const look = Effect.gen(function*() {
       const runtime = yield* client.readRuntime(controllersRoot, sessionId)
       if (Option.isSome(runtime) && runtime.value.port === port) {
         const { status, health } = yield* client.probe(port, runtime.value.controlToken, runtime.value.apiToken)
-        if (status === "compatible" && health.controller_session_id === sessionId) return { health, apiToken: runtime.value.apiToken }
+        if (status === "compatible" && health.controller_session_id === sessionId) {
+          return Option.some({ health, apiToken: runtime.value.apiToken })
+        }
       }
       if (exited()) return yield* controllerUnavailable(`The local controller could not start. See ${logPath} for details.`)
-      yield* Effect.sleep(Duration.millis(50))
-    }
+      return Option.none()
+    })
+    const ready = yield* Effect.repeat(look, {
+      // The schedule's output is the last look, so a deadline reached without a proven daemon is `None`.
+      schedule: Schedule.identity<Effect.Effect.Success<typeof look>>().pipe(
+        Schedule.addDelay(() => Duration.millis(50)),
+        Schedule.upTo(READY_WITHIN)
+      ),
+      until: Option.isSome
+    })
+    if (Option.isSome(ready)) return ready.value
     return yield* controllerUnavailable(
       `The local controller did not become ready within ${Duration.format(READY_WITHIN)}. See ${logPath} for details, then try again.`
     )

@@ -1,4 +1,4 @@
-import { type Duration, Effect, Option, Stream } from "effect"
+import { type Duration, Effect, Option, Schedule, Stream } from "effect"
 import { type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
@@ -30,11 +30,12 @@ export const awaitRun = (runId: string, options: AwaitRunOptions = {}) =>
       )
       if (Option.isSome(final)) return final.value
     }
-    for (;;) {
-      yield* Effect.sleep(options.pollInterval ?? "250 millis")
-      const { state } = yield* runs.readAny(runId)
-      if (TERMINAL_STATUSES.has(state.status)) return state
-    }
+    const interval = options.pollInterval ?? "250 millis"
+    const read = Effect.map(runs.readAny(runId), ({ state }) => state)
+    return yield* Effect.repeat(read, {
+      schedule: Schedule.identity<RunState>().pipe(Schedule.addDelay(() => interval)),
+      until: (state) => TERMINAL_STATUSES.has(state.status)
+    }).pipe(Effect.delay(interval))
   }).pipe(Effect.withSpan("runs.awaitRun"))
 
 /** Two reads of one unchanged state file are the same state, though not the same object. */

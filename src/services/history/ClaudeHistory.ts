@@ -1,5 +1,4 @@
 import { FileSystem } from "@effect/platform"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Effect, Layer, Ref, SynchronizedRef } from "effect"
 import * as path from "node:path"
 import type { ResourceLimits } from "node:worker_threads"
@@ -11,6 +10,8 @@ import { emptyIndex, type IndexedSession, type ThreadIndex, threadIndexPath } fr
 import { THREAD_ID_PATTERN } from "../../domain/ids.js"
 import { isMissing } from "../../domain/ioErrors.js"
 import { VERSION } from "../internal/packageInfo.js"
+import { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
+import { NodeFilesLive } from "../platform/nodeFiles.js"
 import { readTranscript } from "../platform/transcriptFiles.js"
 import { Settings } from "../Settings.js"
 import { byCodeUnits, discover, familyKey, fingerprintOf, type SessionLocation } from "./discovery.js"
@@ -75,6 +76,7 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const fs = yield* FileSystem.FileSystem
+    const links = yield* LinkSafeFiles
     const projectsRoot = path.join(settings.claudeConfigDir, "projects")
     const indexFile = threadIndexPath(settings.cacheRoot)
     /** The index in memory; undefined until the first listing reads the file. */
@@ -83,7 +85,8 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
     const stats = yield* Ref.make<ListingStats>({ parsed: 0, parsedBytes: 0, workers: 0, fallbacks: 0 })
     const predecessors = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<SessionLocation>>>(new Map())
     const records = yield* Ref.make<ReadonlyMap<string, ThreadRecordEntry>>(new Map())
-    const provideFs = Effect.provideService(FileSystem.FileSystem, fs)
+    const provideFs = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | LinkSafeFiles>) =>
+      effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(LinkSafeFiles, links))
     const parsing = { workers: options.workers ?? "auto", mainThreadToo: options.mainThreadToo ?? false, limits: options.workerLimits, progress, stats }
 
     /** The index as the file holds it, or an empty one (with one warning when the file was discarded). */
@@ -256,11 +259,11 @@ const makeClaudeHistory = (options: ClaudeHistoryOptions) =>
 
 export class ClaudeHistory extends Effect.Service<ClaudeHistory>()("codex-replay/ClaudeHistory", {
   effect: makeClaudeHistory({ workers: "auto" }),
-  dependencies: [NodeFileSystem.layer]
+  dependencies: [NodeFilesLive]
 }) {
   /** The service with explicit options (tests and the benchmark pin the worker count). */
   static readonly layerWith = (options: ClaudeHistoryOptions) =>
     Layer.effect(ClaudeHistory, Effect.map(makeClaudeHistory(options), (service) => ClaudeHistory.make(service))).pipe(
-      Layer.provide(NodeFileSystem.layer)
+      Layer.provide(NodeFilesLive)
     )
 }

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as path from "node:path"
 import {
   foreignReason,
@@ -9,6 +9,9 @@ import {
   type ThreadIndex,
   ThreadIndexFile
 } from "../../domain/history/threadIndex.js"
+import { describeFailure, isMissingFailure } from "../FileStore.js"
+import { writeFileAtomic } from "../internal/atomicWrite.js"
+import { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
 
 /** The persistent thread index on disk: one Schema-encoded JSON file, read once per process and written whole. */
 
@@ -25,17 +28,26 @@ const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(ThreadIndexFile))
  */
 const encodeFile = (file: typeof ThreadIndexFile.Encoded) => JSON.stringify(file)
 
-/** Reads and checks the index; a missing one is `Missing`, one that cannot be read or used `Discarded`. */
+/**
+ * The largest index read. The file holds a few hundred bytes per session (2,000 sessions make 1.8 MB), so this
+ * bound is far above any real history; a larger file is discarded and rebuilt rather than read into memory.
+ */
+const MAX_INDEX_BYTES = 256 * 1024 * 1024
+
+/** Reads and checks the index (one read of the whole file, opened without following a link); a missing one is `Missing`, one that cannot be read or used `Discarded`. */
 export const loadIndex = (file: string, version: string, projectsRoot: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.either(fs.readFileString(file))
-    if (Either.isLeft(text)) {
-      const error = text.left
-      if (error._tag === "SystemError" && error.reason === "NotFound") return { _tag: "Missing" } as LoadedIndex
-      return { _tag: "Discarded", reason: `it cannot be read (${error.message})` } as LoadedIndex
+    const links = yield* LinkSafeFiles
+    const read = yield* Effect.either(links.readRegular(file, MAX_INDEX_BYTES))
+    if (Either.isLeft(read)) {
+      const error = read.left
+      if (isMissingFailure(error)) return { _tag: "Missing" } as LoadedIndex
+      return { _tag: "Discarded", reason: `it cannot be read (${describeFailure(error)})` } as LoadedIndex
     }
-    const decoded = decodeFile(text.right)
+    if (Option.isNone(read.right)) {
+      return { _tag: "Discarded", reason: `it is larger than ${MAX_INDEX_BYTES / 1024 / 1024} MiB` } as LoadedIndex
+    }
+    const decoded = decodeFile(read.right.value)
     if (Either.isLeft(decoded)) {
       const issue = ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0]
       return { _tag: "Discarded", reason: `it is not a thread index of this format (${issue})` } as LoadedIndex
@@ -46,7 +58,7 @@ export const loadIndex = (file: string, version: string, projectsRoot: string) =
   })
 
 /**
- * Writes the whole index atomically: a private temporary file with a unique name, then a rename, so that two
+ * Writes the whole index atomically (internal/atomicWrite.ts): a private temporary file with a unique name, then a rename, so that two
  * processes writing at once leave one whole index (the last rename wins) and a reader never sees half. The
  * files of earlier formats beside it are removed.
  */
@@ -55,11 +67,7 @@ export const saveIndex = (file: string, version: string, projectsRoot: string, i
     const fs = yield* FileSystem.FileSystem
     const text = encodeFile(indexFileOf(version, projectsRoot, index))
     yield* fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 })
-    const temporary = `${file}.${crypto.randomUUID()}.tmp`
-    yield* fs.writeFileString(temporary, text, { mode: 0o600, flag: "wx" }).pipe(
-      Effect.zipRight(fs.rename(temporary, file)),
-      Effect.tapError(() => Effect.ignore(fs.remove(temporary, { force: true })))
-    )
+    yield* writeFileAtomic(fs, file, text)
     yield* Effect.forEach(olderThreadIndexFiles(file), (older) => Effect.ignore(fs.remove(older, { force: true })), {
       discard: true
     })

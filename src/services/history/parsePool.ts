@@ -119,18 +119,25 @@ export const withParsePool = <A, E, R>(size: number, limits: ResourceLimits, use
       slots.push({ alive: true, inFlight: 0, worker: undefined, stopped: yield* Deferred.make<void>(), scope: yield* Scope.make() })
     }
     yield* Effect.addFinalizer(() => Effect.forEach(slots, (slot) => Scope.close(slot.scope, Exit.void), { discard: true }))
+    const poolScope = yield* Effect.scope
     /**
      * A stopped worker's scope is closed once the platform has failed the sessions it held (closing it earlier
-     * would interrupt them rather than fail them): that ends the platform's restarts.
+     * would interrupt them rather than fail them): that ends the platform's restarts. The close runs in a fiber of
+     * the pool's scope, so that the session that finished last does not wait for it.
      */
-    const closeIfIdle = (slot: Slot) => {
-      if (!slot.alive && slot.inFlight === 0) Effect.runFork(Scope.close(slot.scope, Exit.void))
-    }
+    const closeIfIdle = (slot: Slot) =>
+      Effect.forkIn(
+        Effect.suspend(() => (!slot.alive && slot.inFlight === 0 ? Scope.close(slot.scope, Exit.void) : Effect.void)),
+        poolScope
+      )
+    // A worker stops in a thread's listener, outside any fiber: it only completes `stopped`, which this fiber awaits.
+    yield* Effect.forEach(slots, (slot) => Effect.forkIn(Effect.flatMap(Deferred.await(slot.stopped), () => closeIfIdle(slot)), poolScope), {
+      discard: true
+    })
     const stop = (slot: Slot) => {
       if (!slot.alive) return
       slot.alive = false
       Deferred.unsafeDone(slot.stopped, Exit.void)
-      closeIfIdle(slot)
     }
     const spawn = (id: number) => {
       const slot = slots[id]!
@@ -166,10 +173,7 @@ export const withParsePool = <A, E, R>(size: number, limits: ResourceLimits, use
           slot.inFlight++
           return slot.worker!.executeEffect(files).pipe(
             Effect.catchTag("WorkerError", () => Effect.fail(new WorkerLost())),
-            Effect.ensuring(Effect.sync(() => {
-              slot.inFlight--
-              closeIfIdle(slot)
-            }))
+            Effect.ensuring(Effect.zipRight(Effect.sync(() => void slot.inFlight--), closeIfIdle(slot)))
           )
         })
     })

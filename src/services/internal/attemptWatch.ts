@@ -41,6 +41,8 @@ export const watchAttempt = (
       return Option.none<ConfinedAttempt>()
     })).pipe(Effect.provide(context))
 
+    // Not forkScoped: the watch's owner is its caller, which always runs `close` (CodexWorker: `ensuring`), and
+    // ProcessRunner.watchConfined has no scope in its type to fork into; a daemon fiber ended by `close` keeps it so.
     const poller = yield* Effect.forkDaemon(look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL), until: Option.isSome })))
 
     const kill = Effect.gen(function*() {

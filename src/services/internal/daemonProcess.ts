@@ -1,11 +1,7 @@
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as net from "node:net"
 import { type SpawnFailed, spawnFailed } from "../../domain/errors.js"
 import { CONTROLLER_HOST } from "../../domain/product.js"
-import { type EnvironmentVariables, ProcessEnvironment } from "../platform/environment.js"
-import { withAppendDescriptor } from "../platform/nodeFiles.js"
-import { packagePath } from "./packageInfo.js"
 
 /** A daemon started detached: its port, its pid, whether it has exited, and how to end its process group. */
 export interface StartedDaemon {
@@ -15,75 +11,31 @@ export interface StartedDaemon {
   readonly stop: Effect.Effect<void>
 }
 
+/** A listening socket reserved for the daemon: its port and, when Node exposes it, its descriptor. */
+export interface PortReservation {
+  readonly port: number
+  readonly socketFd: number | undefined
+  readonly close: () => void
+}
+
 /** Listens on the preferred port, or on any free one when it is taken, so the daemon can inherit it. */
-const reservePort = (preferred: number) =>
-  Effect.async<net.Server, SpawnFailed>((resume) => {
+export const reservePort = (preferred: number) =>
+  Effect.async<PortReservation, SpawnFailed>((resume) => {
     const listen = (port: number, fallback: boolean) => {
       const server = net.createServer()
       server.once("error", (error: NodeJS.ErrnoException) => {
         if (fallback) listen(0, false)
         else resume(Effect.fail(spawnFailed("the local controller", `no local port could be reserved for it (${error.message})`)))
       })
-      server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(server)))
+      server.listen({ port, host: CONTROLLER_HOST, exclusive: true }, () => resume(Effect.succeed(reservationOf(server))))
     }
     listen(preferred, true)
   })
 
-const signalGroup = (pid: number) => {
-  try {
-    process.kill(-pid, "SIGTERM")
-  } catch {
-    // Already gone.
-  }
-}
-
-/** The daemon's process, detached in its own group, its output on `log`, the reserved socket as descriptor 3. */
-const spawnDetached = (
-  inherited: EnvironmentVariables,
-  port: number,
-  socketFd: number | undefined,
-  log: number,
-  env: Readonly<Record<string, string>>
-): StartedDaemon => {
-  const inherit = typeof socketFd === "number" && socketFd >= 0
-  const child = spawn(process.execPath, [packagePath("bin/codex-replay.js"), "--http"], {
-    detached: true,
-    stdio: inherit ? ["ignore", log, log, socketFd] : ["ignore", log, log],
-    env: {
-      ...inherited,
-      ...env,
-      CODEX_REPLAY_CONTROLLER_PORT: String(port),
-      CODEX_REPLAY_CONTROLLER_SOCKET_FD: inherit ? "3" : ""
-    }
-  })
-  child.unref()
-  let exited = false
-  child.once("exit", () => void (exited = true))
-  const pid = child.pid
-  return { port, pid, exited: () => exited, stop: Effect.sync(() => pid !== undefined && !exited && signalGroup(pid)) }
-}
-
-/**
- * Starts `bin/codex-replay.js --http` detached in its own process group, its output appended to `logPath`,
- * handing it the reserved listening socket as descriptor 3 with `env` plus the port it listens on.
- */
-const spawnDaemon = (reservation: net.Server, env: Readonly<Record<string, string>>, logPath: string) =>
-  Effect.flatMap(ProcessEnvironment, (inherited) => Effect.try({
-    try: (): StartedDaemon => {
-      const port = (reservation.address() as net.AddressInfo).port
-      // Node has no public accessor for a listening socket's descriptor (handing a server to a child needs an
-      // IPC channel, which a detached daemon must not keep). Without one, the daemon binds the port itself.
-      const socketFd = (reservation as unknown as { _handle?: { fd?: number } })._handle?.fd
-      try {
-        return withAppendDescriptor(logPath, (log) => spawnDetached(inherited, port, socketFd, log, env))
-      } finally {
-        // Closed whether or not the daemon started: it holds its own copy of the socket.
-        reservation.close()
-      }
-    },
-    catch: (error) => spawnFailed("the local controller", error instanceof Error ? error.message : String(error))
-  }))
-
-/** Reserves a port (the preferred one when free) and starts the daemon on it. */
-export const startDaemon = (preferredPort: number, env: Readonly<Record<string, string>>, logPath: string) =>
-  Effect.flatMap(reservePort(preferredPort), (reservation) => spawnDaemon(reservation, env, logPath))
+const reservationOf = (server: net.Server): PortReservation => ({
+  port: (server.address() as net.AddressInfo).port,
+  // Node has no public accessor for a listening socket's descriptor (handing a server to a child needs an
+  // IPC channel, which a detached daemon must not keep). Without one, the daemon binds the port itself.
+  socketFd: (server as unknown as { _handle?: { fd?: number } })._handle?.fd,
+  close: () => void server.close()
+})

@@ -1,10 +1,10 @@
 import type { PlatformError } from "@effect/platform/Error"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { Effect, Option } from "effect"
-import { randomBytes } from "node:crypto"
-import * as os from "node:os"
 import * as path from "node:path"
+import { systemTemporaryDirectory } from "../platform/environment.js"
 import type { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
+import { writeFileAtomic } from "./atomicWrite.js"
 import { isSameProcess, startTimeOf } from "../platform/procfs.js"
 
 /**
@@ -23,12 +23,10 @@ const known = new WeakMap<FileSystem, string>()
 
 export const makeTemporaryRoots = (fs: FileSystem, links: LinkSafeFiles["Type"]) => {
   const create = Effect.gen(function*() {
-    const directory = yield* fs.makeTempDirectory({ directory: os.tmpdir(), prefix: PREFIX })
+    const directory = yield* fs.makeTempDirectory({ directory: systemTemporaryDirectory(), prefix: PREFIX })
     yield* fs.chmod(directory, 0o700)
     const owner = { kind: OWNER_KIND, pid: process.pid, start_time: startTimeOf(process.pid) ?? null }
-    const temporary = path.join(directory, `${OWNER_FILE}.${randomBytes(6).toString("hex")}`)
-    yield* fs.writeFileString(temporary, JSON.stringify(owner), { mode: 0o600 })
-    yield* fs.rename(temporary, path.join(directory, OWNER_FILE))
+    yield* writeFileAtomic(fs, path.join(directory, OWNER_FILE), JSON.stringify(owner))
     const real = yield* fs.realPath(directory)
     known.set(fs, real)
     return real
@@ -54,7 +52,7 @@ export const makeTemporaryRoots = (fs: FileSystem, links: LinkSafeFiles["Type"])
    * a different process with the same pid. Answers how many were removed.
    */
   const removeAbandoned: Effect.Effect<number> = Effect.gen(function*() {
-    const parent = os.tmpdir()
+    const parent = systemTemporaryDirectory()
     const entries = yield* fs.readDirectory(parent).pipe(Effect.orElseSucceed((): Array<string> => []))
     const uid = process.getuid?.()
     let removed = 0

@@ -1,4 +1,5 @@
 import { Context, Layer } from "effect"
+import * as os from "node:os"
 
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>
 
@@ -12,3 +13,12 @@ export class ProcessEnvironment extends Context.Reference<ProcessEnvironment>()(
 }) {
   static readonly layer = (environment: EnvironmentVariables) => Layer.succeed(ProcessEnvironment, environment)
 }
+
+/** The home folder an environment names (`HOME`), else the system's record of this user's home. */
+export const homeDirectoryOf = (environment: EnvironmentVariables) => environment.HOME ?? os.homedir()
+
+/** This user's home as the system records it, whatever `HOME` says (what a sandbox protects). */
+export const systemHomeDirectory = () => os.homedir()
+
+/** The system's temporary directory (`TMPDIR`, else `/tmp`, as Node resolves it). */
+export const systemTemporaryDirectory = () => os.tmpdir()

@@ -1,9 +1,9 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Option } from "effect"
-import * as os from "node:os"
 import * as path from "node:path"
 import { coversHome, toolchainDirectories } from "../../domain/agentSandbox.js"
 import { invalidRequest, isReadOnlyPurpose, type JsonSchemaObject, outputJsonSchema, WorkerPurpose } from "../../domain/worker.js"
+import { homeDirectoryOf, systemHomeDirectory } from "../platform/environment.js"
 import { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
 import type { WorkerRequest } from "./request.js"
 
@@ -26,6 +26,8 @@ const realOr = (target: string, fallback: string) =>
 
 const realOption = (target: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.realPath(target)))
+
+const MAX_GIT_FILE_BYTES = 64 * 1024
 
 const statOption = (target: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.stat(target)))
 
@@ -50,11 +52,13 @@ const isDirectory = (directory: string) =>
 /** A real repository or worktree: `.git/HEAD`, or a `.git` file pointing to the git directory. */
 const isGitMarker = (candidate: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const links = yield* LinkSafeFiles
     const info = yield* statOption(candidate)
     if (Option.isNone(info)) return false
     if (info.value.type === "Directory") return Option.isSome(yield* statOption(path.join(candidate, "HEAD")))
-    return (yield* fs.readFileString(candidate).pipe(Effect.orElseSucceed(() => ""))).startsWith("gitdir:")
+    // A `.git` file holds one `gitdir:` line; one larger than this, a link or anything unreadable is no marker.
+    const text = yield* Effect.orElseSucceed(links.readRegular(candidate, MAX_GIT_FILE_BYTES), () => Option.none<string>())
+    return Option.exists(text, (content) => content.startsWith("gitdir:"))
   })
 
 /** Codex refuses to run outside a repository unless told to skip that check. */
@@ -99,7 +103,7 @@ const existingRealPaths = (paths: ReadonlyArray<string>) =>
   Effect.map(Effect.forEach(paths, realOption, { concurrency: "unbounded" }), (real) => [...new Set(real.flatMap(Option.toArray))])
 
 /** The home folder as the sandbox sees it (its real path). */
-const realHome = () => realOr(os.homedir(), os.homedir())
+const realHome = () => realOr(systemHomeDirectory(), systemHomeDirectory())
 
 /**
  * What the Codex executable needs to run again inside its sandbox: the `@openai` folder of the
@@ -118,9 +122,9 @@ const codexInstallation = (executable: string) =>
 /** What an implementation reads besides its workspace: toolchains on PATH, and DNS where /etc links out. */
 const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
   Effect.gen(function*() {
-    const paths = yield* existingRealPaths([...toolchainDirectories(environment, environment.HOME ?? os.homedir()), "/etc/resolv.conf"])
+    const paths = yield* existingRealPaths([...toolchainDirectories(environment, homeDirectoryOf(environment)), "/etc/resolv.conf"])
     // Checked again after links are resolved: a PATH entry linking to the home grants nothing.
-    const home = yield* realOr(environment.HOME ?? os.homedir(), environment.HOME ?? os.homedir())
+    const home = yield* realOr(homeDirectoryOf(environment), homeDirectoryOf(environment))
     return paths.filter((entry) => !["/etc", "/usr"].some((system) => isInside(entry, system)) && !coversHome(entry, home))
   })
 

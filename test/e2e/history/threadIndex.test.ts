@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { threadIndexPath } from "../../../src/domain/history/threadIndex.js"
 import { loadIndex } from "../../../src/services/history/indexStore.js"
 import { VERSION } from "../../../src/services/internal/packageInfo.js"
+import { NodeFilesLive } from "../../../src/services/platform/nodeFiles.js"
 import { readingMessage } from "../../../src/programs/threads/threadList.js"
 import { ClaudeHistory } from "../../../src/services/history/ClaudeHistory.js"
 import { runBin } from "../../support/spawnBin.js"
@@ -63,7 +63,7 @@ const growSpotter = (setup: Setup, n: number) => {
 
 /** The index file as a new process reads it. */
 const loadIndexFile = (setup: Setup) =>
-  Effect.runPromise(loadIndex(setup.indexFile, VERSION, projectsOf(setup)).pipe(Effect.provide(NodeFileSystem.layer)))
+  Effect.runPromise(loadIndex(setup.indexFile, VERSION, projectsOf(setup)).pipe(Effect.provide(NodeFilesLive)))
 
 const INDEX_NAME = path.basename(threadIndexPath("/"))
 
