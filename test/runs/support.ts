@@ -182,7 +182,16 @@ export const awaitTerminal = (daemon: Daemon, runId: string, withinMs = 40_000) 
   eventually(async () => {
     const { run } = await daemon.call("get_run", { run_id: runId })
     return TERMINAL.has(run.status) ? run : undefined
-  }, withinMs, `run ${runId} to end`)
+  }, withinMs, `run ${runId} to end`).catch(async (error: unknown) => {
+    // What the run was doing when it did not end: its phase, the end of its log, and its processes.
+    const directory = path.join(daemon.runRoot, runId)
+    const read = (name: string) => (fs.existsSync(path.join(directory, name)) ? fs.readFileSync(path.join(directory, name), "utf8") : "")
+    const state = read("controller-state.json")
+    const phase = state === "" ? "no state" : String(JSON.parse(state).phase)
+    const log = read("run.log").split("\n").slice(-15).join("\n")
+    const pids = await taggedPids(runId).catch(() => [])
+    throw new Error(`${String(error)}; phase ${phase}; processes ${JSON.stringify(pids)}; daemon output:\n${daemon.output().slice(-3000)}\nrun.log:\n${log}`)
+  })
 
 export const taggedPids = (tag: string) => pidsWithEnvironment(RUN_TAG_VARIABLE, tag)
 
