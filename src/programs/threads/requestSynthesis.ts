@@ -1,10 +1,10 @@
 import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
-import * as os from "node:os"
 import * as path from "node:path"
 import type { InferredWorkingDirectory, RequestGeneration, SynthesizedRequest } from "../../domain/contracts/results.js"
 import { CODEX_UNUSABLE_CODES, codexUnavailable, StorageError, WorkerError } from "../../domain/errors.js"
 import { CodexWorker } from "../../services/CodexWorker.js"
 import { FileStore } from "../../services/FileStore.js"
+import { systemHomeDirectory, systemTemporaryDirectory } from "../../services/platform/environment.js"
 import { Settings } from "../../services/Settings.js"
 
 /** The two LLM-backed controller tools of docs/security.md, as programs over plain thread data. */
@@ -118,7 +118,7 @@ const fallBackUnlessCodexUnusable = <A>(fallback: A) => (error: unknown) =>
 
 /** An empty private directory for one worker call, removed afterwards whatever happens. */
 const temporaryWorkspace = (prefix: string) =>
-  Effect.flatMap(FileStore, (files) => files.temporaryDirectory(os.tmpdir(), prefix)).pipe(
+  Effect.flatMap(FileStore, (files) => files.temporaryDirectory(systemTemporaryDirectory(), prefix)).pipe(
     Effect.mapError((error) =>
       new StorageError({
         message: `Cannot create a workspace for the model: ${error.message}. Check that the temporary folder is writable and has space.`
@@ -174,7 +174,7 @@ export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input:
 })
 
 const expandHome = (value: string) =>
-  value === "~" ? os.homedir() : value.startsWith("~/") ? path.join(os.homedir(), value.slice(2)) : value
+  value === "~" ? systemHomeDirectory() : value.startsWith("~/") ? path.join(systemHomeDirectory(), value.slice(2)) : value
 
 /** The resolved path when `value` names an existing absolute directory, else "". */
 export const existingDirectory = (value: string | undefined) =>
