@@ -1,5 +1,5 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { Clock, Context, DateTime, Effect, Scope } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Ref, Scope } from "effect"
 import * as path from "node:path"
 import type { ToolFailure } from "./domain/errors.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "./domain/product.js"
@@ -21,7 +21,16 @@ export interface DaemonOptions<RT, RD, RS = never> {
   /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
   readonly afterReconcile?: Effect.Effect<unknown, ToolFailure, RS>
   readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
+  /**
+   * What happens when stopping takes longer than `stopLimit` (default 15 s), with the step it is stuck in; for a
+   * process that ends with the daemon. The command-line daemon exits: everything it keeps on disk survives a
+   * `kill -9`, and a later daemon reconciles it.
+   */
+  readonly onStopStuck?: (step: string) => Effect.Effect<void>
+  readonly stopLimit?: Duration.DurationInput
 }
+
+const DEFAULT_STOP_LIMIT = Duration.seconds(15)
 
 const recordStopInAttempt = Effect.gen(function*() {
   const files = yield* FileStore
@@ -59,12 +68,17 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     if (options.afterReconcile !== undefined) yield* options.afterReconcile
     // The reconciliation loop and the run-root watch are scoped layers of DaemonLive (src/layers.ts).
 
+    const step = yield* Ref.make("interrupting the runs")
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* supervisor.interruptAll
+        yield* Ref.set(step, "marking interrupted runs")
         yield* markOwnRunsInterrupted.pipe(Effect.ignore)
+        yield* Ref.set(step, "writing run states")
         yield* runs.flushUnwritten
+        yield* Ref.set(step, "recording the stop")
         yield* recordStopInAttempt
+        yield* Ref.set(step, "closing the server and the background loops")
         yield* Effect.logInfo("Codex Replay controller stopped.")
       })
     )
@@ -88,6 +102,16 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
       Effect.mapInputContext((_: Context.Context<never>) => serving)
     )
     yield* Effect.logInfo(`Codex Replay controller listening on ${runtime.origin}/`)
+
+    // Added last, so the first to run on the way out: a bounded stop, whatever step does not end. It outlives
+    // this scope on purpose, to cover the services' own closing; a process that stopped in time has exited.
+    const onStopStuck = options.onStopStuck
+    if (onStopStuck !== undefined) {
+      const limit = options.stopLimit ?? DEFAULT_STOP_LIMIT
+      yield* Effect.addFinalizer(() =>
+        Effect.forkDaemon(Effect.sleep(limit).pipe(Effect.zipRight(Effect.flatMap(Ref.get(step), onStopStuck))))
+      )
+    }
 
     // The idle rule is a scoped layer of DaemonLive (IdleShutdownLive) that asks `Shutdown` too.
     const reason = yield* shutdown.requested

@@ -6,6 +6,14 @@ import { controllerTools } from "../programs/registry.js"
 import { reportDownload } from "../programs/reports/reportDownload.js"
 
 /** `codex-replay --http`: the controller daemon. */
-export const daemonMain = runDaemon({ tools: controllerTools, download: reportDownload, afterReconcile: resumeBatches }).pipe(
+export const daemonMain = runDaemon({
+  tools: controllerTools,
+  download: reportDownload,
+  afterReconcile: resumeBatches,
+  onStopStuck: (step) =>
+    Effect.logError(`The controller did not stop within 15 s (stuck ${step}); it exits now.`).pipe(
+      Effect.zipRight(Effect.sync(() => process.exit(1)))
+    )
+}).pipe(
   Effect.provide(DaemonLive)
 )

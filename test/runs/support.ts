@@ -9,6 +9,7 @@ import { RUN_TAG_VARIABLE } from "../../src/domain/product.js"
 import { pidsWithEnvironment } from "../../src/services/platform/procfs.js"
 import { freePort } from "../support/daemon.js"
 import { spawnBin } from "../support/spawnBin.js"
+import { describeProcess, stopWithin } from "../support/stuckProcess.js"
 import { writeChunkThread } from "./chunkThread.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
@@ -136,9 +137,11 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     apiToken,
     launchUrl: () => `http://127.0.0.1:${port}/?token=${apiToken()}`,
     stop: async () => {
-      if (!ended()) child.kill("SIGTERM")
-      await exited
-      daemons.delete(child)
+      try {
+        await stopWithin(child, output)
+      } finally {
+        daemons.delete(child)
+      }
     },
     kill9: async () => {
       if (!ended()) child.kill("SIGKILL")
@@ -190,7 +193,11 @@ export const awaitTerminal = (daemon: Daemon, runId: string, withinMs = 40_000) 
     const phase = state === "" ? "no state" : String(JSON.parse(state).phase)
     const log = read("run.log").split("\n").slice(-15).join("\n")
     const pids = await taggedPids(runId).catch(() => [])
-    throw new Error(`${String(error)}; phase ${phase}; processes ${JSON.stringify(pids)}; daemon output:\n${daemon.output().slice(-3000)}\nrun.log:\n${log}`)
+    throw new Error(
+      `${String(error)}; phase ${phase}; processes ${JSON.stringify(pids)}; daemon output:\n${daemon.output().slice(-3000)}\nrun.log:\n${log}\n${
+        describeProcess(daemon.child.pid)
+      }`
+    )
   })
 
 export const taggedPids = (tag: string) => pidsWithEnvironment(RUN_TAG_VARIABLE, tag)

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { expect, vi } from "vitest"
 import { runBin, spawnBin } from "./spawnBin.js"
+import { stopWithin } from "./stuckProcess.js"
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export { BIN } from "./spawnBin.js"
@@ -214,9 +215,11 @@ export const startDaemon = async (options: DaemonOptions = {}): Promise<Daemon> 
     apiToken: () => JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token,
     launchUrl: () => `http://127.0.0.1:${port}/?token=${JSON.parse(fs.readFileSync(runtimePath, "utf8")).api_token}`,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-      await exited
-      running.delete(child)
+      try {
+        await stopWithin(child, output)
+      } finally {
+        running.delete(child)
+      }
     }
   }
   if (options.waitReady === false) return daemon

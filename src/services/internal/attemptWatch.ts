@@ -4,6 +4,8 @@ import { type ConfinedAttempt, describeAttempt, forgetAttempt, killAttempt, reco
 
 const POLL = Duration.millis(20)
 const KILL_WITHIN = Duration.seconds(5)
+/** A namespace not found by then will not be: the child ended first (or never confined itself). */
+const LOOK_FOR = Duration.minutes(1)
 
 /** One Codex child's namespace, watched from its start (`watchAttempt`). */
 export interface AttemptWatch {
@@ -14,9 +16,9 @@ export interface AttemptWatch {
 }
 
 /**
- * Watches one Codex child from its start: a fiber looks for its namespace every 20 ms (on the Effect clock) and,
- * as soon as it exists, remembers it and records it in the run directory (so that a later daemon can end it after
- * a crash). One look at a time: `kill` waits for a look that is recording.
+ * Watches one Codex child from its start: a fiber looks for its namespace every 20 ms (on the Effect clock, for at
+ * most a minute) and, as soon as it exists, remembers it and records it in the run directory (so that a later
+ * daemon can end it after a crash). One look at a time: `kill` waits for a look that is recording.
  */
 export const watchAttempt = (
   attemptId: string,
@@ -43,7 +45,7 @@ export const watchAttempt = (
 
     // Not forkScoped: the watch's owner is its caller, which always runs `close` (CodexWorker: `ensuring`), and
     // ProcessRunner.watchConfined has no scope in its type to fork into; a daemon fiber ended by `close` keeps it so.
-    const poller = yield* Effect.forkDaemon(look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL), until: Option.isSome })))
+    const poller = yield* Effect.forkDaemon(look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL).pipe(Schedule.upTo(LOOK_FOR)), until: Option.isSome })))
 
     const kill = Effect.gen(function*() {
       const attempt = yield* look
