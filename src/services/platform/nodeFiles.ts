@@ -39,14 +39,26 @@ const attempt = <A>(method: string, file: string, run: () => Promise<A>) =>
       })
   })
 
-const READ_NO_FOLLOW = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW
-const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW
+/**
+ * Never through a link, and never blocking: opening a FIFO planted where a file belongs would wait for a writer (or
+ * a reader) on one of libuv's few threads, and with them every other file operation of the daemon. A regular file
+ * ignores `O_NONBLOCK`; anything else is refused once open (`ENOTREGULAR`).
+ */
+const READ_NO_FOLLOW = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
+const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW |
+  fs.constants.O_NONBLOCK
 
 const notRegular = (file: string) =>
   Object.assign(new Error(`${path.basename(file)} is not a regular file`), { code: "ENOTREGULAR" })
 
+/** Opens `file` with `flags`; a socket, or a FIFO nobody reads, refuses to open (`ENXIO`): not a regular file. */
+const openPlain = (file: string, flags: number, mode?: number) =>
+  fs.open(file, flags, mode).catch((error: unknown) => {
+    throw errnoOf(error) === "ENXIO" ? notRegular(file) : error
+  })
+
 const readRegular = async (file: string, maxBytes: number): Promise<Option.Option<string>> => {
-  const handle = await fs.open(file, READ_NO_FOLLOW)
+  const handle = await openPlain(file, READ_NO_FOLLOW)
   try {
     const stat = await handle.stat()
     if (!stat.isFile()) throw notRegular(file)
@@ -60,13 +72,15 @@ const readRegular = async (file: string, maxBytes: number): Promise<Option.Optio
 const readTail = async (file: string, maxBytes: number): Promise<string> => {
   let handle: fs.FileHandle
   try {
-    handle = await fs.open(file, READ_NO_FOLLOW)
+    handle = await openPlain(file, READ_NO_FOLLOW)
   } catch (error) {
     if (isMissing(error)) return ""
     throw error
   }
   try {
-    const { size } = await handle.stat()
+    const stat = await handle.stat()
+    if (!stat.isFile()) throw notRegular(file)
+    const size = stat.size
     const length = Math.min(size, maxBytes)
     const buffer = Buffer.alloc(length)
     await handle.read(buffer, 0, length, size - length)
@@ -97,8 +111,9 @@ export const NodeLinkSafeFilesLive = Layer.succeed(LinkSafeFiles, LinkSafeFiles.
   readTail: (file, maxBytes) => attempt("readTail", file, () => readTail(file, maxBytes)),
   append: (file, text) =>
     attempt("append", file, async () => {
-      const handle = await fs.open(file, APPEND_NO_FOLLOW, 0o600)
+      const handle = await openPlain(file, APPEND_NO_FOLLOW, 0o600)
       try {
+        if (!(await handle.stat()).isFile()) throw notRegular(file)
         await handle.appendFile(text)
       } finally {
         await handle.close()

@@ -10,6 +10,11 @@ import { type DecodedFile, makeFileDecoder } from "../../domain/history/lines.js
 
 export const READ_CHUNK_BYTES = 1024 * 1024
 
+/** Never blocking: a FIFO named like a transcript would hold a reader until someone writes to it. */
+const READ_PLAIN = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK
+
+const notRegular = (file: string) => Object.assign(new Error(`${file} is not a regular file`), { code: "ENOTREGULAR" })
+
 /**
  * Read buffers are reused: a fresh megabyte per file costs hundreds of page faults (most of a listing's
  * system time). A handful covers the service's concurrent reads.
@@ -19,7 +24,11 @@ const MAX_SPARE_BUFFERS = 8
 
 /** Streams a file to `sink` chunk by chunk; memory is bounded by the chunk size (the sink copies what it keeps). */
 export const readChunks = async (file: string, sink: ChunkSink): Promise<void> => {
-  const handle = await fsp.open(file, "r")
+  const handle = await fsp.open(file, READ_PLAIN)
+  if (!(await handle.stat().catch(() => undefined))?.isFile()) {
+    await handle.close()
+    throw notRegular(file)
+  }
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(READ_CHUNK_BYTES)
   try {
     for (;;) {
@@ -38,8 +47,9 @@ let syncBuffer: Buffer | undefined
 /** `readChunks` for a worker thread, reusing one buffer. */
 export const readChunksSync = (file: string, sink: ChunkSink): void => {
   const buffer = syncBuffer ??= Buffer.allocUnsafe(READ_CHUNK_BYTES)
-  const fd = fs.openSync(file, "r")
+  const fd = fs.openSync(file, READ_PLAIN)
   try {
+    if (!fs.fstatSync(fd).isFile()) throw notRegular(file)
     for (;;) {
       const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, null)
       if (bytesRead === 0) break
