@@ -50,6 +50,9 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
 
   const tagged = (tag: string) => Effect.promise(() => procfs.pidsWithEnvironment(RUN_TAG_VARIABLE, tag))
 
+  /** The run tags some live process carries (one pass over the process table). */
+  const liveTags = Effect.promise(() => procfs.environmentValues(RUN_TAG_VARIABLE))
+
   /**
    * Ends every process carrying `tag`. It first stops them all (SIGSTOP, again until no new one
    * appears), so that no shell can react to a child's death by starting the next command, then kills
@@ -272,6 +275,7 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
     ownIdentity,
     isSameProcess: procfs.isSameProcess,
     sweepTag,
+    liveTags,
     sweepRecorded,
     isAlive: procfs.isAlive,
     interruptChildren,

@@ -56,8 +56,9 @@ export const reconcileInterruptedRuns = (options: { readonly atStart: boolean })
     // Reviewer workspaces and implementers' temporary folders of a controller that is gone.
     yield* makeTemporaryRoots(yield* FileSystem.FileSystem, yield* LinkSafeFiles).removeAbandoned
     const sweepRecorded = (state: RunState) =>
-      runs.resolveDirectory(state.run_id).pipe(Effect.flatMap(processes.sweepRecorded), Effect.ignore)
-    const orphaned = (yield* runs.listAll()).filter((state) =>
+      runs.resolveDirectory(state.run_id).pipe(Effect.flatMap(processes.sweepRecorded), Effect.orElseSucceed(() => 0))
+    const all = yield* runs.listAll()
+    const orphaned = all.filter((state) =>
       state.status === "running" &&
       (options.atStart
         ? state.coordinator_pid === process.pid || supervisorIsGone(state)
@@ -68,8 +69,25 @@ export const reconcileInterruptedRuns = (options: { readonly atStart: boolean })
         Effect.zipRight(sweepRecorded(state), processes.sweepTag(runTagOf(state))),
         markInterrupted(state, "The coordinator stopped before this replay finished.")
       ), { concurrency: 4, discard: true })
+    yield* sweepEnded(all, sweepRecorded)
     return orphaned.length
   }).pipe(Effect.withSpan("reconcileInterruptedRuns"))
+
+/**
+ * A run that ended may still have processes: a daemon killed inside `cancel_run`, after writing `cancelled` and
+ * before its sweep, left them (a run ends only after its attempts did, otherwise). Whichever daemon ran it, what
+ * its attempts recorded is ended, and what carries its tag: ending an ended run's processes is always right.
+ */
+const sweepEnded = (all: ReadonlyArray<RunState>, sweepRecorded: (state: RunState) => Effect.Effect<number>) =>
+  Effect.gen(function*() {
+    const processes = yield* ProcessRunner
+    const ended = all.filter((state) => state.status !== "running")
+    if (ended.length === 0) return
+    const live = yield* processes.liveTags
+    yield* Effect.forEach(ended, (state) =>
+      Effect.flatMap(sweepRecorded(state), (recorded) =>
+        recorded > 0 || live.has(runTagOf(state)) ? processes.sweepTag(runTagOf(state)) : Effect.void), { concurrency: 4, discard: true })
+  })
 
 /** On shutdown, after the run fibers were interrupted: nothing this daemon coordinated stays `running`. */
 export const markOwnRunsInterrupted = Effect.gen(function*() {

@@ -35,7 +35,9 @@ export const cancelRun = Effect.fn("runs.cancelRun")(function*(runId: string) {
   const { directory, state } = yield* runs.readOwned(runId)
   const answer = (run: RunState, idempotent: boolean) =>
     Effect.map(runSnapshot(directory, run), (snapshot): CancelRunResult => ({ run_id: runId, run: snapshot, idempotent }))
-  if (TERMINAL_STATUSES.has(state.status)) return yield* answer(state, true)
+  // Asked again, a cancel sweeps again: a daemon killed between writing `cancelled` and its sweep left processes.
+  const sweep = Effect.zipRight(processes.sweepRecorded(directory), processes.sweepTag(runTagOf(state)))
+  if (TERMINAL_STATUSES.has(state.status)) return yield* Effect.zipRight(Effect.uninterruptible(sweep), answer(state, true))
   // Marking, interrupting and sweeping go together: a dropped connection must not stop half way.
   return yield* Effect.uninterruptible(Effect.gen(function*() {
     const cancelled = yield* runs.update(directory, {
@@ -48,11 +50,10 @@ export const cancelRun = Effect.fn("runs.cancelRun")(function*(runId: string) {
       if (cancelled.left._tag !== "RunCancelled" && cancelled.left._tag !== "StateTransitionConflict") {
         return yield* cancelled.left
       }
-      return yield* answer((yield* runs.readOwned(runId)).state, true)
+      return yield* Effect.zipRight(sweep, answer((yield* runs.readOwned(runId)).state, true))
     }
     yield* supervisor.interrupt(runId)
-    yield* processes.sweepRecorded(directory)
-    yield* processes.sweepTag(runTagOf(state))
+    yield* sweep
     return yield* answer(cancelled.right, false)
   }))
 })

@@ -43,6 +43,28 @@ export const pidsWithEnvironment = async (name: string, value: string): Promise<
   return found
 }
 
+/** Every value `name` has in the environment of a live process (other than ours), in one pass over the table. */
+export const environmentValues = async (name: string): Promise<Set<string>> => {
+  const needle = Buffer.from(`\0${name}=`)
+  const entries = await fs.readdir("/proc").catch(() => [] as string[])
+  const values = new Set<string>()
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return
+      const environ = await readOrUndefined(`/proc/${entry}/environ`)
+      if (environ === undefined) return
+      // A leading NUL makes the first variable findable like the others.
+      const text = Buffer.concat([Buffer.from([0]), environ])
+      const at = text.indexOf(needle)
+      if (at < 0) return
+      const start = at + needle.length
+      const end = text.indexOf(0, start)
+      if (!(await isZombie(Number(entry)))) values.add(text.subarray(start, end < 0 ? text.length : end).toString("utf8"))
+    })
+  )
+  return values
+}
+
 /** Our own children (of every thread) whose environment contains `name=value`. */
 export const childrenWithEnvironment = async (name: string, value: string): Promise<Array<number>> => {
   const needle = Buffer.from(`${name}=${value}\0`)
