@@ -1,5 +1,6 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import { IncomingMessage } from "node:http"
 import { readStreamNoFollow } from "../services/FileStore.js"
 import { Cause, type Context, Effect, Either, ParseResult, Schema } from "effect"
 import {
@@ -16,7 +17,7 @@ import { VERSION } from "../services/internal/packageInfo.js"
 import { callTool, type ToolRegistry } from "../programs/controller/tool.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
-import { readRequestBody, type RequestBody } from "./requestBody.js"
+import { readRequestBody, type RequestBody, TOO_DEEP_MESSAGE } from "./requestBody.js"
 import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
@@ -68,6 +69,7 @@ const DownloadBody = Schema.Struct({ run_id: Schema.optional(Schema.Unknown), fo
 const jsonObjectOf = (body: RequestBody): Effect.Effect<Record<string, unknown>, BadRequest> => {
   if (body === "too_large") return badRequest("The controller request body is too large.")
   if (body === "unreadable") return badRequest("The controller request body could not be read.")
+  if (body === "too_deep") return badRequest(TOO_DEEP_MESSAGE)
   const parsed = parseJson(body.toString("utf8"))
   if (Either.isLeft(parsed)) return badRequest("The controller request must contain JSON.")
   return isJsonObject(parsed.right) && !Array.isArray(parsed.right)
@@ -105,6 +107,14 @@ const inServices = <A, E, R>(effect: Effect.Effect<A, E, R>, services: Context.C
 
 const isJsonContentType = (value: string | undefined) =>
   value !== undefined && value.split(";")[0]?.trim().toLowerCase() === "application/json"
+
+/** How many Host headers arrived (Node keeps the first of several; which one a proxy checked is unknown). */
+const hostHeaders = (request: HttpServerRequest.HttpServerRequest) => {
+  const raw = request.source instanceof IncomingMessage ? request.source.rawHeaders : []
+  let count = 0
+  for (let index = 0; index < raw.length; index += 2) if (raw[index]!.toLowerCase() === "host") count++
+  return count
+}
 
 const ALLOWED_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST"])
 
@@ -246,6 +256,7 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     // The rules every request meets before the router: the Host check, the method rule, and the API token for
     // every POST and anything under /api (without it nothing of the request is read).
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (hostHeaders(request) > 1) return Effect.succeed(textResponse(400, "Send one Host header."))
       if (request.headers.host !== runtime.expectedHost) return Effect.succeed(textResponse(421, "Invalid host."))
       if (!ALLOWED_METHODS.has(request.method)) return Effect.succeed(textResponse(405, "Method not allowed."))
       const pathname = pathnameOf(request.url)

@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from "node:stream"
 import { SECURITY_HEADERS } from "./responses.js"
 
+/** How long a client may take to send a request's headers and body. */
+export const REQUEST_DEADLINE_MILLIS = 10_000
+
 /** Node's own answers to requests it cannot parse, with the headers every answer of the daemon carries. */
 const CLIENT_ERROR_STATUS: Readonly<Record<string, readonly [number, string]>> = {
   HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large"],
@@ -25,7 +28,14 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
  */
 export const createHoldingServer = (): Server => {
   // A request without Host reaches the app (which answers 421 with its headers) instead of Node's bare 400.
-  const server = createServer({ keepAliveTimeout: 5_000, requireHostHeader: false })
+  // A request must arrive whole within 10 s (408 otherwise; Node's default is five minutes), checked every second.
+  const server = createServer({
+    keepAliveTimeout: 5_000,
+    requireHostHeader: false,
+    requestTimeout: REQUEST_DEADLINE_MILLIS,
+    headersTimeout: REQUEST_DEADLINE_MILLIS,
+    connectionsCheckingInterval: 1_000
+  })
   server.on("clientError", answerClientError)
   const pending: Array<readonly [IncomingMessage, ServerResponse]> = []
   let handed = false

@@ -1,10 +1,18 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { IncomingMessage } from "node:http"
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../domain/jsonDepth.js"
 import { MAX_HTTP_BODY_BYTES } from "../domain/product.js"
 
 /** A request body as read: its bytes, or why there are none to use. */
-export type RequestBody = Buffer | "too_large" | "unreadable"
+export type RequestBody = Buffer | "too_large" | "unreadable" | "too_deep"
+
+/** The sentence for a body nested deeper than the limit. */
+export const TOO_DEEP_MESSAGE = `The request nests deeper than ${MAX_JSON_DEPTH} levels.`
+
+/** A body read whole is refused when it nests too deep for anything to parse it safely. */
+const boundedDepth = (body: RequestBody): RequestBody =>
+  Buffer.isBuffer(body) && nestsDeeperThan(body.toString("utf8")) ? "too_deep" : body
 
 /** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
 const MAX_DRAINED_BYTES = 64 * 1024 * 1024
@@ -16,9 +24,9 @@ const MAX_DRAINED_BYTES = 64 * 1024 * 1024
  */
 export const readRequestBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<RequestBody> => {
   const source = request.source
-  if (source instanceof IncomingMessage) return readIncoming(request, source)
+  if (source instanceof IncomingMessage) return Effect.map(readIncoming(request, source), boundedDepth)
   if (source instanceof Request && source.body === null) return Effect.succeed(Buffer.alloc(0))
-  return readStream(request)
+  return Effect.map(readStream(request), boundedDepth)
 }
 
 const readStream = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<RequestBody> =>

@@ -2,7 +2,7 @@ import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, type Scope } from "effect"
 import type { ToolRegistry } from "../programs/controller/tool.js"
-import { readRequestBody } from "../http/requestBody.js"
+import { readRequestBody, TOO_DEEP_MESSAGE } from "../http/requestBody.js"
 import { jsonResponse } from "../http/responses.js"
 import { Activity } from "../services/Activity.js"
 import { makeControllerRpcs, toolHandlers } from "./group.js"
@@ -68,6 +68,7 @@ export const makeRpcHttpApp = <R>(tools: ToolRegistry<R>) =>
       const body = yield* readRequestBody(request)
       if (body === "too_large") return badRequest("The RPC request body is too large.")
       if (body === "unreadable") return badRequest("The RPC request body could not be read.")
+      if (body === "too_deep") return badRequest(TOO_DEEP_MESSAGE)
       return yield* Effect.provideService(apps[type], HttpServerRequest.HttpServerRequest, withBody(request, body))
     })
     return app

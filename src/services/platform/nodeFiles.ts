@@ -51,6 +51,13 @@ const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.cons
 const notRegular = (file: string) =>
   Object.assign(new Error(`${path.basename(file)} is not a regular file`), { code: "ENOTREGULAR" })
 
+/** A directory is refused as reading one fails (EISDIR); a FIFO, socket or device as not a regular file. */
+const refuseUnlessFile = (file: string, stat: import("node:fs").Stats) => {
+  if (stat.isFile()) return
+  if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: "EISDIR" })
+  throw notRegular(file)
+}
+
 /** Opens `file` with `flags`; a socket, or a FIFO nobody reads, refuses to open (`ENXIO`): not a regular file. */
 const openPlain = (file: string, flags: number, mode?: number) =>
   fs.open(file, flags, mode).catch((error: unknown) => {
@@ -61,7 +68,7 @@ const readRegular = async (file: string, maxBytes: number): Promise<Option.Optio
   const handle = await openPlain(file, READ_NO_FOLLOW)
   try {
     const stat = await handle.stat()
-    if (!stat.isFile()) throw notRegular(file)
+    refuseUnlessFile(file, stat)
     if (stat.size > maxBytes) return Option.none()
     return Option.some(await handle.readFile("utf8"))
   } finally {
@@ -79,7 +86,7 @@ const readTail = async (file: string, maxBytes: number): Promise<string> => {
   }
   try {
     const stat = await handle.stat()
-    if (!stat.isFile()) throw notRegular(file)
+    refuseUnlessFile(file, stat)
     const size = stat.size
     const length = Math.min(size, maxBytes)
     const buffer = Buffer.alloc(length)
@@ -113,7 +120,7 @@ export const NodeLinkSafeFilesLive = Layer.succeed(LinkSafeFiles, LinkSafeFiles.
     attempt("append", file, async () => {
       const handle = await openPlain(file, APPEND_NO_FOLLOW, 0o600)
       try {
-        if (!(await handle.stat()).isFile()) throw notRegular(file)
+        refuseUnlessFile(file, await handle.stat())
         await handle.appendFile(text)
       } finally {
         await handle.close()

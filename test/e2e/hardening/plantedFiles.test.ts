@@ -58,16 +58,16 @@ describe.each(KINDS)("a %s where a run's file belongs", (kind, plant) => {
       expect(listed.status).toBe(200)
       expect(listed.json.structuredContent.runs.map((run: { run_id: string }) => run.run_id).sort()).toEqual(["run-good", "run-planted-log"])
 
+      // A directory is damage of the controller's own files (500, the detail in its log); the others are refused
+      // as a symbolic link is.
+      const refusal = (name: string) =>
+        kind === "directory"
+          ? [500, "The local controller encountered an error."]
+          : [400, `Cannot read ${name}: it is a symbolic link or not a regular file, which is never followed.`]
       const state = await callTool(daemon.port, "get_run", { run_id: "run-planted-state" })
-      expect([state.status, state.json.error]).toEqual([
-        400,
-        "Cannot read controller-state.json: it is a symbolic link or not a regular file, which is never followed."
-      ])
+      expect([state.status, state.json.error]).toEqual(refusal("controller-state.json"))
       const log = await callTool(daemon.port, "get_run", { run_id: "run-planted-log" })
-      expect([log.status, log.json.error]).toEqual([
-        400,
-        "Cannot read run.log: it is a symbolic link or not a regular file, which is never followed."
-      ])
+      expect([log.status, log.json.error]).toEqual(refusal("run.log"))
 
       // The command line lists the run root on its own, with the planted file in it.
       const cli = await runCli(["runs", "--json"], installEnv(root, { CODEX_REPLAY_RUN_ROOT: runRoot }), { timeoutMillis: 60_000 })
