@@ -7,6 +7,7 @@ import { homedir } from "node:os"
 import { SERVER_NAME } from "../domain/product.js"
 import { VERSION } from "../services/internal/packageInfo.js"
 import { boundText } from "../domain/toolResult.js"
+import { checkedInput } from "./checkedInput.js"
 import { openController, openControllerText } from "../programs/controller/openController.js"
 import type { ControllerClient } from "../services/ControllerClient.js"
 import type { FileStore } from "../services/FileStore.js"
@@ -54,6 +55,7 @@ export const serveMcp = Effect.gen(function*() {
     server.onclose = () => resolve()
   })
   process.stdin.once("end", () => void server.close())
-  yield* Effect.promise(() => server.connect(new StdioServerTransport()))
+  const input = process.stdin.pipe(checkedInput((text) => void process.stdout.write(text)))
+  yield* Effect.promise(() => server.connect(new StdioServerTransport(input, process.stdout)))
   yield* Effect.promise(() => closed)
 })

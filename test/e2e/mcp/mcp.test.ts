@@ -207,6 +207,43 @@ describe("MCP server on raw stdin", () => {
     expect(replies[4].error.code).toBe(-32601)
   })
 
+  it("answers every malformed message that it can with JSON-RPC's code and one sentence, and serves the next", () => {
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }
+    const result = exchange([
+      JSON.stringify(initialize),
+      "{not json",
+      "[1, 2]",
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: "x" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 3 }),
+      JSON.stringify({ id: 4, method: "tools/list" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 7 } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "open_controller", arguments: "x" } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: 5 } }),
+      `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"open_controller","arguments":{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`,
+      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" })
+    ])
+    expect(result.status).toBe(0)
+    const replies = result.stdout.trim().split("\n").map((line) => JSON.parse(line))
+    const byId = new Map(replies.filter((reply) => reply.id !== null).map((reply) => [reply.id, reply]))
+    const error = (id: number | null) => (id === null ? replies.filter((reply) => reply.id === null) : [byId.get(id)]).map((reply) => reply.error)
+    expect(error(null)).toEqual([
+      { code: -32700, message: "Parse error: the line is not JSON." },
+      { code: -32600, message: "Invalid request: a message must be a JSON object." },
+      { code: -32600, message: "Invalid request: it nests deeper than 64 levels." }
+    ])
+    expect(error(2)).toEqual([{ code: -32602, message: "Invalid params: \"params\" must be an object." }])
+    expect(error(3)).toEqual([{ code: -32600, message: "Invalid request: \"method\" must be a string." }])
+    expect(error(4)).toEqual([{ code: -32600, message: "Invalid request: \"jsonrpc\" must be \"2.0\"." }])
+    for (const id of [5, 6, 7]) {
+      const [refused] = error(id)
+      expect(refused.code).toBe(-32602)
+      expect(refused.message).toMatch(/^Invalid params: params\.\S+: [^\n]{1,200}\.$/)
+    }
+    expect(byId.get(9).result).toEqual({})
+    expect(byId.get(1).result.serverInfo.name).toBe("codex-replay")
+    for (const reply of replies) expect(JSON.stringify(reply)).not.toMatch(/Internal error|"code":-32603/)
+  })
+
   for (const version of ["2025-06-18", "2025-03-26"]) {
     it(`answers initialize with the client's supported version ${version}`, () => {
       const result = exchange([
