@@ -22,8 +22,23 @@ export const runViews = Effect.flatMap(RunStore, (runs) => Stream.runHead(runs.c
     ))
 )
 
+/**
+ * A batch ends only once every run of it ended; a run the store still holds as running is another controller's,
+ * as of the store's last look. Such runs of an ended batch are read afresh, so that the summary never reports a
+ * batch finished while counting a replay of it as running.
+ */
 export const summaryOf = (record: BatchRecord) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    return summarizeBatch(record, yield* runViews, now)
+    const views = yield* runViews
+    if (record.status !== "running") {
+      const runs = yield* RunStore
+      const stale = record.items.flatMap((item) => (item.run_id !== null && views.get(item.run_id)?.status === "running" ? [item.run_id] : []))
+      yield* Effect.forEach(stale, (runId) =>
+        Effect.match(runs.readAny(runId), {
+          onFailure: () => undefined,
+          onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state) })
+        }), { discard: true })
+    }
+    return summarizeBatch(record, views, now)
   })
