@@ -6,12 +6,42 @@ import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
 import { VERSION } from "../services/internal/packageInfo.js"
-import { helpRequested } from "./help.js"
+import { COMMAND_HELP, helpRequested } from "./help.js"
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
 const SWITCHES = ["--yes", "--json", "--open", "--accept-empty-beginning"] as const
 const switchWithValue = (argv: ReadonlyArray<string>) =>
   argv.slice(2).find((argument) => SWITCHES.some((name) => argument.startsWith(`${name}=`)))
+
+/**
+ * The flag mistakes `@effect/cli` reports only as "unknown argument", in one sentence naming the flag: a flag
+ * without its value, and a single-value flag given twice. The flags are those of the command's own help.
+ */
+export const flagMistake = (argv: ReadonlyArray<string>): string | undefined => {
+  const [command = "", ...rest] = argv.slice(2)
+  const help = COMMAND_HELP[command]
+  if (help === undefined) return undefined
+  const flags = new Map(help.options.map(([usage, description]) => {
+    const [name = "", value] = usage.split(" ")
+    return [name, { usage, takesValue: value !== undefined, repeatable: /\brepeat it\b/.test(description) }] as const
+  }))
+  const seen = new Set<string>()
+  for (let index = 0; index < rest.length; index++) {
+    const argument = rest[index]!
+    if (!argument.startsWith("--")) continue
+    const name = argument.split("=")[0]!
+    const flag = flags.get(name)
+    if (flag === undefined) continue
+    if (flag.takesValue && !argument.includes("=")) {
+      const value = rest[index + 1]
+      if (value === undefined || value.startsWith("--")) return `${name} needs a value: ${flag.usage}.`
+      index++
+    }
+    if (seen.has(name) && !flag.repeatable) return `${name} is given more than once; give it once.`
+    seen.add(name)
+  }
+  return undefined
+}
 
 /** Any terminal command whose handler needs nothing more (its name and options types are invariant). */
 type Subcommand = Command.Command<any, never, unknown, any>
@@ -36,9 +66,13 @@ export const commandLineOf = (commands: readonly [Subcommand, ...Array<Subcomman
       const help = helpRequested(argv)
       if (help !== undefined) return Effect.sync(() => void process.stdout.write(help))
       const misused = switchWithValue(argv)
-      return misused === undefined
+      if (misused !== undefined) {
+        return Effect.fail(invalidArgument(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
+      }
+      const mistake = flagMistake(argv)
+      return mistake === undefined
         ? Command.run(cli, { name: "codex-replay", version: VERSION })(argv)
-        : Effect.fail(invalidArgument(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))
+        : Effect.fail(invalidArgument(mistake))
     }).pipe(
       Effect.catchIf(ValidationError.isValidationError, () =>
         Effect.fail(invalidArgument("Invalid command line; see `codex-replay --help`."))),

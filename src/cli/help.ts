@@ -20,12 +20,13 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: []
   },
   threads: {
-    usage: "codex-replay threads [--query TEXT] [--source imported|sample] [--limit N] [--offset N] [--json]",
+    usage: "codex-replay threads [--query TEXT] [--source imported|sample] [--sort date|cost] [--limit N] [--offset N] [--json]",
     summary:
       "List the Claude Code threads that can be replayed, newest first, numbered #N as in the browser. Reads $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects); no controller needed.",
     options: [
       ["--query TEXT", "Only threads whose title, project directory, model or thread id contains TEXT (case-insensitive)."],
       ["--source imported|sample", "Your imported Claude Code threads, or the packaged sample threads."],
+      ["--sort date|cost", "Most recent first (date, the default) or most expensive first (cost)."],
       ["--limit N", "Threads per page, 1 through 100 (default 20)."],
       ["--offset N", "Threads to skip, 0 through 100000 (default 0)."],
       JSON_OPTION

@@ -115,7 +115,12 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["threads", "--json=maybe"], "--json takes no value (got \"--json=maybe\")."],
     [["report", "run-x", "--open=yes"], "--open takes no value"],
     [["threads", "--offset", "1.5"], "--offset must be a whole number from 0 through 100000."],
-    [["threads", "--offset", "1e3"], "--offset must be a whole number from 0 through 100000."]
+    [["threads", "--offset", "1e3"], "--offset must be a whole number from 0 through 100000."],
+    [["threads", "--limit", "5", "--limit", "6"], "--limit is given more than once; give it once."],
+    [["threads", "--query=a", "--query", "b"], "--query is given more than once; give it once."],
+    [["threads", "--json", "--json"], "--json is given more than once; give it once."],
+    [["threads", "--limit"], "--limit needs a value: --limit N."],
+    [["threads", "--source", "--json"], "--source needs a value: --source imported|sample."]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).toBe(1)
