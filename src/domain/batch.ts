@@ -98,7 +98,10 @@ export interface RunView {
 export const itemStatus = (record: BatchRecord, item: BatchItem, run: RunView | undefined): ItemStatus => {
   if (item.error !== undefined) return "failed"
   if (run === undefined) return record.status === "running" ? "pending" : "cancelled"
-  return run.status === "completed" || run.status === "failed" || run.status === "cancelled" ? run.status : "running"
+  if (run.status !== "completed" && run.status !== "failed" && run.status !== "cancelled") return "running"
+  // While the batch runs, a replay counts as ended once the batch recorded its time and cost, a moment after the
+  // run ended: its counts and its cost move together.
+  return record.status === "running" && item.elapsed_ms === undefined ? "running" : run.status
 }
 
 const sum = (values: ReadonlyArray<number>) => values.reduce((total, value) => total + value, 0)

@@ -38,6 +38,16 @@ const run = (status: string, phase = "implementing", winner: string | null = nul
 })
 
 describe("a batch's summary", () => {
+  it("counts a replay of a running batch as ended once the batch recorded its time and cost, so counts and cost move together", () => {
+    const runs = new Map([["r1", run("completed")], ["r2", run("completed")]])
+    const items = [item(0, "m", { run_id: "r1", elapsed_ms: 1000, codex_usd: 0.25 }), item(1, "m", { run_id: "r2" })]
+    const running = summarizeBatch(record(items), runs, Date.parse("2026-01-01T00:01:00.000Z"))
+    expect(running.counts).toMatchObject({ completed: 1, running: 1 })
+    expect(running.cost_usd.codex).toBe(0.25)
+    // A batch that ended counts its runs as they ended, recorded or not (a cancelled batch stops recording).
+    expect(summarizeBatch(record(items, "cancelled"), runs, 0).counts).toMatchObject({ completed: 2, running: 0 })
+  })
+
   const items = [
     item(0, "m1", { run_id: "r1", elapsed_ms: 60_000, codex_usd: 0.25 }),
     item(0, "m2", { run_id: "r2", elapsed_ms: 120_000, codex_usd: null }),
