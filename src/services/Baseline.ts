@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { notARepositoryReason } from "../domain/gitRefusal.js"
 import * as path from "node:path"
 import type { ProjectInstructions } from "../domain/history/capabilities.js"
 import type { ChangedFile } from "../domain/history/changes.js"
@@ -348,9 +349,11 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       if (!(yield* isDirectory(repository))) {
         return yield* nonGit(request, repository, [`${repository} does not exist on this machine.`])
       }
-      const toplevel = (yield* git.probe(["rev-parse", "--show-toplevel"], { cwd: repository }))?.trim()
-      if (toplevel === undefined || toplevel === "") {
-        return yield* nonGit(request, repository, [`${repository} is not a Git repository.`])
+      const probed = yield* git.run(["rev-parse", "--show-toplevel"], { cwd: repository }).pipe(Effect.either)
+      const toplevel = Either.isRight(probed) ? probed.right.trim() : ""
+      if (toplevel === "") {
+        const stderr = Either.isLeft(probed) && probed.left._tag === "GitError" ? probed.left.stderr : ""
+        return yield* nonGit(request, repository, [notARepositoryReason(repository, stderr)])
       }
       if (request.beginningKind === "non_git") {
         return yield* nonGit(request, repository, ["You chose a non-git beginning."])

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { conflict, invalidArgument, gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { excerpt } from "../domain/toolResult.js"
+import { notARepositoryReason } from "../domain/gitRefusal.js"
 import { FileStore } from "./FileStore.js"
 import { Git } from "./Git.js"
 import { LOCAL_TRANSPORT } from "./internal/gitNeutral.js"
@@ -89,7 +90,12 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(repositoryError(repo, "the directory does not exist.")), onSome: Effect.succeed }))
       )
       const topLevel = yield* git.run(["rev-parse", "--show-toplevel"], { cwd: real }).pipe(
-        Effect.mapError(() => repositoryError(repo, "it is not a Git repository."))
+        Effect.mapError((error) => {
+          const stderr = error._tag === "GitError" ? error.stderr : ""
+          return /dubious ownership/i.test(stderr)
+            ? invalidArgument(notARepositoryReason(real, stderr))
+            : repositoryError(repo, "it is not a Git repository.")
+        })
       )
       const resolved = yield* Effect.forEach(commits, (commit) =>
         git.run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], { cwd: topLevel }).pipe(
