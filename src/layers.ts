@@ -23,6 +23,7 @@ import { FileStore } from "./services/FileStore.js"
 import { isSocketDescriptor, NodeFilesLive } from "./services/platform/nodeFiles.js"
 import { ProcessRunner } from "./services/ProcessRunner.js"
 import { IdleShutdownLive } from "./services/IdleShutdown.js"
+import { AttemptReportLive } from "./services/AttemptReport.js"
 import { BackgroundLoopsLive } from "./services/Reconciliation.js"
 import { RunLog } from "./services/RunLog.js"
 import { RunStore } from "./services/RunStore.js"
@@ -100,7 +101,7 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 )
 /** Everything the daemon needs, from the environment. */
-export const DaemonLive = Layer.mergeAll(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive, IdleShutdownLive).pipe(
+export const DaemonLive = Layer.mergeAll(ControllerRuntime.DefaultWithoutDependencies, BackgroundLoopsLive, IdleShutdownLive, AttemptReportLive).pipe(
   Layer.provideMerge(Shutdown.Default),
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(EngineLive),

@@ -1,5 +1,5 @@
 import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
-import { Clock, Context, Duration, Effect, Either, Layer, Runtime, type Schedule } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Runtime } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import type { WorkerError } from "../domain/errors.js"
@@ -20,7 +20,6 @@ import {
   threadOptionsFor,
   workerError,
   WorkerPurpose,
-  type WorkerResultData,
   ZERO_USAGE
 } from "../domain/worker.js"
 import { agentEnvironment, codexProcessEnvironment, sandboxConfig } from "../domain/agentSandbox.js"
@@ -35,7 +34,10 @@ import { REVIEWER_OUTPUT_OMITTED, RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
 
 export * from "./worker/request.js"
-import { ATTEMPT_VARIABLE, type CodexWorkerOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_INTERRUPT_GRACE, type RequestSource, type RetryHooks, type WorkerRequest, type WorkerResult } from "./worker/request.js"
+export { runWithSchedule } from "./worker/schedule.js"
+export type { FakeAnswer } from "./worker/service.js"
+import { fakeResult, type FakeAnswer, makeService } from "./worker/service.js"
+import { ATTEMPT_VARIABLE, type AttemptProgress, type CodexWorkerOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_INTERRUPT_GRACE, type WorkerResult } from "./worker/request.js"
 import { type AnyRequest, type PreparedRequest, prepareRequest } from "./worker/prepare.js"
 
 
@@ -43,6 +45,7 @@ import { type AnyRequest, type PreparedRequest, prepareRequest } from "./worker/
 // One attempt: the SDK's event stream, drained to the end whatever happens
 
 interface Session {
+  readonly progress: AttemptProgress
   readonly attemptId: string
   readonly runTag: string
   readonly abort: AbortController
@@ -93,31 +96,6 @@ const resolveOptions = (options: CodexWorkerOptions, inherited: Readonly<Record<
   }
 }
 
-/** Runs a request with a caller-owned schedule, retrying only retryable failures. Archives nothing. */
-export const runWithSchedule = <A, I, Out, R, RS>(
-  run: (request: WorkerRequest<A, I>) => Effect.Effect<WorkerResult<A>, WorkerError>,
-  source: RequestSource<A, I, R>,
-  schedule: Schedule.Schedule<Out, WorkerError, RS>,
-  hooks: RetryHooks<R> = {}
-): Effect.Effect<WorkerResult<A>, WorkerError, R | RS> =>
-  Effect.suspend(() => {
-    let attempt = 0
-    let lastFailure: WorkerError | undefined
-    const requestFor = (number: number) => (typeof source === "function" ? source(number) : Effect.succeed(source))
-    const once = Effect.suspend(() => {
-      attempt += 1
-      const beforeRetry = lastFailure !== undefined && hooks.beforeRetry !== undefined
-        ? hooks.beforeRetry(lastFailure, attempt)
-        : Effect.void
-      return beforeRetry.pipe(
-        Effect.zipRight(requestFor(attempt)),
-        Effect.flatMap(run),
-        Effect.tapError((failure) => Effect.sync(() => void (lastFailure = failure)))
-      )
-    })
-    return Effect.retry(once, { schedule, while: (failure) => failure.retryable })
-  }).pipe(Effect.withSpan("CodexWorker.runWithSchedule"))
-
 const makeCodexWorker = (options: CodexWorkerOptions) =>
   Effect.gen(function*() {
     const processes = yield* ProcessRunner
@@ -125,6 +103,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     const files = yield* FileStore
     const platform = Context.make(FileSystem.FileSystem, yield* FileSystem.FileSystem).pipe(Context.add(LinkSafeFiles, yield* LinkSafeFiles))
     const settings = resolveOptions(options, processes.environment)
+    const inFlight = new Map<string, AttemptProgress>()
 
     const logger = (request: AnyRequest) => {
       const label = request.label ?? defaultLabel(request.purpose)
@@ -139,9 +118,23 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
     }
     type Logger = ReturnType<typeof logger>
 
-    const openSession = (prepared: PreparedRequest, scratch: string | undefined, onEvent: (event: ThreadEvent) => Promise<void>): Session => {
+    const openSession = (
+      prepared: PreparedRequest,
+      scratch: string | undefined,
+      onEvent: (event: ThreadEvent) => Promise<void>,
+      startedAt: number
+    ): Session => {
       const { request } = prepared
       const attemptId = freshId()
+      const progress: AttemptProgress = {
+        attempt_id: attemptId,
+        label: request.label ?? defaultLabel(request.purpose),
+        model: request.model,
+        stage: "starting Codex",
+        events: 0,
+        last_event: null,
+        started_at: DateTime.formatIso(DateTime.unsafeMake(startedAt))
+      }
       const runTag = request.runTag ?? `worker-${attemptId}`
       const writable = !isReadOnlyPurpose(request.purpose)
       const sandbox = sandboxConfig({
@@ -178,18 +171,25 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
         try {
           const turnOptions = { signal: abort.signal, ...(prepared.jsonSchema === undefined ? {} : { outputSchema: prepared.jsonSchema }) }
           const { events } = await thread.runStreamed(request.prompt, turnOptions)
+          progress.stage = "waiting for an event"
           // Never leave this loop early: breaking out kills only the direct child and opens the
           // late-abort crash window (protocol §3.6). Cancellation aborts and keeps draining.
           for await (const event of events) {
             recordEvent(record, interpretEvent(event))
+            progress.events += 1
+            progress.last_event = event.type
+            progress.stage = "logging an event"
             await onEvent(event)
+            progress.stage = "waiting for an event"
           }
+          progress.stage = "stream ended"
           return undefined
         } catch (error) {
           return error ?? new Error("unknown failure")
         }
       }
       const session: Session = {
+        progress,
         attemptId,
         runTag,
         abort,
@@ -210,6 +210,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
      */
     const stopSession = (session: Session, log: Logger, watch: AttemptWatch) =>
       Effect.gen(function*() {
+        session.progress.stage = "stopping Codex"
         // Our own Codex child (in our process group, so the group is never signalled).
         const children = yield* processes.interruptChildren(ATTEMPT_VARIABLE, session.attemptId)
         const settled = children > 0 && (yield* settledWithin(session, settings.interruptGrace))
@@ -265,7 +266,8 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
           return Runtime.runPromise(runtime)(log.stdout(JSON.stringify(event)).pipe(Effect.zipRight(notes)))
         }
         return yield* Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-          const session = openSession({ ...prepared, cliPath: launcher }, scratch, logEvent)
+          const session = openSession({ ...prepared, cliPath: launcher }, scratch, logEvent, yield* Clock.currentTimeMillis)
+          inFlight.set(session.attemptId, session.progress)
           const watch = yield* processes.watchConfined(session.attemptId, prepared.request.runDirectory, ATTEMPT_VARIABLE)
           return yield* restore(Effect.promise(() => session.finished)).pipe(
             Effect.map((thrown) => ({ session, thrown })),
@@ -273,7 +275,8 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
             // Whatever Codex left in its namespace ends with it; a normal end finds nothing left.
             Effect.ensuring(Effect.zipRight(watch.kill, watch.close)),
             // Nothing of this attempt may outlive it, also after a normal end.
-            Effect.tap(() => (prepared.request.runTag === undefined ? processes.sweepTag(session.runTag) : Effect.void))
+            Effect.tap(() => (prepared.request.runTag === undefined ? processes.sweepTag(session.runTag) : Effect.void)),
+            Effect.ensuring(Effect.sync(() => inFlight.delete(session.attemptId)))
           )
         }))
       })
@@ -328,36 +331,8 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       } satisfies WorkerResult<unknown>
     })
 
-    return makeService((request) => runAny(request))
+    return makeService((request) => runAny(request), Effect.sync(() => [...inFlight.values()].map((progress) => ({ ...progress }))))
   })
-
-/** Builds the service shape around one `run` implementation (shared by the live and fake workers). */
-const makeService = (runAny: (request: AnyRequest) => Effect.Effect<WorkerResult<unknown>, WorkerError>) => {
-  const run = <A = undefined, I = unknown>(request: WorkerRequest<A, I>) =>
-    runAny(request as unknown as AnyRequest) as unknown as Effect.Effect<WorkerResult<A>, WorkerError>
-  const runScheduled = <A, I, Out, R = never, RS = never>(
-    source: RequestSource<A, I, R>,
-    schedule: Schedule.Schedule<Out, WorkerError, RS>,
-    hooks?: RetryHooks<R>
-  ) => runWithSchedule(run<A, I>, source, schedule, hooks)
-  return { run, runWithSchedule: runScheduled } as const
-}
-
-/** What a fake worker answers: a final response text, or any result fields. */
-export type FakeAnswer = string | Partial<WorkerResultData>
-
-const fakeResult = (request: AnyRequest, answer: FakeAnswer): WorkerResultData => {
-  const fields = typeof answer === "string" ? { final_response: answer } : answer
-  return {
-    thread_id: `fake-thread-${freshId()}`,
-    final_response: "",
-    items: [],
-    usage: ZERO_USAGE,
-    elapsed_ms: 0,
-    worktree: request.workingDirectory,
-    ...fields
-  }
-}
 
 /**
  * The Codex worker (docs/security.md): drives the Codex CLI through `@openai/codex-sdk`, streams every

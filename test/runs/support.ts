@@ -193,6 +193,9 @@ export const awaitTerminal = (daemon: Daemon, runId: string, withinMs = 40_000) 
     const phase = state === "" ? "no state" : String(JSON.parse(state).phase)
     const log = read("run.log").split("\n").slice(-15).join("\n")
     const pids = await taggedPids(runId).catch(() => [])
+    // The daemon logs where each of its Codex attempts is (AttemptReportLive).
+    daemon.child.kill("SIGUSR2")
+    await sleep(500)
     throw new Error(
       `${String(error)}; phase ${phase}; processes ${JSON.stringify(pids)}; daemon output:\n${daemon.output().slice(-3000)}\nrun.log:\n${log}\n${
         describeProcess(daemon.child.pid)

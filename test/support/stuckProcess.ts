@@ -65,6 +65,9 @@ export const stopWithin = async (child: ChildProcess, output: () => string, with
   const stuck = /did not stop within .*/.exec(output())
   if (stuck !== null) console.warn(`daemon ${child.pid}: ${stuck[0]}`)
   if (!late) return
+  // The daemon logs where each of its Codex attempts is (AttemptReportLive), if it still can.
+  child.kill("SIGUSR2")
+  await new Promise((resolve) => setTimeout(resolve, 500))
   const description = describeProcess(child.pid)
   child.kill("SIGKILL")
   await exited

@@ -73,3 +73,13 @@ export interface CodexWorkerOptions {
 export const DEFAULT_ATTEMPT_TIMEOUT = Duration.hours(1)
 export const DEFAULT_INTERRUPT_GRACE = Duration.seconds(1)
 
+/** Where one attempt is, for `kill -USR2` (docs/controller.md): what its stream has delivered and what it waits for. */
+export interface AttemptProgress {
+  readonly attempt_id: string
+  readonly label: string
+  readonly model: string
+  stage: "starting Codex" | "waiting for an event" | "logging an event" | "stream ended" | "stopping Codex"
+  events: number
+  last_event: string | null
+  readonly started_at: string
+}
