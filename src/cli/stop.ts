@@ -1,5 +1,5 @@
 import { Duration, Effect, Schedule } from "effect"
-import { conflict, invalidArgument, notFound } from "../domain/errors.js"
+import { conflict, invalidArgument, notFound, unreadableFile } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
 import type { Environment } from "../domain/settings.js"
@@ -59,13 +59,21 @@ export const stopCommand = (options: StopOptions, env: Environment, home: string
     const client = yield* ControllerClient
     const live = (yield* client.listLive(settings.controllersRoot)).filter((controller) =>
       options.session === undefined || controller.sessionId === options.session)
-    if (live.length === 0 && options.session !== undefined) {
+    const unreadable = (yield* client.unreadableRuntimes(settings.controllersRoot)).filter((controller) =>
+      options.session === undefined || controller.sessionId === options.session)
+    if (live.length === 0 && unreadable.length === 0 && options.session !== undefined) {
       return yield* notFound(`No running controller with session ${options.session} in ${settings.controllersRoot}.`)
     }
     const results = yield* Effect.forEach(live, stopOne, { concurrency: 4 })
-    if (options.json) yield* out.result({ controllers: results })
-    else if (results.length === 0) yield* out.say("No controller of this installation is running.")
+    const unread = unreadable.map(({ sessionId, file }) => ({ controller_session_id: sessionId, runtime_file: file }))
+    if (options.json) yield* out.result(unread.length === 0 ? { controllers: results } : { controllers: results, unreadable: unread })
+    else if (results.length === 0 && unreadable.length === 0) yield* out.say("No controller of this installation is running.")
     else for (const result of results) yield* out.say(sentence(result))
+    if (unreadable.length > 0) {
+      return yield* unreadableFile(unreadable.map(({ sessionId, file }) =>
+        `Cannot read the runtime file of controller ${sessionId} (${file}), so it may still be running and was not stopped; stop its process, or remove that file if it is gone.`
+      ).join(" "))
+    }
     const refused = results.filter((result) => result.outcome === "busy" || result.outcome === "unanswered")
     if (refused.length > 0) {
       return yield* conflict(`${refused.length} controller(s) were not stopped.`)

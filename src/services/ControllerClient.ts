@@ -153,13 +153,27 @@ export class ControllerClient extends Effect.Service<ControllerClient>()("codex-
       return live
     })
 
+    /**
+     * The controllers of `controllersRoot` whose runtime file is there but cannot be read as one (damaged,
+     * unreadable, not a regular file): each may still be serving, and nothing can prove or stop it.
+     */
+    const unreadableRuntimes = Effect.fn("ControllerClient.unreadableRuntimes")(function*(controllersRoot: string) {
+      const found: Array<{ readonly sessionId: string; readonly file: string }> = []
+      for (const sessionId of yield* sessionIds(controllersRoot)) {
+        const file = path.join(controllersRoot, sessionId, RUNTIME_FILE)
+        if (!(yield* files.exists(file).pipe(Effect.orElseSucceed(() => false)))) continue
+        if (Option.isNone(yield* readRuntime(controllersRoot, sessionId))) found.push({ sessionId, file })
+      }
+      return found
+    })
+
     /** Whether `file` is a regular file this process may execute (a `codex_cli_path` to hand a daemon). */
     const isExecutable = (yield* LinkSafeFiles).isExecutable
 
     /** Starts the daemon detached (ProcessRunner.startDaemon, the one place processes are spawned). */
     const startDaemon = (yield* ProcessRunner).startDaemon
 
-    return { readRuntime, probe, shutdown, requestStop, findLive, listLive, isExecutable, startDaemon } as const
+    return { readRuntime, probe, shutdown, requestStop, findLive, listLive, unreadableRuntimes, isExecutable, startDaemon } as const
   }),
   dependencies: [FileStore.Default, NodeFilesLive, ProcessRunner.Default]
 }) {}

@@ -36,6 +36,14 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
     if (Option.isSome(running)) {
       return known(running.value, true, `Reused controller ${running.value.sessionId}: it reads ${history} and keeps runs in ${settings.runRoot}.`)
     }
+    // A controller whose runtime file cannot be read may be serving: a second one beside it is not started.
+    const unreadable = yield* client.unreadableRuntimes(settings.controllersRoot)
+    if (unreadable.length > 0) {
+      return yield* controllerUnavailable(
+        `Cannot read the runtime file of controller ${unreadable[0]!.sessionId} (${unreadable[0]!.file}), which may still be running; ` +
+          "stop its process, or remove that file if it is gone, then try again."
+      )
+    }
     const sessionId = yield* newControllerSessionId
     const cliPath = settings.codexCliPath
     const result = yield* Effect.either(openController({

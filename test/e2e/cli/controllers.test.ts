@@ -90,6 +90,31 @@ describe("one controller per settings, and codex-replay stop", () => {
     }
   })
 
+  it("a controller whose runtime file cannot be read: stop names it and fails, open starts no second one", { timeout: 200_000 }, async () => {
+    const root = scratch("codex-replay-cli-unreadable-runtime-")
+    roots.push(root)
+    const env = installEnv(root)
+    const controllers = path.join(path.dirname(env.CODEX_REPLAY_RUN_ROOT!), "controllers")
+    const session = "d".repeat(32)
+    const file = path.join(controllers, session, "controller-server.json")
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+    fs.writeFileSync(file, "{\"port\": ", { mode: 0o600 })
+    const sentence = `Cannot read the runtime file of controller ${session} (${file}), so it may still be running and was not stopped`
+
+    const stop = await runCli(["stop"], env)
+    expect(stop.code).toBe(1)
+    expect(stop.stderr).toContain(sentence)
+    const json = await runCli(["stop", "--json"], env)
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stdout)).toEqual({ controllers: [], unreadable: [{ controller_session_id: session, runtime_file: file }] })
+    expect((await runCli(["stop", "--session", session], env)).stderr).toContain(sentence)
+
+    const open = await runCli(["open"], env)
+    expect(open.code).toBe(1)
+    expect(open.stderr).toContain(`Cannot read the runtime file of controller ${session} (${file}), which may still be running`)
+    expect(fs.readdirSync(controllers)).toEqual([session])
+  })
+
   it("names an empty or missing history folder in threads", { timeout: 200_000 }, async () => {
     const root = scratch("codex-replay-cli-empty-history-")
     roots.push(root)
