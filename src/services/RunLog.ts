@@ -9,7 +9,7 @@ export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
 export const formatLogLine = (at: Date, source: string, message: string) =>
   `${at.toISOString()} [${source}] ${message.replace(/\r?\n/g, "\\n")}\n`
 
-/** The append-only `run.log` of a run directory (docs/security.md), private and serialised per file. */
+/** The append-only `run.log` of a run directory (docs/security.md), private, one whole line per write. */
 export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
   effect: Effect.gen(function*() {
     const files = yield* FileStore
@@ -18,8 +18,9 @@ export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {
       const now = yield* Clock.currentTimeMillis
       const file = path.join(runDirectory, RUN_LOG_FILE)
       const line = formatLogLine(DateTime.toDateUtc(DateTime.unsafeMake(now)), source, message)
-      // Never through a symlink: a link named run.log must not make the daemon append elsewhere.
-      yield* files.withLock(file, files.appendText(file, line))
+      // Never through a symlink: a link named run.log must not make the daemon append elsewhere. No lock: each line is
+      // one write to a file opened with O_APPEND, which the kernel places whole at the end, whoever else appends.
+      yield* files.appendText(file, line)
     })
 
     const tail = (runDirectory: string, maxBytes = MAX_RUN_LOG_TAIL_BYTES) =>
