@@ -163,7 +163,11 @@ describe("run history in the browser", () => {
 
     // Idle now: the controller stops, and the page says how to start it again.
     await page.click("#stop-controller")
-    await expect.poll(() => page.locator("#controller-status").textContent()).toBe("Controller stopped")
+    // A refusal is said in the notice: the failure names it.
+    await expect.poll(async () => {
+      const status = await page.locator("#controller-status").textContent()
+      return status === "Controller stopped" ? status : `${status} (notice: ${await page.locator("#notice").textContent()})`
+    }).toBe("Controller stopped")
     expect(await page.locator("#notice").textContent()).toContain("Start it again with “npm start” or “codex-replay open”")
     await second.exited
     await shot("history-7-controller-stopped.png")
