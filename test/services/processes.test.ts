@@ -32,6 +32,20 @@ describe("the process service over the in-memory file system and the test clock"
         expect(yield* (yield* FileStore).listNames(`/runs/run-1/${ATTEMPTS_DIRECTORY}`)).toEqual([])
       }))
 
+    it.effect("closes at once when it was started in an uninterruptible region and no namespace ever appeared", () =>
+      Effect.gen(function*() {
+        let looks = 0
+        // As CodexWorker starts it: inside an uninterruptible region, for an attempt that ended before any look.
+        const watch = yield* Effect.uninterruptible(watchAttempt("attempt-3", "/runs/run-3", Effect.sync(() => (looks++, []))))
+        yield* TestClock.adjust(Duration.millis(100))
+        const closing = yield* Effect.fork(watch.close)
+        yield* TestClock.adjust(Duration.millis(20))
+        expect(Option.isSome(yield* Fiber.poll(closing))).toBe(true)
+        const seen = looks
+        yield* TestClock.adjust(Duration.seconds(5))
+        expect(looks).toBe(seen)
+      }))
+
     it.effect("sweeps the attempts a dead daemon recorded and removes their records, leaving what is not a record", () =>
       Effect.gen(function*() {
         const store = yield* FileStore

@@ -45,7 +45,11 @@ export const watchAttempt = (
 
     // Not forkScoped: the watch's owner is its caller, which always runs `close` (CodexWorker: `ensuring`), and
     // ProcessRunner.watchConfined has no scope in its type to fork into; a daemon fiber ended by `close` keeps it so.
-    const poller = yield* Effect.forkDaemon(look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL).pipe(Schedule.upTo(LOOK_FOR)), until: Option.isSome })))
+    // Interruptible whatever its caller is: CodexWorker starts the watch in an uninterruptible region, and a fiber
+    // forked there would inherit it, so that `close` waited for a namespace that a quick attempt never showed.
+    const poller = yield* Effect.forkDaemon(Effect.interruptible(
+      look.pipe(Effect.repeat({ schedule: Schedule.spaced(POLL).pipe(Schedule.upTo(LOOK_FOR)), until: Option.isSome }))
+    ))
 
     const kill = Effect.gen(function*() {
       const attempt = yield* look
