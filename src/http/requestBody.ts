@@ -12,7 +12,7 @@ export const TOO_DEEP_MESSAGE = `The request nests deeper than ${MAX_JSON_DEPTH}
 
 /** A body read whole is refused when it nests too deep for anything to parse it safely. */
 const boundedDepth = (body: RequestBody): RequestBody =>
-  Buffer.isBuffer(body) && nestsDeeperThan(body.toString("utf8")) ? "too_deep" : body
+  Buffer.isBuffer(body) && nestsDeeperThan(body) ? "too_deep" : body
 
 /** Past this the client is cut off instead of drained; draining lets it read the 400 answer. */
 const MAX_DRAINED_BYTES = 64 * 1024 * 1024

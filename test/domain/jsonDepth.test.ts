@@ -15,6 +15,13 @@ describe("nestsDeeperThan", () => {
     expect(nestsDeeperThan(`["\\\\", ${"[".repeat(70)}]`)).toBe(true)
   })
 
+  it("reads a body's UTF-8 bytes as it reads its text", () => {
+    for (const text of [JSON.stringify({ note: `été ${"[".repeat(80)} 💥` }), `{"a":${"[".repeat(65)}"é"${"]".repeat(65)}}`, `["é", ${"{\"k\":".repeat(40)}1${"}".repeat(40)}]`]) {
+      expect(nestsDeeperThan(Buffer.from(text, "utf8"))).toBe(nestsDeeperThan(text))
+    }
+    expect(nestsDeeperThan(Buffer.from(`{"a":${"[".repeat(65)}"é"${"]".repeat(65)}}`))).toBe(true)
+  })
+
   it("answers what JSON.parse would need for a sequence of flat values", () => {
     expect(nestsDeeperThan("[]".repeat(10_000))).toBe(false)
     expect(nestsDeeperThan("")).toBe(false)

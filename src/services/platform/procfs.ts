@@ -22,48 +22,47 @@ const isZombie = async (pid: number) => {
   return text.slice(text.lastIndexOf(")") + 2).startsWith("Z")
 }
 
-/** The pids (other than ours) whose environment contains `name=value`. */
-export const pidsWithEnvironment = async (name: string, value: string): Promise<Array<number>> => {
-  const needle = Buffer.from(`${name}=${value}\0`)
+/** Whether an environment block (`NAME=value\0…`) holds exactly the variable `needle` (`NAME=value\0`). */
+const holds = (environ: Buffer, needle: Buffer) => {
+  const first = environ.indexOf(needle)
+  return first === 0 || (first > 0 && environ[first - 1] === 0)
+}
+
+/** The value of `name` in an environment block, if it is set. */
+const valueIn = (environ: Buffer, name: string): string | undefined => {
+  // A leading NUL makes the first variable findable like the others.
+  const text = Buffer.concat([Buffer.from([0]), environ])
+  const needle = Buffer.from(`\0${name}=`)
+  const at = text.indexOf(needle)
+  if (at < 0) return undefined
+  const end = text.indexOf(0, at + needle.length)
+  return text.subarray(at + needle.length, end < 0 ? text.length : end).toString("utf8")
+}
+
+/** One pass over the process table: what `pick` finds in each live process's environment (ours left out). */
+const scanEnvironments = async <A>(pick: (environ: Buffer) => A | undefined): Promise<Array<readonly [number, A]>> => {
   const entries = await fs.readdir("/proc").catch(() => [] as string[])
-  const found: number[] = []
+  const found: Array<readonly [number, A]> = []
   await Promise.all(
     entries.map(async (entry) => {
-      if (!/^\d+$/.test(entry)) return
-      const pid = Number(entry)
-      if (pid === process.pid) return
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return
       const environ = await readOrUndefined(`/proc/${entry}/environ`)
-      if (environ === undefined) return
-      const first = environ.indexOf(needle)
-      if (first === 0 || (first > 0 && environ[first - 1] === 0)) {
-        if (!(await isZombie(pid))) found.push(pid)
-      }
+      const picked = environ === undefined ? undefined : pick(environ)
+      if (picked !== undefined && !(await isZombie(Number(entry)))) found.push([Number(entry), picked])
     })
   )
   return found
 }
 
-/** Every value `name` has in the environment of a live process (other than ours), in one pass over the table. */
-export const environmentValues = async (name: string): Promise<Set<string>> => {
-  const needle = Buffer.from(`\0${name}=`)
-  const entries = await fs.readdir("/proc").catch(() => [] as string[])
-  const values = new Set<string>()
-  await Promise.all(
-    entries.map(async (entry) => {
-      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return
-      const environ = await readOrUndefined(`/proc/${entry}/environ`)
-      if (environ === undefined) return
-      // A leading NUL makes the first variable findable like the others.
-      const text = Buffer.concat([Buffer.from([0]), environ])
-      const at = text.indexOf(needle)
-      if (at < 0) return
-      const start = at + needle.length
-      const end = text.indexOf(0, start)
-      if (!(await isZombie(Number(entry)))) values.add(text.subarray(start, end < 0 ? text.length : end).toString("utf8"))
-    })
-  )
-  return values
+/** The pids (other than ours) whose environment contains `name=value`. */
+export const pidsWithEnvironment = async (name: string, value: string): Promise<Array<number>> => {
+  const needle = Buffer.from(`${name}=${value}\0`)
+  return (await scanEnvironments((environ) => (holds(environ, needle) ? true : undefined))).map(([pid]) => pid)
 }
+
+/** Every value `name` has in the environment of a live process (other than ours), in one pass over the table. */
+export const environmentValues = async (name: string): Promise<Set<string>> =>
+  new Set((await scanEnvironments((environ) => valueIn(environ, name))).map(([, value]) => value))
 
 /** Our own children (of every thread) whose environment contains `name=value`. */
 export const childrenWithEnvironment = async (name: string, value: string): Promise<Array<number>> => {
@@ -75,8 +74,7 @@ export const childrenWithEnvironment = async (name: string, value: string): Prom
   await Promise.all(children.map(async (pid) => {
     const environ = await readOrUndefined(`/proc/${pid}/environ`)
     if (environ === undefined) return
-    const first = environ.indexOf(needle)
-    if ((first === 0 || (first > 0 && environ[first - 1] === 0)) && !(await isZombie(pid))) found.push(pid)
+    if (holds(environ, needle) && !(await isZombie(pid))) found.push(pid)
   }))
   return found
 }
