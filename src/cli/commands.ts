@@ -166,5 +166,8 @@ const stop = Command.make("stop", {
     "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
   ))
 
+/** The terminal commands, whose flags are those of their help (`COMMAND_HELP`). */
+export const COMMANDS = [open, threads, replay, batch, report, runs, portfolio, stop] as const
+
 /** The terminal commands (docs/controller.md#embedding). */
-export const commandLineMain = commandLineOf([open, threads, replay, batch, report, runs, portfolio, stop])
+export const commandLineMain = commandLineOf(COMMANDS)

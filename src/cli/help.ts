@@ -33,13 +33,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ]
   },
   replay: {
-    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--yes] [--json]",
+    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--yes] [--accept-empty-beginning] [--json]",
     summary:
       "Replay a thread with one to four Codex models in parallel: show the configuration, ask for approval, follow each model's phase with an elapsed-time counter, then print the verdict per model and the report paths. Ctrl-C cancels the started runs.",
     arguments: [["<thread-id>", "The thread to replay, as listed by `codex-replay threads`."]],
     options: [
       ["--model MODEL", "A Codex model to replay with; repeat it for several models (at most 4)."],
+      ["--reviewer-model MODEL", "The Codex model that reviews both sides (default: the controller's reviewer)."],
       ["--yes", "Approve the configuration without asking."],
+      ["--accept-empty-beginning", "Replay from an empty directory although Claude changed files that already existed (not like-for-like)."],
       JSON_OPTION
     ],
     notes: ["Exit code 0 only when every run completed."]
@@ -71,8 +73,8 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     summary: "List every replay run in the run root, newest first, whichever controller ran it. No controller needed.",
     options: [
       ["--query TEXT", "Only runs whose run id, thread id, model or controller session contains TEXT (case-insensitive)."],
-      ["--status STATUS", "Only runs that are running, completed, failed or cancelled."],
-      ["--winner WINNER", "Only runs whose verdict is codex, claude, tie or inconclusive."],
+      ["--status running|completed|failed|cancelled", "Only runs with this status."],
+      ["--winner codex|claude|tie|inconclusive", "Only runs with this verdict."],
       ["--limit N", "Runs per page, 1 through 200 (default 50)."],
       ["--offset N", "Runs to skip (default 0)."],
       JSON_OPTION

@@ -210,7 +210,7 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", "--model", MODEL], "Missing argument <thread-id>"],
     [["replay", SAMPLE, "--model"], "--model needs a value: --model MODEL."],
     [["replay", SAMPLE, "--model", MODEL, "--yes", "--yes"], "--yes is given more than once; give it once."],
-    [["replay", SAMPLE, "--model", MODEL, "--approve"], "Received unknown argument: '--approve'"],
+    [["replay", SAMPLE, "--model", MODEL, "--approve"], "`codex-replay replay` has no flag --approve;"],
     [["replay", SAMPLE, "--model", MODEL, "--yes=perhaps"], "--yes takes no value (got \"--yes=perhaps\")."],
     [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
     [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"]

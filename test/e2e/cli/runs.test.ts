@@ -108,8 +108,8 @@ describe("codex-replay runs", () => {
   it.each([
     [["runs", "--limit", "0"], "--limit must be a whole number from 1 through 200."],
     [["runs", "--offset", "x"], "--offset must be a whole number from 0 through 1000000."],
-    [["runs", "--status", "done"], "Expected one of the following cases: running, completed, failed, cancelled"],
-    [["runs", "--winner", "nobody"], "Expected one of the following cases: codex, claude, tie, inconclusive"]
+    [["runs", "--status", "done"], "--status must be running, completed, failed or cancelled (got \"done\")."],
+    [["runs", "--winner", "nobody"], "--winner must be codex, claude, tie or inconclusive (got \"nobody\")."]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     const before = listTree(root)
     const result = await runCli(args, env)

@@ -107,11 +107,11 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     [["threads", "--limit", "many"], "--limit must be a whole number from 1 through 100."],
     [["threads", "--limit", ""], "--limit must be a whole number from 1 through 100."],
     [["threads", "--offset", "-1"], "--offset must be a whole number from 0 through 100000."],
-    [["threads", "--source", "elsewhere"], "Expected one of the following cases: imported, sample"],
+    [["threads", "--source", "elsewhere"], "--source must be imported or sample (got \"elsewhere\")."],
     [["threads", "--query", "x".repeat(1001)], "--query must be at most 1000 characters."],
-    [["threads", "--bogus"], "Received unknown argument: '--bogus'"],
+    [["threads", "--bogus"], "`codex-replay threads` has no flag --bogus; it has the flags --query,"],
     [["nonsense"], "Invalid command line"],
-    [["open", "--bogus"], "Received unknown argument: '--bogus'"],
+    [["open", "--bogus"], "`codex-replay open` has no flag --bogus; it has no flags"],
     [["threads", "--json=maybe"], "--json takes no value (got \"--json=maybe\")."],
     [["report", "run-x", "--open=yes"], "--open takes no value"],
     [["threads", "--offset", "1.5"], "--offset must be a whole number from 0 through 100000."],
@@ -201,8 +201,8 @@ describe("codex-replay report", () => {
     [["report", ".hidden"], "The run ID is invalid."],
     [["report", "no-such-run"], "No run no-such-run in "],
     [["report"], "Missing argument <run-id>"],
-    [["report", "a", "b"], "Received unknown argument: 'b'"],
-    [["report", "run-x", "--format", "pdf"], "Received unknown argument"]
+    [["report", "a", "b"], "`codex-replay report` takes <run-id> only; \"b\" is one too many."],
+    [["report", "run-x", "--format", "pdf"], "`codex-replay report` has no flag --format;"]
   ])("refuses %j with a clear message and writes nothing", async (args, message) => {
     // An install of its own, empty before and after.
     const own = scratch("codex-replay-cli-refusal-")
