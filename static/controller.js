@@ -1303,6 +1303,10 @@
     $("runs-summary").textContent = result.total === 0
       ? `No runs match in ${result.run_root || "the run root"}.`
       : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}, newest first.`
+    const skipped = result.diagnostics || []
+    if (skipped.length > 0) {
+      $("runs-summary").textContent += ` ${skipped.length} run(s) left out, their state is damaged: ${skipped.join(" ")}`
+    }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
       const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"

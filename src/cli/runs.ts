@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
@@ -55,6 +55,8 @@ export const runsCommand = (options: RunsOptions) =>
       ...(options.status === undefined ? {} : { status: options.status }),
       ...(options.winner === undefined ? {} : { winner: options.winner })
     })
+    // A run left out because its state is damaged is named on stderr, whatever the format.
+    for (const line of result.diagnostics) yield* Console.error(`Skipped: ${line}`)
     if (options.json) return yield* out.result(result)
     if (result.runs.length === 0) {
       return yield* out.say(result.total === 0 ? `No replay runs in ${result.run_root}.` : "No runs on this page.")

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { ReplayReport } from "../domain/contracts/index.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
 
@@ -34,8 +35,8 @@ const MAX_REPORT_BYTES = 512 * 1024 * 1024
 export const readReportJson = (file: string | null): Effect.Effect<Json | undefined, never, FileStore> =>
   file === null
     ? Effect.succeed(undefined)
-    : Effect.flatMap(FileStore, (files) => files.readJson(file, MAX_REPORT_BYTES)).pipe(
-      Effect.map((value): Json | undefined => value as Json),
+    : Effect.flatMap(FileStore, (files) => files.readDecoded(file, MAX_REPORT_BYTES, ReplayReport)).pipe(
+      Effect.map((value): Json | undefined => value),
       Effect.orElseSucceed(() => undefined)
     )
 

@@ -1,5 +1,5 @@
-import { Either, Schema } from "effect"
-import { type PhaseRow, type RunState, StoredRunState } from "./contracts/index.js"
+import { Either } from "effect"
+import type { PhaseRow, RunState } from "./contracts/index.js"
 import { RunCancelled, StateTransitionConflict } from "./errors.js"
 
 export const PHASES = [
@@ -115,15 +115,6 @@ export const applyStateUpdate = (
     ...(terminal ? { completed_at: now } : {})
   })
 }
-
-const isStoredRunState = Schema.is(StoredRunState)
-
-/**
- * Whether a JSON object is a run state to read: it names its run, status and controller. The other
- * fields are read as they come (a state written by an older version may lack some), so this is the
- * check, not a full decode.
- */
-export const isRunState = (value: Record<string, unknown>): value is RunState => isStoredRunState(value)
 
 /** `list_runs` filters and paging (docs/controller.md, run history). */
 export { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./contracts/index.js"

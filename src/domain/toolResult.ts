@@ -95,3 +95,20 @@ export const describeParseError = (error: ParseResult.ParseError) => {
   const message = first.message.length <= 300 ? first.message : `${first.message.slice(0, 300)}…`
   return field === "" ? message : `${field}: ${message}`
 }
+
+/**
+ * What is wrong with a stored file that does not decode, in a phrase naming the first offending field
+ * (`started_at is missing`, `phases has the wrong type or value`, `events is out of bounds`); the value is
+ * never quoted.
+ */
+export const describeStoredIssue = (error: ParseResult.ParseError) => {
+  const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  if (first === undefined) return "it does not have the expected shape"
+  const field = excerpt(first.path.map(String).join("."))
+  const name = field || "the file"
+  if (first._tag === "Missing") return `${field || "a field"} is missing`
+  if (first._tag === "Type") return `${name} has the wrong type or value`
+  if (first._tag === "Refinement") return `${name} is out of bounds`
+  const message = first.message.length <= 200 ? first.message : `${first.message.slice(0, 200)}…`
+  return field === "" ? message : `${field}: ${message}`
+}

@@ -31,7 +31,6 @@ export interface PreparedBatch {
 /** Prepared batches kept at once; the oldest is dropped first. */
 const MAX_PREPARED_BATCHES = 16
 
-const decodeRecord = Schema.decodeUnknown(BatchRecordSchema)
 const decodeConfigurations = Schema.decodeUnknown(Schema.Struct({ configurations: Schema.Array(BatchConfiguration) }))
 
 /**
@@ -81,15 +80,9 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
       writing.withPermits(1)(Effect.zipRight(write(record), Ref.set(latest, record.batch_id)))
 
     const readFile = (batchId: string) =>
-      files.readJsonOption(path.join(directoryOf(batchId), BATCH_RECORD_FILE), BATCH_RECORD_MAX_BYTES).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeed(Option.none<BatchRecord>()),
-          onSome: (value) =>
-            decodeRecord(value).pipe(
-              Effect.map(Option.some),
-              Effect.mapError(() => unreadableFile(`The record of batch ${batchId} is not a batch record (the file is damaged); start the batch again.`))
-            )
-        }))
+      files.readDecodedOption(path.join(directoryOf(batchId), BATCH_RECORD_FILE), BATCH_RECORD_MAX_BYTES, BatchRecordSchema).pipe(
+        Effect.catchTag("UnreadableFile", (error) =>
+          unreadableFile(`The record of batch ${batchId} is damaged (${error.message}); start the batch again.`))
       )
 
     /** Any batch of the run root: this controller's from memory, another's as it is on disk. */
@@ -116,7 +109,11 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
     /** Every readable batch record of the run root. */
     const listAll = Effect.gen(function*() {
       const names = (yield* files.listDirectories(root)).filter(isBatchId)
-      const found = yield* Effect.forEach(names, (name) => readFile(name).pipe(Effect.orElseSucceed(() => Option.none())))
+      const found = yield* Effect.forEach(names, (name) =>
+        readFile(name).pipe(
+          Effect.catchAll((error) =>
+            Effect.as(Effect.logWarning(`Batch ${name} is left out of the batches: ${error.message}`), Option.none<BatchRecord>()))
+        ))
       return found.flatMap(Option.toArray)
     })
 

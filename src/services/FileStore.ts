@@ -1,9 +1,10 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as path from "node:path"
 import { ControllerError, invalidArgument, notFound, StorageError, UnreadableFile, unreadableFile } from "../domain/errors.js"
 import { errnoOf } from "../domain/ioErrors.js"
+import { describeStoredIssue } from "../domain/toolResult.js"
 import { temporaryNameFor, writeFileAtomic } from "./internal/atomicWrite.js"
 import { makeTemporaryRoots } from "./internal/temporaryRoot.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
@@ -54,6 +55,12 @@ export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonO
       (value): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value),
       () => unreadableFile(`${name} does not contain an object.`)
     )
+  )
+
+/** A stored JSON object decoded with its Schema, or `UnreadableFile` naming the file and its first offending field. */
+export const decodeStored = <A, I>(file: string, schema: Schema.Schema<A, I, never>) => (value: unknown) =>
+  Schema.decodeUnknown(schema)(value).pipe(
+    Effect.mapError((error) => unreadableFile(`${path.basename(file)}: ${describeStoredIssue(error)}.`))
   )
 
 /** Lexical containment: `candidate` equals `root` or lies below it. */
@@ -164,6 +171,22 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     const readJson = (file: string, maxBytes: number) =>
       readBounded(file, maxBytes).pipe(Effect.flatMap((text) => parseJsonObject(path.basename(file), text)))
+
+    /**
+     * The file decoded with its Schema: one that does not decode is `UnreadableFile`, naming the file and
+     * its first offending field.
+     */
+    const readDecoded = <A, I>(file: string, maxBytes: number, schema: Schema.Schema<A, I, never>) =>
+      readJson(file, maxBytes).pipe(Effect.flatMap(decodeStored(file, schema)))
+
+    /** Like `readDecoded`, but a missing file is `None` rather than an error. */
+    const readDecodedOption = <A, I>(file: string, maxBytes: number, schema: Schema.Schema<A, I, never>) =>
+      write(`Cannot read ${path.basename(file)}`, links.lstat(file)).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeed(Option.none<A>()),
+          onSome: () => Effect.map(readDecoded(file, maxBytes, schema), Option.some)
+        }))
+      )
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
     const readJsonOption = (file: string, maxBytes: number) =>
@@ -331,6 +354,8 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       readBounded,
       readJson,
       readJsonOption,
+      readDecoded,
+      readDecodedOption,
       readTail,
       resolveInside,
       withLock,

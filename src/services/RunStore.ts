@@ -1,18 +1,17 @@
-import { Clock, DateTime, Effect, Either, Option, Random, Stream, SubscriptionRef } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Random, Ref, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
-import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError, type UnreadableFile } from "../domain/errors.js"
+import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError, type UnreadableFile, unreadableFile } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
   applyStateUpdate,
   initialRunState,
   type InitialRun,
-  isRunState,
-  type RunState,
+  RunState,
   TERMINAL_STATUSES,
   type StateUpdate
 } from "../domain/runState.js"
-import { type FileIdentity, FileStore, type JsonObject } from "./FileStore.js"
+import { type FileIdentity, FileStore } from "./FileStore.js"
 import { isSameProcess, startTimeOf } from "./platform/procfs.js"
 import { RunLog } from "./RunLog.js"
 import { Settings } from "./Settings.js"
@@ -55,9 +54,6 @@ const ABANDONED_AFTER_MS = 10 * 60 * 1000
 const stampOf = (file: FileIdentity, now: number) =>
   now - file.mtimeMs < SETTLE_MILLIS ? undefined : `${file.size}:${file.mtimeMs}:${file.ino}`
 
-const asRunState = (name: string, value: JsonObject): Effect.Effect<RunState, ControllerError> =>
-  isRunState(value) ? Effect.succeed(value) : Effect.fail(invalidArgument(`${name} is not a replay run state.`))
-
 /** A run is active while it is `running` and its coordinator process is alive (docs/controller.md). */
 export const isActive = (state: RunState) =>
   state.status === "running" && isSameProcess(state.coordinator_pid, state.coordinator_start_time)
@@ -95,8 +91,20 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return directory
     })
 
-    const readStateAt = (directory: string) =>
-      files.readJson(statePath(directory), MAX_STATE_BYTES).pipe(Effect.flatMap((value) => asRunState(STATE_FILE, value)))
+    const readStateAt = (directory: string) => files.readDecoded(statePath(directory), MAX_STATE_BYTES, RunState)
+
+    /** Run directories whose state does not decode, with what is wrong: left out of every listing, named once in the log. */
+    const damaged = yield* Ref.make(new Map<string, string>())
+    const noteDamaged = (runId: string, problem: string | undefined) =>
+      Ref.modify(damaged, (current) => {
+        if (current.get(runId) === problem) return [false, current] as const
+        const next = new Map(current)
+        if (problem === undefined) next.delete(runId)
+        else next.set(runId, problem)
+        return [problem !== undefined, next] as const
+      }).pipe(Effect.flatMap((isNew) =>
+        isNew ? Effect.logWarning(`Run ${runId} is left out of the run history: ${problem}`) : Effect.void
+      ))
 
     /** Applies changes to the runs, each only if its run is still as `before` saw it (a write of ours may have come first). */
     const publish = (changes: ReadonlyMap<string, StoredRun | undefined>, before?: ReadonlyMap<string, StoredRun>) =>
@@ -112,13 +120,16 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
 
     const remember = (run: StoredRun) => publish(new Map([[runIdOf(run.directory), run]]))
 
-    /** A run's state as it is on disk now, or none when it has no readable state. */
+    /** A run's state as it is on disk now, or none when it has no readable state (a damaged one is noted). */
     const lookAt = (directory: string, now: number) =>
       Effect.gen(function*() {
         const identity = yield* files.statOption(statePath(directory))
         if (Option.isNone(identity)) return Option.none<StoredRun>()
-        const state = yield* readStateAt(directory).pipe(Effect.option)
-        return Option.map(state, (state): StoredRun => ({ directory, state, stamp: stampOf(identity.value, now), unwritten: false }))
+        const state = yield* Effect.either(readStateAt(directory))
+        yield* noteDamaged(runIdOf(directory), Either.isLeft(state) ? state.left.message : undefined)
+        return Either.isLeft(state)
+          ? Option.none<StoredRun>()
+          : Option.some<StoredRun>({ directory, state: state.right, stamp: stampOf(identity.value, now), unwritten: false })
       })
 
     /**
@@ -131,6 +142,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       const names = new Set<string>((yield* files.listDirectories(settings.runRoot)).filter(isRunId))
       const changes = new Map<string, StoredRun | undefined>()
       for (const runId of before.keys()) if (!names.has(runId) && !before.get(runId)!.unwritten) changes.set(runId, undefined)
+      yield* Ref.update(damaged, (current) => new Map([...current].filter(([runId]) => names.has(runId))))
       yield* Effect.forEach(names, (runId) =>
         Effect.gen(function*() {
           const known = before.get(runId)
@@ -214,9 +226,11 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       if (known !== undefined && (known.unwritten || known.state.controller_session_id === owner)) {
         return { directory, state: known.state }
       }
-      const state = yield* files.readJsonOption(statePath(directory), MAX_STATE_BYTES)
+      const state = yield* files.readDecodedOption(statePath(directory), MAX_STATE_BYTES, RunState).pipe(
+        Effect.catchTag("UnreadableFile", (error) => unreadableFile(`The state of run ${runId} is damaged (${error.message})`))
+      )
       if (Option.isNone(state)) return yield* notFound("The replay run state is unavailable.")
-      return { directory, state: yield* asRunState(STATE_FILE, state.value) }
+      return { directory, state: state.value }
     })
 
     /** The state of a run this controller supervises (only it may change the run); a foreign run is a user error. */
@@ -302,6 +316,10 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
         return [...runs.values()].map((run) => run.state).sort(newestFirst)
       })
 
+    /** The run directories left out of `listAll` because their state does not decode, each with why. */
+    const listDamaged = Effect.map(Effect.zipRight(loaded, Ref.get(damaged)), (current) =>
+      [...current].sort(([a], [b]) => a.localeCompare(b)).map(([runId, problem]) => `Run ${runId}: ${problem}`))
+
     /** How many of this controller's runs are active. */
     const countActive = Effect.map(listOwned(), (owned) => owned.filter(isActive).length)
 
@@ -318,6 +336,7 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       update,
       listOwned,
       listAll,
+      listDamaged,
       rescan: Effect.zipRight(loaded, rescan),
       changes,
       flushUnwritten,

@@ -6,7 +6,7 @@ const run = {
   schema_version: 1,
   controller_session_id: "a".repeat(32),
   run_id: "run-1",
-  status: "completed",
+  status: "completed" as const,
   phase: "reporting",
   phases: [{ id: "reporting", label: "Reporting", status: "done" }],
   events: [{ at: "2026-01-01T00:00:00.000Z", phase: "reporting", status: "done", summary: "Done." }],
@@ -125,7 +125,8 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
     offset: 0,
     limit: 50,
     has_more: false,
-    run_root: "/runs"
+    run_root: "/runs",
+    diagnostics: []
   }],
   cancel_run: [{ run_id: "run-1", run: snapshot, idempotent: true }],
   list_threads: [{

@@ -11,7 +11,7 @@ import {
 } from "../../src/domain/contracts/index.js"
 import { FAILURE_STATUS, failureStatus, gitFailed, invalidArgument, isInternalFailure, notFound, conflict, publicFailure, spawnFailed, StorageError } from "../../src/domain/errors.js"
 import { normalizeConfiguration } from "../../src/domain/runConfig.js"
-import { initialRunState, isRunState } from "../../src/domain/runState.js"
+import { initialRunState } from "../../src/domain/runState.js"
 import { describeParseError } from "../../src/domain/toolResult.js"
 
 const base = { thread_id: "t", request: "Do it.", beginning_kind: "non_git", ending_kind: "non_git", models: ["m"] }
@@ -113,11 +113,13 @@ describe("the tool payload contracts", () => {
 })
 
 describe("the files' contracts", () => {
-  it("a new run's state is a RunState, and a state of any age that names its run is read", () => {
+  it("a new run's state is a RunState; one that lacks a field or holds an absurd value is not", () => {
     const state = initialRunState({ runId: "run-1", controllerSessionId: "a".repeat(32), coordinatorPid: 1, now: "2026-01-01T00:00:00Z", details: { model: "m" } })
     expect(Schema.is(RunState)(state)).toBe(true)
-    expect(isRunState({ run_id: "run-1", status: "completed", controller_session_id: "a".repeat(32) })).toBe(true)
-    expect(isRunState({ run_id: "run-1", status: 3, controller_session_id: "a".repeat(32) })).toBe(false)
+    expect(Schema.is(RunState)({ ...state, unknown_field: { kept: true } })).toBe(true)
+    expect(Schema.is(RunState)({ run_id: "run-1", status: "completed", controller_session_id: "a".repeat(32) })).toBe(false)
+    expect(Schema.is(RunState)({ ...state, status: "paused" })).toBe(false)
+    expect(Schema.is(RunState)({ ...state, coordinator_pid: 1e300 })).toBe(false)
   })
 
   it("a /health answer is decoded field by field", () => {

@@ -1,7 +1,7 @@
-import { type Context, Effect, Layer, Option, Ref } from "effect"
+import { type Context, Effect, Layer, Option, Ref, type Schema } from "effect"
 import * as path from "node:path"
 import { type InvalidArgument, invalidArgument, StorageError, type UnreadableFile, unreadableFile } from "../../src/domain/errors.js"
-import { type FileIdentity, FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
+import { decodeStored, type FileIdentity, FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { archivedWorkspaceName, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
 
@@ -149,6 +149,10 @@ export class MemoryFiles {
         ))
     const readJsonOption = (file: string, maxBytes: number) =>
       Effect.suspend(() => (files.has(file) ? Effect.map(readJson(file, maxBytes), Option.some) : Effect.succeed(Option.none<JsonObject>())))
+    const readDecoded = <A, I>(file: string, maxBytes: number, schema: Schema.Schema<A, I, never>) =>
+      Effect.flatMap(readJson(file, maxBytes), decodeStored(file, schema))
+    const readDecodedOption = <A, I>(file: string, maxBytes: number, schema: Schema.Schema<A, I, never>) =>
+      Effect.suspend(() => (files.has(file) ? Effect.map(readDecoded(file, maxBytes, schema), Option.some) : Effect.succeed(Option.none<A>())))
     const readTail = (file: string, maxBytes: number) =>
       Effect.sync(() => {
         const text = files.text(file) ?? ""
@@ -197,6 +201,8 @@ export class MemoryFiles {
       readBounded,
       readJson,
       readJsonOption,
+      readDecoded,
+      readDecodedOption,
       readTail,
       resolveInside,
       withLock,

@@ -12,49 +12,56 @@ export const RUN_WINNERS = ["codex", "claude", "tie", "inconclusive"] as const
 export const DEFAULT_RUNS_PAGE = 50
 export const MAX_RUNS_PAGE = 200
 
-export const PhaseRow = Schema.Struct({ id: Schema.String, label: Schema.String, status: Schema.String })
+/** Bounds on what a stored state may hold: a field beyond them is damage, not data. */
+const Name = Schema.String.pipe(Schema.maxLength(256))
+const Timestamp = Schema.String.pipe(Schema.maxLength(64))
+const LongText = Schema.String.pipe(Schema.maxLength(64 * 1024))
+const ProcessId = Schema.Number.pipe(Schema.int(), Schema.between(1, 2 ** 31 - 1))
+
+export const PhaseRow = Schema.Struct({ id: Name, label: Name, status: Name })
 export type PhaseRow = typeof PhaseRow.Type
 
 export const RunEvent = Schema.Struct({
-  at: Schema.String,
-  phase: Schema.String,
-  status: Schema.String,
-  summary: Schema.String
+  at: Timestamp,
+  phase: Name,
+  status: Name,
+  summary: Schema.String.pipe(Schema.maxLength(1000))
 })
 export type RunEvent = typeof RunEvent.Type
 
 /**
  * The durable state of one run. The first fields are every run's; the optional ones are what the
  * controller records as the run goes (its model, its report, how it failed). Fields this version does
- * not know are kept as they are.
+ * not know are kept as they are. Every state read from disk is decoded with it: one that does not decode
+ * is damaged, and is skipped where runs are listed.
  */
 export const RunState = Schema.Struct(
   {
-    schema_version: Schema.Number,
-    controller_session_id: Schema.String,
-    run_id: Schema.String,
-    status: Schema.String,
-    phase: Schema.String,
-    phases: Schema.Array(PhaseRow),
-    events: Schema.Array(RunEvent),
-    coordinator_pid: Schema.NullOr(Schema.Number),
-    started_at: Schema.String,
-    updated_at: Schema.String,
-    completed_at: Schema.optional(Schema.NullOr(Schema.String)),
-    error: Schema.NullOr(Schema.String),
+    schema_version: Schema.Number.pipe(Schema.int(), Schema.between(0, 1000)),
+    controller_session_id: Name,
+    run_id: Name,
+    status: Schema.Literal(...RUN_STATUSES),
+    phase: Name,
+    phases: Schema.Array(PhaseRow).pipe(Schema.maxItems(64)),
+    events: Schema.Array(RunEvent).pipe(Schema.maxItems(200)),
+    coordinator_pid: Schema.NullOr(ProcessId),
+    started_at: Timestamp,
+    updated_at: Timestamp,
+    completed_at: Schema.optional(Schema.NullOr(Timestamp)),
+    error: Schema.NullOr(LongText),
     /** The tag on every process of the run (absent in states written before tags). */
-    run_tag: Schema.optional(Schema.String),
-    thread_id: Schema.optional(Schema.String),
-    model: Schema.optional(Schema.String),
-    models: Schema.optional(Schema.Array(Schema.String)),
-    range_start: Schema.optional(Schema.NullOr(Schema.String)),
-    range_end: Schema.optional(Schema.NullOr(Schema.String)),
-    prepare_token_hash: Schema.optional(Schema.String),
-    configuration_fingerprint: Schema.optional(Schema.String),
-    report_json: Schema.optional(Schema.NullOr(Schema.String)),
-    report_html: Schema.optional(Schema.NullOr(Schema.String)),
+    run_tag: Schema.optional(Name),
+    thread_id: Schema.optional(Name),
+    model: Schema.optional(Name),
+    models: Schema.optional(Schema.Array(Name).pipe(Schema.maxItems(64))),
+    range_start: Schema.optional(Schema.NullOr(Name)),
+    range_end: Schema.optional(Schema.NullOr(Name)),
+    prepare_token_hash: Schema.optional(Schema.NullOr(Name)),
+    configuration_fingerprint: Schema.optional(Name),
+    report_json: Schema.optional(Schema.NullOr(LongText)),
+    report_html: Schema.optional(Schema.NullOr(LongText)),
     cancelled: Schema.optional(Schema.Boolean),
-    cancellation_reason: Schema.optional(Schema.String)
+    cancellation_reason: Schema.optional(LongText)
   },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )

@@ -71,7 +71,9 @@ export const RunList = Schema.Struct({
   offset: Schema.Number,
   limit: Schema.Number,
   has_more: Schema.Boolean,
-  run_root: Schema.String
+  run_root: Schema.String,
+  /** Run directories left out because their state is damaged, one line each (at most 20). */
+  diagnostics: Schema.Array(Schema.String)
 })
 export type RunList = typeof RunList.Type
 

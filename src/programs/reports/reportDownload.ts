@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { conflict, invalidArgument } from "../../domain/errors.js"
+import { RunState } from "../../domain/contracts/index.js"
+import { conflict, invalidArgument, unreadableFile } from "../../domain/errors.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../../domain/product.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
@@ -17,7 +18,9 @@ export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runI
   const files = yield* FileStore
   if (runId === "") return yield* invalidArgument("run_id is required.")
   const directory = yield* runs.existingDirectory(runId)
-  const state = yield* files.readJsonOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES)
+  const state = yield* files.readDecodedOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES, RunState).pipe(
+    Effect.catchTag("UnreadableFile", (error) => unreadableFile(`The state of run ${runId} is damaged (${error.message})`))
+  )
   if (Option.isNone(state) || state.value.status !== "completed") return yield* conflict("The replay report is not ready.")
   return directory
 })

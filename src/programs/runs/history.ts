@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import * as path from "node:path"
 import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
-import type { ListRunsArguments } from "../../domain/contracts/index.js"
+import { type ListRunsArguments, RuntimeFileAddress } from "../../domain/contracts/index.js"
 import { DEFAULT_RUNS_PAGE, type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
@@ -28,11 +28,10 @@ const controllerUrlOf = (sessionId: string) =>
     const settings = yield* Settings
     const files = yield* FileStore
     if (!isControllerSessionId(sessionId)) return null
-    const runtime = yield* files.readJsonOption(path.join(settings.controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES).pipe(
+    const runtime = yield* files.readDecodedOption(path.join(settings.controllersRoot, sessionId, RUNTIME_FILE), MAX_RUNTIME_FILE_BYTES, RuntimeFileAddress).pipe(
       Effect.orElseSucceed(() => Option.none())
     )
-    const port = Option.isSome(runtime) ? runtime.value.port : undefined
-    return typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 ? `${controllerOrigin(port)}/` : null
+    return Option.isSome(runtime) ? `${controllerOrigin(runtime.value.port)}/` : null
   })
 
 export const supervisionOf = (state: RunState) =>
@@ -135,7 +134,8 @@ export const listRuns = Effect.fn("runHistory.listRuns")(function*(args: ListRun
   )
   const page = yield* Effect.forEach(matching.slice(offset, offset + limit), (state) =>
     Effect.map(supervisionOf(state), (supervision) => runSummary(state, supervision)))
-  return { runs: page, total: matching.length, offset, limit, has_more: offset + page.length < matching.length, run_root: runs.runRoot }
+  const diagnostics = (yield* runs.listDamaged).slice(0, 20)
+  return { runs: page, total: matching.length, offset, limit, has_more: offset + page.length < matching.length, run_root: runs.runRoot, diagnostics }
 })
 
 export const listRunsText = (result: { readonly runs: ReadonlyArray<unknown>; readonly total: number; readonly offset: number }) =>
