@@ -2,7 +2,7 @@ import { Effect, Either, Exit, Option, Schedule } from "effect"
 import type { BatchSummary } from "../domain/batch.js"
 import { conflict, type ControllerError, invalidArgument, notFound } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
-import type { Portfolio } from "../domain/portfolio/portfolio.js"
+import { MAX_PORTFOLIO_FILE_BYTES, type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
@@ -137,11 +137,12 @@ const followBatch = (call: CallTool, out: Output, batchId: string) =>
     return summary!
   })
 
-const readPortfolio = (file: string) =>
-  Effect.gen(function*() {
-    const text = yield* (yield* FileStore).readBounded(file, Number.MAX_SAFE_INTEGER)
-    return JSON.parse(text) as Portfolio
-  }).pipe(Effect.option)
+/** The batch's portfolio as written; one that cannot be read or decoded is left out of the summary, and said so. */
+const readPortfolio = (file: string, out: Output) =>
+  Effect.flatMap(FileStore, (files) => files.readDecoded(file, MAX_PORTFOLIO_FILE_BYTES, PortfolioFile)).pipe(
+    Effect.map(Option.some),
+    Effect.catchAll((error) => Effect.as(out.say(`The portfolio cannot be read: ${error.message}`), Option.none<Portfolio>()))
+  )
 
 const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
   Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
@@ -193,7 +194,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
         return yield* exit
       })
     )
-    const portfolio = summary.portfolio === null ? Option.none() : yield* readPortfolio(summary.portfolio.portfolio_json)
+    const portfolio = summary.portfolio === null ? Option.none() : yield* readPortfolio(summary.portfolio.portfolio_json, out)
     if (options.json) {
       yield* out.result({ controller_url: url, batch_id: summary.batch_id, batch: summary, portfolio: Option.getOrNull(portfolio) })
     } else {

@@ -1,8 +1,8 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { modelLines } from "../../src/cli/portfolio.js"
 import { renderPortfolioHtml, runReportLink } from "../../src/domain/portfolio/html.js"
-import { buildPortfolio, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
+import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { signTestPValue, wilsonInterval } from "../../src/domain/portfolio/statistics.js"
 import { integrityOf } from "../../src/domain/report/integrity.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
@@ -93,6 +93,13 @@ describe("the portfolio verdict", () => {
   ]
   const portfolio = buildPortfolio({ portfolio_id: "portfolio-20261201T120000Z-0123456789", generated_at: "2026-12-01T12:00:00.000Z", runs })
   const terra = portfolio.models[0]!
+
+  it("is what portfolio.json's Schema decodes, through JSON and back; a damaged one is not", () => {
+    const written = JSON.parse(JSON.stringify(portfolio))
+    expect(Schema.decodeUnknownSync(PortfolioFile)(written)).toEqual(portfolio)
+    expect(Schema.is(PortfolioFile)({ ...written, models: [{ ...written.models[0], overall: null }] })).toBe(false)
+    expect(Schema.is(PortfolioFile)({ ...written, run_ids: "r1" })).toBe(false)
+  })
 
   it("has one section per model, in the order models first appear", () => {
     expect(portfolio.models.map((model) => model.model)).toEqual(["gpt-5.6-terra", "gpt-5.5"])

@@ -1,11 +1,10 @@
 import { Either, ParseResult, Schema } from "effect"
 import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
+import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolioFile.js"
 import {
-  type Interval,
   median,
   moreThreadsForSignificance,
-  type Projection,
   SIGNIFICANCE_LEVEL,
   signTestPValue,
   wilsonInterval
@@ -14,6 +13,10 @@ import {
 export const PORTFOLIO_SCHEMA_VERSION = 1
 /** A portfolio counts 1 to this many runs. */
 export const MAX_PORTFOLIO_RUNS = 100
+/** A portfolio of 100 runs is a few hundred kilobytes; a file larger than this is not one. */
+export const MAX_PORTFOLIO_FILE_BYTES = 64 * 1024 * 1024
+
+export { type Counted, type ModelPortfolio, type Portfolio, PortfolioFile, type PortfolioRun, type Tally, type Totals } from "./portfolioFile.js"
 
 const NullableNumber = Schema.NullOr(Schema.Number)
 const Side = Schema.Struct({
@@ -45,22 +48,6 @@ export type PortfolioReport = typeof PortfolioReport.Type
 
 /** How one dimension of one run ended, from Codex's side; `not_counted`: not applicable, not compared or no verdict. */
 export type DimensionOutcome = "win" | "tie" | "loss" | "not_counted"
-
-/** One completed run as the portfolio counts it. */
-export interface PortfolioRun {
-  readonly run_id: string
-  readonly thread_id: string | null
-  readonly model: string
-  readonly winner: PortfolioReport["winner"]
-  readonly dimensions: { readonly [D in DimensionId]: DimensionOutcome }
-  readonly flipped_dimensions: number
-  /** `null`: the run recorded no comparability facts. */
-  readonly like_for_like: boolean | null
-  /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
-  readonly possible_leak: boolean
-  readonly codex: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
-  readonly claude: { readonly elapsed_ms: number | null; readonly cost_usd: number | null }
-}
 
 const finite = (value: number | null | undefined) => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null)
 
@@ -103,28 +90,7 @@ export const portfolioRun = (
     }
   )
 
-/** A figure and the runs it counts, so that every number can link to them. */
-export interface Counted {
-  readonly count: number
-  readonly run_ids: ReadonlyArray<string>
-}
-
 const counted = (runs: ReadonlyArray<PortfolioRun>): Counted => ({ count: runs.length, run_ids: runs.map((run) => run.run_id) })
-
-/** Wins, ties and losses, the win rate among decisive verdicts, its Wilson interval and the sign test. */
-export interface Tally {
-  readonly wins: Counted
-  readonly ties: Counted
-  readonly losses: Counted
-  /** Verdicts that are none of the three: inconclusive runs, or dimensions not applicable or not compared. */
-  readonly not_counted: Counted
-  /** wins ÷ (wins + losses); `null` without a decisive verdict. */
-  readonly win_rate: number | null
-  readonly win_rate_interval: Interval | null
-  /** Two-sided exact sign test, ties excluded; `null` without a decisive verdict. */
-  readonly sign_test_p: number | null
-  readonly significant: boolean
-}
 
 const tally = (runs: ReadonlyArray<PortfolioRun>, outcomeOf: (run: PortfolioRun) => DimensionOutcome): Tally => {
   const having = (outcome: DimensionOutcome) => counted(runs.filter((run) => outcomeOf(run) === outcome))
@@ -151,13 +117,6 @@ const OVERALL_OUTCOMES: Record<PortfolioReport["winner"], DimensionOutcome> = {
   inconclusive: "not_counted"
 }
 
-export interface Totals {
-  readonly total: number | null
-  readonly median: number | null
-  /** The runs whose figure is known (the total and the median are over these). */
-  readonly counted: Counted
-}
-
 const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) => number | null): Totals => {
   const known = runs.filter((run) => value(run) !== null)
   const values = known.map((run) => value(run)!)
@@ -166,25 +125,6 @@ const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) =>
     median: median(values),
     counted: counted(known)
   }
-}
-
-export interface ModelPortfolio {
-  readonly model: string
-  /** The runs the statistics count: every run of the model but the possible leaks. */
-  readonly runs: ReadonlyArray<PortfolioRun>
-  /** Runs whose Codex patch matches Claude's (a possible leak): counted apart, in no figure below. */
-  readonly possible_leaks: Counted
-  readonly overall: Tally & {
-    /** See `moreThreadsForSignificance`; `null` when no number of threads would do. */
-    readonly more_threads_for_significance: Projection | null
-  }
-  readonly dimensions: { readonly [D in DimensionId]: Tally & { readonly label: string } }
-  /** Dimensions whose winner changed when the order of the candidates was swapped, over all runs. */
-  readonly flipped_dimensions: { readonly count: number; readonly runs: Counted }
-  /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
-  readonly not_like_for_like: Counted
-  readonly time_ms: { readonly codex: Totals; readonly claude: Totals }
-  readonly cost_usd: { readonly codex: Totals; readonly claude: Totals }
 }
 
 const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
@@ -208,16 +148,6 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
     cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) }
   }
-}
-
-export interface Portfolio {
-  readonly schema_version: number
-  readonly portfolio_id: string
-  readonly generated_at: string
-  readonly run_ids: ReadonlyArray<string>
-  readonly significance_level: number
-  readonly confidence: number
-  readonly models: ReadonlyArray<ModelPortfolio>
 }
 
 /** The portfolio verdict of some completed runs: one section per Codex model, in the order models first appear. */

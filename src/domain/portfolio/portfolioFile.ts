@@ -1,0 +1,92 @@
+/**
+ * `portfolio.json`, Schema first: what `buildPortfolio` writes and every reader decodes. A file that does
+ * not decode is damaged, never cast into shape.
+ */
+import { Schema } from "effect"
+import { DIMENSION_IDS, type DimensionId } from "../review/dimensions.js"
+
+const NullableNumber = Schema.NullOr(Schema.Number)
+const Outcome = Schema.Literal("win", "tie", "loss", "not_counted")
+const Side = Schema.Struct({ elapsed_ms: NullableNumber, cost_usd: NullableNumber })
+
+/** The dimensions of a run or a model, one field per dimension id. */
+const perDimension = <A, I>(value: Schema.Schema<A, I, never>) =>
+  Schema.Struct(Object.fromEntries(DIMENSION_IDS.map((id) => [id, value])) as { readonly [D in DimensionId]: Schema.Schema<A, I, never> })
+
+/** One completed run as the portfolio counts it. */
+export const PortfolioRun = Schema.Struct({
+  run_id: Schema.String,
+  thread_id: Schema.NullOr(Schema.String),
+  model: Schema.String,
+  winner: Schema.Literal("codex", "claude", "tie", "inconclusive"),
+  dimensions: perDimension(Outcome),
+  flipped_dimensions: Schema.Number,
+  /** `null`: the run recorded no comparability facts. */
+  like_for_like: Schema.NullOr(Schema.Boolean),
+  /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
+  possible_leak: Schema.Boolean,
+  codex: Side,
+  claude: Side
+})
+export type PortfolioRun = typeof PortfolioRun.Type
+
+/** A figure and the runs it counts, so that every number can link to them. */
+export const Counted = Schema.Struct({ count: Schema.Number, run_ids: Schema.Array(Schema.String) })
+export type Counted = typeof Counted.Type
+
+const Interval = Schema.Struct({ lower: Schema.Number, upper: Schema.Number })
+const Projection = Schema.Struct({ threads: Schema.Number, more: Schema.Number })
+
+/** Wins, ties and losses, the win rate among decisive verdicts, its Wilson interval and the sign test. */
+const tallyFields = {
+  wins: Counted,
+  ties: Counted,
+  losses: Counted,
+  /** Verdicts that are none of the three: inconclusive runs, or dimensions not applicable or not compared. */
+  not_counted: Counted,
+  /** wins ÷ (wins + losses); `null` without a decisive verdict. */
+  win_rate: NullableNumber,
+  win_rate_interval: Schema.NullOr(Interval),
+  /** Two-sided exact sign test, ties excluded; `null` without a decisive verdict. */
+  sign_test_p: NullableNumber,
+  significant: Schema.Boolean
+}
+export const Tally = Schema.Struct(tallyFields)
+export type Tally = typeof Tally.Type
+
+const Totals = Schema.Struct({
+  total: NullableNumber,
+  median: NullableNumber,
+  /** The runs whose figure is known (the total and the median are over these). */
+  counted: Counted
+})
+export type Totals = typeof Totals.Type
+
+export const ModelPortfolio = Schema.Struct({
+  model: Schema.String,
+  /** The runs the statistics count: every run of the model but the possible leaks. */
+  runs: Schema.Array(PortfolioRun),
+  /** Runs whose Codex patch matches Claude's (a possible leak): counted apart, in no figure below. */
+  possible_leaks: Counted,
+  /** `more_threads_for_significance`: see `moreThreadsForSignificance`; `null` when no number of threads would do. */
+  overall: Schema.Struct({ ...tallyFields, more_threads_for_significance: Schema.NullOr(Projection) }),
+  dimensions: perDimension(Schema.Struct({ ...tallyFields, label: Schema.String })),
+  /** Dimensions whose winner changed when the order of the candidates was swapped, over all runs. */
+  flipped_dimensions: Schema.Struct({ count: Schema.Number, runs: Counted }),
+  /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
+  not_like_for_like: Counted,
+  time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
+  cost_usd: Schema.Struct({ codex: Totals, claude: Totals })
+})
+export type ModelPortfolio = typeof ModelPortfolio.Type
+
+export const PortfolioFile = Schema.Struct({
+  schema_version: Schema.Number,
+  portfolio_id: Schema.String,
+  generated_at: Schema.String,
+  run_ids: Schema.Array(Schema.String),
+  significance_level: Schema.Number,
+  confidence: Schema.Number,
+  models: Schema.Array(ModelPortfolio)
+})
+export type Portfolio = typeof PortfolioFile.Type
