@@ -108,7 +108,8 @@ export const describeStoredIssue = (error: ParseResult.ParseError) => {
   const name = field || "the file"
   if (first._tag === "Missing") return `${field || "a field"} is missing`
   if (first._tag === "Type") return `${name} has the wrong type or value`
-  if (first._tag === "Refinement") return `${name} is out of bounds`
+  // A refinement of ours says what it wants in a phrase ("is not an ISO 8601 time"); Schema's own name the bound.
+  if (first._tag === "Refinement") return /^(is|has) /.test(first.message) ? `${name} ${first.message}` : `${name} is out of bounds`
   const message = first.message.length <= 200 ? first.message : `${first.message.slice(0, 200)}…`
   return field === "" ? message : `${field}: ${message}`
 }

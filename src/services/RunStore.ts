@@ -91,7 +91,14 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       return directory
     })
 
-    const readStateAt = (directory: string) => files.readDecoded(statePath(directory), MAX_STATE_BYTES, RunState)
+    /** A state is its directory's only when it names it: one that names another run is damaged too. */
+    const readStateAt = (directory: string) =>
+      files.readDecoded(statePath(directory), MAX_STATE_BYTES, RunState).pipe(
+        Effect.filterOrFail(
+          (state) => state.run_id === runIdOf(directory),
+          () => unreadableFile(`${STATE_FILE}: run_id names another run.`)
+        )
+      )
 
     /** Run directories whose state does not decode, with what is wrong: left out of every listing, named once in the log. */
     const damaged = yield* Ref.make(new Map<string, string>())
@@ -226,11 +233,11 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
       if (known !== undefined && (known.unwritten || known.state.controller_session_id === owner)) {
         return { directory, state: known.state }
       }
-      const state = yield* files.readDecodedOption(statePath(directory), MAX_STATE_BYTES, RunState).pipe(
+      if (Option.isNone(yield* files.statOption(statePath(directory)))) return yield* notFound("The replay run state is unavailable.")
+      const state = yield* readStateAt(directory).pipe(
         Effect.catchTag("UnreadableFile", (error) => unreadableFile(`The state of run ${runId} is damaged (${error.message})`))
       )
-      if (Option.isNone(state)) return yield* notFound("The replay run state is unavailable.")
-      return { directory, state: state.value }
+      return { directory, state }
     })
 
     /** The state of a run this controller supervises (only it may change the run); a foreign run is a user error. */

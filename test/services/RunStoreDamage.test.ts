@@ -123,3 +123,21 @@ describe("a damaged run state", () => {
       }).pipe(Effect.provide(layer))
     }))
 })
+
+describe("a run state that names what it cannot be", () => {
+  it.effect.each([
+    ["a run_id of another run", { run_id: "run-elsewhere" }, "controller-state.json: run_id names another run."],
+    ["a session that is no session id", { controller_session_id: "2026-13-45" }, "controller_session_id is out of bounds"],
+    ["a start that is no time", { started_at: "2026-13-45" }, "started_at is not an ISO 8601 time"],
+    ["a status this version does not know", { status: "paused" }, "status has the wrong type or value"]
+  ] as const)("with %s is left out and named", ([, change, named]) =>
+    Effect.gen(function*() {
+      const { damaged, layer } = storeWith((runRoot) => {
+        const directory = writeRun(runRoot, "run-odd", { controller_session_id: session, status: "completed" })
+        const file = path.join(directory, "controller-state.json")
+        fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), ...change }))
+        return "run-odd"
+      })
+      yield* expectLeftOut(damaged, new RegExp(named.replace(/[.()]/g, "\\$&"))).pipe(Effect.provide(layer))
+    }))
+})

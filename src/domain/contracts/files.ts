@@ -3,6 +3,7 @@
  * `attempt.json`), Schema first.
  */
 import { Schema } from "effect"
+import { CONTROLLER_SESSION_ID_PATTERN, RUN_ID_PATTERN } from "../ids.js"
 
 // ---------------------------------------------------------------------------------------------------
 // Run state (`controller-state.json`)
@@ -14,7 +15,8 @@ export const MAX_RUNS_PAGE = 200
 
 /** Bounds on what a stored state may hold: a field beyond them is damage, not data. */
 const Name = Schema.String.pipe(Schema.maxLength(256))
-const Timestamp = Schema.String.pipe(Schema.maxLength(64))
+/** An ISO 8601 time, as every state records it. */
+const Timestamp = Schema.String.pipe(Schema.maxLength(64), Schema.filter((text) => !Number.isNaN(Date.parse(text)), { message: () => "is not an ISO 8601 time" }))
 const LongText = Schema.String.pipe(Schema.maxLength(64 * 1024))
 const ProcessId = Schema.Number.pipe(Schema.int(), Schema.between(1, 2 ** 31 - 1))
 
@@ -38,8 +40,8 @@ export type RunEvent = typeof RunEvent.Type
 export const RunState = Schema.Struct(
   {
     schema_version: Schema.Number.pipe(Schema.int(), Schema.between(0, 1000)),
-    controller_session_id: Name,
-    run_id: Name,
+    controller_session_id: Schema.String.pipe(Schema.pattern(CONTROLLER_SESSION_ID_PATTERN)),
+    run_id: Schema.String.pipe(Schema.pattern(RUN_ID_PATTERN)),
     status: Schema.Literal(...RUN_STATUSES),
     phase: Name,
     phases: Schema.Array(PhaseRow).pipe(Schema.maxItems(64)),
