@@ -152,6 +152,10 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
     workspace: { kind: "git", files: [], requires_empty_attestation: false, requires_confirmation: false, complete: true },
     models: [{ id: "gpt-x", label: "GPT X" }],
     chunks: { available: false, reason: "One prompt.", split_points: [] },
+    checks: {
+      checks: [{ command: "npm test", directory: ".", kind: "test", runs: 2, last_outcome: "passed", last_exit_code: 0, after_last_edit: true }],
+      setup: [{ command: "npm ci", directory: ".", runs: 1 }]
+    },
     questions: [],
     repository_blockers: [],
     blockers: [],

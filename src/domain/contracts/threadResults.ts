@@ -111,6 +111,27 @@ export const ChunkOffer = Schema.Struct({
 })
 export type ChunkOffer = typeof ChunkOffer.Type
 
+/** A check Claude ran through `Bash` (a test, build, type check or linter), as the thread records it. */
+export const ThreadCheck = Schema.Struct({
+  command: Schema.String,
+  /** Where it ran, relative to the project directory (`.` for the project itself). */
+  directory: Schema.String,
+  kind: Schema.Literal("test", "build", "typecheck", "lint"),
+  runs: Schema.Number,
+  /** How its last run ended (`unknown`: no result, or a failed chain that does not say which command failed). */
+  last_outcome: Schema.Literal("passed", "failed", "unknown"),
+  last_exit_code: Schema.NullOr(Schema.Number),
+  /** Whether its last run came after Claude's last successful edit. */
+  after_last_edit: Schema.Boolean
+})
+
+/** The checks of the thread (or the chunk asked for) and the set-up commands Claude ran before them. */
+export const ThreadChecks = Schema.Struct({
+  checks: Schema.Array(ThreadCheck),
+  setup: Schema.Array(Schema.Struct({ command: Schema.String, directory: Schema.String, runs: Schema.Number }))
+})
+export type ThreadChecks = typeof ThreadChecks.Type
+
 export const InspectThreadResult = Schema.Struct({
   thread: InspectedThread,
   replay: InspectedThread,
@@ -137,6 +158,7 @@ export const InspectThreadResult = Schema.Struct({
   }),
   models: Schema.Array(ModelOption),
   chunks: ChunkOffer,
+  checks: ThreadChecks,
   questions: Strings,
   repository_blockers: Strings,
   blockers: Strings,

@@ -34,6 +34,7 @@ export const chunkRecord = (analysis: SessionAnalysis, whole: ThreadRecord, wind
     ended_at: chunk.ended_at,
     changed_files: chunk.changed_files,
     historical_changed_files: chunk.historical_changed_files,
+    checks: chunk.checks,
     final_response: chunk.final_response,
     final_response_status: chunk.final_response_status,
     ended_interrupted: chunk.ended_interrupted,

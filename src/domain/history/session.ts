@@ -1,6 +1,7 @@
 import * as path from "node:path"
 import { capabilityEvidence, type CapabilityEvidence } from "./capabilities.js"
 import { changedFiles, type ChangedFile, fileOperations } from "./changes.js"
+import { type ThreadChecks, threadChecks } from "./checks.js"
 import { type SplitPoint, splitPoints } from "./chunks.js"
 import { classifyUserLine, isLocalCommand, queuedCommandText } from "./classify.js"
 import { buildConversation, type Conversation, isAbandoned } from "./conversation.js"
@@ -86,6 +87,8 @@ export interface ThreadRecord extends ThreadSummary {
   readonly project_dirs: ReadonlyArray<string>
   readonly git_branches: ReadonlyArray<string>
   readonly historical_changed_files: ReadonlyArray<ChangedFile>
+  /** The checks (tests, builds, type checks, linters) and set-up commands Claude ran. */
+  readonly checks: ThreadChecks
   /** Where the thread can be split into chunks (its human prompts); empty for fewer than two. */
   readonly split_points: ReadonlyArray<SplitPoint>
   readonly final_response: string
@@ -338,6 +341,7 @@ export const threadRecord = (analysis: SessionAnalysis): ThreadRecord => {
     project_dirs: distinct(main.map((entry) => stringField(entry.raw, "cwd"))),
     git_branches: distinct(conversationalMain(analysis).map((entry) => stringField(entry.raw, "gitBranch"))).filter((b) => b !== ""),
     historical_changed_files: changedFiles(analysis.entries, analysis.conversation, summary.project_dir ?? undefined),
+    checks: threadChecks(analysis.entries, analysis.conversation, summary.project_dir),
     split_points: splitPoints(request.turns, fileOperations(analysis.entries, analysis.conversation), summary.project_dir ?? null),
     final_response: final.text,
     final_response_status: final,

@@ -5,6 +5,7 @@ import { assessCapabilities, type Capability } from "../../domain/history/capabi
 import type { ModelOption } from "../../domain/history/models.js"
 import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
 import { type ChunkSelection, chunkSelection, type SplitPoint } from "../../domain/history/chunks.js"
+import type { ThreadChecks } from "../../domain/history/checks.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
 import { Baseline, type BaselineProposal, type StateKind } from "../../services/Baseline.js"
 import { ClaudeHistory, type ThreadInspection } from "../../services/history/ClaudeHistory.js"
@@ -41,6 +42,8 @@ export interface InspectThreadResult {
   }
   readonly models: ReadonlyArray<ModelOption>
   readonly chunks: ChunkOffer
+  /** The checks and set-up commands Claude ran in the thread, or in the chunk asked for. */
+  readonly checks: ThreadChecks
   readonly questions: ReadonlyArray<string>
   readonly repository_blockers: ReadonlyArray<string>
   readonly blockers: ReadonlyArray<string>
@@ -218,6 +221,12 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
   const modelList = Either.getOrUndefined(modelStep)
   if (modelList?.diagnostic !== undefined) diagnostics.push({ step: "models", message: modelList.diagnostic })
 
+  // The checks of the chunk asked for are those Claude ran inside it.
+  const selected = chunks.selected
+  const checks = selected === undefined
+    ? threadStep.right.inspection.record.checks
+    : (yield* (yield* ClaudeHistory).inspectChunk(args.thread_id, selected.first_index, selected.last_index)).record.checks
+
   const models = modelList?.options ?? []
   const record = withRequestGeneration(threadStep.right.inspection.record, models)
   const proposal = Either.getOrUndefined(baselineStep)
@@ -238,6 +247,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     },
     models,
     chunks,
+    checks,
     questions: proposal?.questions ?? [],
     repository_blockers: proposal?.repository_blocking_reasons ?? [],
     blockers: proposal?.blocking_reasons ?? [],
