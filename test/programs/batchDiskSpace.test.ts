@@ -141,8 +141,8 @@ describe("a batch on a disk without room", () => {
         const first = yield* waitingFor(record.batch_id, "the batch record")
         expect(first).toMatchObject({ status: "running", counts: { running: 2, completed: 0 }, portfolio: null })
         expect(first.status_note).toBe("Waiting for disk space: cannot write the batch record (ENOSPC); the batch carries on once space returns.")
-        // The record can be written, the portfolio cannot (a quota this time).
-        yield* Ref.set(refusals, { left: Number.POSITIVE_INFINITY, code: "EDQUOT", file: /^portfolio\.(json|html)$/ })
+        // The record can be written, the portfolio only half (a quota this time): its JSON, not its page.
+        yield* Ref.set(refusals, { left: Number.POSITIVE_INFINITY, code: "EDQUOT", file: /^portfolio\.html$/ })
         const second = yield* waitingFor(record.batch_id, "portfolio")
         expect(second).toMatchObject({ status: "running", counts: { running: 0, completed: 2 }, portfolio: null })
         expect(second.status_note).toContain("(EDQUOT)")
@@ -155,6 +155,8 @@ describe("a batch on a disk without room", () => {
         const files = yield* FileStore
         expect((yield* files.readJson(ended.portfolio!.portfolio_json, 1 << 20)).run_ids).toEqual(record.items.map((item) => item.run_id))
         expect(yield* files.readJson(path.join(RUN_ROOT, "batches", record.batch_id, "batch.json"), 1 << 20)).toMatchObject({ status: "finished" })
+        // Each half-written try was removed: the one portfolio is the batch's.
+        expect(yield* files.listDirectories(path.join(RUN_ROOT, "portfolios"))).toEqual([ended.portfolio!.portfolio_id])
       }).pipe(Effect.provide(layerWith(refusals)))
     }))
 
