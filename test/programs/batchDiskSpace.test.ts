@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, Ref, Schedule, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Ref, Schedule, TestClock } from "effect"
 import * as path from "node:path"
 import type { BatchRecord } from "../../src/domain/batch.js"
 import { StorageError } from "../../src/domain/errors.js"
-import { diskRetrySchedule, whileDiskFull } from "../../src/programs/batches/diskSpace.js"
+import { diskRetrySchedule } from "../../src/domain/diskRetry.js"
+import { whileDiskFull } from "../../src/programs/batches/diskSpace.js"
 import { launchBatch } from "../../src/programs/batches/run.js"
 import { cancelBatch } from "../../src/programs/batches/start.js"
 import { summaryOf } from "../../src/programs/batches/summary.js"
@@ -203,5 +204,30 @@ describe("a batch on a disk without room", () => {
     Effect.gen(function*() {
       const delays = yield* Schedule.run(Schedule.delays(diskRetrySchedule), 0, Array.from({ length: 9 }, () => undefined))
       expect([...delays].map(Duration.toMillis)).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 5000, 5000])
+    }))
+})
+
+describe("a run's state writer on a disk without room", () => {
+  it.effect("tries a state again for up to 10 s, so a run outlives a moment of full disk; longer, the update fails as before", () =>
+    Effect.gen(function*() {
+      const refusals = yield* Ref.make<Refusals>(noRefusals)
+      yield* Effect.gen(function*() {
+        const runs = yield* RunStore
+        const files = yield* FileStore
+        yield* files.ensurePrivateDirectory(RUN_ROOT)
+        const { directory } = yield* runs.create({ runId: "run-20260101T000000Z-cccccccccc", coordinatorPid: process.pid })
+        yield* Ref.set(refusals, { left: 3, code: "ENOSPC", file: /^controller-state\.json$/ })
+        const brief = yield* Effect.fork(runs.update(directory, { phase: "implementing", summary: "implementing" }))
+        yield* TestClock.adjust("2 seconds")
+        expect((yield* Fiber.join(brief)).phase).toBe("implementing")
+        expect(yield* files.readJson(path.join(directory, "controller-state.json"), 1 << 20)).toMatchObject({ phase: "implementing" })
+        yield* Ref.set(refusals, { left: Number.POSITIVE_INFINITY, code: "ENOSPC", file: /^controller-state\.json$/ })
+        const long = yield* Effect.fork(runs.update(directory, { phase: "collecting" }))
+        yield* TestClock.adjust("9 seconds")
+        expect(Option.isNone(yield* Fiber.poll(long))).toBe(true)
+        yield* TestClock.adjust("10 seconds")
+        const error = yield* Effect.flip(Fiber.join(long))
+        expect(error).toMatchObject({ _tag: "StorageError", code: "ENOSPC" })
+      }).pipe(Effect.provide(layerWith(refusals)))
     }))
 })

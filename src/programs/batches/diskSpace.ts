@@ -1,17 +1,7 @@
-import { Duration, Effect, Ref, Schedule } from "effect"
+import { Effect, Ref } from "effect"
+import { diskRetrySchedule } from "../../domain/diskRetry.js"
 import { isOutOfSpace, type StorageError } from "../../domain/errors.js"
 import { Batches } from "../../services/Batches.js"
-
-/** The first wait after a write the disk refused for want of space. */
-export const DISK_RETRY_FIRST = Duration.millis(250)
-/** The longest wait between two tries: space that returns is noticed within this. */
-export const DISK_RETRY_CAP = Duration.seconds(5)
-
-/**
- * How a batch's write waits for disk space: 250 ms, doubling, at most 5 s apart, for as long as it takes
- * (a cancel or the daemon's stop interrupts the wait).
- */
-export const diskRetrySchedule = Schedule.exponential(DISK_RETRY_FIRST).pipe(Schedule.union(Schedule.spaced(DISK_RETRY_CAP)))
 
 /** What the batch says while it waits. */
 export const waitingNote = (what: string, error: StorageError) =>
