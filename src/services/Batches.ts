@@ -89,6 +89,14 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         yield* Ref.set(latest, record.batch_id)
       }))
 
+    /** The batch is on disk as memory holds it. */
+    const written = (batchId: string) =>
+      Ref.update(unwritten, (current) => {
+        const next = new Map(current)
+        next.delete(batchId)
+        return next
+      })
+
     /** Writes a batch held in memory for want of disk space; fails (to be tried again) while the disk still has no room. */
     const persist = (batchId: string) =>
       writing.withPermits(1)(Effect.gen(function*() {
@@ -96,11 +104,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         const record = (yield* Ref.get(own)).get(batchId)
         if (pending === undefined || record === undefined) return
         yield* pending === null ? write(record) : writeNew(record, pending)
-        yield* Ref.update(unwritten, (current) => {
-          const next = new Map(current)
-          next.delete(batchId)
-          return next
-        })
+        yield* written(batchId)
       }))
 
     /**
@@ -114,15 +118,9 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         const next = change(current)
         if (next === current) return next
         const pending = (yield* Ref.get(unwritten)).get(batchId)
-        const writing = pending === undefined || pending === null ? write(next) : writeNew(next, pending)
-        const written = options?.holdWhenFull === true ? yield* holdWhenFull(next, null)(writing) : yield* Effect.as(writing, true)
-        if (written && pending !== undefined) {
-          yield* Ref.update(unwritten, (map) => {
-            const rest = new Map(map)
-            rest.delete(batchId)
-            return rest
-          })
-        }
+        const toDisk = pending === undefined || pending === null ? write(next) : writeNew(next, pending)
+        const onDisk = options?.holdWhenFull === true ? yield* holdWhenFull(next, null)(toDisk) : yield* Effect.as(toDisk, true)
+        if (onDisk && pending !== undefined) yield* written(batchId)
         return next
       }))
 
