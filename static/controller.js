@@ -1980,7 +1980,7 @@
   function batchProgressText(summary) {
     const c = summary.counts
     const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
-    return `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.`
+    return `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.${summary.status_note ? ` ${summary.status_note}` : ""}`
   }
 
   // What the view shows but its clocks: a poll that changes only those updates one line, so the buttons

@@ -111,8 +111,11 @@ const progressLine = (summary: BatchSummary) => {
     counts.cancelled > 0 ? `, ${counts.cancelled} cancelled` : ""
   }) · ${counts.running} running · ${counts.pending} pending · ${formatElapsed(summary.elapsed_ms)}${left} · Codex ${
     formatUsd(summary.cost_usd.codex)
-  } · Claude ${formatUsd(summary.cost_usd.claude)}`
+  } · Claude ${formatUsd(summary.cost_usd.claude)}${summary.waiting_for === "disk_space" ? " · waiting for disk space" : ""}`
 }
+
+/** What a line-per-change output compares: the counts, and whether the batch waits for disk space. */
+const shownPart = (line: string) => `${line.split(" · ").slice(0, 3).join()}${line.endsWith("waiting for disk space")}`
 
 /**
  * Follows the batch until it has ended (its portfolio written): on a terminal one line rewritten
@@ -128,7 +131,7 @@ const followBatch = (call: CallTool, out: Output, batchId: string) =>
       summary = (yield* call("get_batch", { batch_id: batchId })).batch
       const line = progressLine(summary)
       if (live) yield* Effect.sync(() => void stream.write(`\r\x1b[2K${line}`))
-      else if (line.split(" · ").slice(0, 3).join() !== last.split(" · ").slice(0, 3).join()) yield* out.say(line)
+      else if (shownPart(line) !== shownPart(last)) yield* out.say(line)
       last = line
       return summary.status !== "running"
     })

@@ -149,6 +149,10 @@ export interface BatchSummary {
   }>
   readonly resumed_by: ReadonlyArray<string>
   readonly portfolio: BatchRecord["portfolio"]
+  /** What the running batch waits for now (`disk_space`: a write it needs was refused for want of space). */
+  readonly waiting_for?: "disk_space" | null
+  /** One sentence on that wait, for a person. */
+  readonly status_note?: string | null
 }
 
 const emptyCounts = (): Record<ItemStatus, number> => ({ pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 })
@@ -222,5 +226,6 @@ export const batchProgressText = (summary: BatchSummary) => {
     ...(counts.failed > 0 ? [`${counts.failed} failed`] : []),
     ...(counts.cancelled > 0 ? [`${counts.cancelled} cancelled`] : [])
   ]
-  return `Batch ${summary.batch_id} is ${summary.status}: ${done} of ${summary.total} replay(s) done (${ended.join(", ")}), ${counts.running} running, ${counts.pending} pending.`
+  const note = typeof summary.status_note === "string" ? ` ${summary.status_note}` : ""
+  return `Batch ${summary.batch_id} is ${summary.status}: ${done} of ${summary.total} replay(s) done (${ended.join(", ")}), ${counts.running} running, ${counts.pending} pending.${note}`
 }

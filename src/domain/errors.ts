@@ -79,8 +79,17 @@ export class StateTransitionConflict extends Schema.TaggedError<StateTransitionC
 
 /** The disk refused a write the controller needed (permissions, space): an internal failure, not the user's. */
 export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The system's code of the refusal (`ENOSPC`, `EACCES`…), when it gave one. */
+  code: Schema.optional(Schema.String)
 }) {}
+
+/** The codes of a disk that has no room (or no working medium) right now: a write may succeed once space returns. */
+export const OUT_OF_SPACE_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EIO"])
+
+/** A write the disk refused for want of space (or of a working device), not for its permissions or its path. */
+export const isOutOfSpace = (error: unknown): error is StorageError =>
+  error instanceof StorageError && error.code !== undefined && OUT_OF_SPACE_CODES.has(error.code)
 
 /**
  * The machine's failures a caller can act on (not the user's input): each says what failed and what to do.

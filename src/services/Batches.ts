@@ -11,7 +11,7 @@ import {
   type BlockedThread,
   isBatchId
 } from "../domain/batch.js"
-import { conflict, invalidArgument, notFound, unreadableFile } from "../domain/errors.js"
+import { conflict, invalidArgument, isOutOfSpace, notFound, unreadableFile } from "../domain/errors.js"
 import { FileStore } from "./FileStore.js"
 import { Settings } from "./Settings.js"
 
@@ -46,6 +46,10 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
     const latest = yield* Ref.make<string | null>(null)
     const prepared = yield* Ref.make(new Map<string, PreparedBatch>())
     const writing = yield* Effect.makeSemaphore(1)
+    /** Batches held in memory whose record (and, for a new one, configurations) a full disk refused: written by `persist`. */
+    const unwritten = yield* Ref.make(new Map<string, ReadonlyArray<BatchConfiguration> | null>())
+    /** Why each batch waits for disk space now, one note per write that waits. */
+    const waiting = yield* Ref.make(new Map<string, ReadonlyMap<symbol, string>>())
     const root = path.join(settings.runRoot, BATCHES_DIRECTORY)
     const directoryOf = (batchId: string) => path.join(root, batchId)
 
@@ -56,24 +60,92 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         yield* Ref.update(own, (current) => new Map(current).set(record.batch_id, record))
       })
 
-    /** A new batch of this controller: its configurations, then its record. */
-    const create = (record: BatchRecord, configurations: ReadonlyArray<BatchConfiguration>) =>
-      writing.withPermits(1)(Effect.gen(function*() {
+    const writeNew = (record: BatchRecord, configurations: ReadonlyArray<BatchConfiguration>) =>
+      Effect.gen(function*() {
         yield* files.ensurePrivateDirectoryInside(settings.runRoot, directoryOf(record.batch_id))
         yield* files.writeJson(path.join(directoryOf(record.batch_id), BATCH_CONFIGURATIONS_FILE), { configurations })
         yield* write(record)
+      })
+
+    /** Keeps `record` in memory as this controller's when the disk has no room for it; `persist` writes it later. */
+    const holdWhenFull = (record: BatchRecord, configurations: ReadonlyArray<BatchConfiguration> | null) =>
+    <E extends { readonly message: string }, R>(written: Effect.Effect<void, E, R>) =>
+      Effect.as(written, true).pipe(Effect.catchIf(isOutOfSpace, (error) =>
+        Effect.gen(function*() {
+          yield* Ref.update(own, (current) => new Map(current).set(record.batch_id, record))
+          yield* Ref.update(unwritten, (current) => new Map(current).set(record.batch_id, current.get(record.batch_id) ?? configurations))
+          yield* Effect.logWarning(`Batch ${record.batch_id}: its record will be written when the disk allows: ${error.message}`)
+          return false
+        })))
+
+    /**
+     * A new batch of this controller: its configurations, then its record. A disk without room does not
+     * refuse the batch: it is held in memory, and its fiber writes it (`persist`) before anything starts.
+     */
+    const create = (record: BatchRecord, configurations: ReadonlyArray<BatchConfiguration>) =>
+      writing.withPermits(1)(Effect.gen(function*() {
+        yield* holdWhenFull(record, configurations)(writeNew(record, configurations))
         yield* Ref.set(latest, record.batch_id)
       }))
 
-    /** Changes a batch of this controller; the record on disk changes first. */
-    const update = (batchId: string, change: (record: BatchRecord) => BatchRecord) =>
+    /** The batch is on disk as memory holds it. */
+    const written = (batchId: string) =>
+      Ref.update(unwritten, (current) => {
+        const next = new Map(current)
+        next.delete(batchId)
+        return next
+      })
+
+    /** Writes a batch held in memory for want of disk space; fails (to be tried again) while the disk still has no room. */
+    const persist = (batchId: string) =>
+      writing.withPermits(1)(Effect.gen(function*() {
+        const pending = (yield* Ref.get(unwritten)).get(batchId)
+        const record = (yield* Ref.get(own)).get(batchId)
+        if (pending === undefined || record === undefined) return
+        yield* pending === null ? write(record) : writeNew(record, pending)
+        yield* written(batchId)
+      }))
+
+    /**
+     * Changes a batch of this controller; the record on disk changes first. With `holdWhenFull` (an ending
+     * that must not wait, a cancel), a disk without room keeps the change in memory until `persist`.
+     */
+    const update = (batchId: string, change: (record: BatchRecord) => BatchRecord, options?: { readonly holdWhenFull?: boolean }) =>
       writing.withPermits(1)(Effect.gen(function*() {
         const current = (yield* Ref.get(own)).get(batchId)
         if (current === undefined) return yield* conflict(`The batch ${batchId} is not this controller's.`)
         const next = change(current)
-        if (next !== current) yield* write(next)
+        if (next === current) return next
+        const pending = (yield* Ref.get(unwritten)).get(batchId)
+        const toDisk = pending === undefined || pending === null ? write(next) : writeNew(next, pending)
+        const onDisk = options?.holdWhenFull === true ? yield* holdWhenFull(next, null)(toDisk) : yield* Effect.as(toDisk, true)
+        if (onDisk && pending !== undefined) yield* written(batchId)
         return next
       }))
+
+    /** Whether a batch of this controller is held in memory, its record not yet on disk. */
+    const isUnwritten = (batchId: string) => Effect.map(Ref.get(unwritten), (current) => current.has(batchId))
+
+    /** Notes that a write of the batch waits for disk space, until the returned effect clears the note. */
+    const noteWaiting = (batchId: string, note: string) =>
+      Effect.gen(function*() {
+        const key = Symbol(batchId)
+        const set = (change: (notes: Map<symbol, string>) => void) =>
+          Ref.update(waiting, (current) => {
+            const notes = new Map(current.get(batchId) ?? [])
+            change(notes)
+            const next = new Map(current)
+            if (notes.size === 0) next.delete(batchId)
+            else next.set(batchId, notes)
+            return next
+          })
+        yield* set((notes) => void notes.set(key, note))
+        return set((notes) => void notes.delete(key))
+      })
+
+    /** What the batch waits for now (its first note), if anything. */
+    const waitingOf = (batchId: string) =>
+      Effect.map(Ref.get(waiting), (current) => Option.fromNullable([...(current.get(batchId)?.values() ?? [])][0]))
 
     /** Takes over a batch whose controller is gone: from now on it is this controller's. */
     const adopt = (record: BatchRecord) =>
@@ -162,6 +234,10 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
     return {
       claimTakeover,
       create,
+      persist,
+      isUnwritten,
+      noteWaiting,
+      waitingOf,
       update,
       adopt,
       read,

@@ -38,8 +38,10 @@ export const isMissingFailure = (error: PlatformError) => {
 /** The system's own sentence for a platform failure (`EACCES: permission denied, open '…'`). */
 export const describeFailure = (error: PlatformError) => (error.cause instanceof Error ? error.cause.message : error.message)
 
-const storageError = (what: string, error: PlatformError | string) =>
-  new StorageError({ message: `${what}: ${typeof error === "string" ? error : describeFailure(error)}` })
+const storageError = (what: string, error: PlatformError | string) => {
+  const code = typeof error === "string" ? undefined : codeOfFailure(error)
+  return new StorageError({ message: `${what}: ${typeof error === "string" ? error : describeFailure(error)}`, ...(code === undefined ? {} : { code }) })
+}
 
 /**
  * The JSON object in the text of the file `name`, or why it is not one. The files read this way are the

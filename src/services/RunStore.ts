@@ -1,6 +1,7 @@
-import { Clock, DateTime, Effect, Either, Option, Random, Ref, Stream, SubscriptionRef } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Random, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import * as path from "node:path"
-import { conflict, type ControllerError, invalidArgument, notFound, type RunCancelled, type StateTransitionConflict, type StorageError, type UnreadableFile, unreadableFile } from "../domain/errors.js"
+import { diskRetrySchedule, RUN_STATE_DISK_WAIT } from "../domain/diskRetry.js"
+import { conflict, type ControllerError, invalidArgument, isOutOfSpace, notFound, type RunCancelled, type StateTransitionConflict, type StorageError, type UnreadableFile, unreadableFile } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { MAX_STATE_BYTES, STATE_FILE } from "../domain/product.js"
 import {
@@ -299,6 +300,9 @@ export class RunStore extends Effect.Service<RunStore>()("codex-replay/RunStore"
             yield* writeThrough(directory, applied.right)
             return applied.right
           })
+        ).pipe(
+          // A state the disk refuses for want of space is tried again for a while, the lock let go between tries.
+          Effect.retry({ schedule: diskRetrySchedule.pipe(Schedule.upTo(RUN_STATE_DISK_WAIT)), while: isOutOfSpace })
         )
         // The transition is recorded once the state is written; a log that cannot take the line does not undo it.
         if (change.summary !== undefined) {

@@ -201,7 +201,11 @@ export const BatchSummary = Schema.Struct({
     error: NullableString
   })),
   resumed_by: Strings,
-  portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String }))
+  portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),
+  /** What the running batch waits for now: `disk_space` while a write it needs is refused for want of space. */
+  waiting_for: Schema.optionalWith(Schema.NullOr(Schema.Literal("disk_space")), { exact: true }),
+  /** That wait in one sentence ("Waiting for disk space: …"). */
+  status_note: Schema.optionalWith(NullableString, { exact: true })
 })
 export type BatchSummary = typeof BatchSummary.Type
 

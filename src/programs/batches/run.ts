@@ -14,6 +14,7 @@ import { Settings } from "../../services/Settings.js"
 import { makePortfolio } from "../portfolio/portfolio.js"
 import { readHistorical } from "../runs/historical.js"
 import { createAndLaunchRun, ensureDigestsUnchanged } from "../runs/start.js"
+import { whileDiskFull } from "./diskSpace.js"
 import { runViews } from "./summary.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ const setItem = (batchId: string, position: number, change: Partial<BatchItem>) 
     batches.update(batchId, (record) => ({
       ...record,
       items: record.items.map((item, index) => (index === position ? { ...item, ...change } : item))
-    })))
+    }))).pipe(whileDiskFull(batchId, "the batch record"))
 
 /** Records an ended run's duration and Codex cost on its item (once). */
 const settleItem = (batchId: string, position: number) =>
@@ -100,14 +101,13 @@ const replayItem = (
       return yield* setItem(batchId, position, { error: message })
     }
     const runId = item.run_id ?? (yield* newRunId)
-    const launched = yield* Effect.uninterruptible(Effect.gen(function*() {
-      if (item.run_id === null) yield* setItem(batchId, position, { run_id: runId })
-      return yield* createAndLaunchRun(
-        { prepareTokenHash: plan.tokenHash, receipt: { ...entry, reviewer_model: plan.reviewer }, historical: historical.right },
-        item.model,
-        runId
-      ).pipe(Effect.either)
-    }))
+    if (item.run_id === null) yield* setItem(batchId, position, { run_id: runId })
+    // Each try creates and launches the run whole; between tries (a full disk) the wait can be interrupted.
+    const launched = yield* Effect.uninterruptible(createAndLaunchRun(
+      { prepareTokenHash: plan.tokenHash, receipt: { ...entry, reviewer_model: plan.reviewer }, historical: historical.right },
+      item.model,
+      runId
+    )).pipe(whileDiskFull(batchId, `the run ${runId}`), Effect.either)
     if (Either.isLeft(launched)) yield* Effect.logWarning(`Batch ${batchId}: ${item.model} of ${item.thread_id} did not launch: ${launched.left.message}`)
     yield* supervisor.awaitEnd(runId)
     yield* settleItem(batchId, position)
@@ -128,6 +128,7 @@ const portfolioOf = (record: BatchRecord, states: ReadonlyMap<string, RunView>) 
   )
   if (completed.length === 0) return Effect.succeed(null)
   return makePortfolio(completed).pipe(
+    whileDiskFull(record.batch_id, "the batch's portfolio"),
     Effect.map((written) => ({
       portfolio_id: written.portfolio.portfolio_id,
       portfolio_json: written.portfolio_json,
@@ -142,6 +143,8 @@ const runBatch = (batchId: string, configurations: ReadonlyArray<BatchConfigurat
   Effect.gen(function*() {
     const batches = yield* Batches
     const settings = yield* Settings
+    // A batch its start could not write (a full disk) is written before anything of it starts.
+    yield* batches.persist(batchId).pipe(whileDiskFull(batchId, "the batch record"))
     const record = yield* batches.read(batchId)
     const plan = { configurations, reviewer: record.reviewer_model, tokenHash: record.prepare_token_hash }
     const historicalOf = yield* historicalChecker(configurations, record.reviewer_model)
@@ -158,7 +161,9 @@ const runBatch = (batchId: string, configurations: ReadonlyArray<BatchConfigurat
     const portfolio = yield* portfolioOf(ended, yield* runViews)
     const at = isoOf(yield* Clock.currentTimeMillis)
     yield* batches.update(batchId, (current) =>
-      current.status === "running" ? { ...current, status: "finished", ended_at: at, portfolio } : current)
+      current.status === "running" ? { ...current, status: "finished", ended_at: at, portfolio } : current).pipe(
+        whileDiskFull(batchId, "the batch record")
+      )
   }).pipe(
     Effect.catchAll((error) => Effect.logError(`Batch ${batchId} stopped: ${error.message}`)),
     Effect.withSpan("batches.runBatch", { attributes: { batch_id: batchId } })

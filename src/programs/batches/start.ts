@@ -12,6 +12,7 @@ import { RunSupervisor } from "../../services/RunSupervisor.js"
 import { Settings } from "../../services/Settings.js"
 import { cancelRun } from "../runs/cancel.js"
 import { normalized } from "./prepare.js"
+import { whileDiskFull } from "./diskSpace.js"
 import { isoOf, launchBatch } from "./run.js"
 import { summaryOf } from "./summary.js"
 
@@ -143,8 +144,10 @@ export const cancelBatch = Effect.fn("batches.cancelBatch")(function*(batchId: s
   if (record.status !== "running") return { record, idempotent: true }
   const cancelled = yield* Effect.uninterruptible(Effect.gen(function*() {
     const at = isoOf(yield* Clock.currentTimeMillis)
-    yield* batches.update(batchId, (current) => ({ ...current, status: "cancelled", ended_at: at }))
+    // A cancel does not wait for disk space: the record is held in memory and written once space returns.
+    yield* batches.update(batchId, (current) => ({ ...current, status: "cancelled", ended_at: at }), { holdWhenFull: true })
     yield* supervisor.interrupt(batchId)
+    if (yield* batches.isUnwritten(batchId)) yield* supervisor.launch(batchId, batches.persist(batchId).pipe(whileDiskFull(batchId, "the batch record"), Effect.provideService(Batches, batches)))
     const current = yield* batches.read(batchId)
     const runIds = current.items.flatMap((item) => (item.run_id === null ? [] : [item.run_id]))
     yield* Effect.forEach(runIds, (run_id) =>

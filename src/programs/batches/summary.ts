@@ -1,6 +1,7 @@
 import { Clock, Effect, Option, Stream } from "effect"
 import { type BatchRecord, type RunView, summarizeBatch } from "../../domain/batch.js"
 import type { RunState } from "../../domain/runState.js"
+import { Batches } from "../../services/Batches.js"
 import { RunStore } from "../../services/RunStore.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -40,5 +41,10 @@ export const summaryOf = (record: BatchRecord) =>
           onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state) })
         }), { discard: true })
     }
-    return summarizeBatch(record, views, now)
+    const waiting = record.status === "running" ? yield* (yield* Batches).waitingOf(record.batch_id) : Option.none<string>()
+    return {
+      ...summarizeBatch(record, views, now),
+      waiting_for: Option.isSome(waiting) ? "disk_space" as const : null,
+      status_note: Option.getOrNull(waiting)
+    }
   })

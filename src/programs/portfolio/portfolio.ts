@@ -71,12 +71,15 @@ const writePortfolio = (runs: ReadonlyArray<PortfolioRun>) =>
     const portfolioId = yield* newPortfolioId
     const portfolio = buildPortfolio({ portfolio_id: portfolioId, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), runs })
     const directory = path.join(store.runRoot, PORTFOLIOS_DIRECTORY, portfolioId)
-    yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)
     const html = renderPortfolioHtml(portfolio)
     const portfolioJson = path.join(directory, PORTFOLIO_JSON_FILE)
     const portfolioHtml = path.join(directory, PORTFOLIO_HTML_FILE)
-    yield* files.writeJson(portfolioJson, portfolio)
-    yield* files.writeTextAtomic(portfolioHtml, html)
+    // A portfolio the disk took only half of (it was full) is no portfolio: nothing of it stays.
+    yield* Effect.gen(function*() {
+      yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)
+      yield* files.writeJson(portfolioJson, portfolio)
+      yield* files.writeTextAtomic(portfolioHtml, html)
+    }).pipe(Effect.tapError(() => Effect.ignore(files.remove(directory))))
     return { portfolio, directory, portfolio_json: portfolioJson, portfolio_html: portfolioHtml, html } satisfies WrittenPortfolio
   })
 
