@@ -8,6 +8,10 @@ export interface ChangedFile {
   readonly path: string
   readonly additions: number
   readonly deletions: number
+  /** A binary file: listed with its size, its content never shown (docs/controller.md, "Ceilings on agent output"). */
+  readonly binary?: boolean
+  /** The binary file's size as the agent left it (0 when it deleted the file). */
+  readonly bytes?: number
 }
 
 /** One side's result as the review needs it. */
@@ -234,7 +238,12 @@ export const anonymousCandidate = (task: string, result: CandidateResult, places
     final_response: withoutWorkspaceTraces(anonymizeProse(result.final_response), scrubbed),
     changed_files: [...result.files].sort((left, right) => byPath(left.path, right.path)).map((file) => {
       const fromPatch = counted.get(file.path)
-      return { path: file.path, additions: fromPatch?.additions ?? file.additions, deletions: fromPatch?.deletions ?? file.deletions }
+      return {
+        path: file.path,
+        additions: fromPatch?.additions ?? file.additions,
+        deletions: fromPatch?.deletions ?? file.deletions,
+        ...(file.binary === true ? { binary: true, bytes: file.bytes ?? 0 } : {})
+      }
     })
   }
 }
