@@ -35,7 +35,8 @@ const units = ["bytes", "KB", "MB", "GB", "TB"] as const
 export const formatBytes = (bytes: number): string => {
   let value = bytes
   let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
+  // From 1000 up, the next unit: never "1024 KB".
+  while (value >= 1000 && unit < units.length - 1) {
     value /= 1024
     unit++
   }

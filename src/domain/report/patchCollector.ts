@@ -62,7 +62,7 @@ export const patchCollector = (
   const line = (start: Buffer, length: number) => {
     if (start.subarray(0, HEADER.length).equals(HEADER)) {
       closeSection()
-      const header = fileHeaderPaths(start.subarray(0, Math.min(start.length, 16 * 1024)).toString("utf8"))
+      const header = fileHeaderPaths(start.subarray(0, Math.min(start.length, 16 * 1024)).toString("utf8").replace(/\r?\n$/, ""))
       section = { path: header?.new ?? "(unnamed)", bytes: 0, kept: 0, marker: undefined }
     }
     if (section !== undefined) section.bytes += length

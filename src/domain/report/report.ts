@@ -113,7 +113,12 @@ const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate =
   model: side.model,
   patch: side.patch,
   final_response: side.final_response,
-  changed_files: side.files.map((file) => ({ path: file.path, additions: file.additions, deletions: file.deletions })),
+  changed_files: side.files.map((file) => ({
+    path: file.path,
+    additions: file.additions,
+    deletions: file.deletions,
+    ...(file.binary === true ? { binary: true, bytes: file.bytes ?? 0 } : {})
+  })),
   worktree: side.worktree,
   elapsed_ms: side.elapsed_ms,
   tokens: side.tokens === null
