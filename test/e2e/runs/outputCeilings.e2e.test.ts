@@ -1,7 +1,7 @@
 /**
  * Agent output is bounded (docs/controller.md, "Ceilings on agent output"), through the real daemon over
- * HTTP with the fake Codex CLI: the agent leaves a 1 GiB sparse file, a 3 MiB text file, three 900 KiB
- * text files and a 300 KiB final response. Meanwhile `/health` answers within a second and the daemon's
+ * HTTP with the fake Codex CLI: the agent leaves a 1 GiB sparse file, 64 MiB of random bytes, a 3 MiB
+ * text file, three 900 KiB text files and a 300 KiB final response. Meanwhile `/health` answers within a second and the daemon's
  * peak resident memory (VmHWM) stays under its bound; the report, the run's JSON files and the reviewer's
  * candidates are small, list the sparse file by its size, and say what was cut, in the report, its HTML
  * and the comparability panel.
@@ -16,6 +16,8 @@ import { approveAndStart, awaitTerminal, killAllDaemons, nonGitConfig, readLog, 
 const PEAK_RSS_BOUND_MB = 400
 const HEALTH_BOUND_MS = 1000
 const SPARSE_BYTES = 1024 ** 3
+/** Random bytes: what git cannot compress, as a build artefact or an archive would be. */
+const RANDOM_BYTES = 64 * 1024 * 1024
 /** The report and the run's JSON files hold at most the ceilings: two sides' patches and responses, and some. */
 const FILE_BOUND_BYTES = 8 * 1024 * 1024
 
@@ -41,7 +43,7 @@ const memoryMb = (pid: number, field: "VmHWM" | "VmRSS") => {
 
 describe("agent output past every ceiling", () => {
   it("keeps the daemon small and answering, and the report small and honest about what it cut", async () => {
-    const daemon = await startDaemon({ env: { FAKE_CODEX_SPARSE_BYTES: String(SPARSE_BYTES) } })
+    const daemon = await startDaemon({ env: { FAKE_CODEX_SPARSE_BYTES: String(SPARSE_BYTES), FAKE_CODEX_RANDOM_BYTES: String(RANDOM_BYTES) } })
     const pid = daemon.child.pid!
     const latencies: Array<number> = []
     let polling = true
@@ -75,6 +77,7 @@ describe("agent output past every ceiling", () => {
       const codex = report.candidates.codex
       // The sparse file is listed by its size, never inlined.
       expect(codex.changed_files).toContainEqual({ path: "large.bin", additions: 0, deletions: 0, binary: true, bytes: SPARSE_BYTES })
+      expect(codex.changed_files).toContainEqual({ path: "noise.bin", additions: 0, deletions: 0, binary: true, bytes: RANDOM_BYTES })
       expect(codex.patch).toContain("Binary files /dev/null and b/large.bin differ")
       expect(codex.patch).not.toContain("GIT binary patch")
       // The 3 MiB file is cut at the file ceiling, the patch at its own, the response at its own; each is said.
