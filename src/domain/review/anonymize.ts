@@ -194,10 +194,12 @@ const PATH_END = String.raw`(?:/|(?![\w-]|\.\w))`
 
 /**
  * A run's workspace however its run root is spelled (through any symlink, relative or not): the run id
- * followed by `workspaces/codex` (or an archived attempt), with whatever path leads to it.
+ * followed by `workspaces/codex` (or an archived attempt), with whatever path leads to it. A match starts
+ * only where a path can (the lookbehind), so a long word is scanned once, not once from each of its
+ * characters.
  */
 const RUN_WORKSPACE = new RegExp(
-  String.raw`[^\s"'\`<>()[\]{}|,;]*${RUN_ID_SOURCE}/workspaces/codex(?:-attempt-\d+-failed)?${PATH_END}`,
+  String.raw`(?<![^\s"'\`<>()[\]{}|,;])[^\s"'\`<>()[\]{}|,;]*${RUN_ID_SOURCE}/workspaces/codex(?:-attempt-\d+-failed)?${PATH_END}`,
   "g"
 )
 
