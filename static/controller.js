@@ -1176,13 +1176,24 @@
       ["Beginning state", comparability.beginning_label],
       ["Capability gaps", gaps],
       ["Reviewer", reviewer],
-      ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"]
+      ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"],
+      ["Output cut at a ceiling", (comparability.output_truncated || []).join(" ") || "None"]
     ]
     return section("Comparability",
       comparability.like_for_like
         ? h("p", { className: "hint", id: "comparability-summary", text: "Like-for-like: same starting state, no capability gap, an independent reviewer and Claude's final response." })
         : h("div", { className: "callout", id: "comparability-summary" }, h("strong", { text: "Not like-for-like" }), list(comparability.concerns || [])),
       h("dl", { className: "facts", id: "comparability-facts" }, rows.flatMap(([key, value]) => [h("dt", { text: key }), h("dd", { text: value })])))
+  }
+
+  /** A side's cuts of the given kinds (output past its ceiling) and, for the patch, its binary files: visible notes. */
+  function cutNotes(candidate, kinds, side) {
+    const notes = (candidate.output_cuts || []).filter((cut) => kinds.includes(cut.kind)).map((cut) => cut.note)
+    const binaries = kinds.includes("patch")
+      ? (candidate.changed_files || []).filter((file) => file.binary).map((file) => `${file.path}: Binary file, ${Number(file.bytes || 0).toLocaleString("en-US")} bytes, not shown`)
+      : []
+    if (!notes.length && !binaries.length) return null
+    return h("div", { className: "callout cut-notes", id: `${side}-${kinds[0]}-notes`, role: "note" }, list([...notes, ...binaries]))
   }
 
   async function download(id, format) {
@@ -1235,14 +1246,14 @@
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
     body.append(section("Original request", h("pre", { className: "response", tabindex: "0", "aria-label": "Original request", text: report.original_request || "" })))
     body.append(section("Final responses", h("div", { className: "side-by-side" },
-      h("div", {}, h("h4", { text: "Codex final response" }), renderMarkdown(codex.final_response)),
-      h("div", {}, h("h4", { text: "Claude final response" }), renderMarkdown(claude.final_response),
+      h("div", {}, h("h4", { text: "Codex final response" }), cutNotes(codex, ["final_response"], "codex"), renderMarkdown(codex.final_response)),
+      h("div", {}, h("h4", { text: "Claude final response" }), cutNotes(claude, ["final_response"], "claude"), renderMarkdown(claude.final_response),
         !claude.final_response && claude.last_substantive_reply
           ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", tabindex: "0", "aria-label": "Claude's last substantive reply", id: "claude-last-substantive", text: claude.last_substantive_reply })]
           : null))))
     body.append(section("Patches", h("div", { className: "side-by-side" },
-      h("div", {}, h("h4", { text: "Codex patch" }), renderDiff(codex.patch, "Codex patch")),
-      h("div", {}, h("h4", { text: "Claude patch" }), renderDiff(claude.patch, "Claude patch")))))
+      h("div", {}, h("h4", { text: "Codex patch" }), cutNotes(codex, ["patch", "file", "changed_files"], "codex"), renderDiff(codex.patch, "Codex patch")),
+      h("div", {}, h("h4", { text: "Claude patch" }), cutNotes(claude, ["patch", "file", "changed_files"], "claude"), renderDiff(claude.patch, "Claude patch")))))
     if (report.about_review && report.about_review.note) body.append(section("About this review", h("p", { className: "about", text: report.about_review.note })))
     labelScrollRegions(body)
   }

@@ -17,6 +17,8 @@ export interface GitOptions {
   /** Extra environment (a private `GIT_INDEX_FILE`, the run's tag); it never overrides the neutral values. */
   readonly env?: Readonly<Record<string, string>>
   readonly stdin?: string
+  /** Receives stdout in pieces as it arrives (the answer is then empty): for output the caller bounds itself. */
+  readonly onStdout?: (chunk: Buffer) => void
 }
 
 /**
@@ -45,6 +47,7 @@ export class Git extends Effect.Service<Git>()("codex-replay/Git", {
         cwd: options.cwd,
         env: neutralGitEnvironment(runner.environment, options.env),
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+        ...(options.onStdout === undefined ? {} : { onStdout: options.onStdout }),
         onLine: (stream, line) => Effect.sync(() => (stream === "stdout" ? stdout : stderr).push(line))
       }).pipe(
         Effect.mapError((error) =>

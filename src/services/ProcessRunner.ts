@@ -25,6 +25,11 @@ export interface ProcessSpec {
   readonly stdin?: string
   /** Receives each output line while the child runs, in order. */
   readonly onLine?: (stream: OutputStream, line: string) => Effect.Effect<void>
+  /**
+   * Receives stdout as it arrives, in pieces, instead of as lines (`onLine` then sees stderr only): for
+   * output that may be too large to hold, which the receiver bounds as it reads.
+   */
+  readonly onStdout?: (chunk: Buffer) => void
 }
 
 export interface ProcessExit {
@@ -141,6 +146,11 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
     for (const stream of ["stdout", "stderr"] as const) {
       const source = child[stream]
       if (source === null) continue
+      const onStdout = spec.onStdout
+      if (stream === "stdout" && onStdout !== undefined) {
+        source.on("data", (chunk: Buffer) => onStdout(chunk))
+        continue
+      }
       readline.createInterface({ input: source, crlfDelay: Infinity }).on("line", (line) => {
         Queue.unsafeOffer(lines, [stream, line])
       })

@@ -6,7 +6,7 @@ import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
-import { changedFilesFromPatch } from "../domain/review/anonymize.js"
+import { boundFinalResponse, cutSentence } from "../domain/report/ceilings.js"
 import type { Evaluation } from "../domain/review/evaluation.js"
 import type { PhaseId } from "../domain/runState.js"
 import type { ResolvedSettings } from "../domain/settings.js"
@@ -191,13 +191,17 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
 
     const collect = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
       Effect.gen(function*() {
-        const patch = yield* workspaces.diff(implemented.workspace)
+        const changes = yield* workspaces.collect(implemented.workspace)
+        const response = boundFinalResponse(implemented.result.final_response)
+        const cuts = response.cut === null ? changes.cuts : [...changes.cuts, response.cut]
+        if (cuts.length > 0) yield* log(directory, `Codex's output passed a ceiling: ${cuts.map((cut) => cutSentence("Codex", cut)).join(" ")}`)
         const tokens = tokensFromCodexUsage(implemented.result.usage)
         const codex: CandidateSide = {
           model: request.model,
-          patch,
-          final_response: implemented.result.final_response,
-          files: changedFilesFromPatch(patch),
+          patch: changes.patch,
+          final_response: response.text,
+          files: changes.files,
+          ...(cuts.length === 0 ? {} : { output_cuts: cuts }),
           worktree: implemented.workspace.directory,
           elapsed_ms: implemented.result.elapsed_ms,
           tokens,

@@ -1,13 +1,17 @@
 import { Clock, DateTime, Effect } from "effect"
 import * as path from "node:path"
 import { MAX_RUN_LOG_TAIL_BYTES, RUN_LOG_FILE } from "../domain/product.js"
+import { boundLogMessage } from "../domain/report/ceilings.js"
 import { FileStore } from "./FileStore.js"
 
 export const REVIEWER_OUTPUT_OMITTED = "[reviewer output omitted]"
 
-/** One log line: `<ISO time> [<source>] <message>`; embedded newlines are escaped to keep one event per line. */
+/**
+ * One log line: `<ISO time> [<source>] <message>`; embedded newlines are escaped to keep one event per line, and a
+ * message longer than the log-line ceiling keeps its start and says how long it was.
+ */
 export const formatLogLine = (at: Date, source: string, message: string) =>
-  `${at.toISOString()} [${source}] ${message.replace(/\r?\n/g, "\\n")}\n`
+  `${at.toISOString()} [${source}] ${boundLogMessage(message).replace(/\r?\n/g, "\\n")}\n`
 
 /** The append-only `run.log` of a run directory (docs/security.md), private, one whole line per write. */
 export class RunLog extends Effect.Service<RunLog>()("codex-replay/RunLog", {

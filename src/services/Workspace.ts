@@ -2,6 +2,9 @@ import { Effect, Option } from "effect"
 import * as path from "node:path"
 import { conflict, invalidArgument, gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
+import { boundFileList, FILE_LIST_CEILING, type OutputCut } from "../domain/report/ceilings.js"
+import { type NumstatEntry, numstatCollector, patchCollector } from "../domain/report/patchCollector.js"
+import type { ChangedFile } from "../domain/review/anonymize.js"
 import { excerpt } from "../domain/toolResult.js"
 import { notARepositoryReason } from "../domain/gitRefusal.js"
 import { FileStore } from "./FileStore.js"
@@ -27,6 +30,20 @@ const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 /** Git's output arrives as lines; a patch ends with a newline. */
 const withFinalNewline = (patch: string) => (patch === "" || patch.endsWith("\n") ? patch : `${patch}\n`)
+
+/** A side's changes as collected: the bounded patch, the bounded file list and what was cut. */
+export interface CollectedChanges {
+  readonly patch: string
+  readonly files: ReadonlyArray<ChangedFile>
+  readonly cuts: ReadonlyArray<OutputCut>
+  /** The whole patch's size, as git wrote it. */
+  readonly patch_bytes: number
+}
+
+const changedFile = (entry: NumstatEntry): ChangedFile =>
+  entry.binary
+    ? { path: entry.path, additions: 0, deletions: 0, binary: true }
+    : { path: entry.path, additions: entry.additions, deletions: entry.deletions }
 
 export const archivedWorkspaceName = (attempt: number) => `codex-attempt-${attempt}-failed`
 
@@ -104,12 +121,14 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       return { repository: topLevel.trim(), commits: resolved.map((line) => line.trim()) }
     })
 
-    /** Claude's patch between two commits of the user's repository (read only). */
+    /** Claude's patch between two commits of the user's repository (read only), within the patch ceilings like Codex's. */
     const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
-      return yield* git.run(["diff", "--binary", "--no-color", "--no-ext-diff", from, to], { cwd: repository }).pipe(
-        Effect.map(withFinalNewline),
+      const patch = patchCollector()
+      yield* git.run(["diff", "--no-color", "--no-ext-diff", from, to], { cwd: repository, onStdout: patch.push }).pipe(
         Effect.mapError((error) => gitFailed("The historical Git diff could not be read", error.message))
       )
+      const collected = patch.finish()
+      return { ...collected, patch: withFinalNewline(collected.patch) }
     })
 
     /**
@@ -296,13 +315,51 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       return archived
     })
 
-    /** The workspace's changes against its start, new files included (the workspace itself is not changed). */
-    const diff = Effect.fn("Workspace.diff")(function*(workspace: MaterialisedWorkspace) {
-      const patch = yield* withWorkspaceIndex(workspace, workspace.base, [
-        "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", workspace.base
-      ])
-      return withFinalNewline(patch)
+    /** The size of each binary file as the agent left it (0 when it deleted it); a stat, never a read. */
+    const withSizes = (directory: string, entries: ReadonlyArray<NumstatEntry>) =>
+      Effect.forEach(entries, (entry) =>
+        entry.binary
+          ? Effect.map(
+            Effect.orElseSucceed(files.statOption(path.join(directory, entry.path)), () => Option.none()),
+            (info): ChangedFile => ({ ...changedFile(entry), bytes: Option.match(info, { onNone: () => 0, onSome: (stat) => Number(stat.size) }) })
+          )
+          : Effect.succeed(changedFile(entry)), { concurrency: 8 })
+
+    /**
+     * The workspace's changes against its start, new files included, read within the ceilings on agent
+     * output (domain/report/ceilings.ts): git's output streams through collectors that keep at most the
+     * patch and file ceilings and the file-list ceiling, so a gigabyte in the workspace costs the daemon
+     * nothing but the time to count it. Binary files are listed with their size, never inlined. The
+     * workspace itself is not changed.
+     */
+    const collect = Effect.fn("Workspace.collect")(function*(workspace: MaterialisedWorkspace) {
+      const index = path.join(path.dirname(workspace.directory), COLLECT_INDEX)
+      const base = ["--git-dir", workspace.gitDir, "--work-tree", workspace.directory]
+      const options = { cwd: workspace.directory, env: { ...taggedEnvironment(workspace.runTag), GIT_INDEX_FILE: index } }
+      const listing = numstatCollector(FILE_LIST_CEILING)
+      const patch = patchCollector()
+      yield* Effect.gen(function*() {
+        yield* git.sequence([[...base, "read-tree", workspace.base], [...base, "add", "--all", "."]], options)
+        const diff = [...base, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv"]
+        yield* git.run([...diff, "--numstat", "-z", workspace.base], { ...options, onStdout: listing.push })
+        yield* git.run([...diff, workspace.base], { ...options, onStdout: patch.push })
+      }).pipe(
+        Effect.mapError((error) => gitFailed("The workspace could not be read", error.message)),
+        Effect.ensuring(Effect.ignore(files.remove(index)))
+      )
+      const listed = listing.finish()
+      const collected = patch.finish()
+      const bounded = boundFileList(listed.entries, listed.total)
+      return {
+        patch: withFinalNewline(collected.patch),
+        files: yield* withSizes(workspace.directory, bounded.entries),
+        cuts: bounded.cut === null ? collected.cuts : [...collected.cuts, bounded.cut],
+        patch_bytes: collected.total_bytes
+      } satisfies CollectedChanges
     })
+
+    /** The workspace's patch alone (see `collect`). */
+    const diff = (workspace: MaterialisedWorkspace) => Effect.map(collect(workspace), (collected) => collected.patch)
 
     return {
       inspectRepository,
@@ -313,6 +370,7 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       changedPaths,
       materialise,
       archiveFailed,
+      collect,
       diff
     } as const
   }),

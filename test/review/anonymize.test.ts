@@ -80,4 +80,13 @@ describe("anonymisation", () => {
     expect(withoutWorkspaceTraces("/mnt/home/u/proj/a.js, /home/u/project/a.js and /home/u/proj.old stay.", places))
       .toBe("/mnt/home/u/proj/a.js, /home/u/project/a.js and /home/u/proj.old stay.")
   })
+
+  it("scrubs a final response of one word as long as its ceiling in one pass, still finding a workspace at its end", () => {
+    // The run-workspace pattern once started a scan at every character of a word: a 256 KB word took minutes.
+    const word = `${"x".repeat(256 * 1024)} /r/run-20261129T160737Z-28d3683249/workspaces/codex/a.js`
+    const started = performance.now()
+    const scrubbed = withoutWorkspaceTraces(word, [])
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(scrubbed.endsWith(" ./a.js")).toBe(true)
+  })
 })

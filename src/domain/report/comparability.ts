@@ -35,6 +35,8 @@ export interface Comparability extends ComparabilityFacts {
   readonly self_review: boolean
   /** One sentence per reason the comparison is not like-for-like; empty when it is. */
   readonly concerns: ReadonlyArray<string>
+  /** One sentence per output of either side cut at its ceiling (also among the concerns). */
+  readonly output_truncated: ReadonlyArray<string>
 }
 
 export const NOT_LIKE_FOR_LIKE = "not like-for-like"
@@ -89,10 +91,11 @@ const concernsOf = (facts: ComparabilityFacts, selfReview: boolean, reviewer: st
 export const comparabilityOf = (
   facts: ComparabilityFacts,
   reviewerModel: string | null,
-  implementerModel: string | null
+  implementerModel: string | null,
+  outputTruncated: ReadonlyArray<string> = []
 ): Comparability => {
   const selfReview = reviewerModel !== null && reviewerModel === implementerModel
-  const concerns = concernsOf(facts, selfReview, reviewerModel)
+  const concerns = [...concernsOf(facts, selfReview, reviewerModel), ...outputTruncated]
   return {
     ...facts,
     like_for_like: concerns.length === 0,
@@ -100,6 +103,7 @@ export const comparabilityOf = (
     reviewer_model: reviewerModel,
     implementer_model: implementerModel,
     self_review: selfReview,
-    concerns
+    concerns,
+    output_truncated: outputTruncated
   }
 }

@@ -1,5 +1,6 @@
 import type { Author } from "../review/evaluation.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
+import { binaryFileText } from "./ceilings.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
@@ -72,7 +73,8 @@ const comparabilityRows = (comparability: Comparability) => {
     ["Beginning state", comparability.beginning_label],
     ["Capability gaps", gaps],
     ["Reviewer", reviewer],
-    ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"]
+    ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"],
+    ["Output cut at a ceiling", (comparability.output_truncated ?? []).join(" ") || "None"]
   ]
   return rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
 }
@@ -171,10 +173,17 @@ const tokensSection = (report: Report) =>
 const fileList = (candidate: ReportCandidate) => {
   if (candidate.changed_files.length === 0) return `<p class="empty">No files changed.</p>`
   const items = candidate.changed_files.map((file) =>
-    `<li><code>${escapeHtml(file.path)}</code> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`
+    file.binary === true
+      ? `<li><code>${escapeHtml(file.path)}</code> <span class="binary">${escapeHtml(binaryFileText(file.bytes ?? 0))}</span></li>`
+      : `<li><code>${escapeHtml(file.path)}</code> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`
   ).join("")
   return `<ul class="files">${items}</ul>`
 }
+
+/** The sentences of the side's cuts of the given kinds, each a visible note. */
+const cutNotes = (candidate: ReportCandidate, kinds: ReadonlyArray<string>) =>
+  (candidate.output_cuts ?? []).filter((cut) => kinds.includes(cut.kind))
+    .map((cut) => `<p class="cut-note" role="note">${escapeHtml(cut.note)}</p>`).join("")
 
 const sideBySide = (title: string, id: string, render: (side: Author, candidate: ReportCandidate) => string, report: Report) => {
   const columns = SIDES.map((side) => `<div class="column">${render(side, report.candidates[side])}</div>`).join("")
@@ -182,7 +191,7 @@ const sideBySide = (title: string, id: string, render: (side: Author, candidate:
 }
 
 const patchColumn = (side: Author, candidate: ReportCandidate) =>
-  `<h3>${SIDE_NAMES[side]} patch</h3>${fileList(candidate)}${renderDiff(candidate.patch)}`
+  `<h3>${SIDE_NAMES[side]} patch</h3>${cutNotes(candidate, ["patch", "file", "changed_files"])}${fileList(candidate)}${renderDiff(candidate.patch)}`
 
 const lastSubstantiveReply = (candidate: ReportCandidate) =>
   candidate.final_response === "" && candidate.last_substantive_reply
@@ -192,7 +201,7 @@ const lastSubstantiveReply = (candidate: ReportCandidate) =>
     : ""
 
 const responseColumn = (side: Author, candidate: ReportCandidate) =>
-  `<h3>${SIDE_NAMES[side]} final response</h3><pre class="response">${escapeHtml(candidate.final_response === "" ? "(empty)" : candidate.final_response)}</pre>${
+  `<h3>${SIDE_NAMES[side]} final response</h3>${cutNotes(candidate, ["final_response"])}<pre class="response">${escapeHtml(candidate.final_response === "" ? "(empty)" : candidate.final_response)}</pre>${
     lastSubstantiveReply(candidate)
   }`
 

@@ -31,7 +31,11 @@ export type Integrity = typeof Integrity.Type
 
 const HUNK_HEADER = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/
 
-const normalized = (text: string) => text.trim().replace(/\s+/g, " ")
+/** Trimmed, runs of whitespace as one space; a line that has none to collapse is not rewritten (most are not). */
+const normalized = (text: string) => {
+  const trimmed = text.trim()
+  return /\s\s|[^\S ]/.test(trimmed) ? trimmed.replace(/\s+/g, " ") : trimmed
+}
 
 /** The added (`+…`) and removed (`-…`) lines of a unified diff, whitespace normalised, blank ones left out. */
 export const changedLines = (patch: string): Array<string> => {

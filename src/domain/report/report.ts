@@ -3,6 +3,7 @@ import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { type Author, type Evaluation, type OverallWinner, type RevealedReason, revealedReasons } from "../review/evaluation.js"
 import type { DimensionId } from "../review/dimensions.js"
+import { cutSentence, type OutputCut } from "./ceilings.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import { type Integrity, integrityOf } from "./integrity.js"
 import type { TokenBuckets } from "./tokens.js"
@@ -32,6 +33,8 @@ export interface CandidateSide {
   readonly last_substantive_reply?: string
   /** Parts of the cost shown on their own lines (Claude's warm-up probes). */
   readonly cost_lines?: ReadonlyArray<CostLine>
+  /** What of the side's output passed its ceiling and was cut (ceilings.ts); absent when nothing was. */
+  readonly output_cuts?: ReadonlyArray<OutputCut>
 }
 
 export interface CostLine {
@@ -51,6 +54,8 @@ export interface ReportCandidate {
   readonly cost: Cost
   readonly last_substantive_reply?: string
   readonly cost_lines?: ReadonlyArray<CostLine>
+  /** What was cut at a ceiling, each with its sentence; empty when nothing was. */
+  readonly output_cuts: ReadonlyArray<OutputCut & { readonly note: string }>
 }
 
 /**
@@ -108,7 +113,12 @@ const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate =
   model: side.model,
   patch: side.patch,
   final_response: side.final_response,
-  changed_files: side.files.map((file) => ({ path: file.path, additions: file.additions, deletions: file.deletions })),
+  changed_files: side.files.map((file) => ({
+    path: file.path,
+    additions: file.additions,
+    deletions: file.deletions,
+    ...(file.binary === true ? { binary: true, bytes: file.bytes ?? 0 } : {})
+  })),
   worktree: side.worktree,
   elapsed_ms: side.elapsed_ms,
   tokens: side.tokens === null
@@ -116,8 +126,11 @@ const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate =
     : { ...side.tokens, total_input: side.tokens.ordinary_input + side.tokens.cache_read + side.tokens.cache_write },
   cost: side.cost,
   ...(side.last_substantive_reply === undefined ? {} : { last_substantive_reply: side.last_substantive_reply }),
-  ...(side.cost_lines === undefined ? {} : { cost_lines: side.cost_lines })
+  ...(side.cost_lines === undefined ? {} : { cost_lines: side.cost_lines }),
+  output_cuts: (side.output_cuts ?? []).map((cut) => ({ ...cut, note: cutSentence(SIDE_NAMES[author], cut) }))
 })
+
+const SIDE_NAMES: Record<Author, string> = { codex: "Codex", claude: "Claude" }
 
 export const REVIEW_SOURCES: ReadonlyArray<string> = [
   "Zheng et al. 2023, \"Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena\"",
@@ -167,6 +180,12 @@ export const aboutReview = (evaluation: Evaluation | null, reviewerModel: string
   }
 }
 
+/** One sentence per cut of either side: the review judged what was shown, not the whole. */
+const cutConcerns = (input: ReportInput): ReadonlyArray<string> => [
+  ...(input.codex.output_cuts ?? []).map((cut) => cutSentence(SIDE_NAMES.codex, cut)),
+  ...(input.claude.output_cuts ?? []).map((cut) => cutSentence(SIDE_NAMES.claude, cut))
+]
+
 /** The content of `report.json` (docs/verdicts.md). */
 export const buildReport = (input: ReportInput): Report => ({
   schema_version: REPORT_SCHEMA_VERSION,
@@ -182,6 +201,6 @@ export const buildReport = (input: ReportInput): Report => ({
   cost_note: CODEX_COST_NOTE,
   comparability: input.comparability === undefined
     ? null
-    : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model),
+    : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model, cutConcerns(input)),
   integrity: integrityOf(input.codex.patch, input.claude.patch)
 })

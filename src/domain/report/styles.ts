@@ -40,6 +40,7 @@ thead th{background:var(--panel)}
 .diff-added{background:var(--add-bg);color:var(--add-ink)}.diff-removed{background:var(--del-bg);color:var(--del-ink)}
 .diff-hunk{background:var(--hunk);color:#0a3069}.diff-meta{color:var(--muted);font-weight:600}
 .empty{color:var(--muted);font-style:italic}
+.cut-note{margin:0 0 8px;padding:6px 10px;border-left:4px solid #bf8700;background:#fff8c5;color:#4d2d00}.binary{color:var(--muted)}
 .about{color:var(--ink)}.sources{color:var(--muted);font-size:13px}
 @media (max-width:800px){.side-by-side{grid-template-columns:1fr}}
 @media print{

@@ -8,6 +8,10 @@ export interface ChangedFile {
   readonly path: string
   readonly additions: number
   readonly deletions: number
+  /** A binary file: listed with its size, its content never shown (docs/controller.md, "Ceilings on agent output"). */
+  readonly binary?: boolean
+  /** The binary file's size as the agent left it (0 when it deleted the file). */
+  readonly bytes?: number
 }
 
 /** One side's result as the review needs it. */
@@ -190,10 +194,12 @@ const PATH_END = String.raw`(?:/|(?![\w-]|\.\w))`
 
 /**
  * A run's workspace however its run root is spelled (through any symlink, relative or not): the run id
- * followed by `workspaces/codex` (or an archived attempt), with whatever path leads to it.
+ * followed by `workspaces/codex` (or an archived attempt), with whatever path leads to it. A match starts
+ * only where a path can (the lookbehind), so a long word is scanned once, not once from each of its
+ * characters.
  */
 const RUN_WORKSPACE = new RegExp(
-  String.raw`[^\s"'\`<>()[\]{}|,;]*${RUN_ID_SOURCE}/workspaces/codex(?:-attempt-\d+-failed)?${PATH_END}`,
+  String.raw`(?<![^\s"'\`<>()[\]{}|,;])[^\s"'\`<>()[\]{}|,;]*${RUN_ID_SOURCE}/workspaces/codex(?:-attempt-\d+-failed)?${PATH_END}`,
   "g"
 )
 
@@ -234,7 +240,12 @@ export const anonymousCandidate = (task: string, result: CandidateResult, places
     final_response: withoutWorkspaceTraces(anonymizeProse(result.final_response), scrubbed),
     changed_files: [...result.files].sort((left, right) => byPath(left.path, right.path)).map((file) => {
       const fromPatch = counted.get(file.path)
-      return { path: file.path, additions: fromPatch?.additions ?? file.additions, deletions: fromPatch?.deletions ?? file.deletions }
+      return {
+        path: file.path,
+        additions: fromPatch?.additions ?? file.additions,
+        deletions: fromPatch?.deletions ?? file.deletions,
+        ...(file.binary === true ? { binary: true, bytes: file.bytes ?? 0 } : {})
+      }
     })
   }
 }

@@ -2,6 +2,8 @@ import { Effect, Option } from "effect"
 import { notFound } from "../../domain/errors.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
 import { type ComparabilityFacts, comparabilityFacts } from "../../domain/report/comparability.js"
+import { boundFileList, boundFinalResponse } from "../../domain/report/ceilings.js"
+import { boundPatch, type CollectedPatch } from "../../domain/report/patchCollector.js"
 import type { CandidateSide } from "../../domain/report/report.js"
 import { changedFilesFromPatch } from "../../domain/review/anonymize.js"
 import {
@@ -44,17 +46,31 @@ const existingFilesChanged = (record: ThreadRecord, configuration: RunConfigurat
 /** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
 export const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
 
+/** Claude's patch rebuilt from the transcript, within the patch ceilings like a collected one. */
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
-  record.historical_changed_files
-    .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
-    .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
-    .join("")
+  boundPatch(
+    record.historical_changed_files
+      .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
+      .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
+      .join("")
+  )
 
-const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null, configuredRepo: string | null): CandidateSide => ({
+/** Claude's side within the ceilings on output: its patch as collected, its response and file list cut where they pass theirs. */
+const claudeSide = (record: ThreadRecord, collected: CollectedPatch, worktree: string | null, configuredRepo: string | null): CandidateSide => {
+  const response = boundFinalResponse(record.final_response)
+  const files = boundFileList(changedFilesFromPatch(collected.patch))
+  const cuts = [...collected.cuts, ...(files.cut === null ? [] : [files.cut]), ...(response.cut === null ? [] : [response.cut])]
+  return {
+    ...claudeSideFacts(record, worktree, configuredRepo),
+    patch: collected.patch,
+    final_response: response.text,
+    files: files.entries,
+    ...(cuts.length === 0 ? {} : { output_cuts: cuts })
+  }
+}
+
+const claudeSideFacts = (record: ThreadRecord, worktree: string | null, configuredRepo: string | null) => ({
   model: record.claude_model,
-  patch,
-  final_response: record.final_response,
-  files: changedFilesFromPatch(patch),
   worktree,
   // Where Claude worked as its transcript spells it, and the project as configured: never shown to the reviewer.
   working_directories: [...new Set([...record.project_dirs, ...(configuredRepo === null ? [] : [configuredRepo])])],
@@ -74,7 +90,7 @@ const claudeSide = (record: ThreadRecord, patch: string, worktree: string | null
   ...(record.tokens_by_source.warmup.input + record.tokens_by_source.warmup.output > 0
     ? { cost_lines: [{ label: "of which warm-up probes", usd: record.cost_by_source.warmup }] }
     : {})
-})
+} satisfies Omit<CandidateSide, "patch" | "final_response" | "files">)
 
 const realDirectory = (directory: string) =>
   Effect.flatMap(FileStore, (files) => files.realPath(directory)).pipe(
@@ -117,12 +133,12 @@ export const readHistorical = (configuration: RunConfiguration) =>
         ? yield* resolveChunk(configuration, thread.record, yield* workspace.commitTime(repository.repository, baseline))
         : null
       const { carried, comparability, record, ...asked } = withChunk(chunk)
-      const patch = chunk === null
+      const collected = chunk === null
         ? yield* workspace.historicalPatch(repository.repository, baseline, ending)
         : nonGitPatch(record, configuration)
       return {
-        result: { patch, final_response: record.final_response },
-        claude: claudeSide(record, patch, repository.repository, configuration.repo),
+        result: { patch: collected.patch, final_response: record.final_response },
+        claude: claudeSide(record, collected, repository.repository, configuration.repo),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
         plan: { kind: "git", repository: repository.repository, commit: baseline, hiddenRoots, ...carried },
         comparability: comparability(baseline),
@@ -133,10 +149,10 @@ export const readHistorical = (configuration: RunConfiguration) =>
     const { carried, comparability, record, ...asked } = withChunk(chunk)
     const project = configuration.repo === null ? null : yield* realDirectory(configuration.repo)
     yield* ensureCarriedFiles(configuration, thread.record, project, null)
-    const patch = nonGitPatch(record, configuration)
+    const collected = nonGitPatch(record, configuration)
     return {
-      result: { patch, final_response: record.final_response },
-      claude: claudeSide(record, patch, project, configuration.repo),
+      result: { patch: collected.patch, final_response: record.final_response },
+      claude: claudeSide(record, collected, project, configuration.repo),
       snapshot: { repository: project, baseline_commit: null, ending_commit: configuration.ending_commit },
       plan: { kind: "non_git", repository: project, commit: null, hiddenRoots, ...carried },
       comparability: comparability(null),
