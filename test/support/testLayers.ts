@@ -3,7 +3,8 @@ import * as path from "node:path"
 import { type InvalidArgument, invalidArgument, StorageError, type UnreadableFile, unreadableFile } from "../../src/domain/errors.js"
 import { decodeStored, type FileIdentity, FileStore, isInside, type JsonObject, type LocatedFile } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
-import { archivedWorkspaceName, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
+import { changedFilesFromPatch } from "../../src/domain/review/anonymize.js"
+import { archivedWorkspaceName, type CollectedChanges, IMPLEMENTATION_WORKSPACE, type MaterialisedWorkspace, Workspace, WORKSPACES_DIRECTORY } from "../../src/services/Workspace.js"
 
 /**
  * A layer of `tag` from the methods a test needs; touching any other member fails the test at once with
@@ -285,8 +286,14 @@ export const memoryWorkspaces = (files: MemoryFiles, hooks: WorkspaceHooks = {})
         files.rename(path.join(parent, IMPLEMENTATION_WORKSPACE), archived)
         return archived
       }),
-    diff: (workspace: MaterialisedWorkspace) =>
-      Effect.zipRight(hooks.beforeDiff ?? Effect.void, Effect.sync(() => patchOf(files, workspace.directory)))
+    collect: (workspace: MaterialisedWorkspace) =>
+      Effect.zipRight(
+        hooks.beforeDiff ?? Effect.void,
+        Effect.sync(() => {
+          const patch = patchOf(files, workspace.directory)
+          return { patch, files: [...changedFilesFromPatch(patch)], cuts: [], patch_bytes: Buffer.byteLength(patch) } satisfies CollectedChanges
+        })
+      )
   } as Partial<Workspace>)
 
 /** No process is ever started; the tags swept are recorded in `swept`. */
