@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { batchHistory, batchThreadId } from "../../runs/batchSupport.js"
+import { fill, mountTmpfs } from "../../support/smallDisk.js"
 import { type Daemon, eventually, killAllDaemons, MODELS, runDirectories, scratch, startDaemon } from "../../runs/support.js"
 
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
@@ -10,28 +11,6 @@ afterAll(async () => expect(await killAllDaemons()).toBe(0))
 /** The in-process test that covers the same ground where this machine cannot mount a tmpfs. */
 const IN_PROCESS_TEST = path.join(import.meta.dirname, "../../programs/batchDiskSpace.test.ts")
 
-const mount = (directory: string, size: string) =>
-  spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", directory], { encoding: "utf8" })
-
-/** Fills the file system of `directory` to the last byte; answers how to give the space back. */
-const fill = (directory: string) => {
-  const filler = path.join(directory, ".filler")
-  const descriptor = fs.openSync(filler, "w")
-  const block = Buffer.alloc(64 * 1024, 1)
-  try {
-    for (;;) fs.writeSync(descriptor, block)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error
-  }
-  try {
-    for (;;) fs.writeSync(descriptor, block, 0, 1)
-  } catch {
-    // Not even one byte more.
-  } finally {
-    fs.closeSync(descriptor)
-  }
-  return () => fs.rmSync(filler)
-}
 
 const configuration = (n: number) => ({
   thread_id: batchThreadId(n),
@@ -66,7 +45,7 @@ describe("a batch on a full disk", () => {
     const runRoot = path.join(root, "runs")
     fs.mkdirSync(runRoot, { mode: 0o700 })
     const mounted: Array<string> = []
-    const attempt = mount(runRoot, "64m")
+    const attempt = mountTmpfs(runRoot, "64m")
     if (attempt.status !== 0) {
       // No tmpfs here (not root): the in-process test makes the disk refuse the same writes.
       expect(fs.readFileSync(IN_PROCESS_TEST, "utf8")).toContain("waits for disk space")
@@ -78,7 +57,7 @@ describe("a batch on a full disk", () => {
     const portfolios = path.join(runRoot, "portfolios")
     for (const directory of [batches, portfolios]) {
       fs.mkdirSync(directory, { mode: 0o700 })
-      expect(mount(directory, "1m").status).toBe(0)
+      expect(mountTmpfs(directory, "1m").status).toBe(0)
       mounted.unshift(directory)
     }
     batchHistory(root, 3)

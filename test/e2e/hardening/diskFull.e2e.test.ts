@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { request } from "../../support/daemon.js"
+import { fill, mountTmpfs } from "../../support/smallDisk.js"
 import { approveAndStart, type Daemon, eventually, killAllDaemons, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
@@ -16,32 +17,12 @@ afterAll(() => {
 const smallDisk = (root: string): string | { readonly skipped: string } => {
   const runRoot = path.join(root, "runs")
   fs.mkdirSync(runRoot, { mode: 0o700 })
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", runRoot], { encoding: "utf8" })
+  const mount = mountTmpfs(runRoot, "4m")
   if (mount.status !== 0) return { skipped: `mount -t tmpfs is not allowed here (${(mount.stderr || mount.error?.message || "").trim()})` }
   mounted.push(runRoot)
   return runRoot
 }
 
-/** Fills the disk of `directory` to the last byte, then frees `leaveBytes`; answers how to give the space back. */
-const fill = (directory: string, leaveBytes = 0) => {
-  const filler = path.join(directory, ".filler")
-  const descriptor = fs.openSync(filler, "w")
-  const block = Buffer.alloc(64 * 1024, 1)
-  try {
-    for (;;) fs.writeSync(descriptor, block)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error
-  }
-  try {
-    for (;;) fs.writeSync(descriptor, block, 0, 1)
-  } catch {
-    // Not even one byte more.
-  } finally {
-    fs.closeSync(descriptor)
-  }
-  if (leaveBytes > 0) fs.truncateSync(filler, fs.statSync(filler).size - leaveBytes)
-  return () => fs.rmSync(filler)
-}
 
 const stateOnDisk = (daemon: Daemon, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "controller-state.json"), "utf8"))
