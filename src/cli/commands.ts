@@ -42,6 +42,9 @@ const replay = Command.make("replay", {
       "Accept a replay from an empty directory although Claude changed files that already existed (not like-for-like)."
     )
   ),
+  checks: Options.text("check").pipe(Options.withDescription("A check to run on every side; repeat for several."), Options.repeated),
+  setup: Options.text("setup").pipe(Options.withDescription("A set-up command to run before the checks; repeat for several."), Options.repeated),
+  noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
   json
 }, (options) =>
   launcher(lazily(async () =>
@@ -52,6 +55,7 @@ const replay = Command.make("replay", {
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
         yes: options.yes,
         acceptEmptyBeginning: options.acceptEmptyBeginning,
+        commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
         json: options.json
       },
       process.env,

@@ -33,7 +33,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ]
   },
   replay: {
-    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--yes] [--accept-empty-beginning] [--json]",
+    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--check CMD …] [--setup CMD …] [--no-checks] [--yes] [--accept-empty-beginning] [--json]",
     summary:
       "Replay a thread with one to four Codex models in parallel: show the configuration, ask for approval, follow each model's phase with an elapsed-time counter, then print the verdict per model and the report paths. Ctrl-C cancels the started runs.",
     arguments: [["<thread-id>", "The thread to replay, as listed by `codex-replay threads`."]],
@@ -42,6 +42,9 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ["--reviewer-model MODEL", "The Codex model that reviews both sides (default: the controller's reviewer)."],
       ["--yes", "Approve the configuration without asking."],
       ["--accept-empty-beginning", "Replay from an empty directory although Claude changed files that already existed (not like-for-like)."],
+      ["--check CMD", "A check to run on every side, from the project directory; repeat it for several. Without --check, the checks Claude ran that passed after its last edit."],
+      ["--setup CMD", "A set-up command (a dependency install) to run before the checks; repeat it for several. Without --setup, the ones Claude ran."],
+      ["--no-checks", "Run no check and no set-up command."],
       JSON_OPTION
     ],
     notes: ["Exit code 0 only when every run completed."]

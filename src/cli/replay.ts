@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Exit, Schedule, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts/index.js"
+import { type InspectThreadResult, MAX_COMMAND_CHARS, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts/index.js"
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
@@ -19,7 +19,37 @@ export interface ReplayOptions {
   readonly yes: boolean
   /** `--accept-empty-beginning`: an empty-directory replay although Claude changed existing files. */
   readonly acceptEmptyBeginning?: boolean
+  /** `--check CMD` / `--setup CMD` / `--no-checks`: what runs on every side; none given is the thread's own. */
+  readonly commands?: CommandChoice
   readonly json: boolean
+}
+
+/** The checks and set-up commands asked for on the command line. */
+export interface CommandChoice {
+  readonly checks: ReadonlyArray<string>
+  readonly setup: ReadonlyArray<string>
+  readonly none: boolean
+}
+
+/** The configuration's `checks` and `setup`: those given, none with `--no-checks`, else absent (the thread's own). */
+export const commandFields = (choice: CommandChoice | undefined) => {
+  if (choice === undefined) return {}
+  if (choice.none) return { checks: [], setup: [] }
+  return {
+    ...(choice.checks.length === 0 ? {} : { checks: choice.checks.map((command) => ({ command })) }),
+    ...(choice.setup.length === 0 ? {} : { setup: choice.setup.map((command) => ({ command })) })
+  }
+}
+
+/** A command-line mistake in the checks asked for, in one sentence, or undefined. */
+const commandMistake = (choice: CommandChoice | undefined) => {
+  if (choice === undefined) return undefined
+  if (choice.none && (choice.checks.length > 0 || choice.setup.length > 0)) return "Give --check and --setup, or --no-checks, not both."
+  for (const [flag, commands] of [["--check", choice.checks], ["--setup", choice.setup]] as const) {
+    const bad = commands.find((command) => command.trim() === "" || command.length > MAX_COMMAND_CHARS || /[\n\r\0]/.test(command))
+    if (bad !== undefined) return `${flag} takes one command of one line, at most ${MAX_COMMAND_CHARS} characters (got ${JSON.stringify(bad.slice(0, 100))}).`
+  }
+  return undefined
 }
 
 const REDRAW_MILLIS = 500
@@ -45,6 +75,8 @@ export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
   if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(invalidArgument("The thread ID is invalid; see `codex-replay threads`."))
+  const mistake = commandMistake(options.commands)
+  if (mistake !== undefined) return Either.left(invalidArgument(mistake))
   return Either.map(checkModels(options.models, options.reviewerModel), () => ({ ...options, threadId }))
 }
 
@@ -68,7 +100,8 @@ export const configurationFrom = (
   models: ReadonlyArray<string>,
   acceptEmptyBeginning: boolean,
   reviewerModel: string | undefined,
-  repositoryIsHere: boolean
+  repositoryIsHere: boolean,
+  commands?: CommandChoice
 ) => {
   const { thread, baseline } = inspection
   const beginning = baseline.beginning_kind ?? baseline.source_kind
@@ -97,7 +130,8 @@ export const configurationFrom = (
     confirm_file_selection: inspection.workspace.requires_confirmation,
     confirm_repository_selection: baseline.repository !== null && baseline.repository !== undefined,
     models,
-    reviewer_model: reviewerModel ?? null
+    reviewer_model: reviewerModel ?? null,
+    ...commandFields(commands)
   })
 }
 
@@ -122,6 +156,12 @@ const describeConfiguration = (out: Output, inspection: InspectThreadResult, con
     for (const diagnostic of inspection.diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
     for (const question of inspection.questions) yield* out.say(`Question: ${question}`)
   })
+
+/** The commands approved to run, as one line: each with its directory when it is not the project's own. */
+const commandsLine = (commands: ReadonlyArray<{ readonly command: string; readonly directory: string }>) =>
+  commands.length === 0
+    ? "none"
+    : commands.map(({ command, directory }) => (directory === "." ? command : `${command} (in ${directory})`)).join(" · ")
 
 /** Every file Claude changed (modified and created), with its kind, as the page lists them. */
 const claudeChangedFiles = (inspection: InspectThreadResult) =>
@@ -290,12 +330,17 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       options.models,
       options.acceptEmptyBeginning === true,
       options.reviewerModel,
-      repositoryIsHere
+      repositoryIsHere,
+      options.commands
     )
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
+    if ("checks" in prepared) {
+      yield* out.say(`Checks:     ${commandsLine(prepared.checks)}`)
+      yield* out.say(`Set-up:     ${commandsLine(prepared.setup)}`)
+    }
     const prepareToken = prepared.prepare_token
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict(`The replay is blocked: ${prepared.blockers.join(" ") || "the configuration is not ready."}`)

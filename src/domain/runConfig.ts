@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { createHash } from "node:crypto"
+import * as path from "node:path"
 import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts/index.js"
 import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
@@ -24,6 +25,19 @@ const decodeInput = Schema.decodeUnknownEither(RunConfigurationInput)
 const textOrNull = (value: string | undefined) => (value === undefined || value.trim() === "" ? null : value)
 const commitOrNull = (value: string | undefined) => (value === undefined || value === "" ? null : value.toLowerCase())
 const paths = (value: ReadonlyArray<string> | undefined) => [...new Set(value ?? [])].sort()
+
+/** Commands as approved: trimmed, each directory normalised (`.` for the project), each once, in the order given. */
+const approvedCommands = (entries: ReadonlyArray<{ readonly command: string; readonly directory?: string | undefined }> | undefined) => {
+  if (entries === undefined) return null
+  const seen = new Set<string>()
+  return entries.flatMap((entry) => {
+    const approved = { command: entry.command.trim(), directory: path.posix.normalize(entry.directory?.trim() || ".").replace(/\/$/, "") || "." }
+    const key = `${approved.directory}\u0000${approved.command}`
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [approved]
+  })
+}
 
 /** `models`, or the older single `model` (which must then come first): one to four distinct ids. */
 const modelList = (input: RunConfigurationInput): Check<ReadonlyArray<string>> => {
@@ -79,7 +93,9 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
       reviewer_model: reviewer === undefined || reviewer === "" ? null : reviewer,
       timeout_seconds: input.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
       range_start,
-      range_end
+      range_end,
+      checks: approvedCommands(input.checks),
+      setup: approvedCommands(input.setup)
     }
   })
 

@@ -60,7 +60,9 @@ const configuration = {
   reviewer_model: null,
   timeout_seconds: 3600,
   range_start: null,
-  range_end: null
+  range_end: null,
+  checks: null,
+  setup: [{ command: "npm ci", directory: "." }]
 }
 const thread = {
   imported_thread_id: "t1",
@@ -199,7 +201,9 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
         carried_forward_files: ["a.ts"],
         excluded_files: [],
         excluded_reasons: {}
-      }, { background: "Earlier requests." })
+      }, { background: "Earlier requests." }),
+      checks: [{ command: "npm test", directory: "." }],
+      setup: []
     },
     {
       status: "blocked",

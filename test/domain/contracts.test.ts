@@ -50,9 +50,35 @@ describe("the replay configuration contract", () => {
     ["model not first of models", { ...base, models: ["a", "b"], model: "b" }, "model must be the first of models when both are given."],
     ["an invalid reviewer", { ...base, reviewer_model: "gpt 5" }, "reviewer_model must be a Codex model id such as gpt-5.5."],
     ["a timeout of zero", { ...base, timeout_seconds: 0 }, "timeout_seconds must be a whole number of seconds from 1 through 86400."],
-    ["half a chunk", { ...base, range_start: "a" }, "A chunk needs both range_start and range_end."]
+    ["half a chunk", { ...base, range_start: "a" }, "A chunk needs both range_start and range_end."],
+    ["checks that are not a list", { ...base, checks: "npm test" }, "checks must be a list of commands."],
+    ["a check that is a bare string", { ...base, checks: ["npm test"] }, "Every entry of checks must be an object with a command (and a directory)."],
+    ["a blank check", { ...base, checks: [{ command: " " }] }, "Every command of checks must be one line of at most 1000 characters."],
+    ["a check of two lines", { ...base, checks: [{ command: "npm test\nrm -rf /" }] }, "Every command of checks must be one line of at most 1000 characters."],
+    ["a check too long", { ...base, checks: [{ command: "x".repeat(1001) }] }, "Every command of checks must be one line of at most 1000 characters."],
+    ["a check climbing out", { ...base, checks: [{ command: "npm test", directory: "../elsewhere" }] }, 'Every directory of checks must be relative to the project, without "..".'],
+    ["an absolute directory", { ...base, setup: [{ command: "npm ci", directory: "/etc" }] }, 'Every directory of setup must be relative to the project, without "..".'],
+    ["too many checks", { ...base, checks: Array.from({ length: 21 }, (_, i) => ({ command: `make t${i}` })) }, "checks may name at most 20 commands."],
+    ["too many set-up commands", { ...base, setup: Array.from({ length: 11 }, (_, i) => ({ command: `make s${i}` })) }, "setup may name at most 10 commands."]
   ])("refuses %s with its one sentence", (_what, input, message) => {
     expect(messageOf(input)).toBe(message)
+  })
+
+  it("keeps the checks and set-up commands it is given, trimmed, each once, each with its directory; absent is the thread's, [] is none", () => {
+    const given = normalizeConfiguration({
+      ...base,
+      checks: [{ command: " npm test " }, { command: "npm test", directory: "./" }, { command: "npm test", directory: "web/" }, { command: "cargo test && rm -rf ~", directory: null }],
+      setup: []
+    })
+    expect(Either.getOrThrow(given).checks).toEqual([
+      { command: "npm test", directory: "." },
+      { command: "npm test", directory: "web" },
+      { command: "cargo test && rm -rf ~", directory: "." }
+    ])
+    expect(Either.getOrThrow(given).setup).toEqual([])
+    const absent = Either.getOrThrow(normalizeConfiguration(base))
+    expect([absent.checks, absent.setup]).toEqual([null, null])
+    expect(Either.getOrThrow(normalizeConfiguration({ ...base, checks: null })).checks).toBeNull()
   })
 
   it("normalises what it accepts: absent and null fields, trimmed reviewer, sorted unique paths, lowercase commits", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { checkKindOf, commandSteps, isSetupCommand } from "../../src/domain/history/checks.js"
+import { checkKindOf, commandSteps, defaultChecks, isSetupCommand } from "../../src/domain/history/checks.js"
 import { chunkRecord, chunkWindow } from "../../src/domain/history/chunkWork.js"
 import { decodeText } from "../../src/domain/history/lines.js"
 import { analyzeSession, threadRecord } from "../../src/domain/history/session.js"
@@ -172,5 +172,22 @@ describe("the checks of a thread", () => {
   it("follows the directory Claude Code recorded for the call", () => {
     const record = session([{ tool: "Bash", input: { command: "pytest -q" }, cwd: `${PROJECT}/service` }])
     expect(record.checks.checks.map(({ command, directory }) => [command, directory])).toEqual([["pytest -q", "service"]])
+  })
+})
+
+describe("the checks a replay runs when its configuration names none", () => {
+  it("are those whose last run passed after Claude's last edit, and every set-up command", () => {
+    const record = session([
+      { tool: "Bash", input: { command: "npm ci" } },
+      { tool: "Bash", input: { command: "npx tsc --noEmit" } },
+      { tool: "Write", input: { file_path: `${PROJECT}/a.ts`, content: "a\n" } },
+      { tool: "Bash", input: { command: "npm test" } },
+      { tool: "Bash", input: { command: "npm run lint" }, error: "Exit code 1\nlint" },
+      { tool: "Bash", input: { command: "cd web && npm run build" } }
+    ])
+    expect(defaultChecks(record.checks)).toEqual({
+      checks: [{ command: "npm test", directory: "." }, { command: "npm run build", directory: "web" }],
+      setup: [{ command: "npm ci", directory: "." }]
+    })
   })
 })

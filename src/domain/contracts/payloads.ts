@@ -50,6 +50,40 @@ const pathList = (field: string) =>
     )
   )
 
+/** The longest command a check or a set-up step may be, and how many of each a configuration may name. */
+export const MAX_COMMAND_CHARS = 1000
+export const MAX_CHECKS = 20
+export const MAX_SETUP_COMMANDS = 10
+
+/** One command to run in a copy of the project: what to run and where, relative to the project (`.`). */
+const commandEntry = (field: string) =>
+  Schema.Struct({
+    command: Schema.String.pipe(
+      Schema.filter((value) => value.trim() !== "" && value.length <= MAX_COMMAND_CHARS && !/[\n\r\0]/.test(value)),
+      Schema.annotations(sentence(`Every command of ${field} must be one line of at most ${MAX_COMMAND_CHARS} characters.`))
+    ),
+    directory: optionalOrNull(
+      Schema.String.pipe(
+        Schema.filter((value) =>
+          value.length <= 1000 && !value.startsWith("/") && !value.split(/[\\/]/).includes("..") && !/[\n\r\0]/.test(value)
+        ),
+        Schema.annotations(sentence(`Every directory of ${field} must be relative to the project, without "..".`))
+      )
+    )
+  }).annotations(sentence(`Every entry of ${field} must be an object with a command (and a directory).`))
+
+const commandList = (field: string, most: number) =>
+  optionalOrNull(
+    Schema.Array(commandEntry(field)).pipe(
+      Schema.annotations(sentence(`${field} must be a list of commands.`)),
+      Schema.maxItems(most, sentence(`${field} may name at most ${most} commands.`))
+    )
+  )
+
+/** A command a configuration approved: what runs, and in which directory of the project. */
+export const ApprovedCommand = Schema.Struct({ command: Schema.String, directory: Schema.String })
+export type ApprovedCommand = typeof ApprovedCommand.Type
+
 const flag = (field: string) => optionalOrNull(Schema.Boolean.annotations(sentence(`${field} must be true or false.`)))
 
 const stateKind = (field: string, label: string) => {
@@ -111,7 +145,11 @@ export const RunConfigurationInput = Schema.Struct({
     )
   ),
   range_start: configurationText("range_start"),
-  range_end: configurationText("range_end")
+  range_end: configurationText("range_end"),
+  /** The checks to run on every side; absent or null: the thread's (those that passed after Claude's last edit); `[]`: none. */
+  checks: commandList("checks", MAX_CHECKS),
+  /** The set-up commands run before the checks; absent or null: the thread's; `[]`: none. */
+  setup: commandList("setup", MAX_SETUP_COMMANDS)
 }).annotations(sentence("The replay configuration must be an object."))
 export type RunConfigurationInput = typeof RunConfigurationInput.Type
 
@@ -137,7 +175,11 @@ export const RunConfiguration = Schema.Struct({
   reviewer_model: Schema.NullOr(Schema.String),
   timeout_seconds: Schema.Number,
   range_start: Schema.NullOr(Schema.String),
-  range_end: Schema.NullOr(Schema.String)
+  range_end: Schema.NullOr(Schema.String),
+  /** The checks approved to run on every side; `null`: the thread's own (see `defaultChecks`). */
+  checks: Schema.NullOr(Schema.Array(ApprovedCommand)),
+  /** The set-up commands approved to run before them; `null`: the thread's own. */
+  setup: Schema.NullOr(Schema.Array(ApprovedCommand))
 })
 export type RunConfiguration = typeof RunConfiguration.Type
 

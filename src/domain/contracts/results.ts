@@ -8,7 +8,7 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
-import { RunConfiguration } from "./payloads.js"
+import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
 import { InferredWorkingDirectory, InspectThreadResult, ListingProgress, SynthesizedRequest, ThreadList } from "./threadResults.js"
@@ -119,7 +119,11 @@ export const PrepareRunResult = Schema.Struct({
   prepared_configuration_sha256_by_model: Schema.Record({ key: Schema.String, value: Schema.String }),
   run_config: RunConfiguration,
   /** For a chunk: its split points and what its workspace starts with; null for a whole thread. */
-  chunk: Schema.NullOr(ChunkFacts)
+  chunk: Schema.NullOr(ChunkFacts),
+  /** The checks approved to run on every side: those named, or the thread's when none are named. */
+  checks: Schema.Array(ApprovedCommand),
+  /** The set-up commands approved to run before them. */
+  setup: Schema.Array(ApprovedCommand)
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 

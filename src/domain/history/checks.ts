@@ -370,3 +370,14 @@ interface Position {
 }
 const positionOf = (entry: SessionEntry, order: number): Position => ({ time: timestampMillis(entry.raw) ?? 0, order })
 const isAfter = (left: Position, right: Position) => left.time > right.time || (left.time === right.time && left.order > right.order)
+
+/**
+ * What a replay runs when its configuration names no checks: each check whose last run passed after
+ * Claude's last edit (so it held for Claude's result), and every set-up command Claude ran.
+ */
+export const defaultChecks = (found: ThreadChecks) => ({
+  checks: found.checks
+    .filter((check) => check.last_outcome === "passed" && check.after_last_edit)
+    .map(({ command, directory }) => ({ command, directory })),
+  setup: found.setup.map(({ command, directory }) => ({ command, directory }))
+})

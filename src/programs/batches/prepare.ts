@@ -14,7 +14,7 @@ import {
 } from "../../domain/runConfig.js"
 import { Batches } from "../../services/Batches.js"
 import { Settings } from "../../services/Settings.js"
-import { digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
+import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
 import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
       configuration,
       fingerprint: configurationFingerprint(configuration),
       historical_result_sha256: historicalResultDigest(historical.result),
-      prepared_configuration_sha256_by_model: digestsOf(preparedByModel(configuration, historical.snapshot)),
+      prepared_configuration_sha256_by_model: digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot)),
       claude_usd: historical.claude.cost.usd
     })
   }).pipe(

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { notFound } from "../../domain/errors.js"
+import { defaultChecks, type ThreadChecks } from "../../domain/history/checks.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
 import { type ComparabilityFacts, comparabilityFacts } from "../../domain/report/comparability.js"
 import { boundFileList, boundFinalResponse } from "../../domain/report/ceilings.js"
@@ -33,6 +34,8 @@ export interface Historical {
   /** What Codex is asked: the configuration's request, after the earlier chunks' background for a chunk. */
   readonly request: string
   readonly chunk: ChunkFacts | null
+  /** The checks and set-up commands Claude ran in the thread, or in the chunk. */
+  readonly checks: ThreadChecks
 }
 
 /** Files that existed before the session and that Claude modified, as far as they take part in the comparison. */
@@ -44,7 +47,20 @@ const existingFilesChanged = (record: ThreadRecord, configuration: RunConfigurat
     .map((file) => file.path)
 
 /** The configuration as it is prepared: with the request Codex is asked (a chunk's has the earlier chunks' background). */
-export const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => ({ ...configuration, request: historical.request })
+/**
+ * The configuration as it runs: the request Codex is asked, and the checks and set-up commands approved —
+ * those named, or when none are named the thread's (`defaultChecks`). What it gives is what the prepared
+ * digest binds, so a start runs exactly the commands its preparation showed.
+ */
+export const asAsked = (configuration: RunConfiguration, historical: Historical): RunConfiguration => {
+  const defaults = defaultChecks(historical.checks)
+  return {
+    ...configuration,
+    request: historical.request,
+    checks: configuration.checks ?? defaults.checks,
+    setup: configuration.setup ?? defaults.setup
+  }
+}
 
 /** Claude's patch rebuilt from the transcript, within the patch ceilings like a collected one. */
 const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
@@ -122,7 +138,14 @@ export const readHistorical = (configuration: RunConfiguration) =>
       const carried = chunk === null
         ? { carriedForwardFiles: configuration.carried_forward_files }
         : { carriedForwardFiles: [], carriedContents: chunk.carried }
-      return { record, comparability, carried, request: chunk?.request ?? configuration.request, chunk: chunk?.facts ?? null }
+      return {
+        record,
+        comparability,
+        carried,
+        request: chunk?.request ?? configuration.request,
+        chunk: chunk?.facts ?? null,
+        checks: record.checks
+      }
     }
     if (configuration.beginning_kind === "git" && configuration.repo !== null && configuration.baseline_commit !== null) {
       const endingCommit = configuration.ending_commit ?? configuration.baseline_commit

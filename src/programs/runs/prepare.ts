@@ -79,7 +79,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
   // One snapshot serves every model, so the models cannot disagree on the baseline.
-  const digests = digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot))
+  const asked = asAsked(configuration, historical)
+  const digests = digestsOf(preparedByModel(asked, historical.snapshot))
   const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
@@ -114,7 +115,9 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     prepared_configuration_sha256: digests[configuration.models[0] ?? ""] ?? "",
     prepared_configuration_sha256_by_model: digests,
     run_config: configuration,
-    chunk: historical.chunk
+    chunk: historical.chunk,
+    checks: asked.checks ?? [],
+    setup: asked.setup ?? []
   }
   return result
 })

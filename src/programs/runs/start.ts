@@ -122,6 +122,7 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
     const supervisor = yield* RunSupervisor
     const coordinator = yield* RunCoordinator
     const { configuration } = plan.receipt
+    const approved = asAsked(configuration, plan.historical)
     const { directory, state } = yield* runs.create({
       runId,
       coordinatorPid: process.pid,
@@ -137,6 +138,9 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         configuration_fingerprint: plan.receipt.fingerprint,
         historical_result_sha256: plan.receipt.historical_result_sha256,
         prepared_configuration_sha256: plan.receipt.prepared_configuration_sha256_by_model[model] ?? null,
+        // Exactly the commands approved: nothing else is ever run on this run's sides.
+        checks: approved.checks ?? [],
+        setup: approved.setup ?? [],
         workspace: null,
         implementation_attempt: 0,
         failure_diagnostic: null,

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 describe("codex-replay replay", () => {
   it("prepares, starts and follows one run per model to its report (--yes --json), reviewed by --reviewer-model", async () => {
-    const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--reviewer-model", OTHER_MODEL, "--yes", "--json"], daemon.env, {
+    const result = await runCli([
+      "replay", SAMPLE, "--model", MODEL, "--model", OTHER_MODEL, "--reviewer-model", OTHER_MODEL,
+      "--check", "npm test", "--check", "cd web && npx tsc --noEmit", "--setup", "npm ci", "--yes", "--json"
+    ], daemon.env, {
       timeoutMillis: 60_000
     })
     expect(result.stderr).not.toContain("codex-replay:")
@@ -56,7 +59,15 @@ describe("codex-replay replay", () => {
       expect(run.verdict.dimensions.won + run.verdict.dimensions.tied + run.verdict.dimensions.lost).toBe(6)
       expect(run.verdict.codex.elapsed_ms).toBe(report.candidates.codex.elapsed_ms)
       expect(run.verdict.claude).toHaveProperty("cost_usd")
+      // Exactly the commands approved are recorded on the run.
+      const state = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, run.run_id, "controller-state.json"), "utf8"))
+      expect([state.checks, state.setup]).toEqual([
+        [{ command: "npm test", directory: "." }, { command: "cd web && npx tsc --noEmit", directory: "." }],
+        [{ command: "npm ci", directory: "." }]
+      ])
     }
+    expect(result.stderr).toContain("Checks:     npm test · cd web && npx tsc --noEmit\n")
+    expect(result.stderr).toContain("Set-up:     npm ci\n")
     // Not a terminal: plain lines, never an ANSI sequence.
     expect(result.stderr).not.toContain("\x1b")
     // A person's view (configuration, approval, phases) went to stderr under --json.
@@ -213,7 +224,12 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", SAMPLE, "--model", MODEL, "--approve"], "`codex-replay replay` has no flag --approve;"],
     [["replay", SAMPLE, "--model", MODEL, "--yes=perhaps"], "--yes takes no value (got \"--yes=perhaps\")."],
     [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
-    [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"]
+    [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"],
+    [["replay", SAMPLE, "--model", MODEL, "--check", "npm test", "--no-checks"], "Give --check and --setup, or --no-checks, not both."],
+    [["replay", SAMPLE, "--model", MODEL, "--check", " "], "--check takes one command of one line, at most 1000 characters"],
+    [["replay", SAMPLE, "--model", MODEL, "--setup", "npm ci\nrm -rf /"], "--setup takes one command of one line"],
+    [["replay", SAMPLE, "--model", MODEL, "--check"], "--check needs a value: --check CMD."],
+    [["replay", SAMPLE, "--model", MODEL, "--no-checks", "--no-checks"], "--no-checks is given more than once; give it once."]
   ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
     const result = await runCli(args, env)
     expect(result.code).toBe(1)
