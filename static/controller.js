@@ -361,8 +361,32 @@
       confirm_repository_selection: false,
       models,
       reviewer_model: "",
-      timeout_seconds: 3600
+      timeout_seconds: 3600,
+      ...commandsOf(result.checks)
     }
+  }
+
+  /**
+   * The checks and set-up commands Claude ran, as the Configure step offers them: a check is ticked when its
+   * last run passed after Claude's last edit (it held for Claude's result), a set-up command always.
+   */
+  function commandsOf(found) {
+    const checks = (found && found.checks) || []
+    const setup = (found && found.setup) || []
+    return {
+      checks: checks.map((check) => ({
+        command: check.command,
+        directory: check.directory,
+        selected: check.last_outcome === "passed" && check.after_last_edit,
+        found: check
+      })),
+      setup: setup.map((command) => ({ command: command.command, directory: command.directory, selected: true, found: command }))
+    }
+  }
+
+  /** The commands of a list that are ticked, as a configuration names them. */
+  function approvedOf(commands) {
+    return commands.filter((entry) => entry.selected && entry.command.trim() !== "").map((entry) => ({ command: entry.command.trim(), directory: entry.directory || "." }))
   }
 
   /** The configuration exactly as prepare_run and start_run receive it. */
@@ -384,6 +408,9 @@
       timeout_seconds: c.timeout_seconds,
       ...rangeOf(c)
     }
+    // Exactly the commands shown ticked run; a draft from before the page offered them names none (the thread's own).
+    if (Array.isArray(c.checks)) out.checks = approvedOf(c.checks)
+    if (Array.isArray(c.setup)) out.setup = approvedOf(c.setup)
     if (c.beginning_kind === "non_git") {
       out.created_by_claude = c.files.filter((file) => file.selected).map((file) => file.path)
       out.excluded_files = c.files.filter((file) => !file.selected).map((file) => file.path)
@@ -616,6 +643,21 @@
         : h("p", { className: "muted", text: "No capability gaps found: Codex can use everything Claude used in this thread." })
     ))
 
+    // Checks Claude ran, re-run on every side
+    body.append(section("Checks",
+      h("p", { className: "hint", id: "checks-hint", text: "The tests, builds, type checks and linters Claude ran, to run again on the start, on Claude's result and on each Codex result, inside the sandbox. Ticked: those that passed after Claude's last edit. Read each command before approving: it is shown exactly as it will run." }),
+      commandRows(c.checks, "check", (entry) => {
+        const found = entry.found
+        if (!found) return "added here"
+        const last = found.last_outcome === "passed" ? "last passed" : found.last_outcome === "failed" ? `last failed${found.last_exit_code === null ? "" : ` (exit ${found.last_exit_code})`}` : "outcome unknown"
+        return `${found.kind} · ran ${found.runs}× · ${last}${found.after_last_edit ? " after Claude's last edit" : " before Claude's last edit"}`
+      }),
+      addCommand(c.checks, "check", "Add a check")))
+    body.append(section("Set-up commands",
+      h("p", { className: "hint", text: "Dependency installs run in each copy before its checks (network allowed for these only)." }),
+      commandRows(c.setup, "setup", (entry) => (entry.found ? `ran ${entry.found.runs}×` : "added here")),
+      addCommand(c.setup, "setup", "Add a set-up command")))
+
     // Models
     const offered = result.models && result.models.length ? result.models : (app.state && app.state.models) || []
     const modelBoxes = offered.map((model, index) => h("label", { className: "check model" },
@@ -641,6 +683,32 @@
       h("details", {}, h("summary", { text: "Exact payload" }), h("pre", { className: "mono small-pre", id: "config-json" }))))
     body.append(h("div", { className: "actions", id: "prepare-actions" }))
     refreshSummary()
+  }
+
+  /** One row per command: ticked or not, its text editable, where it runs and what the thread says of it. */
+  function commandRows(commands, kind, note) {
+    if (!Array.isArray(commands) || commands.length === 0) {
+      return h("p", { className: "muted", id: `cfg-${kind}-none`, text: kind === "check" ? "Claude ran no check in this part of the thread." : "Claude ran no set-up command in this part of the thread." })
+    }
+    return h("ul", { className: "plain commands", id: `cfg-${kind}s` }, commands.map((entry, index) => h("li", { className: "command-row" },
+      h("input", { type: "checkbox", id: `cfg-${kind}-${index}`, checked: entry.selected, "aria-label": `Run ${kind} ${index + 1}`, onChange: (event) => { entry.selected = event.target.checked; changed(true) } }),
+      h("input", { type: "text", className: "mono command", id: `cfg-${kind}-text-${index}`, value: entry.command, "aria-label": `Command of ${kind} ${index + 1}`, onInput: (event) => { entry.command = event.target.value; changed(false) } }),
+      h("span", { className: "hint command-note", text: `${entry.directory === "." ? "In the project" : `In ${entry.directory}`} · ${note(entry)}` }))))
+  }
+
+  /** A field and a button that add a command of the user's own, ticked. */
+  function addCommand(commands, kind, label) {
+    // What is typed survives the view being drawn again (a synthesis or an inspection answering meanwhile).
+    const pending = app.pendingCommands || (app.pendingCommands = {})
+    const input = h("input", { type: "text", className: "mono command", id: `cfg-${kind}-new`, value: pending[kind] || "", placeholder: kind === "check" ? "npm test" : "npm ci", "aria-label": label, onInput: (event) => { pending[kind] = event.target.value } })
+    const add = () => {
+      const command = (pending[kind] || "").trim()
+      if (command === "" || !Array.isArray(commands)) return
+      commands.push({ command, directory: ".", selected: true, found: null })
+      pending[kind] = ""
+      changed(true)
+    }
+    return h("div", { className: "add-command" }, input, h("button", { type: "button", className: "secondary small", id: `cfg-${kind}-add`, text: label, onClick: add }))
   }
 
   // ------------------------------------------------------------------------------------------
@@ -744,11 +812,19 @@
       ...(p.beginning_kind === "non_git" ? [["Claude's files", (p.created_by_claude || []).join(", ") || "—"], ["Excluded files", (p.excluded_files || []).join(", ") || "—"]] : []),
       ["Models", p.models.join(", ") || "—"],
       ["Reviewer", reviewerSummary(p)],
+      ["Checks", commandsSummary(p.checks)],
+      ["Set-up", commandsSummary(p.setup)],
       ["Timeout", `${p.timeout_seconds} s`]
     ]
     summary.replaceChildren(...rows.flatMap(([key, value]) => [h("dt", { text: key }), h("dd", { text: value })]))
     $("config-json").textContent = JSON.stringify(p, null, 2)
     renderPrepare()
+  }
+
+  function commandsSummary(commands) {
+    if (commands === undefined) return "The thread's own"
+    if (commands.length === 0) return "None"
+    return commands.map((entry) => (entry.directory === "." ? entry.command : `${entry.command} (in ${entry.directory})`)).join(" · ")
   }
 
   /** The reviewer the configuration will get, and which of its models it would review as their own replay. */
