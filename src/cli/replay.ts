@@ -1,6 +1,7 @@
 import { Clock, Effect, Either, Exit, Schedule, Schema, Stream } from "effect"
 import * as path from "node:path"
-import { type InspectThreadResult, MAX_COMMAND_CHARS, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts/index.js"
+import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunResult, type StoredRunState } from "../domain/contracts/index.js"
+import { type CommandChoice, commandFields, commandMistake, commandsLine } from "./replayCommands.js"
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_MODELS } from "../domain/product.js"
@@ -22,34 +23,6 @@ export interface ReplayOptions {
   /** `--check CMD` / `--setup CMD` / `--no-checks`: what runs on every side; none given is the thread's own. */
   readonly commands?: CommandChoice
   readonly json: boolean
-}
-
-/** The checks and set-up commands asked for on the command line. */
-export interface CommandChoice {
-  readonly checks: ReadonlyArray<string>
-  readonly setup: ReadonlyArray<string>
-  readonly none: boolean
-}
-
-/** The configuration's `checks` and `setup`: those given, none with `--no-checks`, else absent (the thread's own). */
-export const commandFields = (choice: CommandChoice | undefined) => {
-  if (choice === undefined) return {}
-  if (choice.none) return { checks: [], setup: [] }
-  return {
-    ...(choice.checks.length === 0 ? {} : { checks: choice.checks.map((command) => ({ command })) }),
-    ...(choice.setup.length === 0 ? {} : { setup: choice.setup.map((command) => ({ command })) })
-  }
-}
-
-/** A command-line mistake in the checks asked for, in one sentence, or undefined. */
-const commandMistake = (choice: CommandChoice | undefined) => {
-  if (choice === undefined) return undefined
-  if (choice.none && (choice.checks.length > 0 || choice.setup.length > 0)) return "Give --check and --setup, or --no-checks, not both."
-  for (const [flag, commands] of [["--check", choice.checks], ["--setup", choice.setup]] as const) {
-    const bad = commands.find((command) => command.trim() === "" || command.length > MAX_COMMAND_CHARS || /[\n\r\0]/.test(command))
-    if (bad !== undefined) return `${flag} takes one command of one line, at most ${MAX_COMMAND_CHARS} characters (got ${JSON.stringify(bad.slice(0, 100))}).`
-  }
-  return undefined
 }
 
 const REDRAW_MILLIS = 500
@@ -156,12 +129,6 @@ const describeConfiguration = (out: Output, inspection: InspectThreadResult, con
     for (const diagnostic of inspection.diagnostics) yield* out.say(`Note (${orDash(diagnostic.step)}): ${orDash(diagnostic.message)}`)
     for (const question of inspection.questions) yield* out.say(`Question: ${question}`)
   })
-
-/** The commands approved to run, as one line: each with its directory when it is not the project's own. */
-const commandsLine = (commands: ReadonlyArray<{ readonly command: string; readonly directory: string }>) =>
-  commands.length === 0
-    ? "none"
-    : commands.map(({ command, directory }) => (directory === "." ? command : `${command} (in ${directory})`)).join(" · ")
 
 /** Every file Claude changed (modified and created), with its kind, as the page lists them. */
 const claudeChangedFiles = (inspection: InspectThreadResult) =>
