@@ -6,6 +6,7 @@ import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "./domain/product.js"
 import { type Download, makeControllerApp } from "./http/controllerApp.js"
 import { loadStaticAssets } from "./services/internal/staticAssets.js"
 import { makeRpcHttpApp } from "./rpc/http.js"
+import { Batches } from "./services/Batches.js"
 import { ControllerRuntime } from "./services/ControllerRuntime.js"
 import { FileStore } from "./services/FileStore.js"
 import { RunStore } from "./services/RunStore.js"
@@ -58,6 +59,7 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
     const files = yield* FileStore
     const runtime = yield* ControllerRuntime
     const runs = yield* RunStore
+    const batches = yield* Batches
     const supervisor = yield* RunSupervisor
     const shutdown = yield* Shutdown
 
@@ -76,6 +78,8 @@ export const runDaemon = <RT, RD, RS = never>(options: DaemonOptions<RT, RD, RS>
         yield* markOwnRunsInterrupted.pipe(Effect.ignore)
         yield* Ref.set(step, "writing run states")
         yield* runs.flushUnwritten
+        yield* Ref.set(step, "writing batch records")
+        yield* batches.flushUnwritten
         yield* Ref.set(step, "recording the stop")
         yield* recordStopInAttempt
         yield* Ref.set(step, "closing the server and the background loops")

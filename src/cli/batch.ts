@@ -10,6 +10,7 @@ import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
+import { commandsLine } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
 export interface BatchOptions {
@@ -171,6 +172,11 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     const prepared = yield* call("prepare_run", batchPayload)
     yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
+    // What each thread would run on every side, before the approval.
+    for (const ready of "batch" in prepared ? prepared.ready_threads : []) {
+      if (ready.checks.length + ready.setup.length === 0) continue
+      yield* out.say(`Checks of ${ready.thread_id}: ${commandsLine(ready.checks)}; set-up: ${commandsLine(ready.setup)}`)
+    }
     const prepareToken = prepared.prepare_token
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict("Every thread of the batch is blocked; nothing was started.")

@@ -23,8 +23,8 @@ export const commandMistake = (choice: CommandChoice | undefined) => {
   if (choice === undefined) return undefined
   if (choice.none && (choice.checks.length > 0 || choice.setup.length > 0)) return "Give --check and --setup, or --no-checks, not both."
   for (const [flag, commands] of [["--check", choice.checks], ["--setup", choice.setup]] as const) {
-    const bad = commands.find((command) => command.trim() === "" || command.length > MAX_COMMAND_CHARS || /[\n\r\0]/.test(command))
-    if (bad !== undefined) return `${flag} takes one command of one line, at most ${MAX_COMMAND_CHARS} characters (got ${JSON.stringify(bad.slice(0, 100))}).`
+    const bad = commands.find((command) => command.trim() === "" || command.length > MAX_COMMAND_CHARS || /[\u0000-\u001f\u007f]/.test(command))
+    if (bad !== undefined) return `${flag} takes one command of one line without control characters, at most ${MAX_COMMAND_CHARS} characters (got ${JSON.stringify(bad.slice(0, 100))}).`
   }
   return undefined
 }
@@ -33,4 +33,9 @@ export const commandMistake = (choice: CommandChoice | undefined) => {
 export const commandsLine = (commands: ReadonlyArray<{ readonly command: string; readonly directory: string }>) =>
   commands.length === 0
     ? "none"
-    : commands.map(({ command, directory }) => (directory === "." ? command : `${command} (in ${directory})`)).join(" · ")
+    : commands.map(({ command, directory }) => (directory === "." ? visible(command) : `${visible(command)} (in ${visible(directory)})`)).join(" · ")
+
+/** A command as a terminal shows it whole: control, bidirectional and zero-width characters written as escapes. */
+export const visible = (text: string) =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g, (char) =>
+    `\\u{${char.codePointAt(0)!.toString(16)}}`)

@@ -123,6 +123,15 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
         return next
       }))
 
+    /** Tries once to write every batch held in memory (at shutdown: a cancel must not be lost); what the disk refuses stays. */
+    const flushUnwritten = Effect.gen(function*() {
+      const pending = [...(yield* Ref.get(unwritten)).keys()]
+      yield* Effect.forEach(pending, (batchId) =>
+        persist(batchId).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`Batch ${batchId} stays unwritten: ${error.message}`))
+        ), { discard: true })
+    })
+
     /** Whether a batch of this controller is held in memory, its record not yet on disk. */
     const isUnwritten = (batchId: string) => Effect.map(Ref.get(unwritten), (current) => current.has(batchId))
 
@@ -236,6 +245,7 @@ export class Batches extends Effect.Service<Batches>()("codex-replay/Batches", {
       create,
       persist,
       isUnwritten,
+      flushUnwritten,
       noteWaiting,
       waitingOf,
       update,

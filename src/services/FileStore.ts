@@ -50,7 +50,8 @@ const storageError = (what: string, error: PlatformError | string) => {
  */
 export const parseJsonObject = (name: string, text: string): Effect.Effect<JsonObject, UnreadableFile> =>
   Effect.try({
-    try: () => JSON.parse(text) as unknown,
+    // A `__proto__` key would become the prototype of what decodes it, lending every field it names.
+    try: () => JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value)) as unknown,
     catch: () => unreadableFile(`${name} does not contain valid JSON.`)
   }).pipe(
     Effect.filterOrFail(
@@ -300,6 +301,10 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       yield* write(`Cannot write ${path.basename(file)}`, links.append(file, text))
     })
 
+    /** The size of what is at `file` without following a link (a link's own size), or none when nothing is. */
+    const ownSize = (file: string) =>
+      write(`Cannot look at ${path.basename(file)}`, Effect.map(links.lstat(file), Option.map((info) => info.size)))
+
     /** A file's size, modification time and inode, or none when it is not there. */
     const statOption = (file: string) =>
       write(`Cannot look at ${path.basename(file)}`, Effect.map(orNone(fs.stat(file)), Option.map((info): FileIdentity => ({
@@ -358,6 +363,7 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
       readJsonOption,
       readDecoded,
       readDecodedOption,
+      ownSize,
       readTail,
       resolveInside,
       withLock,

@@ -320,8 +320,9 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
       Effect.forEach(entries, (entry) =>
         entry.binary
           ? Effect.map(
-            Effect.orElseSucceed(files.statOption(path.join(directory, entry.path)), () => Option.none()),
-            (info): ChangedFile => ({ ...changedFile(entry), bytes: Option.match(info, { onNone: () => 0, onSome: (stat) => Number(stat.size) }) })
+            // Its own size, never a link's target's: an agent's link cannot tell the size of a file outside.
+            Effect.orElseSucceed(files.ownSize(path.join(directory, entry.path)), () => Option.none<number>()),
+            (size): ChangedFile => ({ ...changedFile(entry), bytes: Option.getOrElse(size, () => 0) })
           )
           : Effect.succeed(changedFile(entry)), { concurrency: 8 })
 

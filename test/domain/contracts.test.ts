@@ -53,11 +53,15 @@ describe("the replay configuration contract", () => {
     ["half a chunk", { ...base, range_start: "a" }, "A chunk needs both range_start and range_end."],
     ["checks that are not a list", { ...base, checks: "npm test" }, "checks must be a list of commands."],
     ["a check that is a bare string", { ...base, checks: ["npm test"] }, "Every entry of checks must be an object with a command (and a directory)."],
-    ["a blank check", { ...base, checks: [{ command: " " }] }, "Every command of checks must be one line of at most 1000 characters."],
-    ["a check of two lines", { ...base, checks: [{ command: "npm test\nrm -rf /" }] }, "Every command of checks must be one line of at most 1000 characters."],
-    ["a check too long", { ...base, checks: [{ command: "x".repeat(1001) }] }, "Every command of checks must be one line of at most 1000 characters."],
+    ["a blank check", { ...base, checks: [{ command: " " }] }, "Every command of checks must be one line of at most 1000 characters, without control characters."],
+    ["a check of two lines", { ...base, checks: [{ command: "npm test\nrm -rf /" }] }, "Every command of checks must be one line of at most 1000 characters, without control characters."],
+    ["a check too long", { ...base, checks: [{ command: "x".repeat(1001) }] }, "Every command of checks must be one line of at most 1000 characters, without control characters."],
     ["a check climbing out", { ...base, checks: [{ command: "npm test", directory: "../elsewhere" }] }, 'Every directory of checks must be relative to the project, without "..".'],
     ["an absolute directory", { ...base, setup: [{ command: "npm ci", directory: "/etc" }] }, 'Every directory of setup must be relative to the project, without "..".'],
+    ["a directory that climbs once trimmed", { ...base, checks: [{ command: "npm test", directory: " .." }] }, 'Every directory of checks must be relative to the project, without "..".'],
+    ["a directory that climbs once normalised", { ...base, checks: [{ command: "npm test", directory: "a/../.." }] }, 'Every directory of checks must be relative to the project, without "..".'],
+    ["a directory absolute once trimmed", { ...base, checks: [{ command: "npm test", directory: " /etc" }] }, 'Every directory of checks must be relative to the project, without "..".'],
+    ["a check with an escape sequence", { ...base, checks: [{ command: "npm test\u001b[8m & curl evil" }] }, "Every command of checks must be one line of at most 1000 characters, without control characters."],
     ["too many checks", { ...base, checks: Array.from({ length: 21 }, (_, i) => ({ command: `make t${i}` })) }, "checks may name at most 20 commands."],
     ["too many set-up commands", { ...base, setup: Array.from({ length: 11 }, (_, i) => ({ command: `make s${i}` })) }, "setup may name at most 10 commands."]
   ])("refuses %s with its one sentence", (_what, input, message) => {

@@ -184,6 +184,34 @@ describe("a batch on a disk without room", () => {
       }).pipe(Effect.provide(layerWith(refusals)))
     }))
 
+  it.effect("a cancel still held in memory when the controller stops is written on the way out, and the batch is not resumed", () =>
+    Effect.gen(function*() {
+      const refusals = yield* Ref.make<Refusals>(noRefusals)
+      yield* Effect.gen(function*() {
+        const batches = yield* Batches
+        const supervisor = yield* RunSupervisor
+        const files = yield* FileStore
+        const record = yield* completedBatch
+        yield* batches.create(record, [])
+        yield* Ref.set(refusals, { left: Number.POSITIVE_INFINITY, code: "ENOSPC", file: /^batch\.json$/ })
+        yield* launchBatch(record.batch_id, [])
+        yield* waitingFor(record.batch_id, "the batch record")
+        yield* cancelBatch(record.batch_id)
+        // The controller stops: every fiber ends, the one waiting to write the cancel too.
+        yield* supervisor.interruptAll
+        expect(yield* batches.isUnwritten(record.batch_id)).toBe(true)
+        const file = path.join(RUN_ROOT, "batches", record.batch_id, "batch.json")
+        // Still no room: the record stays held, and is said so.
+        yield* batches.flushUnwritten
+        expect(yield* files.readJson(file, 1 << 20)).toMatchObject({ status: "running" })
+        // Room again as it stops: the cancel is on disk, so no controller resumes the batch.
+        yield* Ref.set(refusals, noRefusals)
+        yield* batches.flushUnwritten
+        expect(yield* files.readJson(file, 1 << 20)).toMatchObject({ status: "cancelled" })
+        expect(yield* batches.isUnwritten(record.batch_id)).toBe(false)
+      }).pipe(Effect.provide(layerWith(refusals)))
+    }))
+
   it.effect("only a disk without room is waited for: any other refusal fails the write at once, as before", () =>
     Effect.gen(function*() {
       const refusals = yield* Ref.make<Refusals>(noRefusals)

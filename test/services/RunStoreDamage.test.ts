@@ -141,3 +141,23 @@ describe("a run state that names what it cannot be", () => {
       yield* expectLeftOut(damaged, new RegExp(named.replace(/[.()]/g, "\\$&"))).pipe(Effect.provide(layer))
     }))
 })
+
+describe("a run state with a __proto__ key", () => {
+  it.effect("is read without it: the key lends no field to the state", () =>
+    Effect.gen(function*() {
+      const { layer } = storeWith((runRoot) => {
+        const directory = writeRun(runRoot, "run-proto", { controller_session_id: session, status: "completed" })
+        const file = path.join(directory, "controller-state.json")
+        const text = fs.readFileSync(file, "utf8")
+        fs.writeFileSync(file, `${text.trimEnd().slice(0, -1)}, "__proto__": {"range_start": {"not": "text"}, "report_html": "/etc/passwd"}}`)
+        return "run-proto"
+      })
+      yield* Effect.gen(function*() {
+        const runs = yield* RunStore
+        const state = (yield* runs.readAny("run-proto")).state
+        expect(Object.getPrototypeOf(state)).toBe(Object.prototype)
+        expect([state.range_start, state.report_html]).toEqual([undefined, undefined])
+        expect((yield* runs.listAll()).map((run) => run.run_id).sort()).toEqual(["run-good", "run-proto"])
+      }).pipe(Effect.provide(layer))
+    }))
+})

@@ -213,6 +213,7 @@ export class MemoryFiles {
         Effect.try({ try: () => files.rename(from, to), catch: (error) => new StorageError({ message: `Cannot name ${path.basename(to)}: ${String(error)}` }) }),
       isDirectory: (target: string) => Effect.sync(() => files.isDirectory(target)),
       statOption: (file: string) => Effect.sync(() => Option.fromNullable(files.identity(file))),
+      ownSize: (file: string) => Effect.sync(() => Option.map(Option.fromNullable(files.identity(file)), (identity) => identity.size)),
       listDirectories: (directory: string) => Effect.sync(() => files.list(directory).filter((name) => files.isDirectory(path.join(directory, name)))),
       listNames: (directory: string) => Effect.sync(() => files.list(directory)),
       linkType: (target: string) =>

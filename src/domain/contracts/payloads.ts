@@ -55,17 +55,30 @@ export const MAX_COMMAND_CHARS = 1000
 export const MAX_CHECKS = 20
 export const MAX_SETUP_COMMANDS = 10
 
+/** Whether a relative directory, resolved segment by segment, leaves the directory it is relative to. */
+const climbsOut = (directory: string) => {
+  let depth = 0
+  for (const segment of directory.split("/")) {
+    if (segment === "..") depth--
+    else if (segment !== "" && segment !== ".") depth++
+    if (depth < 0) return true
+  }
+  return false
+}
+
 /** One command to run in a copy of the project: what to run and where, relative to the project (`.`). */
 const commandEntry = (field: string) =>
   Schema.Struct({
     command: Schema.String.pipe(
-      Schema.filter((value) => value.trim() !== "" && value.length <= MAX_COMMAND_CHARS && !/[\n\r\0]/.test(value)),
-      Schema.annotations(sentence(`Every command of ${field} must be one line of at most ${MAX_COMMAND_CHARS} characters.`))
+      Schema.filter((value) => value.trim() !== "" && value.length <= MAX_COMMAND_CHARS && !/[\u0000-\u001f\u007f]/.test(value)),
+      Schema.annotations(sentence(`Every command of ${field} must be one line of at most ${MAX_COMMAND_CHARS} characters, without control characters.`))
     ),
     directory: optionalOrNull(
       Schema.String.pipe(
+        // Judged as it will be used: trimmed (" /etc" is absolute, " .." climbs) and resolved ("a/../.." climbs).
         Schema.filter((value) =>
-          value.length <= 1000 && !value.startsWith("/") && !value.split(/[\\/]/).includes("..") && !/[\n\r\0]/.test(value)
+          value.length <= 1000 && !value.trim().startsWith("/") && !climbsOut(value.trim()) && !value.includes("\\") &&
+          !/[\u0000-\u001f\u007f]/.test(value)
         ),
         Schema.annotations(sentence(`Every directory of ${field} must be relative to the project, without "..".`))
       )

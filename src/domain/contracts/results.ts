@@ -139,7 +139,14 @@ export const PrepareBatchResult = Schema.Struct({
   models: Strings,
   reviewer_model: Schema.String,
   self_review_models: Strings,
-  ready_threads: Schema.Array(Schema.Struct({ index: Schema.Number, thread_id: Schema.String, models: Strings })),
+  /** Each ready thread with the checks and set-up commands it would run on every side (the thread's own unless named). */
+  ready_threads: Schema.Array(Schema.Struct({
+    index: Schema.Number,
+    thread_id: Schema.String,
+    models: Strings,
+    checks: Schema.Array(ApprovedCommand),
+    setup: Schema.Array(ApprovedCommand)
+  })),
   blocked: Schema.Array(BlockedThread),
   runs: Schema.Number,
   blockers: Strings,

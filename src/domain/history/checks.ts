@@ -1,181 +1,17 @@
 /**
  * The checks Claude ran: the commands of its `Bash` calls that test, build, type-check or lint the project
- * (a table below, not a guess per call), with how often each ran, how it ended the last time and whether
+ * (by the tables of checkCommands.ts), with how often each ran, how it ended the last time and whether
  * that was after Claude's last edit; and the set-up commands (dependency installs) it ran before them.
  */
 import * as path from "node:path"
+import { MAX_CHECKS, MAX_COMMAND_CHARS, MAX_SETUP_COMMANDS } from "../contracts/payloads.js"
 import { FILE_TOOLS, indexToolUses } from "./changes.js"
+import { type CheckKind, checkKindOf, isPlainCommand, isSetupCommand } from "./checkCommands.js"
 import { type Conversation, isAbandoned } from "./conversation.js"
 import { type SessionEntry, toolResultBlocks, toolResultText, typeOf } from "./entries.js"
 import { isRecord, recordField, stringField, timestampMillis } from "./json.js"
 
-export type CheckKind = "test" | "build" | "typecheck" | "lint"
-
-/** One rule: the words a command starts with (`*` matches any one word) and what it checks. */
-type Rule = readonly [pattern: string, kind: CheckKind]
-
-const SCRIPT_KINDS: ReadonlyArray<readonly [RegExp, CheckKind]> = [
-  [/^(test|tests|spec|e2e|check:test)(:|$)/, "test"],
-  [/^(lint|eslint|biome|format:check|fmt:check|prettier:check)(:|$)/, "lint"],
-  [/^(typecheck|type-check|tsc|types|check:types|check)(:|$)/, "typecheck"],
-  [/^(build|compile)(:|$)/, "build"]
-]
-
-/** Checks by their first words (after `npx`, `pnpm exec`, `uv run`, `poetry run`, `bundle exec` and the like). */
-const CHECK_RULES: ReadonlyArray<Rule> = [
-  ["npm test", "test"],
-  ["npm t", "test"],
-  ["pnpm test", "test"],
-  ["yarn test", "test"],
-  ["bun test", "test"],
-  ["node --test", "test"],
-  ["deno test", "test"],
-  ["deno check", "typecheck"],
-  ["deno lint", "lint"],
-  ["vitest", "test"],
-  ["jest", "test"],
-  ["mocha", "test"],
-  ["ava", "test"],
-  ["playwright test", "test"],
-  ["tsc", "typecheck"],
-  ["vue-tsc", "typecheck"],
-  ["eslint", "lint"],
-  ["biome check", "lint"],
-  ["biome lint", "lint"],
-  ["prettier --check", "lint"],
-  ["pytest", "test"],
-  ["python -m pytest", "test"],
-  ["python3 -m pytest", "test"],
-  ["python -m unittest", "test"],
-  ["python3 -m unittest", "test"],
-  ["tox", "test"],
-  ["nox", "test"],
-  ["mypy", "typecheck"],
-  ["pyright", "typecheck"],
-  ["ruff check", "lint"],
-  ["ruff", "lint"],
-  ["flake8", "lint"],
-  ["pylint", "lint"],
-  ["black --check", "lint"],
-  ["go test", "test"],
-  ["go vet", "lint"],
-  ["go build", "build"],
-  ["golangci-lint run", "lint"],
-  ["cargo test", "test"],
-  ["cargo nextest", "test"],
-  ["cargo build", "build"],
-  ["cargo check", "typecheck"],
-  ["cargo clippy", "lint"],
-  ["cargo fmt --check", "lint"],
-  ["mvn test", "test"],
-  ["mvn verify", "test"],
-  ["mvn package", "build"],
-  ["mvn compile", "build"],
-  ["./mvnw test", "test"],
-  ["gradle test", "test"],
-  ["gradle build", "build"],
-  ["gradle check", "test"],
-  ["./gradlew test", "test"],
-  ["./gradlew build", "build"],
-  ["./gradlew check", "test"],
-  ["rspec", "test"],
-  ["rake test", "test"],
-  ["rails test", "test"],
-  ["rubocop", "lint"],
-  ["mix test", "test"],
-  ["mix compile", "build"],
-  ["mix format --check-formatted", "lint"],
-  ["mix credo", "lint"],
-  ["dotnet test", "test"],
-  ["dotnet build", "build"],
-  ["swift test", "test"],
-  ["swift build", "build"],
-  ["phpunit", "test"],
-  ["vendor/bin/phpunit", "test"],
-  ["composer test", "test"],
-  ["ctest", "test"],
-  ["shellcheck", "lint"],
-  ["make test", "test"],
-  ["make check", "test"],
-  ["make lint", "lint"],
-  ["make build", "build"],
-  ["make typecheck", "typecheck"],
-  ["make", "build"]
-]
-
-/** Dependency installs: what a copy needs before its checks can run. */
-const SETUP_RULES: ReadonlyArray<string> = [
-  "npm ci",
-  "npm install",
-  "npm i",
-  "pnpm install",
-  "pnpm i",
-  "yarn install",
-  "yarn",
-  "bun install",
-  "pip install",
-  "pip3 install",
-  "python -m pip install",
-  "python3 -m pip install",
-  "poetry install",
-  "uv sync",
-  "uv pip install",
-  "pipenv install",
-  "bundle install",
-  "go mod download",
-  "cargo fetch",
-  "composer install",
-  "mix deps.get",
-  "dotnet restore"
-]
-
-/** Words that run the rest of the command: `npx vitest` checks as `vitest` does. */
-const RUNNERS: ReadonlyArray<string> = ["npx", "pnpm exec", "pnpm dlx", "yarn dlx", "bunx", "uv run", "poetry run", "pipenv run", "bundle exec"]
-
-const wordsOf = (text: string) => text.trim().split(/\s+/).filter((word) => word !== "")
-const startsWithWords = (words: ReadonlyArray<string>, pattern: string) => {
-  const wanted = wordsOf(pattern)
-  return wanted.length <= words.length && wanted.every((word, index) => word === words[index])
-}
-
-/** The words after any runner prefix and environment assignments (`CI=1 npx vitest run` → `vitest run`). */
-const coreWords = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  let rest = words
-  while (rest.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0]!)) rest = rest.slice(1)
-  for (const runner of RUNNERS) {
-    if (startsWithWords(rest, runner)) return coreWords(rest.slice(wordsOf(runner).length))
-  }
-  return rest
-}
-
-/** What a command checks, or undefined when it is no check (package scripts by their name). */
-export const checkKindOf = (command: string): CheckKind | undefined => {
-  const words = coreWords(wordsOf(command))
-  if (words.length === 0) return undefined
-  const [tool, verb, script] = words
-  if ((tool === "npm" || tool === "pnpm" || tool === "yarn" || tool === "bun") && verb === "run" && script !== undefined) {
-    return SCRIPT_KINDS.find(([pattern]) => pattern.test(script))?.[1]
-  }
-  if ((tool === "pnpm" || tool === "yarn") && verb !== undefined && !verb.startsWith("-")) {
-    const scripted = SCRIPT_KINDS.find(([pattern]) => pattern.test(verb))?.[1]
-    if (scripted !== undefined) return scripted
-  }
-  return CHECK_RULES.find(([pattern]) => startsWithWords(words, pattern))?.[1]
-}
-
-/**
- * Whether a command installs what the project already declares. One that names packages (`npm install
- * left-pad`, `pip install requests`) changes the project or its environment: that is Claude's work, not
- * set-up to repeat on every side.
- */
-export const isSetupCommand = (command: string) => {
-  const words = coreWords(wordsOf(command))
-  const rule = SETUP_RULES.find((pattern) => startsWithWords(words, pattern))
-  if (rule === undefined) return false
-  const rest = words.slice(wordsOf(rule).length)
-  if (/\bpip\b/.test(rule)) return rest.some((word) => word === "-r" || word === "-e" || word.startsWith("--requirement") || word === ".")
-  return rest.every((word) => word.startsWith("-"))
-}
+export { type CheckKind, checkKindOf, isPlainCommand, isSetupCommand } from "./checkCommands.js"
 
 /** One simple command of a `Bash` call, with the directory it ran in (after the call's own `cd`s). */
 export interface CommandStep {
@@ -200,7 +36,8 @@ export const commandSteps = (line: string, cwd: string): ReadonlyArray<CommandSt
     const cd = /^cd(?:\s+(.*))?$/.exec(command)
     if (cd !== null) {
       const target = unquote((cd[1] ?? "~").trim())
-      if (target === "~" || target.startsWith("~/") || target.startsWith("$") || target === "-") break
+      // Only a plain directory is followed; `cd ~`, `cd -`, `cd $X` or `` cd `…` `` end what can be known.
+      if (!/^[A-Za-z0-9 _.\-/@+,%]+$/.test(target)) break
       directory = path.posix.resolve(directory, target)
       continue
     }
@@ -274,6 +111,9 @@ export interface ThreadChecks {
   readonly setup: ReadonlyArray<SetupCommand>
 }
 
+/** The longest `Bash` line looked at for checks. */
+const MAX_LINE_CHARS = 4 * MAX_COMMAND_CHARS
+
 const EXIT_CODE = /^(?:Error: )?Exit code (\d+)/
 
 /** How a `Bash` call ended, from its result block's error flag and the "Exit code N" Claude Code records. */
@@ -325,6 +165,7 @@ export const threadChecks = (
   const setup = new Map<string, SetupCommand>()
   entries.forEach((entry, order) => {
     if (typeOf(entry) !== "assistant" || isAbandoned(conversation, entry)) return
+    if (checks.size >= MAX_CHECKS && setup.size >= MAX_SETUP_COMMANDS) return
     const cwd = stringField(entry.raw, "cwd") ?? projectDir
     if (cwd === null || cwd === undefined) return
     const message = recordField(entry.raw, "message")
@@ -332,7 +173,8 @@ export const threadChecks = (
     for (const block of blocks) {
       if (block.type !== "tool_use" || block.name !== "Bash") continue
       const line = stringField(recordField(block, "input"), "command")
-      if (line === undefined) continue
+      // A line longer than a few checks could be is no check line (and splitting it would cost time).
+      if (line === undefined || line.length > MAX_LINE_CHARS) continue
       const result = results.get(stringField(block, "id") ?? "")
       const { outcome, exitCode } = outcomeOf(result?.block, result?.toolUseResult)
       const lineSteps = commandSteps(line, cwd)
@@ -342,12 +184,13 @@ export const threadChecks = (
         const directory = relativeDirectory(projectDir, step.directory)
         if (directory === undefined) continue
         const key = `${directory}\u0000${step.command}`
+        if (!isPlainCommand(step.command)) continue
         if (isSetupCommand(step.command)) {
-          setup.set(key, { command: step.command, directory, runs: (setup.get(key)?.runs ?? 0) + 1 })
+          if (setup.has(key) || setup.size < MAX_SETUP_COMMANDS) setup.set(key, { command: step.command, directory, runs: (setup.get(key)?.runs ?? 0) + 1 })
           continue
         }
         const kind = checkKindOf(step.command)
-        if (kind === undefined) continue
+        if (kind === undefined || (!checks.has(key) && checks.size >= MAX_CHECKS)) continue
         checks.set(key, {
           command: step.command,
           directory,

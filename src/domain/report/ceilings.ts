@@ -60,12 +60,18 @@ const CUT_SUBJECTS: Record<OutputCutKind, string> = {
 /** One sentence for the report: `Codex's patch was truncated: 2.0 MB of 165 MB shown.` */
 export const cutSentence = (side: string, cut: OutputCut): string =>
   cut.kind === "file"
-    ? `${side}'s diff of ${cut.path ?? "a file"} was ${truncationText(cut)}.`
+    ? `${side}'s diff of ${cut.path === undefined ? "a file" : quotedPath(cut.path)} was ${truncationText(cut)}.`
     : `${side}'s ${CUT_SUBJECTS[cut.kind]} was ${truncationText(cut)}.`
 
 /** The line that stands where a text was cut, in the text itself (the reviewer reads it too). */
 export const cutMarker = (cut: OutputCut): string =>
-  cut.kind === "file" ? `… ${cut.path ?? "file"}: ${truncationText(cut)}` : `… ${CUT_SUBJECTS[cut.kind]} ${truncationText(cut)}`
+  cut.kind === "file" ? `… ${quotedPath(cut.path)}: ${truncationText(cut)}` : `… ${CUT_SUBJECTS[cut.kind]} ${truncationText(cut)}`
+
+/**
+ * A path as a marker names it: JSON-quoted, so a file name the agent chose (with a newline in it, say)
+ * stays on the marker's one line and cannot pass for a line of the patch or a note.
+ */
+const quotedPath = (file: string | undefined) => (file === undefined ? "file" : JSON.stringify(file).replace(/[\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16)}`))
 
 /** How a binary file is listed: by its size, its content never inlined. */
 export const binaryFileText = (bytes: number): string => `Binary file, ${bytes.toLocaleString("en-US")} bytes, not shown`

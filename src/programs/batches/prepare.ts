@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import type { BatchConfiguration, BlockedThread } from "../../domain/batch.js"
-import type { PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts/index.js"
+import type { ApprovedCommand, PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts/index.js"
 import { type ControllerError, invalidArgument, isControllerError } from "../../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
 import {
@@ -60,6 +60,12 @@ export const normalized = (payload: PrepareBatchPayload) =>
 // ---------------------------------------------------------------------------------------------
 // prepare_run with configurations
 
+interface PreparedEntry {
+  readonly entry: BatchConfiguration
+  readonly checks: ReadonlyArray<ApprovedCommand>
+  readonly setup: ReadonlyArray<ApprovedCommand>
+}
+
 /** One configuration prepared on its own: approved with its digests, or blocked with its reasons. */
 const prepareEntry = (configuration: RunConfiguration, index: number) =>
   Effect.gen(function*() {
@@ -68,12 +74,18 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
     const historical = yield* readHistorical(configuration)
     const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
     if (blockers.length > 0) return Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: blockers })
-    return Either.right<BatchConfiguration>({
-      configuration,
-      fingerprint: configurationFingerprint(configuration),
-      historical_result_sha256: historicalResultDigest(historical.result),
-      prepared_configuration_sha256_by_model: digestsOf(preparedByModel(asAsked(configuration, historical), historical.snapshot)),
-      claude_usd: historical.claude.cost.usd
+    const asked = asAsked(configuration, historical)
+    return Either.right<PreparedEntry>({
+      entry: {
+        configuration,
+        fingerprint: configurationFingerprint(configuration),
+        historical_result_sha256: historicalResultDigest(historical.result),
+        prepared_configuration_sha256_by_model: digestsOf(preparedByModel(asked, historical.snapshot)),
+        claude_usd: historical.claude.cost.usd
+      },
+      // Shown before the approval: what each thread would run on every side.
+      checks: asked.checks ?? [],
+      setup: asked.setup ?? []
     })
   }).pipe(
     // A thread that cannot be prepared is reported and left out; the controller's own failures are not the thread's.
@@ -94,7 +106,8 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const { configurations, fingerprint, reviewer: requested } = yield* normalized(payload)
   const reviewer = yield* resolveReviewerModel(requested)
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
-  const ready = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
+  const readyEntries = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
+  const ready = readyEntries.map(({ entry }) => entry)
   const blocked = prepared.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
   const token = ready.length === 0 ? null : yield* batches.issuePrepared({
     controller_session_id: settings.controllerSessionId,
@@ -115,10 +128,12 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     models,
     reviewer_model: reviewer,
     self_review_models: models.filter((model) => model === reviewer),
-    ready_threads: ready.map((entry) => ({
+    ready_threads: readyEntries.map(({ checks, entry, setup }) => ({
       index: configurations.indexOf(entry.configuration),
       thread_id: entry.configuration.thread_id,
-      models: entry.configuration.models
+      models: entry.configuration.models,
+      checks,
+      setup
     })),
     blocked,
     runs: runCount(ready),

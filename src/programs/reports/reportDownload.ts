@@ -1,9 +1,5 @@
-import { Effect, Option } from "effect"
-import * as path from "node:path"
-import { RunState } from "../../domain/contracts/index.js"
-import { conflict, invalidArgument, unreadableFile } from "../../domain/errors.js"
-import { MAX_STATE_BYTES, STATE_FILE } from "../../domain/product.js"
-import { FileStore } from "../../services/FileStore.js"
+import { Effect } from "effect"
+import { conflict, invalidArgument } from "../../domain/errors.js"
 import { RunStore } from "../../services/RunStore.js"
 import { openReportDownload } from "./reports.js"
 
@@ -15,13 +11,14 @@ import { openReportDownload } from "./reports.js"
  */
 export const reportRunDirectory = Effect.fn("reportRunDirectory")(function*(runId: string) {
   const runs = yield* RunStore
-  const files = yield* FileStore
   if (runId === "") return yield* invalidArgument("run_id is required.")
   const directory = yield* runs.existingDirectory(runId)
-  const state = yield* files.readDecodedOption(path.join(directory, STATE_FILE), MAX_STATE_BYTES, RunState).pipe(
-    Effect.catchTag("UnreadableFile", (error) => unreadableFile(`The state of run ${runId} is damaged (${error.message})`))
+  // The state as the store knows it: decoded, naming its own directory, or a final state the disk has not taken yet.
+  const state = yield* runs.readAny(runId).pipe(
+    Effect.map(({ state }) => state),
+    Effect.catchTag("NotFound", () => conflict("The replay report is not ready."))
   )
-  if (Option.isNone(state) || state.value.status !== "completed") return yield* conflict("The replay report is not ready.")
+  if (state.status !== "completed") return yield* conflict("The replay report is not ready.")
   return directory
 })
 

@@ -6,6 +6,8 @@ import { Context, type Effect, type Option } from "effect"
 export interface LinkInfo {
   readonly type: File.Type
   readonly uid: number
+  /** Its own size: a link's is the link's, not its target's. */
+  readonly size: number
 }
 
 /**

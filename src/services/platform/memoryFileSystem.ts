@@ -159,7 +159,7 @@ export const makeMemoryFileSystem = (): { readonly fileSystem: FileSystem.FileSy
   })
 
   const linkSafe = LinkSafeFiles.of({
-    lstat: (file) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key(file))), (entry) => ({ type: entry.type, uid: 0 }))),
+    lstat: (file) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key(file))), (entry) => ({ type: entry.type, uid: 0, size: entry.type === "File" ? entry.data.length : 0 }))),
     readRegular: (file, maxBytes) =>
       Effect.flatMap(get("readRegular", file), (entry) =>
         entry.type !== "File"

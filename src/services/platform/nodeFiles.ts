@@ -108,7 +108,7 @@ export const NodeLinkSafeFilesLive = Layer.succeed(LinkSafeFiles, LinkSafeFiles.
   lstat: (file) =>
     attempt("lstat", file, () =>
       fs.lstat(file).then(
-        (stat) => Option.some({ type: typeOf(stat), uid: stat.uid } as const),
+        (stat) => Option.some({ type: typeOf(stat), uid: stat.uid, size: stat.size } as const),
         (error: unknown) => {
           if (isMissing(error)) return Option.none()
           throw error

@@ -226,8 +226,8 @@ describe("codex-replay replay: malformed command lines", () => {
     [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
     [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"],
     [["replay", SAMPLE, "--model", MODEL, "--check", "npm test", "--no-checks"], "Give --check and --setup, or --no-checks, not both."],
-    [["replay", SAMPLE, "--model", MODEL, "--check", " "], "--check takes one command of one line, at most 1000 characters"],
-    [["replay", SAMPLE, "--model", MODEL, "--setup", "npm ci\nrm -rf /"], "--setup takes one command of one line"],
+    [["replay", SAMPLE, "--model", MODEL, "--check", " "], "--check takes one command of one line without control characters, at most 1000 characters"],
+    [["replay", SAMPLE, "--model", MODEL, "--setup", "npm ci\nrm -rf /"], "--setup takes one command of one line without control characters"],
     [["replay", SAMPLE, "--model", MODEL, "--check"], "--check needs a value: --check CMD."],
     [["replay", SAMPLE, "--model", MODEL, "--no-checks", "--no-checks"], "--no-checks is given more than once; give it once."]
   ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {

@@ -40,7 +40,7 @@ const leaveLargeOutput = (directory: string) => {
 const expectBounded = (patch: string) => {
   expect(patch).toContain("Binary files /dev/null and b/archive.bin differ")
   expect(patch).not.toContain("GIT binary patch")
-  expect(patch).toMatch(/^… big\.txt: truncated: 1\.0 MB of 2\.\d MB shown$/m)
+  expect(patch).toMatch(/^… "big\.txt": truncated: 1\.0 MB of 2\.\d MB shown$/m)
   expect(patch).toContain("+++ b/small.txt\n@@ -0,0 +1 @@\n+small\n")
   expect(Buffer.byteLength(patch)).toBeLessThan(COLLECTED_FILE_CEILING_BYTES + 4096)
 }

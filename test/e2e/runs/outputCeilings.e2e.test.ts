@@ -85,11 +85,11 @@ describe("agent output past every ceiling", () => {
       expect(cuts).toEqual(["file:large.txt", "patch", "final_response"])
       expect(codex.output_cuts[0]).toMatchObject({ shown: expect.any(Number), total: expect.any(Number), unit: "bytes" })
       expect(codex.output_cuts[0].total).toBeGreaterThan(3 * 1024 * 1024)
-      expect(codex.output_cuts[0].note).toMatch(/^Codex's diff of large\.txt was truncated: 1\.0 MB of 3\.\d MB shown\.$/)
+      expect(codex.output_cuts[0].note).toMatch(/^Codex's diff of "large\.txt" was truncated: 1\.0 MB of 3\.\d MB shown\.$/)
       expect(codex.output_cuts[1].note).toMatch(/^Codex's patch was truncated: [12]\.\d MB of 5\.\d MB shown\.$/)
       expect(codex.output_cuts[2].note).toBe("Codex's final response was truncated: 256 KB of 300 KB shown.")
       expect(Buffer.byteLength(codex.patch)).toBeLessThan(2 * 1024 * 1024 + 4096)
-      expect(codex.patch).toMatch(/^… large\.txt: truncated: 1\.0 MB of 3\.\d MB shown$/m)
+      expect(codex.patch).toMatch(/^… "large\.txt": truncated: 1\.0 MB of 3\.\d MB shown$/m)
       expect(codex.patch).toMatch(/\n… patch truncated: [12]\.\d MB of 5\.\d MB shown\n$/)
       expect(codex.final_response).toMatch(/\n\n… final response truncated: 256 KB of 300 KB shown$/)
       // The comparability panel counts them: not like-for-like, one concern per cut.

@@ -1,7 +1,7 @@
 /**
  * The Configure step's checks: the tests, type checks and set-up commands Claude ran, listed with what the
- * thread says of each, ticked when they passed after Claude's last edit, each command shown verbatim (a hostile
- * one too) and editable, one added by hand; the approved commands are exactly the ticked ones and are recorded
+ * thread says of each, ticked when they passed after Claude's last edit, each command shown verbatim and
+ * editable (one that would run more than a check is not offered), one added by hand; the approved commands are exactly the ticked ones and are recorded
  * on the run. Real daemon, fake Codex CLI, a synthetic transcript in a git repository made here, Chromium.
  */
 import * as fs from "node:fs"
@@ -75,31 +75,32 @@ it("lists the checks Claude ran, ticks those that passed after its last edit, an
   // The prompt's synthesis draws the view again when it answers: edits are made once it has.
   await expect.poll(() => page.locator("#request-method").textContent(), { timeout: 15_000 }).not.toContain("Synthesizing")
 
-  // Every check, verbatim, with what the thread says of it; the failing one is not ticked.
+  // Every check, verbatim, with what the thread says of it; the failing one is not ticked, and the one that
+  // would run more than a check (a substitution, a pipe, markup) is not offered at all.
   const texts = await page.locator("#cfg-checks input[type=text]").evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))
-  expect(texts).toEqual(["npx tsc --noEmit", "npm test", "npm run lint", HOSTILE])
+  expect(texts).toEqual(["npx tsc --noEmit", "npm test", "npm run lint"])
+  expect(texts).not.toContain(HOSTILE)
   const ticked = await page.locator("#cfg-checks input[type=checkbox]").evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).checked))
-  expect(ticked).toEqual([true, true, false, true])
+  expect(ticked).toEqual([true, true, false])
   expect(await page.locator("#cfg-checks li").nth(2).innerText()).toContain("lint · ran 1× · last failed (exit 1) after Claude's last edit")
   expect(await page.locator("#cfg-setups input[type=text]").inputValue()).toBe("npm ci")
   // Nothing of the transcript became markup.
   expect(await page.locator("#cfg-checks b").count()).toBe(0)
 
-  // The user unticks the hostile one, edits one, and adds one of their own.
-  await page.uncheck("#cfg-check-3")
+  // The user unticks one, edits one, and adds one of their own.
+  await page.uncheck("#cfg-check-0")
   await page.fill("#cfg-check-text-1", "npm test -- --reporter=dot")
   await page.fill("#cfg-check-new", "node --test")
   await page.click("#cfg-check-add")
-  await expect.poll(() => page.locator("#cfg-checks li").count()).toBe(5)
+  await expect.poll(() => page.locator("#cfg-checks li").count()).toBe(4)
   const exact = JSON.parse((await page.locator("#config-json").textContent())!)
   const approved = [
-    { command: "npx tsc --noEmit", directory: "." },
     { command: "npm test -- --reporter=dot", directory: "." },
     { command: "node --test", directory: "." }
   ]
   expect(exact.checks).toEqual(approved)
   expect(exact.setup).toEqual([{ command: "npm ci", directory: "." }])
-  expect(await page.locator("#config-summary").innerText()).toContain("npx tsc --noEmit · npm test -- --reporter=dot · node --test")
+  expect(await page.locator("#config-summary").innerText()).toContain("npm test -- --reporter=dot · node --test")
   expect(await axeViolations(page)).toEqual([])
   await page.screenshot({ path: path.join(ARTIFACTS, "controller-checks.png"), fullPage: true })
 

@@ -54,7 +54,7 @@ describe("output past its ceilings on the Results page", () => {
     await page.locator("#verdict").waitFor({ timeout: 120_000 })
 
     const patchNotes = await page.locator("#codex-patch-notes li").allTextContents()
-    expect(patchNotes[0]).toMatch(/^Codex's diff of large\.txt was truncated: 1\.0 MB of 3\.\d MB shown\.$/)
+    expect(patchNotes[0]).toMatch(/^Codex's diff of "large\.txt" was truncated: 1\.0 MB of 3\.\d MB shown\.$/)
     expect(patchNotes[1]).toMatch(/^Codex's patch was truncated: [12]\.\d MB of 5\.\d MB shown\.$/)
     expect(patchNotes).toContain("large.bin: Binary file, 1,073,741,824 bytes, not shown")
     expect(await page.locator("#codex-final_response-notes li").allTextContents()).toEqual([
@@ -64,7 +64,7 @@ describe("output past its ceilings on the Results page", () => {
     const concerns = await page.locator("#comparability-summary li").allTextContents()
     expect(concerns).toContain("Codex's final response was truncated: 256 KB of 300 KB shown.")
     expect(concerns.filter((concern) => concern.startsWith("Codex's patch was truncated"))).toHaveLength(1)
-    expect(await page.locator("#comparability-facts").innerText()).toMatch(/Output cut at a ceiling\s+Codex's diff of large\.txt was truncated/)
+    expect(await page.locator("#comparability-facts").innerText()).toMatch(/Output cut at a ceiling\s+Codex's diff of "large\.txt" was truncated/)
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-output-ceilings.png"), fullPage: false })
     expect(consoleErrors).toEqual([])
   }, 180_000)
