@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { conflict, invalidArgument, gitFailed, notFound, StorageError } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { boundFileList, FILE_LIST_CEILING, type OutputCut } from "../domain/report/ceilings.js"
-import { type NumstatEntry, numstatCollector, patchCollector } from "../domain/report/patchCollector.js"
+import { type CollectedPatch, type NumstatEntry, numstatCollector, patchCollector } from "../domain/report/patchCollector.js"
 import type { ChangedFile } from "../domain/review/anonymize.js"
 import { excerpt } from "../domain/toolResult.js"
 import { notARepositoryReason } from "../domain/gitRefusal.js"
@@ -124,11 +124,20 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
     /** Claude's patch between two commits of the user's repository (read only), within the patch ceilings like Codex's. */
     const historicalPatch = Effect.fn("Workspace.historicalPatch")(function*(repository: string, from: string, to: string) {
       const patch = patchCollector()
-      yield* git.run(["diff", "--no-color", "--no-ext-diff", from, to], { cwd: repository, onStdout: patch.push }).pipe(
-        Effect.mapError((error) => gitFailed("The historical Git diff could not be read", error.message))
-      )
+      // The files are listed apart from the patch, so one past the patch's cut is still named.
+      const listing = numstatCollector(FILE_LIST_CEILING)
+      const diff = ["diff", "--no-color", "--no-ext-diff"]
+      yield* Effect.gen(function*() {
+        yield* git.run([...diff, "--numstat", "-z", from, to], { cwd: repository, onStdout: listing.push })
+        yield* git.run([...diff, from, to], { cwd: repository, onStdout: patch.push })
+      }).pipe(Effect.mapError((error) => gitFailed("The historical Git diff could not be read", error.message)))
       const collected = patch.finish()
-      return { ...collected, patch: withFinalNewline(collected.patch) }
+      const listed = listing.finish()
+      return {
+        ...collected,
+        patch: withFinalNewline(collected.patch),
+        listing: { files: listed.entries.map(changedFile), total: listed.total }
+      } satisfies CollectedPatch
     })
 
     /**

@@ -5,6 +5,7 @@
  * bounded by the two ceilings, whatever git writes (a single line of a gigabyte included).
  */
 import { COLLECTED_FILE_CEILING_BYTES, cutMarker, type OutputCut, PATCH_CEILING_BYTES } from "./ceilings.js"
+import type { ChangedFile } from "../review/anonymize.js"
 import { fileHeaderPaths } from "../review/patchPaths.js"
 
 export interface CollectedPatch {
@@ -13,6 +14,11 @@ export interface CollectedPatch {
   readonly total_bytes: number
   /** Each file cut at its ceiling, then the patch itself when it was cut. */
   readonly cuts: ReadonlyArray<OutputCut>
+  /**
+   * Every file the change touched, read apart from the patch (so one past the patch's cut is still listed),
+   * with how many there were in all; absent when only the patch is known.
+   */
+  readonly listing?: { readonly files: ReadonlyArray<ChangedFile>; readonly total: number }
 }
 
 export interface PatchCeilings {

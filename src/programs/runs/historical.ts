@@ -63,18 +63,22 @@ export const asAsked = (configuration: RunConfiguration, historical: Historical)
 }
 
 /** Claude's patch rebuilt from the transcript, within the patch ceilings like a collected one. */
-const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration) =>
-  boundPatch(
-    record.historical_changed_files
-      .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
-      .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
-      .join("")
-  )
+const nonGitPatch = (record: ThreadRecord, configuration: RunConfiguration): CollectedPatch => {
+  const whole = record.historical_changed_files
+    .filter((file) => !file.abandoned && !file.outside_project && !configuration.excluded_files.includes(file.path))
+    .flatMap((file) => (file.diff === null ? [] : [file.diff.endsWith("\n") ? file.diff : `${file.diff}\n`]))
+    .join("")
+  // Listed from the whole text, so a file past the patch's cut is still named.
+  const files = changedFilesFromPatch(whole)
+  return { ...boundPatch(whole), listing: { files, total: files.length } }
+}
 
 /** Claude's side within the ceilings on output: its patch as collected, its response and file list cut where they pass theirs. */
 const claudeSide = (record: ThreadRecord, collected: CollectedPatch, worktree: string | null, configuredRepo: string | null): CandidateSide => {
   const response = boundFinalResponse(record.final_response)
-  const files = boundFileList(changedFilesFromPatch(collected.patch))
+  const files = collected.listing === undefined
+    ? boundFileList(changedFilesFromPatch(collected.patch))
+    : boundFileList(collected.listing.files, collected.listing.total)
   const cuts = [...collected.cuts, ...(files.cut === null ? [] : [files.cut]), ...(response.cut === null ? [] : [response.cut])]
   return {
     ...claudeSideFacts(record, worktree, configuredRepo),

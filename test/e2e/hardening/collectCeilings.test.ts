@@ -65,6 +65,27 @@ describe("patches read within the ceilings", () => {
       expect(collected.total_bytes).toBeGreaterThan(2 * COLLECTED_FILE_CEILING_BYTES)
     }).pipe(Effect.provide(layer)))
 
+  it.effect("Claude's change between two commits lists every file it touched, also those past the patch's cut", () =>
+    Effect.gen(function*() {
+      const directory = path.join(scratch(), "project")
+      fs.mkdirSync(directory)
+      git(directory, "init", "--quiet", "--initial-branch", "main")
+      fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
+      git(directory, "add", ".")
+      git(directory, "commit", "--quiet", "-m", "baseline")
+      const baseline = git(directory, "rev-parse", "HEAD")
+      // Five files of 700 KB: 3.5 MB of patch, past its 2 MB ceiling after the third.
+      const names = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
+      for (const name of names) fs.writeFileSync(path.join(directory, name), `${"line of text\n".repeat(700 * 1024 / 13)}`)
+      git(directory, "add", "--all", ".")
+      git(directory, "commit", "--quiet", "-m", "ending")
+      const collected = yield* (yield* Workspace).historicalPatch(directory, baseline, git(directory, "rev-parse", "HEAD"))
+      expect(collected.cuts).toContainEqual(expect.objectContaining({ kind: "patch" }))
+      expect(collected.patch).not.toContain("diff --git a/e.txt")
+      expect(collected.listing?.files.map((file) => file.path)).toEqual(names)
+      expect(collected.listing?.total).toBe(5)
+    }).pipe(Effect.provide(layer)))
+
   it.effect("Codex's workspace lists the binary file by its size, every file with its counts, and cuts the large one", () =>
     Effect.gen(function*() {
       const root = scratch()
