@@ -184,21 +184,22 @@ export class FileStore extends Effect.Service<FileStore>()("codex-replay/FileSto
 
     /** Like `readDecoded`, but a missing file is `None` rather than an error. */
     const readDecodedOption = <A, I>(file: string, maxBytes: number, schema: Schema.Schema<A, I, never>) =>
-      write(`Cannot read ${path.basename(file)}`, links.lstat(file)).pipe(
+      readJsonOption(file, maxBytes).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.succeed(Option.none<A>()),
-          onSome: () => Effect.map(readDecoded(file, maxBytes, schema), Option.some)
+          onSome: (value) => Effect.map(decodeStored(file, schema)(value), Option.some)
         }))
       )
 
     /** Like `readJson`, but a missing file is `None` rather than an error. */
-    const readJsonOption = (file: string, maxBytes: number) =>
-      write(`Cannot read ${path.basename(file)}`, links.lstat(file)).pipe(
+    function readJsonOption(file: string, maxBytes: number) {
+      return write(`Cannot read ${path.basename(file)}`, links.lstat(file)).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.succeed(Option.none<JsonObject>()),
           onSome: () => Effect.map(readJson(file, maxBytes), Option.some)
         }))
       )
+    }
 
     /** The last `maxBytes` bytes of a text file (empty when it does not exist), cut at a line start. */
     const readTail = Effect.fn("FileStore.readTail")(function*(file: string, maxBytes: number) {

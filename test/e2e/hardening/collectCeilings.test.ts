@@ -26,6 +26,17 @@ const git = (cwd: string, ...args: Array<string>) =>
     env: { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" }
   }).trim()
 
+/** A repository `<root>/project` with one commit holding `app.txt`; answers it and that commit. */
+const repositoryIn = (root: string) => {
+  const directory = path.join(root, "project")
+  fs.mkdirSync(directory)
+  git(directory, "init", "--quiet", "--initial-branch", "main")
+  fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
+  git(directory, "add", ".")
+  git(directory, "commit", "--quiet", "-m", "baseline")
+  return { directory, baseline: git(directory, "rev-parse", "HEAD") }
+}
+
 const RANDOM_BYTES = 3 * 1024 * 1024
 const LINE = "a line of text that goes on for a while\n"
 
@@ -48,14 +59,7 @@ const expectBounded = (patch: string) => {
 describe("patches read within the ceilings", () => {
   it.effect("Claude's patch between two commits lists the binary file and cuts the large one", () =>
     Effect.gen(function*() {
-      const root = scratch()
-      const directory = path.join(root, "project")
-      fs.mkdirSync(directory)
-      git(directory, "init", "--quiet", "--initial-branch", "main")
-      fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
-      git(directory, "add", ".")
-      git(directory, "commit", "--quiet", "-m", "baseline")
-      const baseline = git(directory, "rev-parse", "HEAD")
+      const { directory, baseline } = repositoryIn(scratch())
       leaveLargeOutput(directory)
       git(directory, "add", "--all", ".")
       git(directory, "commit", "--quiet", "-m", "ending")
@@ -67,13 +71,7 @@ describe("patches read within the ceilings", () => {
 
   it.effect("Claude's change between two commits lists every file it touched, also those past the patch's cut", () =>
     Effect.gen(function*() {
-      const directory = path.join(scratch(), "project")
-      fs.mkdirSync(directory)
-      git(directory, "init", "--quiet", "--initial-branch", "main")
-      fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
-      git(directory, "add", ".")
-      git(directory, "commit", "--quiet", "-m", "baseline")
-      const baseline = git(directory, "rev-parse", "HEAD")
+      const { directory, baseline } = repositoryIn(scratch())
       // Five files of 700 KB: 3.5 MB of patch, past its 2 MB ceiling after the third.
       const names = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
       for (const name of names) fs.writeFileSync(path.join(directory, name), `${"line of text\n".repeat(700 * 1024 / 13)}`)
@@ -89,13 +87,7 @@ describe("patches read within the ceilings", () => {
   it.effect("Codex's workspace lists the binary file by its size, every file with its counts, and cuts the large one", () =>
     Effect.gen(function*() {
       const root = scratch()
-      const directory = path.join(root, "project")
-      fs.mkdirSync(directory)
-      git(directory, "init", "--quiet", "--initial-branch", "main")
-      fs.writeFileSync(path.join(directory, "app.txt"), "baseline\n")
-      git(directory, "add", ".")
-      git(directory, "commit", "--quiet", "-m", "baseline")
-      const commit = git(directory, "rev-parse", "HEAD")
+      const { directory, baseline: commit } = repositoryIn(root)
       const workspaces = yield* Workspace
       const runDirectory = path.join(root, "run")
       fs.mkdirSync(runDirectory, { mode: 0o700 })
