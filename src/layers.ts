@@ -9,6 +9,7 @@ import { Baseline } from "./services/Baseline.js"
 import { Batches } from "./services/Batches.js"
 import { ClaudeHistory } from "./services/history/ClaudeHistory.js"
 import { CodexModels } from "./services/CodexModels.js"
+import { CheckRunner } from "./services/checks/CheckRunner.js"
 import { CodexWorker } from "./services/CodexWorker.js"
 import { Git } from "./services/Git.js"
 import { PrepareTokens } from "./services/PrepareTokens.js"
@@ -49,6 +50,7 @@ const DiscoveryLive = Layer.mergeAll(
 
 /** The run pipeline (docs/controller.md): prepare tokens, workspaces, review, report and the coordinator. */
 export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, Batches.DefaultWithoutDependencies).pipe(
+  Layer.provideMerge(CheckRunner.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,
     Review.DefaultWithoutDependencies,

@@ -135,6 +135,8 @@ const inlineTable = (entries: ReadonlyArray<readonly [string, string]>) =>
 export interface SandboxInput {
   /** An implementation: writes its working directory, has network and a scratch directory. */
   readonly writable: boolean
+  /** Whether the network is open; by default an implementation's is and a reviewer's is not (a check's never is). */
+  readonly network?: boolean
   readonly workingDirectory: string
   /** Directories and files granted for reading: the Codex executable's own, toolchains. */
   readonly readable: ReadonlyArray<string>
@@ -173,7 +175,7 @@ export const sandboxConfig = (input: SandboxInput): ReadonlyArray<string> => {
   return [
     `default_permissions=${JSON.stringify(PERMISSION_PROFILE)}`,
     `permissions.${PERMISSION_PROFILE}.filesystem=${inlineTable(filesystem)}`,
-    `permissions.${PERMISSION_PROFILE}.network=${inlineTable([["enabled", input.writable ? "true" : "false"]])}`,
+    `permissions.${PERMISSION_PROFILE}.network=${inlineTable([["enabled", (input.network ?? input.writable) ? "true" : "false"]])}`,
     `shell_environment_policy=${inlineTable([["inherit", `"none"`], ["set", inlineTable(variables)]])}`,
     "allow_login_shell=false"
   ]

@@ -8,6 +8,7 @@ export const PHASES = [
   ["creating_workspace", "Creating workspace"],
   ["implementing", "Implementing with Codex"],
   ["collecting", "Collecting results"],
+  ["checking", "Running the checks"],
   ["reviewing", "Blind review"],
   ["reporting", "Writing the report"]
 ] as const

@@ -23,6 +23,8 @@ export interface ResolvedSettings {
   readonly codexPricingFile?: string | undefined
   /** Its Codex prices, which take precedence over the built-in table (absent: the table only). */
   readonly codexPriceOverrides?: CodexPriceTable
+  /** Each check's and set-up command's time limit in seconds (`CODEX_REPLAY_CHECK_TIME_LIMIT_SECONDS`; 600 when unset). */
+  readonly checkTimeLimitSeconds?: number
 }
 
 export type { Environment }
@@ -46,6 +48,17 @@ export const parseIdleTimeoutMillis = (raw: string | undefined): Either.Either<n
   return Number.isFinite(seconds) && seconds > 0
     ? Either.right(seconds * 1000)
     : Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_IDLE_TIMEOUT_SECONDS must be a positive number."))
+}
+
+export const DEFAULT_CHECK_TIME_LIMIT_SECONDS = 600
+
+export const parseCheckTimeLimit = (raw: string | undefined): Either.Either<number, ControllerError> => {
+  const value = nonEmpty(raw)
+  if (value === undefined) return Either.right(DEFAULT_CHECK_TIME_LIMIT_SECONDS)
+  const seconds = Number(value)
+  return /^\s*\d+\s*$/.test(value) && seconds >= 1 && seconds <= 86_400
+    ? Either.right(seconds)
+    : Either.left(invalidArgument("CODEX_REPLAY_CHECK_TIME_LIMIT_SECONDS must be a whole number of seconds from 1 through 86400."))
 }
 
 export const parseSessionId = (
@@ -92,7 +105,8 @@ export const SETTING_VARIABLES = [
   "CLAUDE_CONFIG_DIR",
   "CODEX_REPLAY_REVIEWER_MODEL",
   "CODEX_REPLAY_CONTROLLER_SOCKET_FD",
-  "CODEX_REPLAY_PRICING"
+  "CODEX_REPLAY_PRICING",
+  "CODEX_REPLAY_CHECK_TIME_LIMIT_SECONDS"
 ] as const
 
 /**
@@ -125,6 +139,7 @@ export const resolveSettings = (
       claudeConfigDir: path.resolve(expandHome(nonEmpty(env.CLAUDE_CONFIG_DIR) ?? "~/.claude", home)),
       reviewerModel: yield* parseReviewerModel(env.CODEX_REPLAY_REVIEWER_MODEL),
       inheritedSocketFd: yield* parseSocketFd(env.CODEX_REPLAY_CONTROLLER_SOCKET_FD),
-      codexPricingFile: pricingFile(env.CODEX_REPLAY_PRICING, home)
+      codexPricingFile: pricingFile(env.CODEX_REPLAY_PRICING, home),
+      checkTimeLimitSeconds: yield* parseCheckTimeLimit(env.CODEX_REPLAY_CHECK_TIME_LIMIT_SECONDS)
     }
   })

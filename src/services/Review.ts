@@ -2,7 +2,8 @@ import { Effect, Option, Random, Schedule } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type ControllerError, invalidArgument, type WorkerError, StorageError } from "../domain/errors.js"
-import { type AnonymousCandidate, anonymousCandidate, type CandidateResult } from "../domain/review/anonymize.js"
+import { type ChecksComparison, reviewerChecks } from "../domain/checks/outcomes.js"
+import { type AnonymousCandidate, anonymousCandidate, type CandidateResult, withoutWorkspaceTraces } from "../domain/review/anonymize.js"
 import { Ballot, canonicalBallot, rubricText } from "../domain/review/ballot.js"
 import { DIMENSION_IDS, type DimensionId } from "../domain/review/dimensions.js"
 import {
@@ -60,6 +61,8 @@ export interface ReviewInput {
   readonly hiddenRoots?: ReadonlyArray<string>
   /** Where reviewer workspaces are created; the controller's private temporary folder by default. */
   readonly workspaceParent?: string
+  /** The approved checks run on the start and on both results, shown to the reviewer per candidate. */
+  readonly checks?: ChecksComparison
 }
 
 const orderLabel = (order: ReviewOrder) => order.toLowerCase()
@@ -68,7 +71,7 @@ const orderLabel = (order: ReviewOrder) => order.toLowerCase()
 export const reviewPrompt = (copies: Record<Position, string>): string =>
   [
     "You are reviewing two anonymous candidate solutions to the same software task.",
-    "Each candidate is a JSON file with the task, the candidate's patch (a unified diff), its final response and its changed files:",
+    "Each candidate is a JSON file with the task, the candidate's patch (a unified diff), its final response, its changed files and, when the project's own checks were run, its checks:",
     `- Candidate A: ${copies.A}`,
     `- Candidate B: ${copies.B}`,
     "",
@@ -77,6 +80,7 @@ export const reviewPrompt = (copies: Record<Position, string>): string =>
     "score = passed checks / applicable checks, or null when none applies.",
     "For each dimension write the comparison, then a short reason (one or two sentences) for the outcome that names the candidates only as \"Candidate A\" and \"Candidate B\", then the winner: the candidate with the higher score; with equal scores, the candidate the evidence favours, or tie; not_applicable when no check applies to either candidate.",
     "The letters and the order of the candidates carry no meaning. Do not reward length, confidence or polish of the wording.",
+    "A candidate's checks are the project's own tests, builds and linters, run on the starting state and on a fresh copy of that candidate's result in the same sandbox: each names its outcome at the start and on the candidate, the change (fixed, kept, broke, still failing) and an excerpt of its output. Weigh them as evidence of correctness: under request_fulfillment (a check the task should make pass) and change_scope (a check that passed at the start and fails now broke existing behaviour). A check that could not run says nothing about either candidate. Checks do not replace reading the patch.",
     "",
     "Rubric (dimension, then its checks):",
     rubricText(),
@@ -154,10 +158,14 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
     /** The two anonymous candidates under `mapping`, in memory only; both scrubbed of the same places. */
     const buildCandidates = (input: ReviewInput, mapping: CandidateMapping, places: ReadonlyArray<string>): Record<Position, AnonymousCandidate> => {
       const sides = { codex: input.codex, claude: input.claude }
-      return {
-        A: anonymousCandidate(input.request, sides[mapping.A], places),
-        B: anonymousCandidate(input.request, sides[mapping.B], places)
+      const candidate = (author: "codex" | "claude"): AnonymousCandidate => {
+        const anonymous = anonymousCandidate(input.request, sides[author], places)
+        if (input.checks === undefined) return anonymous
+        const scrub = [sides.codex.worktree, sides.claude.worktree, ...(sides.codex.working_directories ?? []), ...(sides.claude.working_directories ?? []), ...places]
+        const checks = reviewerChecks(input.checks, author).map((check) => ({ ...check, output_excerpt: withoutWorkspaceTraces(check.output_excerpt, scrub) }))
+        return { ...anonymous, checks }
       }
+      return { A: candidate(mapping.A), B: candidate(mapping.B) }
     }
 
     /**

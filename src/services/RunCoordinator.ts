@@ -11,6 +11,7 @@ import type { Evaluation } from "../domain/review/evaluation.js"
 import type { PhaseId } from "../domain/runState.js"
 import type { ResolvedSettings } from "../domain/settings.js"
 import { markInterrupted } from "./Reconciliation.js"
+import { CheckRunner, type ClaudeState, type RunChecks } from "./checks/CheckRunner.js"
 import { CodexWorker, type WorkerResult } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
 import { ProcessRunner } from "./ProcessRunner.js"
@@ -50,14 +51,19 @@ export interface CoordinatorRequest {
   readonly comparability?: ComparabilityFacts
   /** The model that reviews both sides. */
   readonly reviewer_model: string
+  /** The approved checks and set-up commands (absent in older runs: none ran). */
+  readonly checks?: RunChecks
+  /** How Claude's result is rebuilt for its checks. */
+  readonly claude_state?: ClaudeState
 }
 
 /**
  * What `coordinator-request.json` holds while the implementer works: nothing of Claude's side, not even
  * which files it changed (the comparability facts list them).
  */
-export const requestWithoutClaude = ({ claude: _claude, comparability: _comparability, ...rest }: CoordinatorRequest) =>
-  rest
+export const requestWithoutClaude = (
+  { claude: _claude, comparability: _comparability, claude_state: _state, ...rest }: CoordinatorRequest
+) => rest
 
 /**
  * Directories no agent of this run may read: the user's repository and the thread's working directory
@@ -133,6 +139,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const review = yield* Review
     const report = yield* Report
     const settings = yield* Settings
+    const checker = yield* CheckRunner
     const slots = yield* Effect.makeSemaphore(MAX_PARALLEL_RUNS)
 
     const advance = (directory: string, phase: PhaseId, summary: string, details?: Record<string, unknown>) =>
@@ -215,6 +222,32 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         return codex
       })
 
+    /**
+     * The approved checks on the start, Claude's result and Codex's, once Codex's result is collected;
+     * their comparison goes into the run's record, the review and the report.
+     */
+    const runChecks = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
+      Effect.gen(function*() {
+        const commands = request.checks
+        if (commands === undefined || commands.checks.length === 0) return null
+        const count = commands.checks.length
+        yield* advance(directory, "checking", `Running ${count} approved check${count === 1 ? "" : "s"} on the start, Claude's result and Codex's result.`)
+        const checks = yield* checker.checkRun({
+          plan: request.workspace,
+          claude: request.claude_state ?? { kind: "unavailable", reason: "This run did not record how to rebuild Claude's result." },
+          claudePatch: request.claude.patch,
+          codex: implemented.workspace,
+          commands,
+          runTag: request.run_tag,
+          hiddenRoots: hiddenRootsOf(request, settings)
+        })
+        if (checks !== null) {
+          yield* log(directory, checks.sentence)
+          yield* files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, checks }))
+        }
+        return checks
+      })
+
     const pipeline = (directory: string, request: CoordinatorRequest) =>
       Effect.gen(function*() {
         yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
@@ -223,6 +256,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           implementation_thread_id: implemented.result.thread_id
         })
         const codex = yield* collect(directory, request, implemented)
+        const checks = yield* runChecks(directory, request, implemented)
         yield* advance(directory, "reviewing", "The blind review is running.")
         const evaluation = yield* review.run({
           runDirectory: directory,
@@ -231,7 +265,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           claude: request.claude,
           model: request.reviewer_model,
           runTag: request.run_tag,
-          hiddenRoots: hiddenRootsOf(request, settings)
+          hiddenRoots: hiddenRootsOf(request, settings),
+          ...(checks === null ? {} : { checks })
         })
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
@@ -242,7 +277,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           claude: request.claude,
           evaluation,
           reviewer_model: request.reviewer_model,
-          comparability: request.comparability
+          comparability: request.comparability,
+          checks
         })
         yield* runs.update(directory, {
           status: "completed",
@@ -254,7 +290,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
             report_summary: {
               winner: written.report.winner,
               evaluation: evaluationSummary(evaluation),
-              possible_leak: written.report.integrity.matches_claude
+              possible_leak: written.report.integrity.matches_claude,
+              checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }
           }
         })

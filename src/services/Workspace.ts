@@ -277,14 +277,15 @@ export class Workspace extends Effect.Service<Workspace>()("codex-replay/Workspa
         return gitDir
       })
 
-    /** Creates `workspaces/codex` in the run directory, which must not exist yet. */
+    /** Creates `workspaces/codex` (or `workspaces/<name>`) in the run directory, which must not exist yet. */
     const materialise = Effect.fn("Workspace.materialise")(function*(
       runDirectory: string,
       plan: WorkspacePlan,
-      runTag?: string
+      runTag?: string,
+      name: string = IMPLEMENTATION_WORKSPACE
     ) {
       const parent = path.join(runDirectory, WORKSPACES_DIRECTORY)
-      const directory = path.join(parent, IMPLEMENTATION_WORKSPACE)
+      const directory = path.join(parent, name)
       yield* files.ensurePrivateDirectoryInside(runDirectory, parent)
       if (yield* files.exists(directory)) return yield* conflict("The implementation workspace already exists.")
       if (plan.kind === "git") {

@@ -8,6 +8,7 @@ import { FileStore } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { Report } from "../../src/services/Report.js"
 import { Review } from "../../src/services/Review.js"
+import { CheckRunner } from "../../src/services/checks/CheckRunner.js"
 import { type CoordinatorRequest, RunCoordinator } from "../../src/services/RunCoordinator.js"
 import { RunLog } from "../../src/services/RunLog.js"
 import { RunStore } from "../../src/services/RunStore.js"
@@ -72,7 +73,13 @@ export const makeEngine = (implement: Respond, hooks: EngineHooks = {}) =>
       Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies, Review.DefaultWithoutDependencies, reportAfter(hooks.beforeReport ?? Effect.void)),
       Layer.provideMerge(Activity.Default, logged)
     )
-    return { files, swept, layer: Layer.provideMerge(RunCoordinator.Default, stored) }
+    // No process runs in memory: the approved checks are checked by the real runner in test/checks.
+    const noChecks = Layer.succeed(CheckRunner, CheckRunner.make({
+      checkRun: () => Effect.succeed(null),
+      checkState: () => Effect.die("no checks in memory"),
+      checkSharedState: () => Effect.die("no checks in memory")
+    }))
+    return { files, swept, layer: Layer.provideMerge(RunCoordinator.Default, Layer.merge(stored, noChecks)) }
   })
 
 /** Lets every fiber that is not waiting for the clock run until it waits (no real time passes). */

@@ -1,3 +1,4 @@
+import type { ChecksComparison } from "../checks/outcomes.js"
 import { CODEX_COST_NOTE } from "../codexPricing.js"
 import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
@@ -92,6 +93,8 @@ export interface Report {
   readonly comparability: Comparability | null
   /** Whether Codex's patch is (nearly) Claude's: a possible leak, whose verdict is not counted. */
   readonly integrity: Integrity
+  /** The approved checks on the start and both results, side by side; null when none was approved. */
+  readonly checks: ChecksComparison | null
 }
 
 export interface ReportInput {
@@ -106,6 +109,7 @@ export interface ReportInput {
   readonly reviewer_model: string | null
   /** Recorded when the run was approved. */
   readonly comparability?: ComparabilityFacts | undefined
+  readonly checks?: ChecksComparison | null | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -202,5 +206,6 @@ export const buildReport = (input: ReportInput): Report => ({
   comparability: input.comparability === undefined
     ? null
     : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model, cutConcerns(input)),
-  integrity: integrityOf(input.codex.patch, input.claude.patch)
+  integrity: integrityOf(input.codex.patch, input.claude.patch),
+  checks: input.checks ?? null
 })

@@ -31,6 +31,8 @@ export interface AnonymousCandidate {
   readonly patch: string
   readonly final_response: string
   readonly changed_files: ReadonlyArray<ChangedFile>
+  /** The project's checks on this candidate's result (domain/checks/outcomes.ts `reviewerChecks`), when any ran. */
+  readonly checks?: ReadonlyArray<Readonly<Record<string, unknown>>>
 }
 
 const AGENT_NAMES = String.raw`(?:Claude[ -]Code|Claude|Anthropic|OpenAI[ -]Codex|Codex[ -]CLI|Codex|OpenAI|ChatGPT|GPT-\d[\w.-]*|Sonnet|Opus|Haiku)`

@@ -6,6 +6,8 @@ import { newRunId } from "../../domain/ids.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../../domain/product.js"
 import { configurationFingerprint, historicalResultDigest, normalizeConfiguration, tokenHash } from "../../domain/runConfig.js"
 import type { RunState } from "../../domain/runState.js"
+import { DEFAULT_CHECK_TIME_LIMIT_SECONDS } from "../../domain/settings.js"
+import type { ClaudeState } from "../../services/checks/CheckRunner.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import { FileStore, type JsonObject } from "../../services/FileStore.js"
 import { type PrepareReceipt, PrepareTokens } from "../../services/PrepareTokens.js"
@@ -101,6 +103,22 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     return Option.some(yield* startedResponse(ordered, models, errors, true))
   })
 
+/**
+ * How Claude's result is rebuilt for its checks: a whole thread of a repository between its two commits;
+ * a chunk or a project without git from Claude's patch rebuilt from the transcript, unless that patch
+ * was cut at its ceiling.
+ */
+const claudeStateOf = (historical: Historical): ClaudeState => {
+  const { snapshot } = historical
+  if (historical.plan.kind === "git" && historical.chunk === null && snapshot.repository !== null && snapshot.baseline_commit !== null) {
+    return { kind: "commits", repository: snapshot.repository, from: snapshot.baseline_commit, to: snapshot.ending_commit ?? snapshot.baseline_commit }
+  }
+  const cut = (historical.claude.output_cuts ?? []).some((item) => item.kind === "patch" || item.kind === "file")
+  return cut
+    ? { kind: "unavailable", reason: "Claude's patch passed its size ceiling, so its result cannot be rebuilt whole." }
+    : { kind: "patch" }
+}
+
 /** What a run is launched from: the approval (a prepare receipt, or a batch's) and Claude's side read at start. */
 export interface LaunchPlan {
   readonly prepareTokenHash: string
@@ -121,6 +139,7 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
     const files = yield* FileStore
     const supervisor = yield* RunSupervisor
     const coordinator = yield* RunCoordinator
+    const settings = yield* Settings
     const { configuration } = plan.receipt
     const approved = asAsked(configuration, plan.historical)
     const { directory, state } = yield* runs.create({
@@ -159,7 +178,13 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
       workspace: plan.historical.plan,
       claude: plan.historical.claude,
       comparability: plan.historical.comparability,
-      reviewer_model: plan.receipt.reviewer_model
+      reviewer_model: plan.receipt.reviewer_model,
+      checks: {
+        checks: approved.checks ?? [],
+        setup: approved.setup ?? [],
+        time_limit_seconds: settings.checkTimeLimitSeconds ?? DEFAULT_CHECK_TIME_LIMIT_SECONDS
+      },
+      claude_state: claudeStateOf(plan.historical)
     }
     const launched = Effect.gen(function*() {
       // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).

@@ -34,20 +34,36 @@ export const confinementArguments = (): ReadonlyArray<string> | null => {
   return probed
 }
 
+let networkProbed: boolean | undefined
+
+/**
+ * Whether a pid namespace can also get a network namespace of its own (`unshare --net`): one with no
+ * interface up, so nothing in it reaches any network, while every socket call still works (a local
+ * pipe between two processes included, which the network filter of Codex's sandbox breaks).
+ */
+export const networkIsolationWorks = (): boolean => {
+  if (networkProbed !== undefined) return networkProbed
+  const args = confinementArguments()
+  networkProbed = args !== null &&
+    spawnSync("unshare", [...args, "--net", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 5000 }).status === 0
+  return networkProbed
+}
+
 const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 /**
  * A launcher script in `directory` that starts `executable` confined, with the arguments it is given;
  * `executable` itself when confinement is unavailable. One script per executable, written once.
  */
-export const launcherFor = (executable: string, directory: string) =>
+export const launcherFor = (executable: string, directory: string, withoutNetwork = false) =>
   Effect.gen(function*() {
     const args = confinementArguments()
     if (args === null) return executable
     const files = yield* FileStore
-    const name = `launch-${createHash("sha256").update(executable).digest("hex").slice(0, 16)}`
+    const all = withoutNetwork ? [...args, "--net"] : args
+    const name = `launch-${createHash("sha256").update(`${executable}\0${withoutNetwork}`).digest("hex").slice(0, 16)}`
     const target = path.join(directory, name)
-    const text = `#!/bin/sh\nexec unshare ${args.join(" ")} -- ${shellQuote(executable)} "$@"\n`
+    const text = `#!/bin/sh\nexec unshare ${all.join(" ")} -- ${shellQuote(executable)} "$@"\n`
     const existing = yield* Effect.option(files.readBounded(target, 64 * 1024))
     if (Option.getOrUndefined(existing) !== text) yield* files.writeTextAtomic(target, text, 0o700)
     return target

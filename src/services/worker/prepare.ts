@@ -31,7 +31,7 @@ const MAX_GIT_FILE_BYTES = 64 * 1024
 
 const statOption = (target: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.stat(target)))
 
-const resolveCli = (cliPath: string, searchPath: string | undefined) =>
+export const resolveCli = (cliPath: string, searchPath: string | undefined) =>
   Effect.gen(function*() {
     const links = yield* LinkSafeFiles
     if (cliPath.includes("/")) {
@@ -80,7 +80,7 @@ const isInside = (child: string, parent: string) => {
  * standalone install lives in its home) is hidden entry by entry, except the way to the executable:
  * inside the sandbox Codex runs its own executable again.
  */
-const resolveHiddenRoots = (roots: ReadonlyArray<string>, executable: string, workingDirectory: string) =>
+export const resolveHiddenRoots = (roots: ReadonlyArray<string>, executable: string, workingDirectory: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const realExecutable = yield* realOr(executable, executable)
@@ -109,7 +109,7 @@ const realHome = () => realOr(systemHomeDirectory(), systemHomeDirectory())
  * What the Codex executable needs to run again inside its sandbox: the `@openai` folder of the
  * `node_modules` it is installed in (the launcher and its platform package), else its own folder.
  */
-const codexInstallation = (executable: string) =>
+export const codexInstallation = (executable: string) =>
   Effect.gen(function*() {
     const real = yield* realOr(executable, executable)
     const marker = `${path.sep}node_modules${path.sep}@openai${path.sep}`
@@ -120,7 +120,7 @@ const codexInstallation = (executable: string) =>
   })
 
 /** What an implementation reads besides its workspace: toolchains on PATH, and DNS where /etc links out. */
-const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
+export const implementationReadable = (environment: Readonly<Record<string, string | undefined>>) =>
   Effect.gen(function*() {
     const paths = yield* existingRealPaths([...toolchainDirectories(environment, homeDirectoryOf(environment)), "/etc/resolv.conf"])
     // Checked again after links are resolved: a PATH entry linking to the home grants nothing.

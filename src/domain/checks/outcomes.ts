@@ -1,0 +1,266 @@
+import { Schema } from "effect"
+import { anonymizeProse } from "../review/anonymize.js"
+
+/**
+ * The checks Claude ran (tests, builds, linters), run again on three states of a replay — the start,
+ * Claude's result and Codex's result — and what their outcomes mean side by side (docs/checks.md).
+ * Pure: the runner (services/CheckRunner.ts) gives the outcomes, everything else reads them here.
+ */
+
+export const CheckStatus = Schema.Literal("passed", "failed", "timed_out", "could_not_run")
+export type CheckStatus = typeof CheckStatus.Type
+
+/** One approved command run on one state. */
+export const CommandOutcome = Schema.Struct({
+  command: Schema.String,
+  directory: Schema.String,
+  status: CheckStatus,
+  /** The exit code when the command ended by itself. */
+  exit_code: Schema.NullOr(Schema.Number),
+  /** Why it timed out or could not run; null otherwise. */
+  reason: Schema.NullOr(Schema.String),
+  /** The output's bounded, scrubbed excerpt (stdout and stderr together, head and tail). */
+  excerpt: Schema.String,
+  elapsed_ms: Schema.Number
+})
+export type CommandOutcome = typeof CommandOutcome.Type
+
+/** Every approved command run on one state: set-up first, then the checks. */
+export const StateChecks = Schema.Struct({
+  setup: Schema.Array(CommandOutcome),
+  checks: Schema.Array(CommandOutcome),
+  /** From the copy's creation to the last check's end. */
+  elapsed_ms: Schema.Number
+})
+export type StateChecks = typeof StateChecks.Type
+
+/** How a result's outcome compares with the start's (as SWE-bench counts FAIL_TO_PASS and PASS_TO_PASS). */
+export const CheckChange = Schema.Literal("fixed", "kept", "broke", "still_failing", "not_comparable")
+export type CheckChange = typeof CheckChange.Type
+
+export const CHECK_STATUS_LABELS: Record<CheckStatus, string> = {
+  passed: "passed",
+  failed: "failed",
+  timed_out: "timed out",
+  could_not_run: "could not run"
+}
+
+export const CHECK_CHANGE_LABELS: Record<CheckChange, string> = {
+  fixed: "fixed",
+  kept: "kept",
+  broke: "broke",
+  still_failing: "still failing",
+  not_comparable: "not comparable"
+}
+
+const ran = (status: CheckStatus) => status !== "could_not_run"
+const passes = (status: CheckStatus) => status === "passed"
+
+/** A result's outcome against the start's; a command that could not run on either is never counted against a side. */
+export const changeOf = (start: CheckStatus, result: CheckStatus): CheckChange => {
+  if (!ran(start) || !ran(result)) return "not_comparable"
+  if (passes(start)) return passes(result) ? "kept" : "broke"
+  return passes(result) ? "fixed" : "still_failing"
+}
+
+/** One check on one side of the comparison. */
+export const SideCheck = Schema.Struct({
+  status: CheckStatus,
+  exit_code: Schema.NullOr(Schema.Number),
+  reason: Schema.NullOr(Schema.String),
+  change: CheckChange
+})
+export type SideCheck = typeof SideCheck.Type
+
+export const CheckRow = Schema.Struct({
+  command: Schema.String,
+  directory: Schema.String,
+  start: CheckStatus,
+  claude: SideCheck,
+  codex: SideCheck
+})
+export type CheckRow = typeof CheckRow.Type
+
+/** A side's count: checks passed out of those that ran on it. */
+export const SideTally = Schema.Struct({ passed: Schema.Number, ran: Schema.Number, could_not_run: Schema.Number })
+export type SideTally = typeof SideTally.Type
+
+/**
+ * Which side does better on the checks that ran on both: `codex` when Codex passes every check Claude
+ * passes and one more, `claude` the other way round, `same` when they pass the same ones, `mixed` when
+ * each passes one the other fails; null when no check ran on both.
+ */
+export const ChecksEdge = Schema.NullOr(Schema.Literal("codex", "claude", "same", "mixed"))
+export type ChecksEdge = typeof ChecksEdge.Type
+
+/** The `checks` section of a report. */
+export const ChecksComparison = Schema.Struct({
+  /** The time limit of each command, in seconds. */
+  time_limit_seconds: Schema.Number,
+  setup: Schema.Array(Schema.Struct({ command: Schema.String, directory: Schema.String })),
+  rows: Schema.Array(CheckRow),
+  start: StateChecks,
+  claude: StateChecks,
+  codex: StateChecks,
+  tally: Schema.Struct({ claude: SideTally, codex: SideTally }),
+  edge: ChecksEdge,
+  /** Whether Codex's result passes every check Claude's result passed; null when Claude's passed none that ran on both. */
+  codex_keeps_claude_passes: Schema.NullOr(Schema.Boolean),
+  /** One sentence for every view: "checks: Codex 4 of 4, Claude 3 of 4; Codex fixed `npm test`, which Claude's result still failed". */
+  sentence: Schema.String
+})
+export type ChecksComparison = typeof ChecksComparison.Type
+
+const keyOf = (command: { readonly command: string; readonly directory: string }) => `${command.directory}\u0000${command.command}`
+
+const NOT_RUN: CommandOutcome = {
+  command: "",
+  directory: ".",
+  status: "could_not_run",
+  exit_code: null,
+  reason: "It was not run on this state.",
+  excerpt: "",
+  elapsed_ms: 0
+}
+
+const outcomeFor = (state: StateChecks, key: string) => state.checks.find((outcome) => keyOf(outcome) === key) ?? NOT_RUN
+
+const sideCheck = (start: CheckStatus, outcome: CommandOutcome): SideCheck => ({
+  status: outcome.status,
+  exit_code: outcome.exit_code,
+  reason: outcome.reason,
+  change: changeOf(start, outcome.status)
+})
+
+const tallyOf = (state: StateChecks): SideTally => ({
+  passed: state.checks.filter((outcome) => passes(outcome.status)).length,
+  ran: state.checks.filter((outcome) => ran(outcome.status)).length,
+  could_not_run: state.checks.filter((outcome) => !ran(outcome.status)).length
+})
+
+export const commandLabel = (row: { readonly command: string; readonly directory: string }) =>
+  row.directory === "." ? `\`${row.command}\`` : `\`${row.command}\` (in ${row.directory})`
+
+const list = (items: ReadonlyArray<string>) =>
+  items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`
+
+/** The sentence of a comparison: both tallies, then what differs between the sides and what both still fail. */
+export const checksSentence = (rows: ReadonlyArray<CheckRow>, tally: { readonly claude: SideTally; readonly codex: SideTally }) => {
+  if (rows.length === 0) return "checks: none were approved."
+  const count = (name: string, side: SideTally) =>
+    side.ran === 0 ? `${name} could not run any` : `${name} ${side.passed} of ${side.ran}`
+  const parts = [`checks: ${count("Codex", tally.codex)}, ${count("Claude", tally.claude)}`]
+  const both = rows.filter((row) => ran(row.codex.status) && ran(row.claude.status))
+  const onlyCodex = both.filter((row) => passes(row.codex.status) && !passes(row.claude.status))
+  const onlyClaude = both.filter((row) => passes(row.claude.status) && !passes(row.codex.status))
+  const verb = (row: CheckRow, side: "codex" | "claude") => (row[side].change === "fixed" ? "fixed" : "passed")
+  for (const row of onlyCodex) parts.push(`Codex ${verb(row, "codex")} ${commandLabel(row)}, which Claude's result still failed`)
+  for (const row of onlyClaude) parts.push(`Claude ${verb(row, "claude")} ${commandLabel(row)}, which Codex's result failed`)
+  const bothFail = both.filter((row) => !passes(row.codex.status) && !passes(row.claude.status))
+  if (bothFail.length > 0) parts.push(`both results fail ${list(bothFail.map(commandLabel))}`)
+  const unrun = rows.filter((row) => !ran(row.codex.status) || !ran(row.claude.status))
+  if (unrun.length > 0) parts.push(`${list(unrun.map(commandLabel))} could not run on every side (not counted)`)
+  return `${parts.join("; ")}.`
+}
+
+/** Which side does better on the checks that ran on both (see `ChecksEdge`). */
+export const edgeOf = (rows: ReadonlyArray<CheckRow>): ChecksEdge => {
+  const both = rows.filter((row) => ran(row.codex.status) && ran(row.claude.status))
+  if (both.length === 0) return null
+  const codexOnly = both.some((row) => passes(row.codex.status) && !passes(row.claude.status))
+  const claudeOnly = both.some((row) => passes(row.claude.status) && !passes(row.codex.status))
+  return codexOnly && claudeOnly ? "mixed" : codexOnly ? "codex" : claudeOnly ? "claude" : "same"
+}
+
+/** The `checks` section of a report from the three states' outcomes. */
+export const compareChecks = (input: {
+  readonly timeLimitSeconds: number
+  readonly setup: ReadonlyArray<{ readonly command: string; readonly directory: string }>
+  readonly commands: ReadonlyArray<{ readonly command: string; readonly directory: string }>
+  readonly start: StateChecks
+  readonly claude: StateChecks
+  readonly codex: StateChecks
+}): ChecksComparison => {
+  const rows = input.commands.map((command): CheckRow => {
+    const key = keyOf(command)
+    const start = outcomeFor(input.start, key).status
+    return {
+      command: command.command,
+      directory: command.directory,
+      start,
+      claude: sideCheck(start, outcomeFor(input.claude, key)),
+      codex: sideCheck(start, outcomeFor(input.codex, key))
+    }
+  })
+  const tally = { claude: tallyOf(input.claude), codex: tallyOf(input.codex) }
+  const kept = rows.filter((row) => passes(row.claude.status) && ran(row.codex.status))
+  return {
+    time_limit_seconds: input.timeLimitSeconds,
+    setup: input.setup.map(({ command, directory }) => ({ command, directory })),
+    rows,
+    start: input.start,
+    claude: input.claude,
+    codex: input.codex,
+    tally,
+    edge: edgeOf(rows),
+    codex_keeps_claude_passes: kept.length === 0 ? null : kept.every((row) => passes(row.codex.status)),
+    sentence: checksSentence(rows, tally)
+  }
+}
+
+/**
+ * What the reviewer sees of one candidate's checks: each command with its outcome at the start and on
+ * the candidate, the change, and the excerpt scrubbed like the rest of the candidate (no time: it
+ * differs between copies for reasons of no merit).
+ */
+export const reviewerChecks = (comparison: ChecksComparison, side: "codex" | "claude") =>
+  comparison.rows.map((row) => {
+    const outcome = comparison[side].checks.find((candidate) => keyOf(candidate) === keyOf(row))
+    return {
+      command: row.command,
+      directory: row.directory,
+      outcome_at_start: CHECK_STATUS_LABELS[row.start],
+      outcome: CHECK_STATUS_LABELS[row[side].status],
+      exit_code: row[side].exit_code,
+      change_from_start: CHECK_CHANGE_LABELS[row[side].change],
+      ...(row[side].reason === null ? {} : { reason: row[side].reason }),
+      output_excerpt: anonymizeProse(outcome?.excerpt ?? "")
+    }
+  })
+export type ReviewerCheck = ReturnType<typeof reviewerChecks>[number]
+
+/** At most this much of a command's output is kept: its head and its tail, where failures are reported. */
+export const EXCERPT_HEAD = 1500
+export const EXCERPT_TAIL = 4500
+
+/** ANSI escapes and control characters other than newline and tab. */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_NOISE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[\u0000-\u0008\u000b-\u001f\u007f]/g
+
+const printable = (text: string) => text.replace(/\r\n?/g, "\n").replace(TERMINAL_NOISE, "")
+
+/**
+ * Collects a command's output as it arrives, keeping only its head and a rolling tail: a check that
+ * prints gigabytes costs the daemon no more than the excerpt. `finish` gives the printable excerpt,
+ * with what was left out said in between.
+ */
+export const excerptCollector = () => {
+  let head = ""
+  let tail = ""
+  let total = 0
+  return {
+    push: (chunk: string) => {
+      total += chunk.length
+      if (head.length < EXCERPT_HEAD) {
+        const room = EXCERPT_HEAD - head.length
+        head += chunk.slice(0, room)
+        chunk = chunk.slice(room)
+      }
+      if (chunk !== "") tail = (tail + chunk).slice(-EXCERPT_TAIL)
+    },
+    finish: () => {
+      const omitted = total - head.length - tail.length
+      return omitted <= 0 ? printable(head + tail) : `${printable(head)}\n… ${omitted} characters left out …\n${printable(tail)}`
+    }
+  }
+}

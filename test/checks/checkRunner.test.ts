@@ -1,0 +1,156 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as TestServices from "effect/TestServices"
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { resolveSettings } from "../../src/domain/settings.js"
+import { CheckRunner, type StateRequest } from "../../src/services/checks/CheckRunner.js"
+import { FileStore } from "../../src/services/FileStore.js"
+import { Git } from "../../src/services/Git.js"
+import { NodeFilesLive } from "../../src/services/platform/nodeFiles.js"
+import { ProcessRunner } from "../../src/services/ProcessRunner.js"
+import { RunLog } from "../../src/services/RunLog.js"
+import { Settings } from "../../src/services/Settings.js"
+import { Workspace } from "../../src/services/Workspace.js"
+import { FAKE_CODEX } from "../support/daemon.js"
+
+/**
+ * The real runner on repositories made here: copies made from a commit, a patch applied, commands run
+ * under the real `codex sandbox` (through the fake CLI, which hands `sandbox` to the real binary).
+ */
+
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-checks-")))
+const home = path.join(root, "home")
+fs.mkdirSync(home)
+const settings = Effect.runSync(resolveSettings(
+  { CODEX_REPLAY_RUN_ROOT: path.join(root, "cache", "runs"), CODEX_CLI_PATH: FAKE_CODEX },
+  home,
+  () => "0".repeat(32)
+))
+
+const layer = CheckRunner.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(Workspace.DefaultWithoutDependencies),
+  Layer.provideMerge(Layer.mergeAll(Git.DefaultWithoutDependencies, RunLog.DefaultWithoutDependencies)),
+  Layer.provideMerge(Layer.mergeAll(ProcessRunner.withGrace(500), Settings.layer(settings))),
+  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
+  Layer.provideMerge(NodeFilesLive)
+)
+
+const git = (cwd: string, ...args: Array<string>) =>
+  execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" }
+  }).trim()
+
+/** A repository whose test fails at the start and passes once `add.js` is fixed. */
+const nodeProject = () => {
+  const directory = fs.mkdtempSync(path.join(root, "node-"))
+  git(directory, "init", "--quiet", "--initial-branch", "main")
+  fs.writeFileSync(path.join(directory, "add.js"), "exports.add = (a, b) => a - b\n")
+  fs.writeFileSync(
+    path.join(directory, "add.test.js"),
+    "const test = require('node:test')\nconst assert = require('node:assert')\nconst { add } = require('./add.js')\ntest('adds', () => assert.strictEqual(add(2, 3), 5))\n"
+  )
+  git(directory, "add", ".")
+  git(directory, "commit", "--quiet", "-m", "start")
+  const start = git(directory, "rev-parse", "HEAD")
+  fs.writeFileSync(path.join(directory, "add.js"), "exports.add = (a, b) => a + b\n")
+  git(directory, "commit", "--quiet", "-am", "fix")
+  return { directory, start, end: git(directory, "rev-parse", "HEAD") }
+}
+
+const request = (project: { directory: string; start: string }, overrides: Partial<StateRequest>): StateRequest => ({
+  name: "test",
+  plan: { kind: "git", repository: project.directory, commit: project.start, carriedForwardFiles: [] },
+  changes: { kind: "start" },
+  checks: [{ command: "node --test", directory: "." }],
+  setup: [],
+  timeLimitSeconds: 60,
+  runTag: `checks-test-${Math.random().toString(16).slice(2)}`,
+  hiddenRoots: [project.directory],
+  ...overrides
+})
+
+const liveTagged = (tag: string) =>
+  spawnSync("sh", ["-c", `grep -l "CODEX_REPLAY_RUN_TAG=${tag}" /proc/[0-9]*/environ 2>/dev/null | wc -l`], { encoding: "utf8" }).stdout.trim()
+
+/** The commands run on the real clock: their time limits are real time. */
+const live = <A, E, R>(body: () => Generator<any, A, any>) =>
+  TestServices.provideLive(Effect.gen(body) as Effect.Effect<A, E, R>)
+
+describe("CheckRunner", () => {
+  it.layer(layer, { timeout: 120_000 })((it) => {
+    it.effect("a Node check fails on the start and passes on the commits that fixed it", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const project = nodeProject()
+        const start = yield* runner.checkState(request(project, {}))
+        expect(start.checks[0]).toMatchObject({ status: "failed", exit_code: 1 })
+        expect(start.checks[0]!.excerpt).toContain("adds")
+        const end = yield* runner.checkState(request(project, {
+          changes: { kind: "commits", repository: project.directory, from: project.start, to: project.end }
+        }))
+        expect(end.checks[0]).toMatchObject({ status: "passed", exit_code: 0, reason: null })
+        // The copy's path never reaches the excerpt, and the copy is gone.
+        expect(end.checks[0]!.excerpt).not.toContain(root)
+        expect(fs.readdirSync(path.join(settings.cacheRoot, "checks"))).toEqual([])
+      }))
+
+    it.effect("a check that hangs is stopped at its time limit and leaves nothing running", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const project = nodeProject()
+        const tag = `checks-hang-${Date.now()}`
+        const state = yield* runner.checkState(request(project, {
+          checks: [{ command: "(sleep 300 &) ; sleep 300", directory: "." }],
+          timeLimitSeconds: 2,
+          runTag: tag
+        }))
+        expect(state.checks[0]).toMatchObject({ status: "timed_out", exit_code: null })
+        expect(state.checks[0]!.reason).toContain("2 seconds")
+        expect(liveTagged(tag)).toBe("0")
+        expect(spawnSync("pgrep", ["-f", "sleep 300"]).status).toBe(1)
+      }))
+
+    it.effect("a check can neither reach the network nor write outside its copy; set-up failing makes the checks could-not-run", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const project = nodeProject()
+        const outside = path.join(root, `outside-${Date.now()}`)
+        const state = yield* runner.checkState(request(project, {
+          checks: [
+            { command: `node -e "require('net').connect(80, '1.1.1.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(3) })"`, directory: "." },
+            { command: `echo leaked > ${outside}; cat ${outside}`, directory: "." },
+            { command: "cat ../../../../../../../../etc/hostname; ls ~ | head -3; echo $OPENAI_API_KEY $CODEX_REPLAY_RUN_TAG end", directory: "." }
+          ]
+        }))
+        expect(state.checks[0]).toMatchObject({ status: "failed", exit_code: 3 })
+        expect(fs.existsSync(outside)).toBe(false)
+        expect(state.checks[2]!.excerpt).toMatch(/\s*end\s*$/)
+        const failing = yield* runner.checkState(request(project, {
+          setup: [{ command: "exit 4", directory: "." }, { command: "true", directory: "." }]
+        }))
+        expect(failing.setup.map((outcome) => outcome.status)).toEqual(["failed", "could_not_run"])
+        expect(failing.checks[0]).toMatchObject({ status: "could_not_run" })
+        expect(failing.checks[0]!.reason).toContain("`exit 4` failed (exit code 4)")
+      }))
+
+    it.effect("a missing command or directory could not run; a missing toolchain is said, not skipped", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const project = nodeProject()
+        const state = yield* runner.checkState(request(project, {
+          checks: [
+            { command: "no-such-tool --check", directory: "." },
+            { command: "true", directory: "packages/missing" }
+          ]
+        }))
+        expect(state.checks.map((outcome) => outcome.status)).toEqual(["could_not_run", "could_not_run"])
+        expect(state.checks[0]!.reason).toContain("not found")
+        expect(state.checks[1]!.reason).toContain("packages/missing")
+      }))
+  })
+})
