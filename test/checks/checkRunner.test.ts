@@ -152,5 +152,96 @@ describe("CheckRunner", () => {
         expect(state.checks[0]!.reason).toContain("not found")
         expect(state.checks[1]!.reason).toContain("packages/missing")
       }))
+
+    it.effect("Python's unittest: a patch rebuilt from a transcript fixes the start's failing test", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const directory = fs.mkdtempSync(path.join(root, "python-"))
+        git(directory, "init", "--quiet", "--initial-branch", "main")
+        fs.writeFileSync(path.join(directory, "calc.py"), "def double(x):\n    return x + 1\n")
+        fs.writeFileSync(
+          path.join(directory, "test_calc.py"),
+          "import unittest\nfrom calc import double\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(4), 8)\n"
+        )
+        git(directory, "add", ".")
+        git(directory, "commit", "--quiet", "-m", "start")
+        const project = { directory, start: git(directory, "rev-parse", "HEAD") }
+        const patch = [
+          "diff --git a/calc.py b/calc.py",
+          "--- a/calc.py",
+          "+++ b/calc.py",
+          "@@ -1,2 +1,2 @@",
+          " def double(x):",
+          "-    return x + 1",
+          "+    return x * 2",
+          ""
+        ].join("\n")
+        const checks = [{ command: "python3 -m unittest", directory: "." }]
+        const start = yield* runner.checkState(request(project, { checks }))
+        const fixed = yield* runner.checkState(request(project, { checks, changes: { kind: "patch", patch } }))
+        // A machine without Python says so: the check could not run (exit code 127), never skipped.
+        const python = spawnSync("python3", ["--version"]).status === 0
+        if (python) {
+          expect(start.checks[0]).toMatchObject({ status: "failed", exit_code: 1 })
+          expect(start.checks[0]!.excerpt).toContain("AssertionError")
+          expect(fixed.checks[0]).toMatchObject({ status: "passed" })
+        } else {
+          expect(fixed.checks[0]).toMatchObject({ status: "could_not_run" })
+        }
+        const broken = yield* runner.checkState(request(project, { checks, changes: { kind: "patch", patch: patch.replace(" def double(x):", " def triple(x):") } }))
+        expect(broken.checks[0]!.status).toBe("could_not_run")
+        expect(broken.checks[0]!.reason).toContain("could not be applied")
+      }))
+
+    it.effect("a run's three states: Codex's workspace as collected, the start shared by the runs of one start", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const workspaces = yield* Workspace
+        const project = nodeProject()
+        const plan = { kind: "git" as const, repository: project.directory, commit: project.start, carriedForwardFiles: [] }
+        const codexRun = (content: string) =>
+          Effect.gen(function*() {
+            const runDirectory = fs.mkdtempSync(path.join(root, "run-"))
+            const workspace = yield* workspaces.materialise(runDirectory, plan)
+            fs.writeFileSync(path.join(workspace.directory, "add.js"), content)
+            // Ignored and untracked files are the agent's too, as collecting sees them.
+            fs.writeFileSync(path.join(workspace.directory, "notes.txt"), "scratch\n")
+            return workspace
+          })
+        const wrong = yield* codexRun("exports.add = (a, b) => a * b\n")
+        const right = yield* codexRun("exports.add = (a, b) => b + a\n")
+        const hostile = `touch ${os.homedir()}/pwned-checks; echo "$(id -u)" > ../../escaped; node --test`
+        const commands = { checks: [{ command: "node --test", directory: "." }, { command: hostile, directory: "." }], setup: [], time_limit_seconds: 60 }
+        const input = {
+          plan,
+          claude: { kind: "commits" as const, repository: project.directory, from: project.start, to: project.end },
+          claudePatch: "",
+          commands,
+          runTag: "checks-run-test",
+          hiddenRoots: [project.directory]
+        }
+        const [first, second] = yield* Effect.all([
+          // Each run sweeps its own tag when a command ends; the shared states carry one of their own.
+          runner.checkRun({ ...input, codex: wrong, runTag: "checks-run-wrong" }),
+          runner.checkRun({ ...input, codex: right, runTag: "checks-run-right" })
+        ], { concurrency: "unbounded" })
+        expect(first).not.toBeNull()
+        expect(second).not.toBeNull()
+        // One check of the start and of Claude's result, shared by both runs.
+        expect(first!.start).toBe(second!.start)
+        expect(first!.claude).toBe(second!.claude)
+        expect(first!.rows[0]).toMatchObject({
+          start: "failed",
+          claude: { status: "passed", change: "fixed" },
+          codex: { status: "failed", change: "still_failing" }
+        })
+        expect(second!.rows[0]!.codex).toMatchObject({ status: "passed", change: "fixed" })
+        expect(first!.edge).toBe("claude")
+        expect(second!.edge).toBe("same")
+        expect(first!.sentence).toContain("Claude fixed `node --test`, which Codex's result failed")
+        // The hostile command ran inside the copy only: nothing in the home, nothing beside the copy.
+        expect(fs.existsSync(path.join(os.homedir(), "pwned-checks"))).toBe(false)
+        expect(fs.readdirSync(path.join(settings.cacheRoot, "checks"))).toEqual([])
+      }))
   })
 })
