@@ -278,7 +278,8 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const existing = shared.get(key)
-          const entry = existing ?? { fiber: yield* Effect.forkDaemon(checkState(request)), waiters: 0 }
+          // Forked interruptible: a fiber forked here would otherwise inherit the mask and never stop.
+          const entry = existing ?? { fiber: yield* Effect.forkDaemon(Effect.interruptible(checkState(request))), waiters: 0 }
           if (existing === undefined) shared.set(key, entry)
           entry.waiters += 1
           return yield* restore(Fiber.join(entry.fiber)).pipe(
