@@ -5,7 +5,7 @@ import { type SpawnFailed, spawnFailed } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import { FileStore } from "./FileStore.js"
 import { watchAttempt } from "./internal/attemptWatch.js"
-import { killAttempt, launcherFor, networkIsolationWorks, recordedAttempts } from "./internal/confinement.js"
+import { killAttempt, launcherFor, type LauncherOptions, networkIsolationWorks, recordedAttempts } from "./internal/confinement.js"
 import { type PortReservation, reservePort, type StartedDaemon } from "./internal/daemonProcess.js"
 import { packagePath } from "./internal/packageInfo.js"
 import { type EnvironmentVariables, ProcessEnvironment } from "./platform/environment.js"
@@ -273,8 +273,8 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
     withFiles(watchAttempt(attemptId, runDirectory, childrenWith(name, attemptId)))
 
   /** A launcher that starts `executable` in a pid namespace of its own, written into `directory`; the executable itself when this machine cannot. */
-  const confinedLauncher = (executable: string, directory: string, withoutNetwork = false) =>
-    withFiles(launcherFor(executable, directory, withoutNetwork)).pipe(Effect.orElseSucceed(() => executable))
+  const confinedLauncher = (executable: string, directory: string, options?: LauncherOptions) =>
+    withFiles(launcherFor(executable, directory, options)).pipe(Effect.orElseSucceed(() => executable))
 
   return {
     graceMillis,

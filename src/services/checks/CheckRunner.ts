@@ -20,6 +20,7 @@ export type { StateChanges } from "./stateChanges.js"
 
 /** Where the copies are made, below the cache (which no agent can read); each is removed when its checks end. */
 export const CHECKS_DIRECTORY = "checks"
+const STATE_PREFIX = "state-"
 /** States checked at once across all runs: each runs its commands one after the other. */
 export const MAX_PARALLEL_STATES = 3
 /** Finished start and Claude states kept for the other models of the same start. */
@@ -123,6 +124,17 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
     const states = yield* Effect.makeSemaphore(MAX_PARALLEL_STATES)
     const root = path.join(settings.cacheRoot, CHECKS_DIRECTORY)
 
+    /**
+     * The copies of a daemon that died while checking (`state-<pid>-…` of a process that is gone): its
+     * checks died with it (`dieWithParent`), its copies are removed here. Other daemons' copies stay.
+     */
+    yield* Effect.gen(function*() {
+      for (const name of yield* files.listNames(root)) {
+        const owner = /^state-(\d+)-/.exec(name)?.[1]
+        if (owner !== undefined && !processes.isAlive(Number(owner))) yield* files.remove(path.join(root, name))
+      }
+    }).pipe(Effect.ignore)
+
     const elapsedSince = (started: number) => Effect.map(Clock.currentTimeMillis, (now) => now - started)
 
     /** One command in the sandbox; a timeout interrupts it, which ends its process group and pid namespace. */
@@ -188,7 +200,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
           }))
         if (request.changes.kind === "unavailable") return yield* unrunnable(request.changes.reason)
         yield* files.ensurePrivateDirectory(root)
-        const directory = yield* files.temporaryDirectory(root, "state-")
+        const directory = yield* files.temporaryDirectory(root, `${STATE_PREFIX}${process.pid}-`)
         const made = yield* workspaces.materialise(directory, request.plan, request.runTag, "copy").pipe(Effect.either)
         if (Either.isLeft(made)) return yield* unrunnable(`A fresh copy of the state could not be made: ${made.left.message}`)
         const copy = made.right.directory
@@ -209,10 +221,11 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
           hiddenRoots: request.hiddenRoots
         }).pipe(Effect.provide(platform), Effect.either)
         if (Either.isLeft(invocation)) return yield* unrunnable(invocation.left)
+        // A daemon killed meanwhile takes its checks with it: nothing of a check outlives the daemon.
         const launchers: Launchers = {
-          withNetwork: yield* processes.confinedLauncher(invocation.right.executable, directory),
+          withNetwork: yield* processes.confinedLauncher(invocation.right.executable, directory, { dieWithParent: true }),
           withoutNetwork: processes.networkIsolationWorks()
-            ? yield* processes.confinedLauncher(invocation.right.executable, directory, true)
+            ? yield* processes.confinedLauncher(invocation.right.executable, directory, { withoutNetwork: true, dieWithParent: true })
             : undefined
         }
         const realCopy = Option.getOrElse(yield* Effect.orElseSucceed(files.realPath(copy), () => Option.none<string>()), () => copy)

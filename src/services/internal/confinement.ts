@@ -49,21 +49,39 @@ export const networkIsolationWorks = (): boolean => {
   return networkProbed
 }
 
+let parentDeathProbed: boolean | undefined
+
+/** Whether `setpriv --pdeathsig` works here: a process that gets SIGKILL when the daemon that started it dies. */
+const parentDeathWorks = (): boolean => {
+  if (parentDeathProbed === undefined) {
+    parentDeathProbed = spawnSync("setpriv", ["--pdeathsig", "KILL", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 5000 }).status === 0
+  }
+  return parentDeathProbed
+}
+
+export interface LauncherOptions {
+  /** In a network namespace of its own, with no interface up (see `networkIsolationWorks`). */
+  readonly withoutNetwork?: boolean
+  /** Killed, with its namespace, when the daemon dies (`setpriv --pdeathsig`), where the machine allows. */
+  readonly dieWithParent?: boolean
+}
+
 const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 /**
  * A launcher script in `directory` that starts `executable` confined, with the arguments it is given;
  * `executable` itself when confinement is unavailable. One script per executable, written once.
  */
-export const launcherFor = (executable: string, directory: string, withoutNetwork = false) =>
+export const launcherFor = (executable: string, directory: string, options: LauncherOptions = {}) =>
   Effect.gen(function*() {
     const args = confinementArguments()
     if (args === null) return executable
     const files = yield* FileStore
-    const all = withoutNetwork ? [...args, "--net"] : args
-    const name = `launch-${createHash("sha256").update(`${executable}\0${withoutNetwork}`).digest("hex").slice(0, 16)}`
+    const all = options.withoutNetwork === true ? [...args, "--net"] : args
+    const guard = options.dieWithParent === true && parentDeathWorks() ? "setpriv --pdeathsig KILL -- " : ""
+    const name = `launch-${createHash("sha256").update(`${executable}\0${all.join(" ")}\0${guard}`).digest("hex").slice(0, 16)}`
     const target = path.join(directory, name)
-    const text = `#!/bin/sh\nexec unshare ${all.join(" ")} -- ${shellQuote(executable)} "$@"\n`
+    const text = `#!/bin/sh\nexec ${guard}unshare ${all.join(" ")} -- ${shellQuote(executable)} "$@"\n`
     const existing = yield* Effect.option(files.readBounded(target, 64 * 1024))
     if (Option.getOrUndefined(existing) !== text) yield* files.writeTextAtomic(target, text, 0o700)
     return target

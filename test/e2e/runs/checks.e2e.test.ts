@@ -120,3 +120,24 @@ const countSleepers = () =>
       return false
     }
   }).length
+
+describe("checks and a daemon killed with -9", () => {
+  it("the checks die with the daemon, and the next daemon removes their copies", async () => {
+    const root = scratch("codex-replay-checks-kill-")
+    const repository = nodeRepository(root)
+    const first = await startDaemon({ root, env: { CODEX_REPLAY_CHECK_TIME_LIMIT_SECONDS: "600" } })
+    const started = await approveAndStart(first, configOf(repository, ["sleep 541; node --test"]))
+    await eventually(() => (countSleepers() >= 3 ? true : undefined), 60_000, "the check running on all three states")
+    expect(stateCopies(root).length).toBe(3)
+    await first.kill9()
+    await eventually(() => (countSleepers() === 0 ? true : undefined), 10_000, "no check outliving the daemon")
+    const second = await startDaemon({ root })
+    try {
+      await eventually(() => (stateCopies(root).length === 0 ? true : undefined), 10_000, "the dead daemon's copies removed")
+      const run = (await second.call("get_run", { run_id: started.run_id })).run
+      expect(run.status).toBe("failed")
+    } finally {
+      await second.stop()
+    }
+  }, 120_000)
+})
