@@ -62,14 +62,20 @@ export interface StateUpdate {
   readonly details?: Readonly<Record<string, unknown>>
 }
 
-const markPhases = (phases: ReadonlyArray<PhaseRow>, previous: string, next: string, status: string) =>
-  phases.map((row) =>
+/** A phase passed over (the checks of a run that approved none) is `skipped`, never left `waiting`. */
+const markPhases = (phases: ReadonlyArray<PhaseRow>, previous: string, next: string, status: string) => {
+  const from = phases.findIndex((row) => row.id === previous)
+  const to = phases.findIndex((row) => row.id === next)
+  return phases.map((row, index) =>
     row.id === next
       ? { ...row, status: status === "running" ? "running" : status }
       : row.id === previous && row.status === "running"
       ? { ...row, status: "complete" }
+      : from !== -1 && index > from && index < to && row.status === "waiting"
+      ? { ...row, status: "skipped" }
       : row
   )
+}
 
 const closePhase = (phases: ReadonlyArray<PhaseRow>, phase: string, status: string) =>
   phases.map((row) => (row.id === phase ? { ...row, status: status === "completed" ? "complete" : status } : row))

@@ -1,9 +1,10 @@
-import { Cause, Duration, Effect, Ref, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Ref, Schedule } from "effect"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
 import { type ControllerError, invalidArgument, type MachineFailure, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
+import type { ChecksComparison } from "../domain/checks/outcomes.js"
 import type { CandidateSide } from "../domain/report/report.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
 import { boundFinalResponse, cutSentence } from "../domain/report/ceilings.js"
@@ -248,15 +249,29 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         return checks
       })
 
+    /**
+     * The run's phases. Its timeout covers everything but the checks, which have a time limit per
+     * command of their own: slow tests never cost the user the Codex result and its review.
+     */
     const pipeline = (directory: string, request: CoordinatorRequest) =>
       Effect.gen(function*() {
-        yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
-        const implemented = yield* implement(directory, request)
-        yield* advance(directory, "collecting", "The completed Codex result is being captured.", {
-          implementation_thread_id: implemented.result.thread_id
-        })
-        const codex = yield* collect(directory, request, implemented)
+        const limit = request.timeout_seconds * 1000
+        const started = yield* Clock.currentTimeMillis
+        const { implemented, codex } = yield* Effect.gen(function*() {
+          yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
+          const implemented = yield* implement(directory, request)
+          yield* advance(directory, "collecting", "The completed Codex result is being captured.", {
+            implementation_thread_id: implemented.result.thread_id
+          })
+          return { implemented, codex: yield* collect(directory, request, implemented) }
+        }).pipe(within(request, limit))
+        const used = (yield* Clock.currentTimeMillis) - started
         const checks = yield* runChecks(directory, request, implemented)
+        yield* reviewAndReport(directory, request, codex, checks).pipe(within(request, Math.max(0, limit - used)))
+      })
+
+    const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null) =>
+      Effect.gen(function*() {
         yield* advance(directory, "reviewing", "The blind review is running.")
         const evaluation = yield* review.run({
           runDirectory: directory,
@@ -297,10 +312,11 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
         })
       })
 
-    const withTimeout = (request: CoordinatorRequest) =>
+    const within = (request: CoordinatorRequest, millis: number) =>
       Effect.timeoutFail({
-        duration: Duration.seconds(request.timeout_seconds),
-        onTimeout: () => invalidArgument(`The replay did not finish within ${request.timeout_seconds} seconds.`)
+        duration: Duration.millis(millis),
+        onTimeout: () =>
+          invalidArgument(`The replay did not finish within ${request.timeout_seconds} seconds${(request.checks?.checks.length ?? 0) > 0 ? " (its checks not counted)" : ""}.`)
       })
 
     const recordFailure = (directory: string, error: ControllerError | WorkerError | MachineFailure) =>
@@ -320,7 +336,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
 
     /** The run's fiber body: never fails; its end leaves the run in a final state and no process behind. */
     const run = (directory: string, request: CoordinatorRequest): Effect.Effect<void> =>
-      slots.withPermits(1)(pipeline(directory, request).pipe(withTimeout(request))).pipe(
+      slots.withPermits(1)(pipeline(directory, request)).pipe(
         Effect.catchTags({
           InvalidArgument: (error) => recordFailure(directory, error),
           NotFound: (error) => recordFailure(directory, error),

@@ -18,6 +18,7 @@ describe("run state transitions", () => {
       "creating_workspace:waiting",
       "implementing:waiting",
       "collecting:waiting",
+      "checking:waiting",
       "reviewing:waiting",
       "reporting:waiting"
     ])
@@ -31,6 +32,13 @@ describe("run state transitions", () => {
     expect(next.phases.find((row) => row.id === "creating_workspace")?.status).toBe("running")
     expect(next.events.at(-1)).toEqual({ at: "2026-01-01T00:00:01.000Z", phase: "creating_workspace", status: "running", summary: "Creating an isolated workspace." })
     expect(next.updated_at).toBe("2026-01-01T00:00:01.000Z")
+  })
+
+  it("a phase passed over is skipped, not left waiting (a run that approved no check goes from collecting to reviewing)", () => {
+    const collecting = Either.getOrThrow(apply(start(), { phase: "collecting" }))
+    const reviewing = Either.getOrThrow(apply(collecting, { phase: "reviewing" }))
+    expect(reviewing.phases.filter((row) => ["collecting", "checking", "reviewing", "reporting"].includes(row.id)).map((row) => `${row.id}:${row.status}`))
+      .toEqual(["collecting:complete", "checking:skipped", "reviewing:running", "reporting:waiting"])
   })
 
   it("a terminal status closes the current phase and stamps completed_at", () => {

@@ -52,7 +52,11 @@ describe("a non-git replay through the real daemon", () => {
     const run = await awaitTerminal(daemon, started.run_id)
     expect(run.status).toBe("completed")
     expect(run.error).toBeNull()
-    expect(run.phases.map((phase: { status: string }) => phase.status)).toEqual(Array(7).fill("complete"))
+    // No check was approved: the checking phase was passed over.
+    expect(run.phases.map((phase: { id: string; status: string }) => `${phase.id}:${phase.status}`)).toEqual([
+      "preparing:complete", "queued:complete", "creating_workspace:complete", "implementing:complete", "collecting:complete",
+      "checking:skipped", "reviewing:complete", "reporting:complete"
+    ])
     expect(run.run_tag).toBe(started.run_id)
     expect(run.report_summary.winner).toBeTypeOf("string")
     expect(run.report_summary.evaluation.reviews).toHaveLength(2)

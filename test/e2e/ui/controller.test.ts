@@ -183,7 +183,7 @@ describe("browser controller", () => {
     expect(await page.locator("#step-run").isVisible()).toBe(true)
     const runId = await run.getAttribute("data-run-id")
     expect(runId).toMatch(/^run-/)
-    await expect.poll(() => run.locator(".phase").count()).toBe(7)
+    await expect.poll(() => run.locator(".phase").count()).toBe(8)
     await expect.poll(() => run.locator(".run-log").textContent()).toContain("[controller] run approved")
     expect(await run.locator(".status").textContent()).toBe("running")
     expect(await run.locator("button[data-cancel]").isVisible()).toBe(true)
