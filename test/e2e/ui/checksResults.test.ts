@@ -127,4 +127,14 @@ describe("the checks in the page", () => {
     expect(await page.locator("#checks-sentence").count()).toBe(0)
     expect(consoleErrors).toEqual([])
   }, 60_000)
+
+  it("a portfolio of both gives the checks figures beside the judge's, counting only the run with checks", async () => {
+    await page.click("#tab-runs")
+    for (const runId of [WITH_CHECKS, OLDER]) await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
+    await page.click("#portfolio-compare")
+    await page.locator("#portfolio-summary").waitFor({ timeout: 15_000 })
+    const [line] = await page.locator("#portfolio-models li").allTextContents()
+    expect(line).toContain("Checks ran in 1 of 2 runs (only those counted here): Codex keeps every check Claude's result passed 1 of 1 (100%, 95% interval 21%–100%); strictly better on checks 1 of 1 (100%, 95% interval 21%–100%); strictly worse 0 of 1 (0%, 95% interval 0%–79%).")
+    expect(consoleErrors).toEqual([])
+  }, 60_000)
 })
