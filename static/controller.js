@@ -1506,9 +1506,10 @@
     !figure || figure.of === 0 || !figure.interval ? "none to count" : `${figure.count.count} of ${figure.of} (${percentText(figure.rate)}, 95% interval ${percentText(figure.interval.lower)}–${percentText(figure.interval.upper)})`
 
   /** The checks beside the judge: only the runs whose report has checks are counted. */
-  function portfolioChecksText(checks, runs) {
-    if (!checks) return ""
-    return ` Checks ran in ${checks.runs_with_checks.count} of ${runs} run${runs === 1 ? "" : "s"} (only those counted here): Codex keeps every check Claude's result passed ${checkRateText(checks.keeps_claude_passes)}; strictly better on checks ${checkRateText(checks.better)}; strictly worse ${checkRateText(checks.worse)}.`
+  function portfolioChecksText(model) {
+    const checks = model.checks
+    const runs = model.runs.length
+    return `${model.model}: checks ran in ${checks.runs_with_checks.count} of ${runs} run${runs === 1 ? "" : "s"} (only those counted here): Codex keeps every check Claude's result passed ${checkRateText(checks.keeps_claude_passes)}; strictly better on checks ${checkRateText(checks.better)}; strictly worse ${checkRateText(checks.worse)}.`
   }
 
   function portfolioModelLine(model) {
@@ -1516,7 +1517,7 @@
     const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
     const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
     const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${portfolioChecksText(model.checks, model.runs.length)}`
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}`
   }
 
   async function comparePortfolio() {
@@ -1530,6 +1531,7 @@
       status.replaceChildren(
         h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
+        h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
         h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
       )
     } catch (error) {

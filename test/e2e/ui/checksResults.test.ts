@@ -133,8 +133,12 @@ describe("the checks in the page", () => {
     for (const runId of [WITH_CHECKS, OLDER]) await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
     await page.click("#portfolio-compare")
     await page.locator("#portfolio-summary").waitFor({ timeout: 15_000 })
-    const [line] = await page.locator("#portfolio-models li").allTextContents()
-    expect(line).toContain("Checks ran in 1 of 2 runs (only those counted here): Codex keeps every check Claude's result passed 1 of 1 (100%, 95% interval 21%–100%); strictly better on checks 1 of 1 (100%, 95% interval 21%–100%); strictly worse 0 of 1 (0%, 95% interval 0%–79%).")
+    expect(await page.locator("#portfolio-models li").allTextContents()).toEqual([
+      "gpt-5.6-terra: Codex won 0, tied 0, lost 2; win rate 0% (95% interval 0%–66%); sign test p = 0.500, not significant at 5%."
+    ])
+    expect(await page.locator("#portfolio-checks li").allTextContents()).toEqual([
+      "gpt-5.6-terra: checks ran in 1 of 2 runs (only those counted here): Codex keeps every check Claude's result passed 1 of 1 (100%, 95% interval 21%–100%); strictly better on checks 1 of 1 (100%, 95% interval 21%–100%); strictly worse 0 of 1 (0%, 95% interval 0%–79%)."
+    ])
     expect(consoleErrors).toEqual([])
   }, 60_000)
 })
