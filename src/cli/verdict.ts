@@ -80,10 +80,9 @@ const checksOf = (state: Json, report: Json | undefined): Pick<Verdict, "checks"
 const sideText = (name: string, side: SideCheck) => {
   const details = [
     ...(side.exit_code === null ? [] : [`exit ${side.exit_code}`]),
-    side.status === "could_not_run" ? "not counted" : CHECK_CHANGE_LABELS[side.change],
-    ...(side.reason === null ? [] : [visible(side.reason)])
+    side.status === "could_not_run" ? "not counted" : CHECK_CHANGE_LABELS[side.change]
   ]
-  return `${name} ${CHECK_STATUS_LABELS[side.status]} (${details.join(", ")})`
+  return `${name} ${CHECK_STATUS_LABELS[side.status]} (${details.join(", ")}${side.reason === null ? "" : `: ${visible(side.reason)}`})`
 }
 
 /** The checks in lines: the sentence, then each check at the start, on Claude's result and on Codex's, control characters shown escaped. */

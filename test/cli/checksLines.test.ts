@@ -17,7 +17,7 @@ describe("the checks on the command line", () => {
       "Checks:  checks: Codex 3 of 3, Claude 1 of 2; Codex fixed `npm test`, which Claude's result still failed; `npm run lint\\u{1b}[2J` (in packages/web) could not run on every side (not counted).",
       "  npm test: start failed · Claude failed (exit 1, still failing) · Codex passed (exit 0, fixed)",
       "  node --test \"<b>x</b>\" && echo '<script>1</script>': start passed · Claude passed (exit 0, kept) · Codex passed (exit 0, kept)",
-      "  npm run lint\\u{1b}[2J (in packages/web): start passed · Claude could not run (not counted, npx is not installed here.) · Codex passed (exit 0, kept)"
+      "  npm run lint\\u{1b}[2J (in packages/web): start passed · Claude could not run (not counted: npx is not installed here.) · Codex passed (exit 0, kept)"
     ])
     expect(lines.join("\n")).not.toContain("\u001b")
   })

@@ -67,7 +67,7 @@ describe("the checks on the command line", () => {
     const result = await runCli(["report", WITH_CHECKS], env)
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`report.json\nChecks:  ${SENTENCE}\n  npm test: start failed · Claude failed (exit 1, still failing) · Codex passed (exit 0, fixed)\n`)
-    expect(result.stdout).toContain("  npm run lint\\u{1b}[2J (in packages/web): start passed · Claude could not run (not counted, npx is not installed here.) · Codex passed (exit 0, kept)\n")
+    expect(result.stdout).toContain("  npm run lint\\u{1b}[2J (in packages/web): start passed · Claude could not run (not counted: npx is not installed here.) · Codex passed (exit 0, kept)\n")
     expect(result.stdout).not.toContain("\u001b")
     const json = JSON.parse((await runCli(["report", WITH_CHECKS, "--json"], env)).stdout)
     expect(json.verdict.checks.sentence).toBe(checks.sentence)
