@@ -2165,7 +2165,7 @@
             h("td", { text: item.model }),
             h("td", {}, statusBadge(item.status)),
             h("td", { text: item.error || item.phase || "—" }),
-            h("td", { text: item.winner ? winnerText(item.winner) : "—" }),
+            h("td", {}, item.winner ? winnerText(item.winner) : "—", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
             h("td", {}, item.run_id && item.status !== "pending"
               ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
               : null)))))))
