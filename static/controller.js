@@ -1317,6 +1317,8 @@
       h("p", { className: "hint", text: "Lower elapsed time and cost are better." }), costNote(report)))
     const comparability = comparabilitySection(report)
     if (comparability) body.append(comparability)
+    const checks = checksSection(report.checks)
+    if (checks) body.append(checks)
     body.append(section("Evaluation", evaluationSection(report.evaluation)))
     body.append(section("Reviewer's reasons", reasonsSection(report)))
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
@@ -1332,6 +1334,56 @@
       h("div", {}, h("h4", { text: "Claude patch" }), cutNotes(claude, ["patch", "file", "changed_files"], "claude"), renderDiff(claude.patch, "Claude patch")))))
     if (report.about_review && report.about_review.note) body.append(section("About this review", h("p", { className: "about", text: report.about_review.note })))
     labelScrollRegions(body)
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Checks: the approved checks on the start, Claude's result and Codex's result, side by side
+
+  const CHECK_STATUS = { passed: "passed", failed: "failed", timed_out: "timed out", could_not_run: "could not run" }
+  const CHECK_CHANGE = { fixed: "fixed", kept: "kept", broke: "broke", still_failing: "still failing", not_comparable: "not comparable" }
+
+  /** A command as it is, with control, bidirectional and zero-width characters written as escapes. */
+  const visibleText = (text) =>
+    String(text).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g, (char) => `\\u{${char.codePointAt(0).toString(16)}}`)
+
+  const commandNode = (command) => [h("code", { text: visibleText(command.command) }), command.directory && command.directory !== "." ? h("span", { className: "muted", text: ` (in ${visibleText(command.directory)})` }) : null]
+
+  /** One side's outcome: status, exit code, change; one that could not run gives its reason and is not counted. */
+  function checkOutcomeCell(side) {
+    const exit = side.exit_code === null || side.exit_code === undefined ? "" : ` (exit ${side.exit_code})`
+    const change = `${CHECK_CHANGE[side.change] || side.change}${side.status === "could_not_run" ? " — not counted" : ""}`
+    return h("td", { className: `check-outcome check-${side.status} change-${side.change}` },
+      h("span", { className: "check-status", text: `${CHECK_STATUS[side.status] || side.status}${exit}` }),
+      h("br"), h("span", { className: "check-change", text: change }),
+      side.reason ? [h("br"), h("span", { className: "check-reason", text: side.reason })] : null)
+  }
+
+  function checkStateDetails(title, state) {
+    const outcomes = [...((state && state.setup) || []), ...((state && state.checks) || [])]
+    return h("details", { className: "check-state" }, h("summary", { text: `${title}: output of each command` }),
+      h("ul", { className: "check-outcomes" }, outcomes.map((outcome) => h("li", {}, commandNode(outcome),
+        `: ${CHECK_STATUS[outcome.status] || outcome.status}${outcome.exit_code === null ? "" : ` (exit ${outcome.exit_code})`}${outcome.reason ? ` — ${outcome.reason}` : ""}`,
+        h("pre", { className: "response check-excerpt", tabindex: "0", "aria-label": `${title}: output of ${visibleText(outcome.command)}`, text: outcome.excerpt || "(no output)" })))))
+  }
+
+  /** The Checks section of a report, or null for one without checks (none approved, or written before they ran). */
+  function checksSection(checks) {
+    if (!checks || !Array.isArray(checks.rows)) return null
+    const setup = (checks.setup || []).map((command) => visibleText(command.command)).join(", ") || "none"
+    const table = checks.rows.length === 0 ? null : h("div", { className: "table-scroll" }, h("table", { className: "checks-table", id: "checks-table" },
+      h("thead", {}, h("tr", {}, ["Command", "At the start", "Claude's result", "Codex's result"].map((title) => h("th", { scope: "col", text: title })))),
+      h("tbody", {}, checks.rows.map((row) => h("tr", {},
+        h("th", { scope: "row" }, commandNode(row)),
+        h("td", { className: `check-outcome check-${row.start}`, text: CHECK_STATUS[row.start] || row.start }),
+        checkOutcomeCell(row.claude),
+        checkOutcomeCell(row.codex))))))
+    return section("Checks",
+      h("p", { className: "checks-sentence", id: "checks-sentence", text: visibleText(checks.sentence) }),
+      table,
+      h("p", { className: "hint", text: `Each command ran on a fresh copy of each state, without network, within ${checks.time_limit_seconds} s; set-up first: ${setup}. A check that could not run is shown with its reason and counted against neither side.` }),
+      checkStateDetails("At the start", checks.start),
+      checkStateDetails("Claude's result", checks.claude),
+      checkStateDetails("Codex's result", checks.codex))
   }
 
   /** Every wide table scrolls in a focusable, named region with a cue when it overflows. */
@@ -1404,7 +1456,7 @@
         h("td", { className: "mono", text: run.thread_id || "—" }),
         h("td", { className: "mono", text: run.model || "—" }),
         h("td", {}, statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
-        h("td", { text: verdict }),
+        h("td", {}, verdict, typeof run.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(run.checks) })] : null),
         h("td", { className: "muted", text: supervisionText(run) }),
         h("td", {}, h("button", { type: "button", className: "secondary small", text: label, "aria-label": `${label}: ${run.model || ""} ${run.run_id}`, onClick: () => openFromRunsView(run) }))))
     }
@@ -1449,6 +1501,17 @@
 
   const percentText = (share) => (share === null || share === undefined ? "—" : `${Math.round(share * 100)}%`)
 
+  /** A checks rate in words, with its 95% Wilson interval. */
+  const checkRateText = (figure) =>
+    !figure || figure.of === 0 || !figure.interval ? "none to count" : `${figure.count.count} of ${figure.of} (${percentText(figure.rate)}, 95% interval ${percentText(figure.interval.lower)}–${percentText(figure.interval.upper)})`
+
+  /** The checks beside the judge: only the runs whose report has checks are counted. */
+  function portfolioChecksText(model) {
+    const checks = model.checks
+    const runs = model.runs.length
+    return `${model.model}: checks ran in ${checks.runs_with_checks.count} of ${runs} run${runs === 1 ? "" : "s"} (only those counted here): Codex keeps every check Claude's result passed ${checkRateText(checks.keeps_claude_passes)}; strictly better on checks ${checkRateText(checks.better)}; strictly worse ${checkRateText(checks.worse)}.`
+  }
+
   function portfolioModelLine(model) {
     const overall = model.overall
     const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
@@ -1468,6 +1531,7 @@
       status.replaceChildren(
         h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
+        h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
         h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
       )
     } catch (error) {
@@ -2101,7 +2165,7 @@
             h("td", { text: item.model }),
             h("td", {}, statusBadge(item.status)),
             h("td", { text: item.error || item.phase || "—" }),
-            h("td", { text: item.winner ? winnerText(item.winner) : "—" }),
+            h("td", {}, item.winner ? winnerText(item.winner) : "—", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
             h("td", {}, item.run_id && item.status !== "pending"
               ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
               : null)))))))

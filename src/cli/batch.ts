@@ -10,7 +10,7 @@ import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
-import { commandsLine } from "./replayCommands.js"
+import { commandsLine, visible } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
 export interface BatchOptions {
@@ -148,6 +148,18 @@ const readPortfolio = (file: string, out: Output) =>
     Effect.catchAll((error) => Effect.as(out.say(`The portfolio cannot be read: ${error.message}`), Option.none<Portfolio>()))
   )
 
+const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Claude wins", tie: "tie", inconclusive: "inconclusive" }
+
+/** One line per completed run of the batch: its verdict and, when it has checks, their sentence (control characters escaped). */
+export const batchRunLines = (summary: Pick<BatchSummary, "items">) =>
+  summary.items.flatMap((item) =>
+    item.status !== "completed" || item.run_id === null
+      ? []
+      : [`  ${item.run_id} (${item.model}, thread ${item.thread_id}): ${item.winner === null ? "no verdict" : WINNER_WORDS[item.winner] ?? item.winner}${
+        typeof item.checks === "string" ? `; ${visible(item.checks)}` : ""
+      }`]
+  )
+
 const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
   Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
 
@@ -209,6 +221,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     } else {
       yield* out.say("")
       yield* out.say(`Batch ${summary.batch_id} ${summary.status} in ${formatElapsed(summary.elapsed_ms)}.`)
+      for (const line of batchRunLines(summary)) yield* out.say(line)
       if (Option.isSome(portfolio)) {
         yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
         for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)

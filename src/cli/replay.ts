@@ -10,7 +10,7 @@ import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
-import { clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
+import { checksLines, clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
 export interface ReplayOptions {
   readonly threadId: string
@@ -256,6 +256,7 @@ const printRunSummary = (
     if (run.verdict === null) return yield* out.say(`  ${state === undefined ? "no verdict" : noReportSentence(state)}`)
     for (const line of verdictLines(run.verdict)) yield* out.say(`  ${line}`)
     if (run.report_html !== null) yield* out.say(`  Report:  ${run.report_html}`)
+    for (const line of checksLines(run.verdict.checks)) yield* out.say(`  ${line}`)
   })
 
 /**

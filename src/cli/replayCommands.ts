@@ -1,5 +1,6 @@
 /** What `codex-replay replay` runs on every side: `--check`, `--setup` and `--no-checks`, checked and shown. */
 import { MAX_COMMAND_CHARS } from "../domain/contracts/index.js"
+import { visible } from "../domain/report/visible.js"
 
 /** The checks and set-up commands asked for on the command line. */
 export interface CommandChoice {
@@ -35,7 +36,4 @@ export const commandsLine = (commands: ReadonlyArray<{ readonly command: string;
     ? "none"
     : commands.map(({ command, directory }) => (directory === "." ? visible(command) : `${visible(command)} (in ${visible(directory)})`)).join(" · ")
 
-/** A command as a terminal shows it whole: control, bidirectional and zero-width characters written as escapes. */
-export const visible = (text: string) =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g, (char) =>
-    `\\u{${char.codePointAt(0)!.toString(16)}}`)
+export { visible } from "../domain/report/visible.js"

@@ -7,7 +7,7 @@ import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
-import { noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
+import { checksLines, noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
 
 export interface ReportOptions {
   readonly runId: string
@@ -69,4 +69,5 @@ export const reportCommand = (options: ReportOptions) =>
     }
     if (found.report_html !== null) yield* out.say(found.report_html)
     if (found.report_json !== null) yield* out.say(found.report_json)
+    for (const line of checksLines(found.verdict?.checks)) yield* out.say(line)
   }).pipe(Effect.provide(ReportLive))

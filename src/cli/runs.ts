@@ -4,6 +4,7 @@ import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runs/history.js"
+import { visible } from "../domain/report/visible.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, orDash, pageLine } from "./terminal.js"
 
@@ -34,13 +35,14 @@ const validate = (options: RunsOptions) =>
 
 const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Claude wins", tie: "tie", inconclusive: "inconclusive" }
 
-/** One line per run: when, id, thread, model, status and the verdict. */
+/** One line per run: when, id, thread, model, status and the verdict; under it, indented, the checks' sentence when the run has checks. */
 export const runLine = (run: RunSummary) => {
   const verdict = run.winner === null ? "" : `  ${WINNER_WORDS[run.winner] ?? run.winner}`
   const tally = run.dimensions === null ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}`
+  const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}${checks}`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */

@@ -1,5 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS, type CheckRow, ChecksComparison, type SideCheck } from "../domain/checks/outcomes.js"
 import { ReplayReport } from "../domain/contracts/index.js"
+import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
 
@@ -17,6 +19,8 @@ export interface Verdict {
   readonly claude: SideFigures
   /** Codex's patch against Claude's: whether it matches (a possible leak) and how closely; `null` without a report. */
   readonly integrity: { readonly matches_claude: boolean; readonly similarity: number | null } | null
+  /** The checks side by side: the sentence and, from the report, one row per check; absent without checks. */
+  readonly checks?: { readonly sentence: string; readonly rows: ReadonlyArray<CheckRow> }
 }
 
 type Json = Record<string, any>
@@ -60,9 +64,36 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     dimensions: tallyOf(state),
     codex: sideOf(candidates.codex),
     claude: sideOf(candidates.claude),
-    integrity: integrityOf(state, report)
+    integrity: integrityOf(state, report),
+    ...checksOf(state, report)
   }
 }
+
+/** The report's checks, or for a run whose report is not at hand, the sentence its state recorded. */
+const checksOf = (state: Json, report: Json | undefined): Pick<Verdict, "checks"> => {
+  const checks: unknown = report?.checks
+  if (Schema.is(ChecksComparison)(checks)) return { checks: { sentence: checks.sentence, rows: checks.rows } }
+  const sentence: unknown = state.report_summary?.checks?.sentence
+  return typeof sentence === "string" ? { checks: { sentence, rows: [] } } : {}
+}
+
+const sideText = (name: string, side: SideCheck) => {
+  const details = [
+    ...(side.exit_code === null ? [] : [`exit ${side.exit_code}`]),
+    side.status === "could_not_run" ? "not counted" : CHECK_CHANGE_LABELS[side.change]
+  ]
+  return `${name} ${CHECK_STATUS_LABELS[side.status]} (${details.join(", ")}${side.reason === null ? "" : `: ${visible(side.reason)}`})`
+}
+
+/** The checks in lines: the sentence, then each check at the start, on Claude's result and on Codex's, control characters shown escaped. */
+export const checksLines = (checks: Verdict["checks"]): ReadonlyArray<string> => checks === undefined ? [] : [
+  `Checks:  ${visible(checks.sentence)}`,
+  ...checks.rows.map((row) =>
+    `  ${visible(row.command)}${row.directory === "." ? "" : ` (in ${visible(row.directory)})`}: start ${CHECK_STATUS_LABELS[row.start]} · ${
+      sideText("Claude", row.claude)
+    } · ${sideText("Codex", row.codex)}`
+  )
+]
 
 /** The report's check, or for a run whose report is not at hand, what its state recorded of it. */
 const integrityOf = (state: Json, report: Json | undefined): Verdict["integrity"] => {
@@ -96,7 +127,7 @@ export const clock = (ms: number) => {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
 }
 
-/** The verdict in three lines (four with a possible leak): who won and by how many dimensions, then time and cost on both sides. */
+/** The verdict in three lines (four with a possible leak): who won and by how many dimensions, then time and cost on both sides (the checks: `checksLines`). */
 export const verdictLines = (verdict: Verdict) => {
   const tally = verdict.dimensions === null
     ? ""

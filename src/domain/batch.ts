@@ -92,6 +92,8 @@ export interface RunView {
   readonly started_at: string
   readonly completed_at?: string | null | undefined
   readonly winner?: string | null | undefined
+  /** The checks' sentence of its report, when it has checks. */
+  readonly checks?: string | null | undefined
 }
 
 /** An item's status: its run's, or `pending` before it has a run (`cancelled` in a cancelled batch). */
@@ -146,6 +148,7 @@ export interface BatchSummary {
     readonly phase: string | null
     readonly winner: string | null
     readonly error: string | null
+    readonly checks?: string | null
   }>
   readonly resumed_by: ReadonlyArray<string>
   readonly portfolio: BatchRecord["portfolio"]
@@ -210,7 +213,8 @@ export const summarizeBatch = (
       status,
       phase: run?.phase ?? null,
       winner: run?.winner ?? null,
-      error: item.error ?? null
+      error: item.error ?? null,
+      checks: run?.checks ?? null
     })),
     resumed_by: record.resumed_by,
     portfolio: record.portfolio

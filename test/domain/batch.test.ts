@@ -38,6 +38,13 @@ const run = (status: string, phase = "implementing", winner: string | null = nul
 })
 
 describe("a batch's summary", () => {
+  it("gives each replay's checks sentence from its run, null for a run without checks or before it has one", () => {
+    const sentence = "checks: Codex 2 of 2, Claude 1 of 2; Codex fixed `npm test`, which Claude's result still failed."
+    const runs = new Map([["r1", { ...run("completed", "reporting", "codex"), checks: sentence }], ["r2", run("completed", "reporting", "tie")]])
+    const summary = summarizeBatch(record([item(0, "m", { run_id: "r1" }), item(1, "m", { run_id: "r2" }), item(2, "m")]), runs, 0)
+    expect(summary.items.map((entry) => entry.checks)).toEqual([sentence, null, null])
+  })
+
   it("counts a replay of a running batch as ended once the batch recorded its time and cost, so counts and cost move together", () => {
     const runs = new Map([["r1", run("completed")], ["r2", run("completed")]])
     const items = [item(0, "m", { run_id: "r1", elapsed_ms: 1000, codex_usd: 0.25 }), item(1, "m", { run_id: "r2" })]

@@ -8,6 +8,7 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
+import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
@@ -53,6 +54,8 @@ export const RunSummary = Schema.Struct({
   winner: NullableString,
   dimensions: Schema.NullOr(Schema.Struct({ won: Schema.Number, tied: Schema.Number, lost: Schema.Number })),
   possible_leak: Schema.NullOr(Schema.Boolean),
+  /** The checks' sentence of a completed run whose report has checks; null otherwise. */
+  checks: Schema.optionalWith(NullableString, { exact: true }),
   started_at: Schema.String,
   completed_at: NullableString,
   updated_at: Schema.String,
@@ -209,7 +212,9 @@ export const BatchSummary = Schema.Struct({
     status: ItemStatus,
     phase: NullableString,
     winner: NullableString,
-    error: NullableString
+    error: NullableString,
+    /** The checks' sentence of a completed run whose report has checks; null otherwise. */
+    checks: Schema.optionalWith(NullableString, { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),
@@ -286,7 +291,9 @@ export const ReplayReport = open({
   about_review: Schema.optional(open({})),
   cost_note: Schema.optional(Schema.String),
   comparability: Schema.optional(Schema.NullOr(open({}))),
-  integrity: Schema.optional(open({}))
+  integrity: Schema.optional(open({})),
+  /** The approved checks side by side; absent in reports written before they ran. */
+  checks: Schema.optional(Schema.NullOr(ChecksComparison))
 })
 export type ReplayReport = typeof ReplayReport.Type
 

@@ -1,6 +1,7 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
+import { type CheckRate, checkRateText } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolio.js"
 import { MAX_PROJECTED_THREADS } from "./statistics.js"
 
@@ -183,6 +184,26 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
 }
 
+/** The checks figures beside the judge's win rate; nothing for a portfolio written before checks. */
+const checksTable = (model: ModelPortfolio, sets: RunSets) => {
+  const checks = model.checks
+  if (checks === undefined) return ""
+  const row = (label: string, figure: CheckRate) =>
+    `<tr><th scope="row">${escapeHtml(label)}</th><td>${sets.link(checkRateText(figure), figure.count, label)}</td></tr>`
+  const judge = model.overall.win_rate_interval === null
+    ? "no decisive verdict"
+    : `${model.overall.wins.count} of ${model.overall.wins.count + model.overall.losses.count} (${percent(model.overall.win_rate)}, 95% Wilson interval ${
+      percent(model.overall.win_rate_interval.lower)
+    }–${percent(model.overall.win_rate_interval.upper)})`
+  return `<h3>Checks beside the judge</h3><p class="hint">${
+    sets.link(`Checks ran in ${checks.runs_with_checks.count} of ${plural(model.runs.length, "run")}`, checks.runs_with_checks, "Runs with checks")
+  }; runs without checks are not counted in these figures, and a check that could not run is counted against neither side.</p><table class="portfolio-checks"><tbody><tr><th scope="row">Judge: Codex wins (of decisive verdicts)</th><td>${
+    escapeHtml(judge)
+  }</td></tr>${row("Codex keeps every check Claude's result passed", checks.keeps_claude_passes)}${row("Codex strictly better on checks", checks.better)}${
+    row("Codex strictly worse on checks", checks.worse)
+  }</tbody></table>`
+}
+
 const WINNER_TEXT: Record<PortfolioRun["winner"], string> = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
 
 const runRow = (run: PortfolioRun) => {
@@ -203,7 +224,7 @@ const modelSection = (model: ModelPortfolio, index: number) => {
   const sets = new RunSets(`m${index + 1}`)
   const headingId = `model-${index + 1}-heading`
   const table = tallyTable(model, sets)
-  const facts = figures(model, sets)
+  const facts = figures(model, sets) + checksTable(model, sets)
   return `<section aria-labelledby="${headingId}"><h2 id="${headingId}">${escapeHtml(model.model)} against Claude</h2><p class="headline">${
     escapeHtml(portfolioHeadline(model))
   }</p>${outcomeChart(model)}${intervalChart(model)}${table}${facts}${runsTable(model)}${sets.render()}</section>`

@@ -1,6 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
+import { checksFigures, RunChecks } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolioFile.js"
 import {
   median,
@@ -42,7 +43,9 @@ export const PortfolioReport = Schema.Struct({
   })),
   comparability: Schema.optional(Schema.NullOr(Schema.Struct({ like_for_like: Schema.Boolean }))),
   /** Absent in reports written before the check: then measured from the two patches. */
-  integrity: Schema.optional(Schema.NullOr(Integrity))
+  integrity: Schema.optional(Schema.NullOr(Integrity)),
+  /** Absent in reports written before the checks ran: then the run is in no checks figure. */
+  checks: Schema.optional(RunChecks)
 })
 export type PortfolioReport = typeof PortfolioReport.Type
 
@@ -85,7 +88,10 @@ export const portfolioRun = (
         like_for_like: decoded.comparability?.like_for_like ?? null,
         possible_leak: reportIntegrity(decoded)?.matches_claude === true,
         codex: { elapsed_ms: finite(decoded.candidates.codex.elapsed_ms), cost_usd: finite(decoded.candidates.codex.cost?.usd) },
-        claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) }
+        claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) },
+        checks: decoded.checks === undefined || decoded.checks === null
+          ? null
+          : { edge: decoded.checks.edge, codex_keeps_claude_passes: decoded.checks.codex_keeps_claude_passes }
       })
     }
   )
@@ -146,7 +152,8 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
     },
     not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
-    cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) }
+    cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) },
+    checks: checksFigures(runs)
   }
 }
 

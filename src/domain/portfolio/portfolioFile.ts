@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { DIMENSION_IDS, type DimensionId } from "../review/dimensions.js"
+import { ChecksFigures, RunChecks } from "./checksFigures.js"
 
 const NullableNumber = Schema.NullOr(Schema.Number)
 const Outcome = Schema.Literal("win", "tie", "loss", "not_counted")
@@ -26,7 +27,9 @@ export const PortfolioRun = Schema.Struct({
   /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
   possible_leak: Schema.Boolean,
   codex: Side,
-  claude: Side
+  claude: Side,
+  /** What its report says of the checks; null without them (absent in portfolios written before them). */
+  checks: Schema.optionalWith(RunChecks, { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
 
@@ -76,7 +79,9 @@ export const ModelPortfolio = Schema.Struct({
   /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
   not_like_for_like: Counted,
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
-  cost_usd: Schema.Struct({ codex: Totals, claude: Totals })
+  cost_usd: Schema.Struct({ codex: Totals, claude: Totals }),
+  /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */
+  checks: Schema.optionalWith(ChecksFigures, { exact: true })
 })
 export type ModelPortfolio = typeof ModelPortfolio.Type
 

@@ -1,6 +1,7 @@
 import type { Author } from "../review/evaluation.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { binaryFileText } from "./ceilings.js"
+import { checksSection } from "./checksHtml.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
@@ -253,6 +254,7 @@ export const renderReportHtml = (report: Report): string => {
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
     reasonsSection(report),
+    checksSection(report.checks),
     metricsSection(report),
     tokensSection(report),
     `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,

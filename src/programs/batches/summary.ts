@@ -3,6 +3,7 @@ import { type BatchRecord, type RunView, summarizeBatch } from "../../domain/bat
 import type { RunState } from "../../domain/runState.js"
 import { Batches } from "../../services/Batches.js"
 import { RunStore } from "../../services/RunStore.js"
+import { checksSentenceOf } from "../runs/history.js"
 
 // ---------------------------------------------------------------------------------------------
 // Summaries
@@ -18,7 +19,7 @@ export const runViews = Effect.flatMap(RunStore, (runs) => Stream.runHead(runs.c
     new Map<string, RunView>(
       [...Option.match(snapshot, { onNone: () => [], onSome: (current) => [...current.runs.values()] })].map(({ state }) => [
         state.run_id,
-        { ...state, winner: winnerOf(state) }
+        { ...state, winner: winnerOf(state), checks: checksSentenceOf(state) }
       ])
     ))
 )
@@ -38,7 +39,7 @@ export const summaryOf = (record: BatchRecord) =>
       yield* Effect.forEach(stale, (runId) =>
         Effect.match(runs.readAny(runId), {
           onFailure: () => undefined,
-          onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state) })
+          onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state), checks: checksSentenceOf(state) })
         }), { discard: true })
     }
     const waiting = record.status === "running" ? yield* (yield* Batches).waitingOf(record.batch_id) : Option.none<string>()

@@ -84,6 +84,12 @@ export const possibleLeakOf = (state: RunState) => {
   return typeof summary?.possible_leak === "boolean" ? summary.possible_leak : null
 }
 
+/** The checks' sentence its state recorded of the report; `null` for a run without checks or written before them. */
+export const checksSentenceOf = (state: RunState) => {
+  const summary = state.report_summary as { checks?: { sentence?: unknown } | null } | null | undefined
+  return text(summary?.checks?.sentence)
+}
+
 const phaseLabelOf = (state: RunState) => state.phases.find((phase) => phase.id === state.phase)?.label ?? state.phase
 
 /** One row of the run history. */
@@ -98,6 +104,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   winner: winnerOf(state),
   dimensions: dimensionTally(state),
   possible_leak: possibleLeakOf(state),
+  checks: checksSentenceOf(state),
   started_at: state.started_at,
   completed_at: state.completed_at ?? null,
   updated_at: state.updated_at,

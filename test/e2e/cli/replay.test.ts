@@ -93,6 +93,11 @@ describe("codex-replay replay", () => {
     expect(lines[2]).toMatch(/^Time:    Codex \d+ s · Claude /)
     expect(lines[3]).toMatch(/^Cost:    Codex .+ · Claude /)
     expect(lines[4]).toBe(fs.realpathSync(first.report_html!))
+    // After the paths, the checks the run ran on the three states: the sentence, then one line per approved check.
+    const checks = (JSON.parse(fs.readFileSync(first.report_json!, "utf8")) as { checks: { sentence: string; rows: Array<unknown> } }).checks
+    expect(lines[6]).toBe(`Checks:  ${checks.sentence}`)
+    expect(lines.slice(7, 7 + checks.rows.length).every((line) => /^ {2}\S.*: start .+ · Claude .+ · Codex .+$/.test(line))).toBe(true)
+    expect(checks.rows).toHaveLength(2)
   })
 
   it("on a terminal, keeps one updating line per model with the phase's elapsed time, then the verdict", { timeout: 120_000 }, async () => {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest"
+import { batchRunLines } from "../../src/cli/batch.js"
+import { runLine } from "../../src/cli/runs.js"
+import { checksLines, verdictOf } from "../../src/cli/verdict.js"
+import type { RunSummary } from "../../src/programs/runs/history.js"
+import { sampleChecks } from "../report/checksFixture.js"
+
+const checks = sampleChecks()
+const state = { status: "completed", report_summary: { winner: "codex", checks: { sentence: checks.sentence, edge: checks.edge, tally: checks.tally } } }
+
+describe("the checks on the command line", () => {
+  it("replay and report: the sentence, then one line per check at the start, on Claude's result and on Codex's, control characters escaped", () => {
+    const verdict = verdictOf(state, { winner: "codex", checks })!
+    expect(verdict.checks?.rows).toHaveLength(3)
+    const lines = checksLines(verdict.checks)
+    expect(lines).toEqual([
+      "Checks:  checks: Codex 3 of 3, Claude 1 of 2; Codex fixed `npm test`, which Claude's result still failed; `npm run lint\\u{1b}[2J` (in packages/web) could not run on every side (not counted).",
+      "  npm test: start failed · Claude failed (exit 1, still failing) · Codex passed (exit 0, fixed)",
+      "  node --test \"<b>x</b>\" && echo '<script>1</script>': start passed · Claude passed (exit 0, kept) · Codex passed (exit 0, kept)",
+      "  npm run lint\\u{1b}[2J (in packages/web): start passed · Claude could not run (not counted: npx is not installed here.) · Codex passed (exit 0, kept)"
+    ])
+    expect(lines.join("\n")).not.toContain("\u001b")
+  })
+
+  it("without the report at hand, gives the sentence the run's state recorded; without checks, nothing (an older report has no checks key)", () => {
+    expect(checksLines(verdictOf(state, undefined)!.checks)).toEqual([`Checks:  ${checks.sentence.replace("\u001b", "\\u{1b}")}`])
+    const older = verdictOf({ status: "completed", report_summary: { winner: "tie" } }, { winner: "tie" })!
+    expect(older).not.toHaveProperty("checks")
+    expect(checksLines(older.checks)).toEqual([])
+    // A damaged checks section is not shown, and costs nothing else.
+    expect(verdictOf({ status: "completed" }, { winner: "tie", checks: { rows: "x" } })!.checks).toBeUndefined()
+  })
+
+  it("runs: the sentence under a run that has checks, escaped; nothing under one without", () => {
+    const run: RunSummary = {
+      run_id: "run-20261130T100000Z-aaaaaaaaaa",
+      thread_id: "t-1",
+      model: "gpt-5.6-terra",
+      models: ["gpt-5.6-terra"],
+      status: "completed",
+      phase: "reporting",
+      phase_label: "Writing the report",
+      winner: "codex",
+      dimensions: null,
+      possible_leak: false,
+      checks: null,
+      started_at: "2026-11-30T10:00:00.000Z",
+      completed_at: null,
+      updated_at: "2026-11-30T10:05:00.000Z",
+      error: null,
+      chunk: null,
+      report_ready: true,
+      start_group: null,
+      supervision: { controller_session_id: "a".repeat(32), this_controller: true, live: true, read_only: false, controller_url: null }
+    }
+    expect(runLine({ ...run, checks: checks.sentence }).split("\n")).toEqual([
+      "2026-11-30 10:00  run-20261130T100000Z-aaaaaaaaaa  t-1  gpt-5.6-terra  completed  Codex wins",
+      `    ${checks.sentence.replace("\u001b", "\\u{1b}")}`
+    ])
+    expect(runLine({ ...run, checks: null })).not.toContain("\n")
+  })
+
+  it("batch: one line per completed run with its verdict and its checks' sentence", () => {
+    const item = { thread_id: "t-1", model: "gpt-5.6-terra", phase: "reporting", error: null }
+    expect(batchRunLines({
+      items: [
+        { ...item, run_id: "run-a", status: "completed", winner: "codex", checks: "checks: Codex 1 of 1, Claude 1 of 1." },
+        { ...item, run_id: "run-b", status: "completed", winner: "tie", checks: null },
+        { ...item, run_id: "run-c", status: "failed", winner: null, checks: null },
+        { ...item, run_id: "run-d", status: "completed", winner: "claude", checks: "checks: `a\u0007`" }
+      ]
+    })).toEqual([
+      "  run-a (gpt-5.6-terra, thread t-1): Codex wins; checks: Codex 1 of 1, Claude 1 of 1.",
+      "  run-b (gpt-5.6-terra, thread t-1): tie",
+      "  run-d (gpt-5.6-terra, thread t-1): Claude wins; checks: `a\\u{7}`"
+    ])
+  })
+})
