@@ -1764,13 +1764,24 @@
       const winner = result ? result.winner : null
       return h("td", { className: `outcome outcome-${winner || "none"}`, text: winner === "codex" ? "won" : winner === "claude" ? "lost" : winner === "tie" ? "tie" : winner ? "N/A" : "—" })
     }
+    // Passed of those that ran (a check that could not run counts for neither side); Claude's is shared by the start's models.
+    const tallyText = (report, side) => {
+      const checks = report.checks
+      if (!checks || !checks.tally || !checks.tally[side]) return "—"
+      const tally = checks.tally[side]
+      return tally.ran === 0 ? "could not run" : `${tally.passed} of ${tally.ran}`
+    }
+    const EDGE = { codex: "better than Claude", claude: "worse than Claude", same: "same as Claude", mixed: "mixed" }
+    const withChecks = reports.find(([, report]) => report.checks)
     const rows = reports.map(([id, report]) => {
       const codex = report.candidates.codex
+      const edge = report.checks && report.checks.edge ? EDGE[report.checks.edge] : null
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
         h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" }),
           report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
+        h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
         h("td", { className: "num", text: integer(candidateTokens(codex)) }),
         h("td", { className: "num", text: costText(codex.cost) }),
@@ -1778,14 +1789,16 @@
     })
     rows.push(h("tr", { className: "claude-row" },
       h("th", { scope: "row", text: `Historical Claude (${claude.model || "—"})` }), h("td", { text: "—" }), DIMENSIONS.map(() => h("td", { text: "—" })),
+      h("td", { className: "checks-cell", text: withChecks ? tallyText(withChecks[1], "claude") : "—" }),
       h("td", { className: "num", text: formatDuration(claude.elapsed_ms) }), h("td", { className: "num", text: integer(candidateTokens(claude)) }),
       h("td", { className: "num", text: costText(claude.cost) }), h("td", { text: "—" })))
     return section("Every model beside Claude", scrollTable("Every model beside Claude", h("table", { className: "side-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Model" }), h("th", { scope: "col", text: "Verdict" }),
         DIMENSIONS.map((d) => h("th", { scope: "col", text: DIMENSION_SHORT[d.id] || d.label })),
+        h("th", { scope: "col", text: "Checks" }),
         h("th", { scope: "col", text: "Time" }), h("th", { scope: "col", text: "Tokens" }), h("th", { scope: "col", text: "Cost" }), h("th", { scope: "col", text: "Details" }))),
       h("tbody", {}, rows))),
-    h("p", { className: "hint", text: "Dimensions from Codex's side: won, tie or lost against the historical Claude result, agreed in both review orders." }))
+    h("p", { className: "hint", text: "Dimensions from Codex's side: won, tie or lost against the historical Claude result, agreed in both review orders. Checks: passed of those that ran on that result (one that could not run counts for neither side)." }))
   }
 
   /** A wide table; `labelScrollRegions` makes its region focusable, named, and cued when it overflows. */

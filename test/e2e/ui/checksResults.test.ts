@@ -19,6 +19,8 @@ import { type Daemon, killAllDaemons, scratch, startDaemon, writeRun } from "../
 const WITH_CHECKS = "run-20261130T100000Z-aaaaaaaaaa"
 const OLDER = "run-20261130T090000Z-bbbbbbbbbb"
 const OTHER_SESSION = "b".repeat(32)
+const SIBLING_SOL = "run-20261129T090000Z-cccccccccc"
+const SIBLING_OLD = "run-20261129T090001Z-dddddddddd"
 
 let root: string
 let daemon: Daemon
@@ -27,9 +29,11 @@ let page: Page
 const consoleErrors: Array<string> = []
 
 /** A completed run as a controller leaves it: its state, report.json and report.html. */
-const seedCompleted = (runRoot: string, runId: string, withChecks: boolean, startedAt: string) => {
+const seedCompleted = (runRoot: string, runId: string, withChecks: boolean, startedAt: string, extra: Record<string, unknown> = {}) => {
   const checks = sampleChecks()
-  const built = buildReport({ ...sampleInput(), run_id: runId, ...(withChecks ? { checks } : {}) })
+  const input = sampleInput()
+  const model = typeof extra.model === "string" ? extra.model : input.codex.model
+  const built = buildReport({ ...input, codex: { ...input.codex, model }, run_id: runId, ...(withChecks ? { checks } : {}) })
   // A report written before the checks ran has no `checks` key at all.
   const { checks: _none, ...older } = built
   const report = withChecks ? built : older
@@ -38,6 +42,7 @@ const seedCompleted = (runRoot: string, runId: string, withChecks: boolean, star
     thread_id: "c45af7b1-thread",
     model: "gpt-5.6-terra",
     models: ["gpt-5.6-terra"],
+    ...extra,
     status: "completed",
     phase: "reporting",
     phases: [{ id: "reporting", label: "Writing the report", status: "complete" }],
@@ -63,6 +68,10 @@ beforeAll(async () => {
   const runRoot = path.join(root, "runs")
   seedCompleted(runRoot, WITH_CHECKS, true, "2026-11-30T10:00:00.000Z")
   seedCompleted(runRoot, OLDER, false, "2026-11-30T09:00:00.000Z")
+  // Two models of one start (one prepare token): the Results view puts them side by side.
+  const start = { models: ["gpt-5.6-sol", "gpt-5.5"], prepare_token_hash: "f".repeat(64) }
+  seedCompleted(runRoot, SIBLING_SOL, true, "2026-11-29T09:00:00.000Z", { ...start, model: "gpt-5.6-sol" })
+  seedCompleted(runRoot, SIBLING_OLD, false, "2026-11-29T09:00:01.000Z", { ...start, model: "gpt-5.5" })
   daemon = await startDaemon({ root })
   browser = (await launchChromium(consoleErrors)).browser
   page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
@@ -126,6 +135,22 @@ describe("the checks in the page", () => {
     expect(await page.locator("#verdict").textContent()).not.toBe("")
     expect(await page.locator("#checks-sentence").count()).toBe(0)
     expect(consoleErrors).toEqual([])
+  }, 60_000)
+
+  it("every model of a start beside Claude: each result's checks passed of those that ran, and how it compares", async () => {
+    await page.click("#tab-runs")
+    await page.locator(`#runs-rows tr[data-run-id="${SIBLING_SOL}"] button`).click()
+    const table = page.locator(".side-table")
+    await table.waitFor({ timeout: 15_000 })
+    const headers = await table.locator("thead th").allTextContents()
+    const column = headers.indexOf("Checks")
+    expect(column).toBeGreaterThan(0)
+    const cells = await table.locator("tbody tr").evaluateAll((trs, index) =>
+      trs.map((tr) => [tr.children[0], tr.children[index]].map((cell) => (cell as HTMLElement).innerText.replace(/\s+/g, " ").trim()).join(": ")), column)
+    // The report without checks (written before them) says nothing; Claude's tally is the start's, shared.
+    expect(cells.slice(0, 2).sort()).toEqual(["gpt-5.5: —", "gpt-5.6-sol: 3 of 3 better than Claude"])
+    expect(cells[2]).toMatch(/^Historical Claude .*: 1 of 2$/)
+    expect(await axeViolations(page)).toEqual([])
   }, 60_000)
 
   it("a portfolio of both gives the checks figures beside the judge's, counting only the run with checks", async () => {
