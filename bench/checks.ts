@@ -5,7 +5,7 @@
  * network namespace — against the floor measured in the same run: the same command run directly with
  * bash in three plain copies at once (no copy made, no sandbox). Prints medians of RUNS rounds.
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -13,13 +13,8 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { resolveSettings } from "../src/domain/settings.js"
 import { CheckRunner } from "../src/services/checks/CheckRunner.js"
-import { FileStore } from "../src/services/FileStore.js"
-import { Git } from "../src/services/Git.js"
-import { NodeFilesLive } from "../src/services/platform/nodeFiles.js"
-import { ProcessRunner } from "../src/services/ProcessRunner.js"
-import { RunLog } from "../src/services/RunLog.js"
-import { Settings } from "../src/services/Settings.js"
 import { Workspace } from "../src/services/Workspace.js"
+import { checkRunnerLayer } from "../test/checks/support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const FILES = Number(process.env.BENCH_FILES ?? 2000)
@@ -32,13 +27,7 @@ const settings = Effect.runSync(resolveSettings(
   () => "0".repeat(32)
 ))
 
-const layer = CheckRunner.DefaultWithoutDependencies.pipe(
-  Layer.provideMerge(Workspace.DefaultWithoutDependencies),
-  Layer.provideMerge(Layer.mergeAll(Git.DefaultWithoutDependencies, RunLog.DefaultWithoutDependencies)),
-  Layer.provideMerge(Layer.mergeAll(ProcessRunner.Default, Settings.layer(settings))),
-  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
-  Layer.provideMerge(NodeFilesLive)
-)
+const layer = checkRunnerLayer(settings, 2000)
 
 const git = (cwd: string, ...args: Array<string>) =>
   execFileSync("git", args, {

@@ -1,20 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as TestServices from "effect/TestServices"
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { resolveSettings } from "../../src/domain/settings.js"
 import { CheckRunner, type StateRequest } from "../../src/services/checks/CheckRunner.js"
-import { FileStore } from "../../src/services/FileStore.js"
-import { Git } from "../../src/services/Git.js"
-import { NodeFilesLive } from "../../src/services/platform/nodeFiles.js"
-import { ProcessRunner } from "../../src/services/ProcessRunner.js"
-import { RunLog } from "../../src/services/RunLog.js"
-import { Settings } from "../../src/services/Settings.js"
 import { Workspace } from "../../src/services/Workspace.js"
+import { gitAt } from "../runs/support.js"
 import { FAKE_CODEX } from "../support/daemon.js"
+import { checkRunnerLayer } from "./support.js"
 
 /**
  * The real runner on repositories made here: copies made from a commit, a patch applied, commands run
@@ -30,20 +26,9 @@ const settings = Effect.runSync(resolveSettings(
   () => "0".repeat(32)
 ))
 
-const layer = CheckRunner.DefaultWithoutDependencies.pipe(
-  Layer.provideMerge(Workspace.DefaultWithoutDependencies),
-  Layer.provideMerge(Layer.mergeAll(Git.DefaultWithoutDependencies, RunLog.DefaultWithoutDependencies)),
-  Layer.provideMerge(Layer.mergeAll(ProcessRunner.withGrace(500), Settings.layer(settings))),
-  Layer.provideMerge(FileStore.DefaultWithoutDependencies),
-  Layer.provideMerge(NodeFilesLive)
-)
+const layer = checkRunnerLayer(settings)
 
-const git = (cwd: string, ...args: Array<string>) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" }
-  }).trim()
+const git = (cwd: string, ...args: Array<string>) => gitAt(cwd, undefined, ...args)
 
 /** A repository whose test fails at the start and passes once `add.js` is fixed. */
 const nodeProject = () => {
