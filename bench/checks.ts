@@ -103,6 +103,7 @@ const program = Effect.gen(function*() {
       claude: { kind: "commits", repository: repository.directory, from: repository.start, to: repository.end },
       claudePatch: "",
       codex,
+      changedFiles: { claude: ["src/module-0.js"], codex: ["src/module-1.js"] },
       commands: { checks: [{ command, directory: "." }], setup: [], time_limit_seconds: 600 },
       runTag: `bench-checks-${index}`,
       hiddenRoots: [repository.directory]

@@ -227,7 +227,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
      * The approved checks on the start, Claude's result and Codex's, once Codex's result is collected;
      * their comparison goes into the run's record, the review and the report.
      */
-    const runChecks = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
+    const runChecks = (directory: string, request: CoordinatorRequest, implemented: Implemented, codex: CandidateSide) =>
       Effect.gen(function*() {
         const commands = request.checks
         if (commands === undefined || commands.checks.length === 0) return null
@@ -238,6 +238,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           claude: request.claude_state ?? { kind: "unavailable", reason: "This run did not record how to rebuild Claude's result." },
           claudePatch: request.claude.patch,
           codex: implemented.workspace,
+          changedFiles: { claude: request.claude.files.map((file) => file.path), codex: codex.files.map((file) => file.path) },
           commands,
           runTag: request.run_tag,
           hiddenRoots: hiddenRootsOf(request, settings)
@@ -266,7 +267,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           return { implemented, codex: yield* collect(directory, request, implemented) }
         }).pipe(within(request, limit))
         const used = (yield* Clock.currentTimeMillis) - started
-        const checks = yield* runChecks(directory, request, implemented)
+        const checks = yield* runChecks(directory, request, implemented, codex)
         yield* reviewAndReport(directory, request, codex, checks).pipe(within(request, Math.max(0, limit - used)))
       })
 

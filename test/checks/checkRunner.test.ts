@@ -201,6 +201,7 @@ describe("CheckRunner", () => {
           plan,
           claude: { kind: "commits" as const, repository: project.directory, from: project.start, to: project.end },
           claudePatch: "",
+          changedFiles: { claude: ["add.js"], codex: ["add.js", "notes.txt", "add.test.js"] },
           commands,
           runTag: "checks-run-test",
           hiddenRoots: [project.directory]
@@ -224,6 +225,9 @@ describe("CheckRunner", () => {
         expect(first!.edge).toBe("claude")
         expect(second!.edge).toBe("same")
         expect(first!.sentence).toContain("Claude fixed `node --test`, which Codex's result failed")
+        // A result that changed what a check runs is named beside its outcome.
+        expect(first!.definitions_changed).toEqual({ claude: [], codex: ["add.test.js"] })
+        expect(first!.sentence).toContain("Codex's result changed what the checks run (add.test.js): its patch shows whether it changed a check to pass it")
         // The hostile command ran inside the copy only: nothing in the home, nothing beside the copy.
         expect(fs.existsSync(path.join(os.homedir(), "pwned-checks"))).toBe(false)
         expect(fs.readdirSync(path.join(settings.cacheRoot, "checks"))).toEqual([])

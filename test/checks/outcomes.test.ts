@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   changeOf,
+  checkDefinitions,
   compareChecks,
   EXCERPT_HEAD,
   EXCERPT_TAIL,
@@ -50,6 +51,28 @@ describe("check outcomes", () => {
     expect(comparison.edge).toBe("codex")
     expect(comparison.codex_keeps_claude_passes).toBe(true)
     expect(comparison.rows[3]!.claude).toMatchObject({ status: "could_not_run", change: "not_comparable" })
+  })
+
+  it("names the files a result changed that a check may run or read", () => {
+    expect(checkDefinitions([
+      "src/add.js", "package.json", "web/package.json", "src/add.test.ts", "tests/unit/x.py", "test_calc.py", "lib/calc_spec.rb",
+      "pyproject.toml", "tsconfig.build.json", "eslint.config.js", "docs/testing.md", "Makefile", "contest.py", "spec/models/user_spec.rb"
+    ])).toEqual([
+      "package.json", "web/package.json", "src/add.test.ts", "tests/unit/x.py", "test_calc.py", "lib/calc_spec.rb", "pyproject.toml", "tsconfig.build.json",
+      "eslint.config.js", "Makefile", "spec/models/user_spec.rb"
+    ])
+    const comparison = compareChecks({
+      timeLimitSeconds: 600,
+      setup: [],
+      commands: commands.slice(0, 1),
+      start: state(outcome("npm test", "failed")),
+      claude: state(outcome("npm test", "failed")),
+      codex: state(outcome("npm test", "passed")),
+      changedFiles: { claude: ["src/a.js"], codex: ["src/a.js", "package.json", "a.test.js", "b.test.js", "c.test.js"] }
+    })
+    expect(comparison.sentence).toBe(
+      "checks: Codex 1 of 1, Claude 0 of 1; Codex fixed `npm test`, which Claude's result still failed; Codex's result changed what the checks run (package.json, a.test.js, b.test.js and 1 more): its patch shows whether it changed a check to pass it."
+    )
   })
 
   it("a mixed result, and none that ran on both sides", () => {

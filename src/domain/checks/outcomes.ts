@@ -106,6 +106,11 @@ export const ChecksComparison = Schema.Struct({
   edge: ChecksEdge,
   /** Whether Codex's result passes every check Claude's result passed; null when Claude's passed none that ran on both. */
   codex_keeps_claude_passes: Schema.NullOr(Schema.Boolean),
+  /**
+   * Files each result changed that a check may run or read (tests, scripts, build and linter settings):
+   * a result can pass a check by changing the check, so these are named beside its outcomes.
+   */
+  definitions_changed: Schema.optional(Schema.Struct({ claude: Schema.Array(Schema.String), codex: Schema.Array(Schema.String) })),
   /** One sentence for every view: "checks: Codex 4 of 4, Claude 3 of 4; Codex fixed `npm test`, which Claude's result still failed". */
   sentence: Schema.String
 })
@@ -144,8 +149,37 @@ export const commandLabel = (row: { readonly command: string; readonly directory
 const list = (items: ReadonlyArray<string>) =>
   items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`
 
+/**
+ * Files a check may run or read: test files and folders, package scripts, build files, the settings of
+ * test runners, type checkers and linters. A table, not a guess per file.
+ */
+const CHECK_DEFINITIONS: ReadonlyArray<RegExp> = [
+  /(^|\/)(package\.json|Makefile|makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Rakefile|Gemfile|\.rspec)$/,
+  /(^|\/)(pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|pytest\.ini|noxfile\.py|conftest\.py|mypy\.ini|\.flake8|\.?ruff\.toml)$/,
+  /(^|\/)(Cargo\.toml|clippy\.toml|go\.mod|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|pom\.xml|mix\.exs|[^/]+\.csproj|\.golangci\.ya?ml)$/,
+  /(^|\/)(tsconfig[^/]*\.json|(jest|vitest|vite|playwright|karma|babel)\.config\.[^/]+|\.eslintrc[^/]*|eslint\.config\.[^/]+|\.prettierrc[^/]*|biome\.json)$/,
+  /(^|\/)(tests?|__tests__|spec|specs)\//,
+  /[._-](test|spec)\.[^/]+$/,
+  /(^|\/)test_[^/]+\.py$/
+]
+
+const MAX_DEFINITIONS_NAMED = 20
+
+/** The files among `paths` that a check may run or read (at most 20). */
+export const checkDefinitions = (paths: ReadonlyArray<string>) =>
+  paths.filter((file) => CHECK_DEFINITIONS.some((pattern) => pattern.test(file))).slice(0, MAX_DEFINITIONS_NAMED)
+
+const definitionsClause = (name: string, files: ReadonlyArray<string>) =>
+  files.length === 0
+    ? []
+    : [`${name} changed what the checks run (${files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : list(files)}): its patch shows whether it changed a check to pass it`]
+
 /** The sentence of a comparison: both tallies, then what differs between the sides and what both still fail. */
-export const checksSentence = (rows: ReadonlyArray<CheckRow>, tally: { readonly claude: SideTally; readonly codex: SideTally }) => {
+export const checksSentence = (
+  rows: ReadonlyArray<CheckRow>,
+  tally: { readonly claude: SideTally; readonly codex: SideTally },
+  definitions: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> } = { claude: [], codex: [] }
+) => {
   if (rows.length === 0) return "checks: none were approved."
   const count = (name: string, side: SideTally) =>
     side.ran === 0 ? `${name} could not run any` : `${name} ${side.passed} of ${side.ran}`
@@ -160,6 +194,7 @@ export const checksSentence = (rows: ReadonlyArray<CheckRow>, tally: { readonly 
   if (bothFail.length > 0) parts.push(`both results fail ${list(bothFail.map(commandLabel))}`)
   const unrun = rows.filter((row) => !ran(row.codex.status) || !ran(row.claude.status))
   if (unrun.length > 0) parts.push(`${list(unrun.map(commandLabel))} could not run on every side (not counted)`)
+  parts.push(...definitionsClause("Codex's result", definitions.codex), ...definitionsClause("Claude's result", definitions.claude))
   return `${parts.join("; ")}.`
 }
 
@@ -180,6 +215,8 @@ export const compareChecks = (input: {
   readonly start: StateChecks
   readonly claude: StateChecks
   readonly codex: StateChecks
+  /** The paths each result changed. */
+  readonly changedFiles?: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> }
 }): ChecksComparison => {
   const rows = input.commands.map((command): CheckRow => {
     const key = keyOf(command)
@@ -194,6 +231,10 @@ export const compareChecks = (input: {
   })
   const tally = { claude: tallyOf(input.claude), codex: tallyOf(input.codex) }
   const kept = rows.filter((row) => passes(row.claude.status) && ran(row.codex.status))
+  const definitions = {
+    claude: checkDefinitions(input.changedFiles?.claude ?? []),
+    codex: checkDefinitions(input.changedFiles?.codex ?? [])
+  }
   return {
     time_limit_seconds: input.timeLimitSeconds,
     setup: input.setup.map(({ command, directory }) => ({ command, directory })),
@@ -204,7 +245,8 @@ export const compareChecks = (input: {
     tally,
     edge: edgeOf(rows),
     codex_keeps_claude_passes: kept.length === 0 ? null : kept.every((row) => passes(row.codex.status)),
-    sentence: checksSentence(rows, tally)
+    definitions_changed: definitions,
+    sentence: checksSentence(rows, tally, definitions)
   }
 }
 

@@ -44,6 +44,8 @@ export interface RunChecksInput {
   readonly claude: ClaudeState
   readonly claudePatch: string
   readonly codex: MaterialisedWorkspace
+  /** The paths each result changed, to name those a check may run or read. */
+  readonly changedFiles: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> }
   readonly commands: RunChecks
   readonly runTag: string
   readonly hiddenRoots: ReadonlyArray<string>
@@ -335,7 +337,15 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
           checkSharedState({ ...base, name: "claude", changes: claude }, claudeIdentity),
           checkState({ ...base, name: "codex", changes: { kind: "workspace", workspace: input.codex } })
         ], { concurrency: "unbounded" })
-        return compareChecks({ timeLimitSeconds: time_limit_seconds, setup, commands: checks, start, claude: claudeChecks, codex })
+        return compareChecks({
+          timeLimitSeconds: time_limit_seconds,
+          setup,
+          commands: checks,
+          start,
+          claude: claudeChecks,
+          codex,
+          changedFiles: input.changedFiles
+        })
       })
 
     const checkSharedState = (request: StateRequest, identity: unknown) => {
