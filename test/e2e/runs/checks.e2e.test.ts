@@ -4,6 +4,7 @@
  * run under the real `codex sandbox`. The report, the run's state and log, and the reviewer's blind
  * candidate files carry the outcomes; a cancel during the checks leaves no process and no copy.
  */
+import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -37,7 +38,7 @@ const nodeRepository = (root: string) => {
   return { directory, baseline, ending, threadId }
 }
 
-const configOf = (repository: ReturnType<typeof nodeRepository>, checks: ReadonlyArray<string>) => ({
+const configOf = (repository: { threadId: string; directory: string; baseline: string; ending: string }, checks: ReadonlyArray<string>) => ({
   thread_id: repository.threadId,
   request: "Fix add() so that the test passes.",
   repo: repository.directory,
@@ -120,6 +121,55 @@ const countSleepers = () =>
       return false
     }
   }).length
+
+/** A Python project whose `unittest` suite fails at the start and passes at Claude's ending commit. */
+const pythonRepository = (root: string) => {
+  const directory = path.join(root, "calc")
+  fs.mkdirSync(directory, { recursive: true })
+  const git = (...args: Array<string>) => gitAt(directory, undefined, ...args)
+  git("init", "--quiet", "--initial-branch", "main")
+  fs.writeFileSync(path.join(directory, "calc.py"), "def double(x):\n    return x + 1\n")
+  fs.writeFileSync(
+    path.join(directory, "test_calc.py"),
+    "import unittest\nfrom calc import double\n\nclass Double(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(4), 8)\n"
+  )
+  git("add", ".")
+  git("commit", "--quiet", "-m", "start")
+  const baseline = git("rev-parse", "HEAD")
+  fs.writeFileSync(path.join(directory, "calc.py"), "def double(x):\n    return x * 2\n")
+  git("commit", "--quiet", "-am", "Claude's fix")
+  const threadId = randomUUID()
+  writeChunkThread(path.join(root, "claude"), threadId, directory)
+  return { directory, baseline, ending: git("rev-parse", "HEAD"), threadId }
+}
+
+describe("checks of a Python project", () => {
+  it("unittest fails at the start and passes on both results; a machine without Python says so", async () => {
+    const root = scratch("codex-replay-checks-python-")
+    const repository = pythonRepository(root)
+    const daemon = await startDaemon({
+      root,
+      env: { FAKE_CODEX_WRITE_FILE: "calc.py", FAKE_CODEX_WRITE_CONTENT: "def double(x):\n    return 2 * x\n" }
+    })
+    try {
+      const started = await approveAndStart(daemon, configOf(repository, ["python3 -m unittest"]))
+      const run = await awaitTerminal(daemon, started.run_id, 90_000)
+      expect(run.status).toBe("completed")
+      const { checks } = JSON.parse(fs.readFileSync(run.report_json, "utf8"))
+      if (spawnSync("python3", ["--version"]).status === 0) {
+        expect(checks.rows[0]).toMatchObject({ start: "failed", claude: { status: "passed", change: "fixed" }, codex: { status: "passed", change: "fixed" } })
+        expect(checks.start.checks[0].excerpt).toContain("AssertionError: 5 != 8")
+        expect(checks.edge).toBe("same")
+        expect(checks.sentence).toBe("checks: Codex 1 of 1, Claude 1 of 1.")
+      } else {
+        // Nothing is skipped silently: without Python the check could not run, on every side.
+        expect(checks.rows[0]).toMatchObject({ start: "could_not_run", claude: { status: "could_not_run" }, codex: { status: "could_not_run" } })
+      }
+    } finally {
+      await daemon.stop()
+    }
+  }, 120_000)
+})
 
 describe("checks and a daemon killed with -9", () => {
   it("the checks die with the daemon, and the next daemon removes their copies", async () => {
