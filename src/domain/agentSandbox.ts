@@ -101,6 +101,15 @@ const withoutTrailingSlash = (directory: string) => {
   return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized
 }
 
+/**
+ * Secrets kept inside a toolchain's folder, which a read grant of that folder would otherwise cover:
+ * Cargo's registry tokens. Hidden from every agent and check.
+ */
+export const toolchainSecrets = (environment: Environment, home: string): ReadonlyArray<string> => {
+  const cargo = environment.CARGO_HOME !== undefined && path.isAbsolute(environment.CARGO_HOME) ? environment.CARGO_HOME : path.join(home, ".cargo")
+  return [path.join(cargo, "credentials"), path.join(cargo, "credentials.toml")]
+}
+
 /** A grant never covers the home folder as a whole: it would bring a saved report or another clone in. */
 export const coversHome = (directory: string, home: string) => isInside(withoutTrailingSlash(home), withoutTrailingSlash(directory))
 

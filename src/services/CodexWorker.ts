@@ -22,7 +22,7 @@ import {
   WorkerPurpose,
   ZERO_USAGE
 } from "../domain/worker.js"
-import { agentEnvironment, codexProcessEnvironment, sandboxConfig } from "../domain/agentSandbox.js"
+import { agentEnvironment, codexProcessEnvironment, sandboxConfig, toolchainSecrets } from "../domain/agentSandbox.js"
 import { FileStore } from "./FileStore.js"
 import { homeDirectoryOf, systemTemporaryDirectory } from "./platform/environment.js"
 import { LinkSafeFiles } from "./platform/LinkSafeFiles.js"
@@ -86,7 +86,12 @@ const resolveOptions = (options: CodexWorkerOptions, inherited: Readonly<Record<
   return {
     // The system's temporary directory holds reviewer workspaces of parallel runs; every agent gets
     // its own temporary directory instead (TMPDIR).
-    hiddenRoots: [...(options.hiddenRoots ?? []), codexHome, systemTemporaryDirectory()],
+    hiddenRoots: [
+      ...(options.hiddenRoots ?? []),
+      codexHome,
+      systemTemporaryDirectory(),
+      ...toolchainSecrets(environment, homeDirectoryOf(environment))
+    ],
     cliPath: options.cliPath ?? "codex",
     environment,
     config: options.config,

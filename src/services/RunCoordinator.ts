@@ -238,7 +238,11 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           claude: request.claude_state ?? { kind: "unavailable", reason: "This run did not record how to rebuild Claude's result." },
           claudePatch: request.claude.patch,
           codex: implemented.workspace,
-          changedFiles: { claude: request.claude.files.map((file) => file.path), codex: codex.files.map((file) => file.path) },
+          changedFiles: {
+            claude: request.claude.files.map((file) => file.path),
+            codex: codex.files.map((file) => file.path),
+            complete: ![request.claude, codex].some((side) => (side.output_cuts ?? []).some((cut) => cut.kind === "changed_files"))
+          },
           commands,
           runTag: request.run_tag,
           hiddenRoots: hiddenRootsOf(request, settings)

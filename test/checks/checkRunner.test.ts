@@ -226,7 +226,8 @@ describe("CheckRunner", () => {
         expect(second).not.toBeNull()
         // One check of the start and of Claude's result, shared by both runs.
         expect(first!.start).toBe(second!.start)
-        expect(first!.claude).toBe(second!.claude)
+        // Counted afresh for each run, but from the one check (its time is the same to the millisecond).
+        expect(first!.claude).toEqual(second!.claude)
         expect(first!.rows[0]).toMatchObject({
           start: "failed",
           claude: { status: "passed", change: "fixed" },
@@ -237,11 +238,37 @@ describe("CheckRunner", () => {
         expect(second!.edge).toBe("same")
         expect(first!.sentence).toContain("Claude fixed `node --test`, which Codex's result failed")
         // A result that changed what a check runs is named beside its outcome.
-        expect(first!.definitions_changed).toEqual({ claude: [], codex: ["add.test.js"] })
+        expect(first!.definitions_changed).toEqual({ claude: [], codex: ["add.test.js"], complete: true })
         expect(first!.sentence).toContain("Codex's result changed what the checks run (add.test.js): its patch shows whether it changed a check to pass it")
         // The hostile command ran inside the copy only: nothing in the home, nothing beside the copy.
         expect(fs.existsSync(path.join(os.homedir(), "pwned-checks"))).toBe(false)
         expect(fs.readdirSync(path.join(settings.cacheRoot, "checks"))).toEqual([])
+      }))
+
+    it.effect("what a command leaves running ends with it; a result too large to copy is said, and counts as its own doing", () =>
+      live(function*() {
+        const runner = yield* CheckRunner
+        const project = nodeProject()
+        const started = Date.now()
+        const state = yield* runner.checkState(request(project, {
+          checks: [{ command: `sleep ${HANG} & echo serving; exit 0`, directory: "." }],
+          timeLimitSeconds: 60
+        }))
+        expect(state.checks[0]).toMatchObject({ status: "passed", excerpt: "serving\n" })
+        expect(Date.now() - started).toBeLessThan(30_000)
+        expect(yield* Effect.promise(() => hangersGoneWithin(5000))).toBe(true)
+        // 300 MB of zeros in one commit: weighed from git's object sizes, never copied.
+        const git2 = (...args: Array<string>) => git(project.directory, ...args)
+        fs.writeFileSync(path.join(project.directory, "huge.bin"), "")
+        fs.truncateSync(path.join(project.directory, "huge.bin"), 300 * 1024 * 1024)
+        git2("add", "huge.bin")
+        git2("commit", "--quiet", "-m", "huge")
+        const huge = git2("rev-parse", "HEAD")
+        const large = yield* runner.checkState(request(project, {
+          changes: { kind: "commits", repository: project.directory, from: project.start, to: huge }
+        }))
+        expect(large.checks[0]).toMatchObject({ status: "could_not_run", cause: "state" })
+        expect(large.checks[0]!.reason).toBe("This result changes 300 MB, past the 256 MB a check copy takes.")
       }))
   })
 })

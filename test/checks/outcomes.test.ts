@@ -75,6 +75,58 @@ describe("check outcomes", () => {
     )
   })
 
+  it("a result cannot hide a failing check by breaking it: what the state may cause counts as a failure when it ran on the start", () => {
+    const broken = (command: string): CommandOutcome => ({ ...outcome(command, "could_not_run"), exit_code: 127, cause: "state" })
+    const two = commands.slice(0, 2)
+    const comparison = compareChecks({
+      timeLimitSeconds: 600,
+      setup: [],
+      commands: two,
+      start: state(outcome("npm test", "failed"), broken("npx tsc")),
+      claude: state(outcome("npm test", "passed"), broken("npx tsc")),
+      codex: state(broken("npm test"), broken("npx tsc"))
+    })
+    expect(comparison.rows[0]!.codex).toMatchObject({ status: "failed", exit_code: 127, change: "still_failing" })
+    expect(comparison.rows[0]!.codex.reason).toContain("It ran on the start, so it counts as a failure of this result.")
+    // Not found on every state: the toolchain is missing, which says nothing about either result.
+    expect(comparison.rows[1]!.codex).toMatchObject({ status: "could_not_run", change: "not_comparable" })
+    expect(comparison.edge).toBe("claude")
+    expect(comparison.tally.codex).toEqual({ passed: 0, ran: 1, could_not_run: 1 })
+    // What the replay could not make (no cause) is never counted.
+    const ours = compareChecks({
+      timeLimitSeconds: 600,
+      setup: [],
+      commands: two.slice(0, 1),
+      start: state(outcome("npm test", "failed")),
+      claude: state(outcome("npm test", "could_not_run")),
+      codex: state(outcome("npm test", "passed"))
+    })
+    expect(ours.rows[0]!.claude.status).toBe("could_not_run")
+    expect(ours.edge).toBeNull()
+    // The reviewer sees only what ran on both results, and no reason, which could name a side.
+    expect(reviewerChecks(ours, "claude")).toEqual([])
+    expect(reviewerChecks(comparison, "codex").map((check) => check.command)).toEqual(["npm test"])
+    expect(JSON.stringify(reviewerChecks(comparison, "codex"))).not.toContain("reason")
+  })
+
+  it("names what the approved commands themselves run, and says when a result's file list was cut", () => {
+    const commandsRun = ["python3 -m unittest", "./run_tests.sh", "npm test"]
+    expect(checkDefinitions(["unittest.py", "run_tests.sh", ".npmrc", "src/app.py", "scripts/check", "lib/util.js"], commandsRun))
+      .toEqual(["unittest.py", "run_tests.sh", ".npmrc", "scripts/check"])
+    const comparison = compareChecks({
+      timeLimitSeconds: 600,
+      setup: [],
+      commands: [{ command: "python3 -m unittest", directory: "." }],
+      start: state(outcome("python3 -m unittest", "failed")),
+      claude: state(outcome("python3 -m unittest", "passed")),
+      codex: state(outcome("python3 -m unittest", "passed")),
+      changedFiles: { claude: ["calc.py"], codex: ["calc.py", "unittest.py"], complete: false }
+    })
+    expect(comparison.definitions_changed).toEqual({ claude: [], codex: ["unittest.py"], complete: false })
+    expect(comparison.sentence).toContain("Codex's result changed what the checks run (unittest.py)")
+    expect(comparison.sentence).toContain("a result changed more files than are listed")
+  })
+
   it("a mixed result, and none that ran on both sides", () => {
     const two = commands.slice(0, 2)
     const mixed = compareChecks({
@@ -120,7 +172,7 @@ describe("check outcomes", () => {
     const collector = excerptCollector()
     collector.push("\u001b[31mFAIL\u001b[0m start\r\n")
     for (let index = 0; index < 10_000; index++) collector.push(`line ${index} `.padEnd(100, ".") + "\n")
-    collector.push("the end\u0007")
+    collector.push("the \u202eend\u200b\u0007")
     const text = collector.finish()
     expect(text.startsWith("FAIL start\n")).toBe(true)
     expect(text.endsWith("the end")).toBe(true)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { agentEnvironment, codexProcessEnvironment, coversHome, sandboxConfig, toolchainDirectories } from "../../src/domain/agentSandbox.js"
+import { agentEnvironment, codexProcessEnvironment, coversHome, sandboxConfig, toolchainDirectories, toolchainSecrets } from "../../src/domain/agentSandbox.js"
 
 const daemonEnvironment = {
   PATH: "/home/u/.nvm/versions/node/v22.1.0/bin:/home/u/.cargo/bin:/home/u/.local/bin:/home/u/bin:/opt/go/bin:/usr/bin:/bin",
@@ -130,5 +130,23 @@ describe("the permission profile", () => {
       `permissions.codex_replay.filesystem={":minimal" = "read", "/home/u/my \\"tools\\".v2" = "read", "/home/u/my \\"tools\\".v2/cache" = "none", "/srv/w" = "read"}`
     )
     expect(config).toContain(`shell_environment_policy={"inherit" = "none", "set" = {"A" = "x\\"y"}}`)
+  })
+})
+
+describe("secrets inside a toolchain's folder", () => {
+  it("Cargo's registry tokens are hidden where the toolchain is granted (CARGO_HOME or ~/.cargo); a check has no network of Codex's", () => {
+    expect(toolchainSecrets({}, "/home/ada")).toEqual(["/home/ada/.cargo/credentials", "/home/ada/.cargo/credentials.toml"])
+    expect(toolchainSecrets({ CARGO_HOME: "/opt/cargo" }, "/home/ada")).toEqual(["/opt/cargo/credentials", "/opt/cargo/credentials.toml"])
+    const config = sandboxConfig({
+      writable: true,
+      network: false,
+      workingDirectory: "/cache/checks/state-1/workspaces/copy",
+      readable: ["/home/ada/.cargo"],
+      hiddenRoots: toolchainSecrets({}, "/home/ada"),
+      shellEnvironment: {}
+    })
+    expect(config[1]).toContain(`"/home/ada/.cargo" = "read"`)
+    expect(config[1]).toContain(`"/home/ada/.cargo/credentials.toml" = "none"`)
+    expect(config[2]).toBe(`permissions.codex_replay.network={"enabled" = false}`)
   })
 })

@@ -21,7 +21,14 @@ export const CommandOutcome = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   /** The output's bounded, scrubbed excerpt (stdout and stderr together, head and tail). */
   excerpt: Schema.String,
-  elapsed_ms: Schema.Number
+  elapsed_ms: Schema.Number,
+  /**
+   * For `could not run`: `state` when what the state holds may be why (command not found, a missing
+   * directory, a sandbox that would not start in it, a failed set-up, a result too large to copy);
+   * absent when the replay could not make the state at all. On a result, a `state` cause counts as a
+   * failure when the command ran on the start: a result cannot hide a failing check by breaking it.
+   */
+  cause: Schema.optional(Schema.Literal("state"))
 })
 export type CommandOutcome = typeof CommandOutcome.Type
 
@@ -110,11 +117,31 @@ export const ChecksComparison = Schema.Struct({
    * Files each result changed that a check may run or read (tests, scripts, build and linter settings):
    * a result can pass a check by changing the check, so these are named beside its outcomes.
    */
-  definitions_changed: Schema.optional(Schema.Struct({ claude: Schema.Array(Schema.String), codex: Schema.Array(Schema.String) })),
+  definitions_changed: Schema.optional(Schema.Struct({
+    claude: Schema.Array(Schema.String),
+    codex: Schema.Array(Schema.String),
+    /** False when a result's file list was cut at its ceiling: the files named may not be all. */
+    complete: Schema.optional(Schema.Boolean)
+  })),
   /** One sentence for every view: "checks: Codex 4 of 4, Claude 3 of 4; Codex fixed `npm test`, which Claude's result still failed". */
   sentence: Schema.String
 })
 export type ChecksComparison = typeof ChecksComparison.Type
+
+/**
+ * A result's outcomes as counted: a command that could not run there for a reason the state may hold
+ * (`cause: "state"`) while it ran on the start is the result's failure — a result that breaks a check
+ * (a test that exits 127, a folder it deleted, a set-up it broke) does not get it left out.
+ */
+const counted = (start: StateChecks, result: StateChecks): StateChecks => ({
+  ...result,
+  checks: result.checks.map((outcome) => {
+    if (outcome.status !== "could_not_run" || outcome.cause !== "state") return outcome
+    const atStart = start.checks.find((candidate) => keyOf(candidate) === keyOf(outcome))
+    if (atStart === undefined || atStart.status === "could_not_run") return outcome
+    return { ...outcome, status: "failed", reason: `${outcome.reason ?? "It could not run here."} It ran on the start, so it counts as a failure of this result.` }
+  })
+})
 
 const keyOf = (command: { readonly command: string; readonly directory: string }) => `${command.directory}\u0000${command.command}`
 
@@ -158,16 +185,34 @@ const CHECK_DEFINITIONS: ReadonlyArray<RegExp> = [
   /(^|\/)(pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|pytest\.ini|noxfile\.py|conftest\.py|mypy\.ini|\.flake8|\.?ruff\.toml)$/,
   /(^|\/)(Cargo\.toml|clippy\.toml|go\.mod|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|pom\.xml|mix\.exs|[^/]+\.csproj|\.golangci\.ya?ml)$/,
   /(^|\/)(tsconfig[^/]*\.json|(jest|vitest|vite|playwright|karma|babel)\.config\.[^/]+|\.eslintrc[^/]*|eslint\.config\.[^/]+|\.prettierrc[^/]*|biome\.json)$/,
-  /(^|\/)(tests?|__tests__|spec|specs)\//,
+  /(^|\/)(\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|\.nvmrc|\.node-version|\.tool-versions|\.python-version)$/,
+  /(^|\/)(sitecustomize|usercustomize|pytest|unittest|conftest)\.py$/,
+  /(^|\/)(\.cargo\/config(\.toml)?|build\.rs|go\.work|\.mocharc[^/]*|jest\.setup\.[^/]+|vitest\.setup\.[^/]+|setupTests\.[^/]+)$/,
+  /(^|\/)(tests?|__tests__|spec|specs|scripts?|bin|node_modules)\//,
   /[._-](test|spec)\.[^/]+$/,
-  /(^|\/)test_[^/]+\.py$/
+  /(^|\/)test_[^/]+\.py$/,
+  /\.(sh|bash)$/
 ]
 
 const MAX_DEFINITIONS_NAMED = 20
 
-/** The files among `paths` that a check may run or read (at most 20). */
-export const checkDefinitions = (paths: ReadonlyArray<string>) =>
-  paths.filter((file) => CHECK_DEFINITIONS.some((pattern) => pattern.test(file))).slice(0, MAX_DEFINITIONS_NAMED)
+/** The words of the approved commands a file could answer to: `./run_tests.sh`, `unittest` (`unittest.py`), `jest`. */
+const commandWords = (commands: ReadonlyArray<string>) =>
+  new Set(commands.flatMap((command) => command.split(/[\s;&|()<>=]+/)).map((word) => word.replace(/^\.\//, "")).filter((word) => word.length > 1))
+
+const answersTo = (file: string, words: ReadonlySet<string>) => {
+  const base = file.slice(file.lastIndexOf("/") + 1)
+  return words.has(file) || words.has(base) || words.has(base.replace(/\.[^.]+$/, ""))
+}
+
+/**
+ * The files among `paths` that a check may run or read (at most 20): those of the table, and those the
+ * approved commands name (a script they run, a module that shadows the runner they name).
+ */
+export const checkDefinitions = (paths: ReadonlyArray<string>, commands: ReadonlyArray<string> = []) => {
+  const words = commandWords(commands)
+  return paths.filter((file) => CHECK_DEFINITIONS.some((pattern) => pattern.test(file)) || answersTo(file, words)).slice(0, MAX_DEFINITIONS_NAMED)
+}
 
 const definitionsClause = (name: string, files: ReadonlyArray<string>) =>
   files.length === 0
@@ -178,7 +223,7 @@ const definitionsClause = (name: string, files: ReadonlyArray<string>) =>
 export const checksSentence = (
   rows: ReadonlyArray<CheckRow>,
   tally: { readonly claude: SideTally; readonly codex: SideTally },
-  definitions: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> } = { claude: [], codex: [] }
+  definitions: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string>; readonly complete?: boolean } = { claude: [], codex: [] }
 ) => {
   if (rows.length === 0) return "checks: none were approved."
   const count = (name: string, side: SideTally) =>
@@ -195,6 +240,7 @@ export const checksSentence = (
   const unrun = rows.filter((row) => !ran(row.codex.status) || !ran(row.claude.status))
   if (unrun.length > 0) parts.push(`${list(unrun.map(commandLabel))} could not run on every side (not counted)`)
   parts.push(...definitionsClause("Codex's result", definitions.codex), ...definitionsClause("Claude's result", definitions.claude))
+  if (definitions.complete === false) parts.push("a result changed more files than are listed, so the files the checks run that it changed may not all be named")
   return `${parts.join("; ")}.`
 }
 
@@ -215,9 +261,11 @@ export const compareChecks = (input: {
   readonly start: StateChecks
   readonly claude: StateChecks
   readonly codex: StateChecks
-  /** The paths each result changed. */
-  readonly changedFiles?: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> }
+  /** The paths each result changed; `complete` is false when a list was cut at its ceiling. */
+  readonly changedFiles?: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string>; readonly complete?: boolean }
 }): ChecksComparison => {
+  const claudeState = counted(input.start, input.claude)
+  const codexState = counted(input.start, input.codex)
   const rows = input.commands.map((command): CheckRow => {
     const key = keyOf(command)
     const start = outcomeFor(input.start, key).status
@@ -225,23 +273,25 @@ export const compareChecks = (input: {
       command: command.command,
       directory: command.directory,
       start,
-      claude: sideCheck(start, outcomeFor(input.claude, key)),
-      codex: sideCheck(start, outcomeFor(input.codex, key))
+      claude: sideCheck(start, outcomeFor(claudeState, key)),
+      codex: sideCheck(start, outcomeFor(codexState, key))
     }
   })
-  const tally = { claude: tallyOf(input.claude), codex: tallyOf(input.codex) }
+  const tally = { claude: tallyOf(claudeState), codex: tallyOf(codexState) }
   const kept = rows.filter((row) => passes(row.claude.status) && ran(row.codex.status))
+  const commandTexts = [...input.commands, ...input.setup].map((command) => command.command)
   const definitions = {
-    claude: checkDefinitions(input.changedFiles?.claude ?? []),
-    codex: checkDefinitions(input.changedFiles?.codex ?? [])
+    claude: checkDefinitions(input.changedFiles?.claude ?? [], commandTexts),
+    codex: checkDefinitions(input.changedFiles?.codex ?? [], commandTexts),
+    complete: input.changedFiles?.complete ?? true
   }
   return {
     time_limit_seconds: input.timeLimitSeconds,
     setup: input.setup.map(({ command, directory }) => ({ command, directory })),
     rows,
     start: input.start,
-    claude: input.claude,
-    codex: input.codex,
+    claude: claudeState,
+    codex: codexState,
     tally,
     edge: edgeOf(rows),
     codex_keeps_claude_passes: kept.length === 0 ? null : kept.every((row) => passes(row.codex.status)),
@@ -256,7 +306,8 @@ export const compareChecks = (input: {
  * differs between copies for reasons of no merit).
  */
 export const reviewerChecks = (comparison: ChecksComparison, side: "codex" | "claude") =>
-  comparison.rows.map((row) => {
+  // Only what ran on both results, without the reasons: why a command could not run can name a side.
+  comparison.rows.filter((row) => ran(row.claude.status) && ran(row.codex.status)).map((row) => {
     const outcome = comparison[side].checks.find((candidate) => keyOf(candidate) === keyOf(row))
     return {
       command: row.command,
@@ -265,7 +316,6 @@ export const reviewerChecks = (comparison: ChecksComparison, side: "codex" | "cl
       outcome: CHECK_STATUS_LABELS[row[side].status],
       exit_code: row[side].exit_code,
       change_from_start: CHECK_CHANGE_LABELS[row[side].change],
-      ...(row[side].reason === null ? {} : { reason: row[side].reason }),
       output_excerpt: anonymizeProse(outcome?.excerpt ?? "")
     }
   })
@@ -279,7 +329,10 @@ export const EXCERPT_TAIL = 4500
 // eslint-disable-next-line no-control-regex
 const TERMINAL_NOISE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[\u0000-\u0008\u000b-\u001f\u007f]/g
 
-const printable = (text: string) => text.replace(/\r\n?/g, "\n").replace(TERMINAL_NOISE, "")
+/** Characters that reorder or hide text (bidi controls, zero-width), which could make an excerpt read as something else. */
+const HIDDEN_FORMATTING = /[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g
+
+const printable = (text: string) => text.replace(/\r\n?/g, "\n").replace(TERMINAL_NOISE, "").replace(HIDDEN_FORMATTING, "")
 
 /**
  * Collects a command's output as it arrives, keeping only its head and a rolling tail: a check that

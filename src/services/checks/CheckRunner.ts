@@ -14,7 +14,9 @@ import { ProcessRunner } from "../ProcessRunner.js"
 import { Settings } from "../Settings.js"
 import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "../Workspace.js"
 import { sandboxInvocation, type SandboxInvocation } from "./sandbox.js"
-import { type StateChanges, writeChanges } from "./stateChanges.js"
+import { type Cause, minutes, notRun, outcomeOf, shellFor } from "./commands.js"
+import { MAX_STATE_CHANGE_BYTES, type StateChanges, writeChanges } from "./stateChanges.js"
+import { formatBytes } from "../../domain/report/ceilings.js"
 
 export type { StateChanges } from "./stateChanges.js"
 
@@ -45,7 +47,7 @@ export interface RunChecksInput {
   readonly claudePatch: string
   readonly codex: MaterialisedWorkspace
   /** The paths each result changed, to name those a check may run or read. */
-  readonly changedFiles: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string> }
+  readonly changedFiles: { readonly claude: ReadonlyArray<string>; readonly codex: ReadonlyArray<string>; readonly complete?: boolean }
   readonly commands: RunChecks
   readonly runTag: string
   readonly hiddenRoots: ReadonlyArray<string>
@@ -64,17 +66,6 @@ export interface StateRequest {
   readonly hiddenRoots: ReadonlyArray<string>
 }
 
-const minutes = (seconds: number) =>
-  seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? "" : "s"}` : `${seconds} seconds`
-
-/**
- * The command as Claude Code's Bash tool ran it, in bash, given as an argument (never pasted into a
- * script). Its output goes through a pipe: inside the sandbox the standard streams are sockets, on which
- * Node's asynchronous writes are lost when the process ends; `pipefail` keeps the command's exit code.
- */
-const shellFor = (command: string) =>
-  ["/bin/bash", "-c", "set -o pipefail; /bin/bash -c \"$1\" 2>&1 < /dev/null | /bin/cat", "codex-replay-check", command]
-
 /**
  * How Codex is started for a command. A command without network runs in a network namespace with no
  * interface up, under a sandbox whose own network filter is open: that filter refuses `send` on every
@@ -85,26 +76,6 @@ const shellFor = (command: string) =>
 interface Launchers {
   readonly withNetwork: string
   readonly withoutNetwork: string | undefined
-}
-
-const notRun = (command: ApprovedCommand, reason: string): CommandOutcome => ({
-  command: command.command,
-  directory: command.directory,
-  status: "could_not_run",
-  exit_code: null,
-  reason,
-  excerpt: "",
-  elapsed_ms: 0
-})
-
-/** How an ended command is counted: 127 and 126 are the shell's "not found" and "not executable". */
-const outcomeOf = (command: ApprovedCommand, exit: { exitCode: number | null; signal: string | null }, excerpt: string, elapsed: number): CommandOutcome => {
-  const base = { command: command.command, directory: command.directory, excerpt, elapsed_ms: elapsed, exit_code: exit.exitCode }
-  if (exit.exitCode === 0) return { ...base, status: "passed", reason: null }
-  if (exit.exitCode === 127) return { ...base, status: "could_not_run", reason: "The command was not found in this state (exit code 127)." }
-  if (exit.exitCode === 126) return { ...base, status: "could_not_run", reason: "The command could not be executed in this state (exit code 126)." }
-  if (exit.exitCode === null) return { ...base, status: "failed", reason: `It was ended by ${exit.signal ?? "a signal"}.` }
-  return { ...base, status: "failed", reason: null }
 }
 
 /**
@@ -152,7 +123,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         const copy = places[0]!
         const directory = yield* files.resolveInside(copy, command.directory).pipe(Effect.option)
         if (Option.isNone(directory) || !(yield* files.isDirectory(directory.value))) {
-          return notRun(command, `The directory ${command.directory} does not exist in this state.`)
+          return notRun(command, `The directory ${command.directory} does not exist in this state.`, "state")
         }
         const started = yield* Clock.currentTimeMillis
         const collector = excerptCollector()
@@ -190,28 +161,49 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         return outcomeOf(command, ended.right.value, excerpt, elapsed)
       })
 
-    /** Everything of one state, in a private directory removed when it ends. */
-    const checkState = (request: StateRequest): Effect.Effect<StateChecks> =>
-      Effect.scoped(Effect.gen(function*() {
-        const started = yield* Clock.currentTimeMillis
-        const unrunnable = (reason: string) =>
-          Effect.map(elapsedSince(started), (elapsed): StateChecks => ({
-            setup: request.setup.map((command) => notRun(command, reason)),
-            checks: request.checks.map((command) => notRun(command, reason)),
-            elapsed_ms: elapsed
-          }))
-        if (request.changes.kind === "unavailable") return yield* unrunnable(request.changes.reason)
-        yield* files.ensurePrivateDirectory(root)
-        const directory = yield* files.temporaryDirectory(root, `${STATE_PREFIX}${process.pid}-`)
+    /** A fresh copy of the start in `directory`, the state's changes applied; or why not, and whose doing that may be. */
+    const prepareCopy = (directory: string, request: StateRequest) =>
+      Effect.gen(function*() {
         const made = yield* workspaces.materialise(directory, request.plan, request.runTag, "copy").pipe(Effect.either)
-        if (Either.isLeft(made)) return yield* unrunnable(`A fresh copy of the state could not be made: ${made.left.message}`)
-        const copy = made.right.directory
+        if (Either.isLeft(made)) return Either.left({ reason: `A fresh copy of the state could not be made: ${made.left.message}`, cause: "replay" as Cause })
         const applied = yield* writeChanges(request.changes, made.right, path.join(directory, "changes.patch")).pipe(
           Effect.provideService(Git, git),
           Effect.provideService(FileStore, files),
           Effect.either
         )
-        if (Either.isLeft(applied)) return yield* unrunnable(`The result's changes could not be applied to a fresh copy of the start: ${applied.left.message}`)
+        if (Either.isRight(applied)) return Either.right(made.right)
+        const failure = applied.left
+        return Either.left(failure._tag === "StateTooLarge"
+          ? {
+            reason: `This result changes ${formatBytes(failure.bytes)}, past the ${formatBytes(MAX_STATE_CHANGE_BYTES)} a check copy takes.`,
+            cause: "state" as Cause
+          }
+          : {
+            reason: `The result's changes could not be applied to a fresh copy of the start: ${failure.message}`,
+            // A patch git made from a result's own files applies unless their content prevents it; one
+            // rebuilt from a transcript is ours.
+            cause: (request.changes.kind === "patch" ? "replay" : "state") as Cause
+          })
+      })
+
+    /** Everything of one state, in a private directory removed when it ends. */
+    const checkState = (request: StateRequest): Effect.Effect<StateChecks> =>
+      Effect.scoped(Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const unrunnable = (reason: string, cause: Cause = "replay") =>
+          Effect.map(elapsedSince(started), (elapsed): StateChecks => ({
+            setup: request.setup.map((command) => notRun(command, reason, cause)),
+            checks: request.checks.map((command) => notRun(command, reason, cause)),
+            elapsed_ms: elapsed
+          }))
+        if (request.changes.kind === "unavailable") return yield* unrunnable(request.changes.reason)
+        yield* files.ensurePrivateDirectory(root)
+        const directory = yield* files.temporaryDirectory(root, `${STATE_PREFIX}${process.pid}-`)
+        // Making the copy counts against the time limit of a command: a result cannot hold a slot by its size.
+        const prepared = yield* prepareCopy(directory, request).pipe(Effect.timeoutOption(Duration.seconds(request.timeLimitSeconds)))
+        if (Option.isNone(prepared)) return yield* unrunnable(`The copy of this state was not ready within ${minutes(request.timeLimitSeconds)}.`, "state")
+        if (Either.isLeft(prepared.value)) return yield* unrunnable(prepared.value.left.reason, prepared.value.left.cause)
+        const copy = prepared.value.right.directory
         const scratch = path.join(directory, "tmp")
         const codexHome = path.join(directory, "codex-home")
         yield* files.ensurePrivateDirectory(scratch)
@@ -237,13 +229,13 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         const probe = yield* run({ command: "exit 0", directory: "." }, false)
         if (probe.status !== "passed") {
           const detail = probe.excerpt.trim() === "" ? probe.reason ?? `exit code ${probe.exit_code}` : probe.excerpt.trim().split("\n").slice(-3).join(" ")
-          return yield* unrunnable(`Codex's sandbox could not start here: ${detail}`)
+          return yield* unrunnable(`Codex's sandbox could not start here: ${detail}`, "state")
         }
         const setup: Array<CommandOutcome> = []
         let failedSetup: CommandOutcome | undefined
         for (const command of request.setup) {
           if (failedSetup !== undefined) {
-            setup.push(notRun(command, `An earlier set-up command, \`${failedSetup.command}\`, did not succeed.`))
+            setup.push(notRun(command, `An earlier set-up command, \`${failedSetup.command}\`, did not succeed.`, "state"))
             continue
           }
           const outcome = yield* run(command, true)
@@ -255,7 +247,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
           : `The set-up command \`${failedSetup.command}\` ${failedSetup.status === "timed_out" ? "timed out" : failedSetup.exit_code === null ? "could not run" : `failed (exit code ${failedSetup.exit_code})`}.`
         const checks: Array<CommandOutcome> = []
         for (const command of request.checks) {
-          checks.push(setupFailure === undefined ? yield* run(command, false) : notRun(command, setupFailure))
+          checks.push(setupFailure === undefined ? yield* run(command, false) : notRun(command, setupFailure, "state"))
         }
         return { setup, checks, elapsed_ms: yield* elapsedSince(started) }
       })).pipe(

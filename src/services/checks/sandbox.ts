@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as path from "node:path"
-import { agentEnvironment, PERMISSION_PROFILE, sandboxConfig } from "../../domain/agentSandbox.js"
+import { agentEnvironment, PERMISSION_PROFILE, sandboxConfig, toolchainSecrets } from "../../domain/agentSandbox.js"
 import { homeDirectoryOf, systemTemporaryDirectory } from "../platform/environment.js"
 import { codexInstallation, implementationReadable, resolveCli, resolveHiddenRoots } from "../worker/prepare.js"
 
@@ -40,7 +40,7 @@ export const sandboxInvocation = (
     if (executable === undefined) return yield* Effect.fail(`The Codex CLI ${cliPath} does not exist or is not executable.`)
     const userCodexHome = environment.CODEX_HOME ?? path.join(homeDirectoryOf(environment), ".codex")
     const hidden = yield* resolveHiddenRoots(
-      [...place.hiddenRoots, userCodexHome, systemTemporaryDirectory()],
+      [...place.hiddenRoots, userCodexHome, systemTemporaryDirectory(), ...toolchainSecrets(environment, homeDirectoryOf(environment))],
       executable,
       place.copy
     )

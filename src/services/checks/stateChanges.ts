@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import * as path from "node:path"
 import { RUN_TAG_VARIABLE } from "../../domain/product.js"
 import { FileStore } from "../FileStore.js"
@@ -19,6 +19,34 @@ export type StateChanges =
   | { readonly kind: "unavailable"; readonly reason: string }
 
 const DIFF = ["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames"]
+const RAW = ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-color", "--no-ext-diff"]
+
+/**
+ * The most a state's changes may weigh (the new content of every changed file): building and applying
+ * a binary patch takes several times its size in memory, so a result past it is not copied.
+ */
+export const MAX_STATE_CHANGE_BYTES = 256 * 1024 * 1024
+
+/** A result whose changes weigh more than `MAX_STATE_CHANGE_BYTES`. */
+export class StateTooLarge extends Data.TaggedError("StateTooLarge")<{ readonly bytes: number }> {}
+
+/** The new object ids of a `git diff --raw -z` listing (deleted files and submodules have none worth counting). */
+const newObjects = (raw: string) =>
+  raw.split("\0").filter((field) => field.startsWith(":")).flatMap((header) => {
+    const [, mode = "", , id = ""] = header.slice(1).split(" ")
+    return mode.startsWith("160000") || /^0+$/.test(id) || id === "" ? [] : [id]
+  })
+
+/** The sizes of `ids` summed, from the objects of `args` (a git directory), without reading them. */
+const weigh = (args: ReadonlyArray<string>, ids: ReadonlyArray<string>, cwd: string, env: Record<string, string>) =>
+  Effect.gen(function*() {
+    if (ids.length === 0) return 0
+    const git = yield* Git
+    const sizes = yield* git.run([...args, "cat-file", "--batch-check=%(objectsize)"], { cwd, env, stdin: `${ids.join("\n")}\n` })
+    return sizes.split("\n").filter((line) => /^\d+$/.test(line)).reduce((total, line) => total + Number(line), 0)
+  })
+
+const withinCeiling = (bytes: number) => (bytes > MAX_STATE_CHANGE_BYTES ? Effect.fail(new StateTooLarge({ bytes })) : Effect.void)
 
 const tagged = (runTag: string | undefined): Record<string, string> => (runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag })
 
@@ -32,10 +60,14 @@ export const writeChanges = (changes: StateChanges, copy: MaterialisedWorkspace,
       case "start":
       case "unavailable":
         return
-      case "commits":
+      case "commits": {
+        const raw = yield* git.run([...RAW, changes.from, changes.to], { cwd: changes.repository, env })
+        yield* withinCeiling(yield* weigh([], newObjects(raw), changes.repository, env))
         yield* git.run([...DIFF, `--output=${file}`, changes.from, changes.to], { cwd: changes.repository, env })
         break
+      }
       case "patch":
+        yield* withinCeiling(Buffer.byteLength(changes.patch))
         yield* files.writeText(file, changes.patch, 0o600)
         break
       case "workspace": {
@@ -44,10 +76,11 @@ export const writeChanges = (changes: StateChanges, copy: MaterialisedWorkspace,
         const source = changes.workspace
         const index = path.join(path.dirname(file), "changes.index")
         const base = ["--git-dir", source.gitDir, "--work-tree", source.directory]
-        yield* git.sequence(
-          [[...base, "read-tree", source.base], [...base, "add", "--all", "."], [...base, ...DIFF, "--cached", `--output=${file}`, source.base]],
-          { cwd: source.directory, env: { ...tagged(source.runTag), GIT_INDEX_FILE: index } }
-        )
+        const options = { cwd: source.directory, env: { ...tagged(source.runTag), GIT_INDEX_FILE: index } }
+        yield* git.sequence([[...base, "read-tree", source.base], [...base, "add", "--all", "."]], options)
+        const raw = yield* git.run([...base, ...RAW, "--cached", source.base], options)
+        yield* withinCeiling(yield* weigh(["--git-dir", source.gitDir], newObjects(raw), source.directory, options.env))
+        yield* git.run([...base, ...DIFF, "--cached", `--output=${file}`, source.base], options)
         break
       }
     }
