@@ -10,46 +10,45 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { writeChunkThread } from "../../runs/chunkThread.js"
-import { approveAndStart, awaitTerminal, type Daemon, eventually, gitAt, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
+import { approveAndStart, awaitTerminal, type Daemon, eventually, gitAt, gitConfig, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
 
 const WRONG_FIX = "exports.add = (a, b) => a * b\n"
 
-/** A project whose `node --test` fails at the start and passes at Claude's ending commit, and a thread that worked in it. */
-const nodeRepository = (root: string) => {
-  const directory = path.join(root, "project")
+/**
+ * A repository whose `files` are the start and `fixed` Claude's ending commit, and an imported thread
+ * that worked in it.
+ */
+const fixedRepository = (root: string, name: string, files: Record<string, string>, fixed: Record<string, string>) => {
+  const directory = path.join(root, name)
   fs.mkdirSync(directory, { recursive: true })
   const git = (...args: Array<string>) => gitAt(directory, undefined, ...args)
+  const write = (contents: Record<string, string>) => {
+    for (const [file, text] of Object.entries(contents)) fs.writeFileSync(path.join(directory, file), text)
+  }
   git("init", "--quiet", "--initial-branch", "main")
-  fs.writeFileSync(path.join(directory, "add.js"), "exports.add = (a, b) => a - b\n")
-  fs.writeFileSync(
-    path.join(directory, "add.test.js"),
-    "const test = require('node:test')\nconst assert = require('node:assert')\nconst { add } = require('./add.js')\ntest('adds two numbers', () => assert.strictEqual(add(2, 3), 5))\n"
-  )
+  write(files)
   git("add", ".")
   git("commit", "--quiet", "-m", "start")
   const baseline = git("rev-parse", "HEAD")
-  fs.writeFileSync(path.join(directory, "add.js"), "exports.add = (a, b) => a + b\n")
+  write(fixed)
   git("commit", "--quiet", "-am", "Claude's fix")
-  const ending = git("rev-parse", "HEAD")
   const threadId = randomUUID()
   writeChunkThread(path.join(root, "claude"), threadId, directory)
-  return { directory, baseline, ending, threadId }
+  return { directory, baseline, ending: git("rev-parse", "HEAD"), threadId, git }
 }
 
-const configOf = (repository: { threadId: string; directory: string; baseline: string; ending: string }, checks: ReadonlyArray<string>) => ({
-  thread_id: repository.threadId,
-  request: "Fix add() so that the test passes.",
-  repo: repository.directory,
-  beginning_kind: "git",
-  ending_kind: "git",
-  baseline_commit: repository.baseline,
-  ending_commit: repository.ending,
-  model: MODELS[0],
-  timeout_seconds: 600,
-  checks: checks.map((command) => ({ command }))
-})
+/** A project whose `node --test` fails at the start and passes at Claude's ending commit. */
+const nodeRepository = (root: string) =>
+  fixedRepository(root, "project", {
+    "add.js": "exports.add = (a, b) => a - b\n",
+    "add.test.js":
+      "const test = require('node:test')\nconst assert = require('node:assert')\nconst { add } = require('./add.js')\ntest('adds two numbers', () => assert.strictEqual(add(2, 3), 5))\n"
+  }, { "add.js": "exports.add = (a, b) => a + b\n" })
+
+const configOf = (repository: ReturnType<typeof fixedRepository>, checks: ReadonlyArray<string>) =>
+  gitConfig(repository, { request: "Fix the code so that the tests pass.", checks: checks.map((command) => ({ command })) })
 
 const stateCopies = (root: string) => {
   const directory = path.join(root, "checks")
@@ -123,25 +122,11 @@ const countSleepers = () =>
   }).length
 
 /** A Python project whose `unittest` suite fails at the start and passes at Claude's ending commit. */
-const pythonRepository = (root: string) => {
-  const directory = path.join(root, "calc")
-  fs.mkdirSync(directory, { recursive: true })
-  const git = (...args: Array<string>) => gitAt(directory, undefined, ...args)
-  git("init", "--quiet", "--initial-branch", "main")
-  fs.writeFileSync(path.join(directory, "calc.py"), "def double(x):\n    return x + 1\n")
-  fs.writeFileSync(
-    path.join(directory, "test_calc.py"),
-    "import unittest\nfrom calc import double\n\nclass Double(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(4), 8)\n"
-  )
-  git("add", ".")
-  git("commit", "--quiet", "-m", "start")
-  const baseline = git("rev-parse", "HEAD")
-  fs.writeFileSync(path.join(directory, "calc.py"), "def double(x):\n    return x * 2\n")
-  git("commit", "--quiet", "-am", "Claude's fix")
-  const threadId = randomUUID()
-  writeChunkThread(path.join(root, "claude"), threadId, directory)
-  return { directory, baseline, ending: git("rev-parse", "HEAD"), threadId }
-}
+const pythonRepository = (root: string) =>
+  fixedRepository(root, "calc", {
+    "calc.py": "def double(x):\n    return x + 1\n",
+    "test_calc.py": "import unittest\nfrom calc import double\n\nclass Double(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(4), 8)\n"
+  }, { "calc.py": "def double(x):\n    return x * 2\n" })
 
 describe("checks of a Python project", () => {
   it("unittest fails at the start and passes on both results; a machine without Python says so", async () => {
