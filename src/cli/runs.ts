@@ -38,7 +38,8 @@ const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Cla
 /** One line per run: when, id, thread, model, status and the verdict; under it, indented, the checks' sentence when the run has checks. */
 export const runLine = (run: RunSummary) => {
   const verdict = run.winner === null ? "" : `  ${WINNER_WORDS[run.winner] ?? run.winner}`
-  const tally = run.dimensions === null ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
+  // An inconclusive run won, tied and lost nothing: its ties would read as a verdict.
+  const tally = run.dimensions === null || run.winner === "inconclusive" ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
   const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""

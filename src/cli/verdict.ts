@@ -21,6 +21,8 @@ export interface Verdict {
   readonly integrity: { readonly matches_claude: boolean; readonly similarity: number | null } | null
   /** The checks side by side: the sentence and, from the report, one row per check; absent without checks. */
   readonly checks?: { readonly sentence: string; readonly rows: ReadonlyArray<CheckRow> }
+  /** The review orders without a validated ballot (`AB`, `BA`); absent when both have one. */
+  readonly missing_orders?: ReadonlyArray<string>
 }
 
 type Json = Record<string, any>
@@ -65,9 +67,20 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     codex: sideOf(candidates.codex),
     claude: sideOf(candidates.claude),
     integrity: integrityOf(state, report),
-    ...checksOf(state, report)
+    ...checksOf(state, report),
+    ...missingOf(state, report)
   }
 }
+
+/** The orders without a validated ballot, from the run's summary (or its report). */
+const missingOf = (state: Json, report: Json | undefined): Pick<Verdict, "missing_orders"> => {
+  const reviews: unknown = state.report_summary?.evaluation?.reviews ?? report?.evaluation?.reviews
+  if (!Array.isArray(reviews)) return {}
+  const missing = reviews.filter((review: Json) => review?.status !== "completed").map((review: Json) => String(review?.order))
+  return missing.length === 0 ? {} : { missing_orders: missing }
+}
+
+const ORDER_NAMES: Record<string, string> = { AB: "A/B", BA: "B/A" }
 
 /** The report's checks, or for a run whose report is not at hand, the sentence its state recorded. */
 const checksOf = (state: Json, report: Json | undefined): Pick<Verdict, "checks"> => {
@@ -129,12 +142,16 @@ export const clock = (ms: number) => {
 
 /** The verdict in three lines (four with a possible leak): who won and by how many dimensions, then time and cost on both sides (the checks: `checksLines`). */
 export const verdictLines = (verdict: Verdict) => {
-  const tally = verdict.dimensions === null
+  // An inconclusive run has no dimension won or lost: its ties would read as a verdict.
+  const tally = verdict.dimensions === null || verdict.winner === "inconclusive"
     ? ""
     : ` — ${verdict.dimensions.won} dimension(s) won, ${verdict.dimensions.tied} tied, ${verdict.dimensions.lost} lost`
   const similarity = verdict.integrity?.similarity
   return [
     `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner}${tally}`,
+    ...(verdict.missing_orders === undefined
+      ? []
+      : [`Ballots: no validated ballot for the ${verdict.missing_orders.map((order) => ORDER_NAMES[order] ?? order).join(" and ")} order${verdict.missing_orders.length === 1 ? "" : "s"}${verdict.missing_orders.length === 2 ? ": there is no verdict" : ""}.`]),
     ...(verdict.integrity?.matches_claude === true
       ? [`Warning: Codex's patch ${POSSIBLE_LEAK}${typeof similarity === "number" ? ` (${Math.floor(similarity * 100)}% of the changed lines are Claude's)` : ""}; the verdict is not counted.`]
       : []),

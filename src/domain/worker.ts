@@ -5,7 +5,6 @@ import { Schema } from "effect"
 export const WorkerPurpose = Schema.Literal(
   "implementation",
   "evaluation",
-  "review_normalization",
   "prompt_synthesis",
   "working_directory_inference"
 )
@@ -73,11 +72,10 @@ export type WorkerStage = "request" | "spawn" | "stream" | "turn" | "exit" | "co
 
 const READ_ONLY_PURPOSES: ReadonlySet<WorkerPurpose> = new Set([
   "evaluation",
-  "review_normalization",
   "prompt_synthesis",
   "working_directory_inference"
 ])
-const REVIEW_PURPOSES: ReadonlySet<WorkerPurpose> = new Set(["evaluation", "review_normalization"])
+const REVIEW_PURPOSES: ReadonlySet<WorkerPurpose> = new Set(["evaluation"])
 
 /** The log source of a purpose when the caller names none. */
 export const defaultLabel = (purpose: WorkerPurpose): string =>

@@ -88,35 +88,28 @@ export const reviewPrompt = (copies: Record<Position, string>): string =>
     "Answer only with the JSON object of the output schema."
   ].join("\n")
 
-/** The normalization prompt: the invalid answer is quoted, the reviewer rewrites it into the schema. */
-export const normalizationPrompt = (rawAnswer: string, problem: string): string =>
+/**
+ * The same review asked again after an answer that did not match the ballot schema: the same prompt,
+ * then what was wrong (never the answer itself, so nothing is rebuilt from free text).
+ */
+export const askAgainPrompt = (copies: Record<Position, string>, problem: string): string =>
   [
-    "A code reviewer answered with a ballot that does not match the required JSON schema.",
-    `Problem: ${problem}`,
-    "Rewrite the ballot below into a JSON object that matches the output schema exactly. Keep every judgement, piece of evidence and winner as the reviewer gave it; where a value is missing, use null for a check result and not_applicable for a winner. Do not judge anything yourself.",
+    reviewPrompt(copies),
     "",
-    "<ballot>",
-    rawAnswer,
-    "</ballot>",
-    "",
-    "Answer only with the JSON object of the output schema."
+    `Your previous answer to this review did not match the output schema: ${problem.slice(0, 500)}`,
+    "Judge the two candidates again and answer only with the JSON object of the output schema."
   ].join("\n")
 
 type Attempt =
-  | { readonly kind: "ballot"; readonly ballot: Ballot; readonly normalized: boolean }
+  | { readonly kind: "ballot"; readonly ballot: Ballot; readonly askedAgain: boolean }
   | { readonly kind: "invalid"; readonly error: string }
   | { readonly kind: "failed"; readonly error: string }
-
-const rawOutputOf = (error: WorkerError): string => {
-  const raw = (error as { raw_output?: unknown }).raw_output
-  return typeof raw === "string" ? raw : ""
-}
 
 const isInvalidBallot = (error: WorkerError) => error.code === "invalid_output"
 
 /**
  * The blind, order-balanced review (docs/verdicts.md): anonymous candidates, two reviewer runs (A/B and
- * B/A) each in a fresh workspace holding only copies of the candidates, one normalization pass for
+ * B/A) each in a fresh workspace holding only copies of the candidates, the order asked again once for
  * an invalid ballot, and the aggregation of both ballots.
  */
 export class Review extends Effect.Service<Review>()("codex-replay/Review", {
@@ -210,10 +203,10 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         return copies
       })
 
-    const runReviewer = (input: ReviewInput, label: string, prompt: string, workingDirectory: string, purpose: "evaluation" | "review_normalization") =>
+    const runReviewer = (input: ReviewInput, label: string, prompt: string, workingDirectory: string) =>
       worker.runWithSchedule(
         {
-          purpose,
+          purpose: "evaluation",
           model: input.model,
           prompt,
           workingDirectory,
@@ -230,35 +223,25 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         }
       )
 
-    /** One normalization pass in an empty workspace. */
-    const normalize = (input: ReviewInput, order: ReviewOrder, raw: string, problem: string) =>
-      Effect.scoped(
-        Effect.gen(function*() {
-          const workspace = yield* temporaryWorkspace(input)
-          const label = `normalization:codex-for-codex:${orderLabel(order)}`
-          yield* log(input.runDirectory, `${label}: the ballot was invalid; one normalization pass`)
-          return yield* runReviewer(input, label, normalizationPrompt(raw, problem), workspace, "review_normalization")
-        })
-      ).pipe(
-        Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, normalized: true })),
-        Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt> =>
-          Effect.succeed(isInvalidBallot(error) ? { kind: "invalid", error: error.message } : { kind: "failed", error: error.message }))
-      )
-
-    /** One reviewer run in its own workspace; the workspace is gone when this returns. */
-    const reviewOnce = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder) =>
+    /** One reviewer run of `order` in its own workspace (gone when this returns), asked again once after an invalid ballot. */
+    const reviewOnce = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder, problem?: string) =>
       Effect.scoped(
         Effect.gen(function*() {
           const workspace = yield* temporaryWorkspace(input)
           const copies = yield* placeCandidates(candidates, workspace, order)
-          return yield* runReviewer(input, `review:codex:${orderLabel(order)}`, reviewPrompt(copies), workspace, "evaluation")
+          const label = `review:codex:${orderLabel(order)}${problem === undefined ? "" : ":asked-again"}`
+          if (problem !== undefined) yield* log(input.runDirectory, `${label}: the ballot did not match the schema; the review is asked again once`)
+          return yield* runReviewer(input, label, problem === undefined ? reviewPrompt(copies) : askAgainPrompt(copies, problem), workspace)
         })
       ).pipe(
-        Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, normalized: false })),
+        Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, askedAgain: problem !== undefined })),
         Effect.catchTag("WorkerError", (error): Effect.Effect<Attempt, ControllerError | StorageError> =>
-          isInvalidBallot(error)
-            ? normalize(input, order, rawOutputOf(error), error.message)
-            : Effect.succeed({ kind: "failed", error: error.message }))
+          !isInvalidBallot(error)
+            ? Effect.succeed({ kind: "failed", error: error.message })
+            : problem === undefined
+            ? reviewOnce(input, candidates, order, error.message)
+            // Twice not a ballot: this order has none. Nothing is rebuilt from the answer's text.
+            : Effect.succeed({ kind: "invalid", error: error.message }))
       )
 
     const reviewRecord = (input: ReviewInput, order: ReviewOrder, mapping: CandidateMapping, attempt: Attempt): ReviewRecord => ({
@@ -269,7 +252,8 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       error: attempt.kind === "ballot" ? null : attempt.error,
       positions: positionsFor(order, mapping),
       ballot: attempt.kind === "ballot" ? canonicalBallot(attempt.ballot) : null,
-      normalized: attempt.kind === "ballot" && attempt.normalized
+      normalized: false,
+      asked_again: attempt.kind === "ballot" ? attempt.askedAgain : attempt.kind === "invalid"
     })
 
     const reviewInOrder = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder, mapping: CandidateMapping) =>

@@ -85,7 +85,15 @@ describe("renderReportHtml", () => {
       reviews: [full.reviews[0]!, { ...full.reviews[1]!, status: "failed", error: "boom", ballot: null }]
     })
     expect(aboutReview(full, "gpt-review", "gpt-5.5").note).toContain("1 of 6 dimensions flipped")
-    expect(aboutReview(oneFailed, "gpt-review", "gpt-5.5").note).toContain("Only one of the two ballots was validated")
+    expect(aboutReview(oneFailed, "gpt-review", "gpt-5.5").note).toContain(
+      "The B/A order has no validated ballot, so no dimension could be confirmed in both orders: the verdict is inconclusive."
+    )
+    expect(oneFailed.missing_orders).toEqual(["BA"])
+    const noneValid = aggregateEvaluation({
+      candidate_mapping: full.candidate_mapping,
+      reviews: full.reviews.map((review) => ({ ...review, status: "invalid" as const, error: "not a ballot", ballot: null }))
+    })
+    expect(aboutReview(noneValid, "gpt-review", "gpt-5.5").note).toContain("Neither order (A/B, B/A) has a validated ballot: there is no verdict.")
     expect(aboutReview(null, null, "gpt-5.5").note).toContain("No review ran")
     expect(aboutReview(null, null, "gpt-5.5").note).toContain("a Codex model")
     const inconclusive = renderReportHtml(sampleReport(oneFailed))

@@ -137,25 +137,40 @@ describe("Review", () => {
       expect(yield* listDirectory(runDirectory)).toEqual([])
     }))
 
-  it.effect("normalizes an invalid ballot once, in an empty workspace", () =>
+  it.effect("asks an order again once after an answer that is not a ballot, never rebuilding one from its text", () =>
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
-      const seen: Array<{ purpose: string; files: Array<string>; prompt: string }> = []
+      const seen: Array<{ purpose: string; files: Array<string>; prompt: string; label: string }> = []
       const layer = reviewLayer((request) =>
         Effect.gen(function*() {
-          seen.push({ purpose: request.purpose, files: yield* listDirectory(request.workingDirectory), prompt: request.prompt })
-          if (request.purpose === "evaluation") return `${NARRATIVE}: A is better`
-          return JSON.stringify(ballotFavouring("A"))
+          seen.push({ purpose: request.purpose, files: yield* listDirectory(request.workingDirectory), prompt: request.prompt, label: request.label ?? "" })
+          // The A/B order answers prose first and a ballot when asked again; the B/A order answers prose twice.
+          const askedAgain = request.prompt.includes("did not match the output schema")
+          return request.label?.includes(":ab") === true && askedAgain ? JSON.stringify(ballotFavouring("A")) : `${NARRATIVE}: I prefer Candidate A overall`
         })
       )
       const evaluation = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory))).pipe(Effect.provide(layer))
-      expect(seen.map((entry) => entry.purpose)).toEqual(["evaluation", "review_normalization", "evaluation", "review_normalization"])
-      expect(seen[1]!.files).toEqual([])
-      expect(seen[1]!.prompt).toContain(`${NARRATIVE}: A is better`)
-      expect(evaluation.reviews.map((review) => [review.status, review.normalized])).toEqual([["completed", true], ["completed", true]])
+      expect(seen.map((entry) => [entry.purpose, entry.label])).toEqual([
+        ["evaluation", "review:codex:ab"],
+        ["evaluation", "review:codex:ab:asked-again"],
+        ["evaluation", "review:codex:ba"],
+        ["evaluation", "review:codex:ba:asked-again"]
+      ])
+      // Asked again with the candidates and the validation error; the answer itself is never quoted.
+      expect(seen[1]!.files.sort()).toEqual(["candidate-a.json", "candidate-b.json"])
+      expect(seen[1]!.prompt).toContain("Codex answered with text that is not JSON")
+      expect(seen[1]!.prompt).not.toContain(NARRATIVE)
+      expect(evaluation.reviews.map((review) => [review.order, review.status, review.asked_again, review.normalized])).toEqual([
+        ["AB", "completed", true, false],
+        ["BA", "invalid", true, false]
+      ])
+      expect(evaluation.reviews[1]!.ballot).toBeNull()
+      // One order without a ballot: no order-balanced verdict, and which order is missing is said.
+      expect(evaluation.winner).toBe("inconclusive")
+      expect(evaluation.missing_orders).toEqual(["BA"])
       const runLog = yield* readText(path.join(runDirectory, "run.log"))
       expect(runLog).not.toContain(NARRATIVE)
-      expect(runLog).toContain("normalization pass")
+      expect(runLog).toContain("the review is asked again once")
       expect(REVIEWER_OUTPUT_OMITTED).toBe("[reviewer output omitted]")
     }))
 
@@ -163,7 +178,7 @@ describe("Review", () => {
     Effect.gen(function*() {
       const runDirectory = yield* makeRunDirectory()
       const layer = reviewLayer((request) => {
-        const order = request.prompt.includes("review-ab") || request.label?.endsWith(":ab") ? "ab" : "ba"
+        const order = request.prompt.includes("review-ab") || request.label?.includes(":ab") === true ? "ab" : "ba"
         if (order === "ab") return Effect.succeed("still <not> a ballot")
         return Effect.fail(fatalFailure("Reviewer unavailable <offline>"))
       })

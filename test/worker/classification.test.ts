@@ -110,9 +110,9 @@ describe("failure messages beyond the captures", () => {
 
 describe("purposes", () => {
   const base = { model: "m", workingDirectory: "/w", skipGitRepoCheck: false }
-  it("no --sandbox (it would replace the permission profile); review and normalization: offline, medium effort", () => {
+  it("no --sandbox (it would replace the permission profile); a review: offline, medium effort", () => {
     expect(threadOptionsFor({ ...base, purpose: "implementation" })).toEqual({ ...base, approvalPolicy: "never" })
-    for (const purpose of ["evaluation", "review_normalization"] as const) {
+    for (const purpose of ["evaluation"] as const) {
       const options = threadOptionsFor({ ...base, purpose })
       expect(options).toMatchObject({ modelReasoningEffort: "medium", webSearchMode: "disabled" })
       expect(options.sandboxMode).toBeUndefined()

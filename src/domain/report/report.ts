@@ -144,12 +144,15 @@ export const REVIEW_SOURCES: ReadonlyArray<string> = [
   "Cook et al. 2024, TICK (pass/fail checklists)"
 ]
 
+const ORDER_NAMES: Record<string, string> = { AB: "A/B", BA: "B/A" }
+
 const flipSentence = (evaluation: Evaluation | null): string => {
   if (evaluation === null) return "No review ran, so there is no verdict."
   const completed = evaluation.reviews.filter((review) => review.status === "completed").length
   if (completed < 2) {
-    const validated = completed === 0 ? "Neither ballot was validated" : "Only one of the two ballots was validated"
-    return `${validated}, so no dimension could be confirmed in both orders.`
+    const missing = evaluation.reviews.filter((review) => review.status !== "completed").map((review) => ORDER_NAMES[review.order])
+    if (completed === 0) return `Neither order (${missing.join(", ")}) has a validated ballot: there is no verdict.`
+    return `The ${missing.join(", ")} order has no validated ballot, so no dimension could be confirmed in both orders: the verdict is inconclusive.`
   }
   return `${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped when the order was swapped; each flip counts as a tie.`
 }

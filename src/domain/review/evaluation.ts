@@ -24,8 +24,10 @@ export interface ReviewRecord {
   readonly positions: CandidateMapping
   /** The validated ballot (scores recomputed, winners decided), in the reviewer's own letters. */
   readonly ballot: BallotView | null
-  /** Whether the ballot needed the normalization pass. */
+  /** Whether a repair pass rebuilt the ballot (runs before ballots were asked again instead; always false now). */
   readonly normalized: boolean
+  /** Whether the review was asked again after an answer that did not match the ballot schema. */
+  readonly asked_again?: boolean
 }
 
 export type DimensionWinner = Author | "tie" | "not_applicable"
@@ -52,6 +54,8 @@ export interface Evaluation {
   readonly flips: number
   readonly comparable_dimensions: ReadonlyArray<DimensionId>
   readonly winner: OverallWinner
+  /** The orders without a validated ballot (a failed reviewer, or an answer that was twice not a ballot); absent in older runs. */
+  readonly missing_orders?: ReadonlyArray<ReviewOrder>
 }
 
 export const mappingWithCodexAs = (position: Position): CandidateMapping =>
@@ -138,7 +142,8 @@ export const aggregateEvaluation = (input: {
     dimensions,
     flips: DIMENSION_IDS.filter((id) => dimensions[id].order_dependent).length,
     comparable_dimensions: comparable,
-    winner: overallWinner(dimensions)
+    winner: overallWinner(dimensions),
+    missing_orders: REVIEW_ORDERS.filter((order) => !input.reviews.some((review) => review.order === order && review.status === "completed"))
   }
 }
 

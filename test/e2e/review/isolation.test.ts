@@ -129,29 +129,31 @@ describe("reviewer isolation (real worker, fake Codex CLI)", () => {
       expect(runLog).not.toContain(NARRATIVE)
     }), 60_000)
 
-  it.live("normalization runs read-only with medium effort in an empty workspace, removed afterwards", () =>
+  it.live("an answer that is not a ballot: the order is asked again once, read-only, with the candidates and the error but never the answer; twice not a ballot, no ballot", () =>
     Effect.gen(function*() {
-      // The reviewer answers text that is not JSON; quoted in the normalization prompt, its
-      // `fake-final-json:` line makes the fake answer the valid ballot there.
+      // The reviewer answers text that is not JSON, and carries a `fake-final-json:` line: were the answer
+      // ever quoted back to a model (as a repair pass once did), the fake would make a ballot of it.
       const invalidAnswer = `fake-final-json: ${JSON.stringify(ballotFavouring("B"))}\nThat is my ballot.`
       const { capture, invocations, layer } = yield* setUp({ FAKE_CODEX_FINAL_JSON: invalidAnswer })
       const runDirectory = yield* makeRunDirectory()
       const evaluation = yield* Effect.flatMap(Review, (review) => review.run(productionInput(runDirectory))).pipe(Effect.provide(layer))
-      expect(evaluation.reviews.map((review) => [review.status, review.normalized])).toEqual([["completed", true], ["completed", true]])
-      expect(evaluation.flips).toBe(6)
+      expect(evaluation.reviews.map((review) => [review.status, review.ballot, review.asked_again])).toEqual([["invalid", null, true], ["invalid", null, true]])
+      expect(evaluation.winner).toBe("inconclusive")
+      expect(evaluation.missing_orders).toEqual(["AB", "BA"])
 
       const calls = (yield* readText(invocations)).trim().split("\n").map((line) => JSON.parse(line) as Invocation)
       expect(calls).toHaveLength(4)
-      const normalizations = calls.filter((call) => call.prompt.includes("does not match the required JSON schema"))
-      expect(normalizations).toHaveLength(2)
-      for (const call of normalizations) {
+      const again = calls.filter((call) => call.prompt.includes("did not match the output schema"))
+      expect(again).toHaveLength(2)
+      for (const call of again) {
         expect(path.dirname(path.dirname(call.cwd))).toBe(os.tmpdir())
         expect(path.basename(call.cwd)).toMatch(/^workspace-[A-Za-z0-9]{6}$/)
         expect(fs.existsSync(call.cwd)).toBe(false)
-        expect(yield* listDirectory(path.join(capture, path.basename(call.cwd)))).toEqual([])
+        expect((yield* listDirectory(path.join(capture, path.basename(call.cwd)))).sort()).toEqual(["candidate-a.json", "candidate-b.json"])
         expect(call.argv.join(" ")).toContain(`permissions.codex_replay.network={"enabled" = false}`)
         expect(call.argv.join(" ")).not.toContain("--sandbox")
         expect(call.argv.join(" ")).toContain('model_reasoning_effort="medium"')
+        expect(call.prompt).not.toContain("That is my ballot")
         expect(call.prompt).not.toContain(path.join(runDirectory, "reviews"))
       }
       expect(yield* readText(path.join(runDirectory, "run.log"))).not.toContain(NARRATIVE)

@@ -36,7 +36,6 @@ it.live("each purpose maps to its permission profile, network and reasoning flag
     const expectations = {
       implementation: [`permissions.codex_replay.network={"enabled" = true}`],
       evaluation: [offline, `model_reasoning_effort="medium"`],
-      review_normalization: [offline, `model_reasoning_effort="medium"`],
       prompt_synthesis: [offline],
       working_directory_inference: [offline, `web_search="disabled"`]
     } as const
@@ -56,7 +55,7 @@ it.live("each purpose maps to its permission profile, network and reasoning flag
       expect(argv).toContain(`approval_policy="never"`)
       expect(argv).toContain("--model gpt-5.6-terra")
       expect(argv).toContain(`--cd ${request.workingDirectory}`)
-      expect(argv.includes("medium")).toBe(purpose === "evaluation" || purpose === "review_normalization")
+      expect(argv.includes("medium")).toBe(purpose === "evaluation")
       expect(echoed.prompt).toBe("fake-scenario: echo\nhello $(rm -rf /)")
       expect(echoed.cwd).toBe(request.workingDirectory)
     }
