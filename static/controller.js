@@ -1071,6 +1071,14 @@
 
   const winnerText = (winner) => ({ codex: AUTHORS.codex, claude: AUTHORS.claude, tie: "Tie", not_applicable: "N/A", inconclusive: "Inconclusive" })[winner] || "No ballot"
   const verdictText = (winner) => (winner === "codex" ? "Codex replay wins" : winner === "claude" ? "Historical Claude wins" : winner === "tie" ? "Tie" : "Inconclusive")
+  /** A tie because the two review orders disagreed on every dimension is no verdict, and reads as such. */
+  const ordersDisagreed = (report) => {
+    const evaluation = report && report.evaluation
+    const comparable = evaluation && Array.isArray(evaluation.comparable_dimensions) ? evaluation.comparable_dimensions : []
+    return report.winner === "tie" && comparable.length > 0 &&
+      comparable.every((id) => evaluation.dimensions && evaluation.dimensions[id] && evaluation.dimensions[id].order_dependent === true)
+  }
+  const reportVerdictText = (report) => (ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner))
   const percent = (share) => (typeof share === "number" && Number.isFinite(share) ? `${Math.round(share * 100)}%` : "N/A")
   const checkCell = (result) => (result === 1 ? "Pass" : result === 0 ? "Fail" : "N/A")
   const integer = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "—")
@@ -1297,7 +1305,7 @@
         h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.reports[runId] && app.reports[runId].candidates.codex.model) || (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
-      h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: verdictText(report.winner) }), " ", notLikeForLikeBadge(report)),
+      h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report)),
       possibleLeakCallout(report),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     body.append(h("div", { className: "actions" },
@@ -1778,7 +1786,7 @@
       const edge = report.checks && report.checks.edge ? EDGE[report.checks.edge] : null
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
-        h("td", {}, h("strong", { text: VERDICTS[report.winner] || report.winner || "—" }),
+        h("td", {}, h("strong", { text: ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—" }),
           report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),

@@ -23,6 +23,8 @@ export interface Verdict {
   readonly checks?: { readonly sentence: string; readonly rows: ReadonlyArray<CheckRow> }
   /** The review orders without a validated ballot (`AB`, `BA`); absent when both have one. */
   readonly missing_orders?: ReadonlyArray<string>
+  /** What to weigh before acting on the verdict, as the report says it (not like-for-like, self-review, orders that disagreed); absent when none. */
+  readonly caveats?: ReadonlyArray<string>
 }
 
 type Json = Record<string, any>
@@ -68,8 +70,36 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     claude: sideOf(candidates.claude),
     integrity: integrityOf(state, report),
     ...checksOf(state, report),
-    ...missingOf(state, report)
+    ...missingOf(state, report),
+    ...caveatsOf(report)
   }
+}
+
+/** Every dimension a tie because the two orders disagreed on it: a tie by disagreement is no verdict. */
+export const ordersDisagreed = (report: Json | undefined) => {
+  const evaluation = report?.evaluation
+  if (report?.winner !== "tie" || evaluation === null || typeof evaluation !== "object") return false
+  const comparable: unknown = evaluation.comparable_dimensions
+  const dimensions = (evaluation.dimensions ?? {}) as Json
+  return Array.isArray(comparable) && comparable.length > 0 &&
+    comparable.every((id) => dimensions[String(id)]?.order_dependent === true)
+}
+
+/** The caveats the report states, in the words the page and the report use. */
+const caveatsOf = (report: Json | undefined): Pick<Verdict, "caveats"> => {
+  if (report === undefined) return {}
+  const caveats: Array<string> = []
+  const comparability = report.comparability
+  if (comparability?.like_for_like === false) {
+    const concerns = Array.isArray(comparability.concerns) ? comparability.concerns.filter((item: unknown) => typeof item === "string") : []
+    caveats.push(`not like-for-like${concerns.length === 0 ? "" : `: ${concerns.join(" ")}`}`)
+  }
+  if (report.about_review?.self_review === true) {
+    const reviewer = typeof report.about_review.reviewer_model === "string" ? report.about_review.reviewer_model : "the replayed model"
+    caveats.push(`self-review: ${reviewer} judged its own replay against Claude's result`)
+  }
+  if (ordersDisagreed(report)) caveats.push("inconclusive: the two review orders disagreed on every dimension")
+  return caveats.length === 0 ? {} : { caveats: caveats.map((caveat) => visible(caveat)) }
 }
 
 /** The orders without a validated ballot, from the run's summary (or its report). */
@@ -119,7 +149,8 @@ const WINNERS: Record<string, string> = {
   codex: "Codex wins",
   claude: "Claude wins",
   tie: "Tie",
-  inconclusive: "Inconclusive (no order-balanced verdict)"
+  inconclusive: "Inconclusive (no order-balanced verdict)",
+  disagreed: "Inconclusive (the two orders disagreed)"
 }
 
 export const formatDuration = (ms: number | null) => {
@@ -147,8 +178,10 @@ export const verdictLines = (verdict: Verdict) => {
     ? ""
     : ` — ${verdict.dimensions.won} dimension(s) won, ${verdict.dimensions.tied} tied, ${verdict.dimensions.lost} lost`
   const similarity = verdict.integrity?.similarity
+  const disagreed = (verdict.caveats ?? []).some((caveat) => caveat.startsWith("inconclusive: the two review orders disagreed"))
   return [
-    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner}${tally}`,
+    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[disagreed ? "disagreed" : verdict.winner] ?? verdict.winner}${disagreed ? "" : tally}`,
+    ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
     ...(verdict.missing_orders === undefined
       ? []
       : [`Ballots: no validated ballot for the ${verdict.missing_orders.map((order) => ORDER_NAMES[order] ?? order).join(" and ")} order${verdict.missing_orders.length === 1 ? "" : "s"}${verdict.missing_orders.length === 2 ? ": there is no verdict" : ""}.`]),

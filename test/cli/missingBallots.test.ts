@@ -30,3 +30,39 @@ describe("the CLI's verdict says which review order has no ballot", () => {
     expect(verdictLines(verdict).some((line) => line.startsWith("Ballots:"))).toBe(false)
   })
 })
+
+describe("the CLI's verdict carries the report's caveats", () => {
+  const dimensions = (orderDependent: boolean) =>
+    Object.fromEntries(["reliability", "code_quality"].map((id) => [id, { winner: "tie", order_dependent: orderDependent }]))
+  const report = (overrides: Record<string, unknown>) => ({
+    winner: "tie",
+    candidates: {},
+    evaluation: { comparable_dimensions: ["reliability", "code_quality"], dimensions: dimensions(false) },
+    comparability: { like_for_like: true, concerns: [] },
+    about_review: { self_review: false, reviewer_model: "gpt-5.5" },
+    ...overrides
+  })
+  const state = { status: "completed", report_summary: { winner: "tie" } }
+
+  it("not like-for-like with its reasons, self-review, and a tie by disagreement printed as inconclusive", () => {
+    const verdict = verdictOf(state, report({
+      comparability: { like_for_like: false, concerns: ["Codex started from an empty directory."] },
+      about_review: { self_review: true, reviewer_model: "gpt-5.6-sol" },
+      evaluation: { comparable_dimensions: ["reliability", "code_quality"], dimensions: dimensions(true) }
+    }))!
+    expect(verdict.caveats).toEqual([
+      "not like-for-like: Codex started from an empty directory.",
+      "self-review: gpt-5.6-sol judged its own replay against Claude's result",
+      "inconclusive: the two review orders disagreed on every dimension"
+    ])
+    const lines = verdictLines(verdict)
+    expect(lines[0]).toBe("Verdict: Inconclusive (the two orders disagreed)")
+    expect(lines.slice(1, 4)).toEqual(verdict.caveats!.map((caveat) => `Caveat:  ${caveat}`))
+  })
+
+  it("a like-for-like, neutral, agreed tie has no caveat", () => {
+    const verdict = verdictOf(state, report({}))!
+    expect(verdict.caveats).toBeUndefined()
+    expect(verdictLines(verdict)[0]).toBe("Verdict: Tie")
+  })
+})

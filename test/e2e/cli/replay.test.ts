@@ -89,14 +89,20 @@ describe("codex-replay replay", () => {
     const report = await runCli(["report", first.run_id], daemon.env)
     const lines = report.stdout.split("\n")
     expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
-    expect(lines[1]).toMatch(/^Verdict: (Codex wins|Claude wins|Tie|Inconclusive \(no order-balanced verdict\))( — \d dimension\(s\) won, \d tied, \d lost)?$/)
-    expect(lines[2]).toMatch(/^Time:    Codex \d+ s · Claude /)
-    expect(lines[3]).toMatch(/^Cost:    Codex .+ · Claude /)
-    expect(lines[4]).toBe(fs.realpathSync(first.report_html!))
+    expect(lines[1]).toMatch(
+      /^Verdict: (Codex wins|Claude wins|Tie|Inconclusive \(no order-balanced verdict\)|Inconclusive \(the two orders disagreed\))( — \d dimension\(s\) won, \d tied, \d lost)?$/
+    )
+    // The report's caveats follow the verdict, one a line: the fake reviewer's two orders disagree on every dimension.
+    const caveats = lines.slice(2).findIndex((line) => !line.startsWith("Caveat:  "))
+    if (lines[1]!.endsWith("(the two orders disagreed)")) expect(lines).toContain("Caveat:  inconclusive: the two review orders disagreed on every dimension")
+    const at = 2 + caveats
+    expect(lines[at]).toMatch(/^Time:    Codex \d+ s · Claude /)
+    expect(lines[at + 1]).toMatch(/^Cost:    Codex .+ · Claude /)
+    expect(lines[at + 2]).toBe(fs.realpathSync(first.report_html!))
     // After the paths, the checks the run ran on the three states: the sentence, then one line per approved check.
     const checks = (JSON.parse(fs.readFileSync(first.report_json!, "utf8")) as { checks: { sentence: string; rows: Array<unknown> } }).checks
-    expect(lines[6]).toBe(`Checks:  ${checks.sentence}`)
-    expect(lines.slice(7, 7 + checks.rows.length).every((line) => /^ {2}\S.*: start .+ · Claude .+ · Codex .+$/.test(line))).toBe(true)
+    expect(lines[at + 4]).toBe(`Checks:  ${checks.sentence}`)
+    expect(lines.slice(at + 5, at + 5 + checks.rows.length).every((line) => /^ {2}\S.*: start .+ · Claude .+ · Codex .+$/.test(line))).toBe(true)
     expect(checks.rows).toHaveLength(2)
   })
 
