@@ -94,7 +94,9 @@ const caveatsOf = (report: Json | undefined): Pick<Verdict, "caveats"> => {
     const concerns = Array.isArray(comparability.concerns) ? comparability.concerns.filter((item: unknown) => typeof item === "string") : []
     caveats.push(`not like-for-like${concerns.length === 0 ? "" : `: ${concerns.join(" ")}`}`)
   }
-  if (report.about_review?.self_review === true) {
+  // The comparability's concerns already name a self-review when they hold one.
+  const named = caveats.some((caveat) => /self-review/i.test(caveat))
+  if (report.about_review?.self_review === true && !named) {
     const reviewer = typeof report.about_review.reviewer_model === "string" ? report.about_review.reviewer_model : "the replayed model"
     caveats.push(`self-review: ${reviewer} judged its own replay against Claude's result`)
   }
@@ -181,13 +183,13 @@ export const verdictLines = (verdict: Verdict) => {
   const disagreed = (verdict.caveats ?? []).some((caveat) => caveat.startsWith("inconclusive: the two review orders disagreed"))
   return [
     `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[disagreed ? "disagreed" : verdict.winner] ?? verdict.winner}${disagreed ? "" : tally}`,
-    ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
     ...(verdict.missing_orders === undefined
       ? []
       : [`Ballots: no validated ballot for the ${verdict.missing_orders.map((order) => ORDER_NAMES[order] ?? order).join(" and ")} order${verdict.missing_orders.length === 1 ? "" : "s"}${verdict.missing_orders.length === 2 ? ": there is no verdict" : ""}.`]),
     ...(verdict.integrity?.matches_claude === true
       ? [`Warning: Codex's patch ${POSSIBLE_LEAK}${typeof similarity === "number" ? ` (${Math.floor(similarity * 100)}% of the changed lines are Claude's)` : ""}; the verdict is not counted.`]
       : []),
+    ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
     `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
     `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}`
   ]

@@ -60,6 +60,18 @@ describe("the CLI's verdict carries the report's caveats", () => {
     expect(lines.slice(1, 4)).toEqual(verdict.caveats!.map((caveat) => `Caveat:  ${caveat}`))
   })
 
+  it("a self-review the comparability already names is said once; a possible leak's warning comes first", () => {
+    const leaked = { ...state, report_summary: { winner: "tie", possible_leak: true } }
+    const verdict = verdictOf(leaked, report({
+      comparability: { like_for_like: false, concerns: ["Self-review: the reviewer (gpt-5.6-sol) is the model that implemented the replay."] },
+      about_review: { self_review: true, reviewer_model: "gpt-5.6-sol" }
+    }))!
+    expect(verdict.caveats).toEqual(["not like-for-like: Self-review: the reviewer (gpt-5.6-sol) is the model that implemented the replay."])
+    const lines = verdictLines(verdict)
+    expect(lines[1]).toMatch(/^Warning: Codex's patch /)
+    expect(lines[2]).toBe(`Caveat:  ${verdict.caveats![0]}`)
+  })
+
   it("a like-for-like, neutral, agreed tie has no caveat", () => {
     const verdict = verdictOf(state, report({}))!
     expect(verdict.caveats).toBeUndefined()
