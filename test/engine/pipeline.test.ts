@@ -177,6 +177,21 @@ describe("the run timeout", () => {
     }))
 })
 
+describe("the run timeout and the checks", () => {
+  it.scoped("does not count the checks, which have limits of their own: a run whose checks outlast it completes", () =>
+    Effect.gen(function*() {
+      const engine = yield* makeEngine(() => Effect.succeed("Done."), { checks: Effect.as(Effect.sleep(Duration.seconds(100)), null) })
+      yield* Effect.gen(function*() {
+        const checks = { checks: [{ command: "npm test", directory: "." }], setup: [], time_limit_seconds: 600 }
+        yield* launch(engine.files, "run-long-checks", { timeout_seconds: 30, checks })
+        yield* settledUntil(Effect.map(stateOf("run-long-checks"), (state) => state.phase === "checking"), "the checking phase")
+        yield* TestClock.adjust(Duration.seconds(100))
+        yield* settledUntil(statusIs("run-long-checks", "completed"), "the end of the run")
+        expect((yield* stateOf("run-long-checks")).phases.find((row) => row.id === "checking")?.status).toBe("complete")
+      }).pipe(Effect.provide(engine.layer))
+    }))
+})
+
 describe("cancellation in every phase", () => {
   /** Holds a run in `phase` with `hooks` (each blocks on `gate`), cancels it, then lets the gate go. */
   const cancelDuring = (phase: PhaseId, hold: (gate: Effect.Effect<void>) => { implement?: Respond; hooks?: EngineHooks }) =>
