@@ -7,6 +7,7 @@ import { createHoldingServer } from "./http/heldRequests.js"
 import { Activity } from "./services/Activity.js"
 import { Baseline } from "./services/Baseline.js"
 import { Batches } from "./services/Batches.js"
+import { BlindBallots } from "./services/BlindBallots.js"
 import { ClaudeHistory } from "./services/history/ClaudeHistory.js"
 import { CodexModels } from "./services/CodexModels.js"
 import { CheckRunner } from "./services/checks/CheckRunner.js"
@@ -49,7 +50,7 @@ const DiscoveryLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
 
 /** The run pipeline (docs/controller.md): prepare tokens, workspaces, review, report and the coordinator. */
-export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, Batches.DefaultWithoutDependencies).pipe(
+export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, BlindBallots.Default, Batches.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(CheckRunner.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,

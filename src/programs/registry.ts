@@ -12,6 +12,7 @@ import {
   listThreadsTool,
   synthesizeRequestTool
 } from "./threads/tools.js"
+import { blindCandidatesTool, revealRunTool, submitVoteTool } from "./votes/tools.js"
 
 const tools = {
   get_state: getStateTool,
@@ -28,7 +29,10 @@ const tools = {
   start_run: startRunTool,
   make_portfolio: makePortfolioTool,
   get_batch: getBatchTool,
-  cancel_batch: cancelBatchTool
+  cancel_batch: cancelBatchTool,
+  blind_candidates: blindCandidatesTool,
+  submit_vote: submitVoteTool,
+  reveal_run: revealRunTool
 }
 
 

@@ -97,7 +97,10 @@ export const makeControllerRpcClient = (controller: KnownController) =>
       start_run: (payload) => client("start_run", payload),
       make_portfolio: (payload) => client("make_portfolio", payload),
       get_batch: (payload) => client("get_batch", payload),
-      cancel_batch: (payload) => client("cancel_batch", payload)
+      cancel_batch: (payload) => client("cancel_batch", payload),
+      blind_candidates: (payload) => client("blind_candidates", payload),
+      submit_vote: (payload) => client("submit_vote", payload),
+      reveal_run: (payload) => client("reveal_run", payload)
     }
     const send = <Name extends ToolName>(name: Name, payload: ToolPayload<Name>) => senders[name](payload)
     // The payload is decoded with the tool's own Schema first: the RPC client would make a defect of one it cannot encode.

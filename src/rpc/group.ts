@@ -77,6 +77,9 @@ export const ControllerRpcs = RpcGroup.make(
   toolRpc("make_portfolio"),
   toolRpc("get_batch"),
   toolRpc("cancel_batch"),
+  toolRpc("blind_candidates"),
+  toolRpc("submit_vote"),
+  toolRpc("reveal_run"),
   WatchRun
 )
 export type ControllerRpcGroup = typeof ControllerRpcs
@@ -122,5 +125,8 @@ export const toolHandlers = <R>(tools: ToolRegistry<R>) => ({
   make_portfolio: handle(tools.make_portfolio),
   get_batch: handle(tools.get_batch),
   cancel_batch: handle(tools.cancel_batch),
+  blind_candidates: handle(tools.blind_candidates),
+  submit_vote: handle(tools.submit_vote),
+  reveal_run: handle(tools.reveal_run),
   watch_run: watch
 })

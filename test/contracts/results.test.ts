@@ -85,6 +85,15 @@ const passing = <A extends object>(value: A, extra: object): A => Object.assign(
 
 const approval = { required: true as const, prompt: "Approve?", prepare_token: "token" }
 
+const vote = {
+  schema_version: 1 as const,
+  run_id: "run-1",
+  voted_at: "2026-01-01T00:02:30.000Z",
+  overall: "codex" as const,
+  dimensions: { reliability: "codex", code_quality: "tie", request_fulfillment: "claude", change_scope: "tie", safe_operations: "tie", accurate_reporting: "codex" } as const,
+  shown_first: "candidate-b.json" as const
+}
+
 /** One answer of every tool, in every shape it takes. */
 const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> } = {
   get_state: [{
@@ -253,13 +262,28 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
     html_file_name: "codex-replay-portfolio-1.html"
   }],
   get_batch: [{ batch }],
-  cancel_batch: [{ batch_id: batch.batch_id, batch: { ...batch, status: "cancelled", ended_at: "2026-01-01T00:02:00.000Z" }, idempotent: false }]
+  cancel_batch: [{ batch_id: batch.batch_id, batch: { ...batch, status: "cancelled", ended_at: "2026-01-01T00:02:00.000Z" }, idempotent: false }],
+  blind_candidates: [{
+    run_id: "run-1",
+    ballot_token: "t".repeat(43),
+    task: "Fix it.",
+    candidates: [
+      { label: "first", patch: "diff", final_response: "Done.", changed_files: [{ path: "a.ts", additions: 1, deletions: 0 }], checks: [] },
+      { label: "second", patch: "", final_response: "", changed_files: [], checks: [{ command: "npm test", outcome: "passed" }] }
+    ],
+    dimensions: [{ id: "reliability", label: "Reliability" }]
+  }],
+  submit_vote: [{ run_id: "run-1", vote, vote_file: "/runs/run-1/vote.json" }],
+  reveal_run: [
+    { run_id: "run-1", revealed_at: "2026-01-01T00:03:00.000Z", first_reveal: true, vote: null },
+    { run_id: "run-1", revealed_at: "2026-01-01T00:03:00.000Z", first_reveal: false, vote }
+  ]
 }
 
 describe("every tool result is a Schema", () => {
-  it("names a result Schema for each of the fifteen tools", () => {
+  it("names a result Schema for each of the eighteen tools", () => {
     expect(Object.keys(ToolResults).sort()).toEqual(Object.keys(samples).sort())
-    expect(Object.keys(ToolResults)).toHaveLength(15)
+    expect(Object.keys(ToolResults)).toHaveLength(18)
   })
 
   for (const name of Object.keys(samples) as Array<ToolName>) {

@@ -7,6 +7,7 @@ import { controllerTools } from "../../src/programs/registry.js"
 import { makeRpcHttpApp } from "../../src/rpc/http.js"
 import { Baseline } from "../../src/services/Baseline.js"
 import { Batches } from "../../src/services/Batches.js"
+import { BlindBallots } from "../../src/services/BlindBallots.js"
 import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
 import { ControllerRuntime } from "../../src/services/ControllerRuntime.js"
@@ -48,6 +49,7 @@ export const inProcessController = Effect.gen(function*() {
     makeTestLayer(Baseline)({}),
     makeTestLayer(Git)({}),
     makeTestLayer(PrepareTokens)({}),
+    makeTestLayer(BlindBallots)({}),
     ControllerRuntime.test({ sessionId: SESSION_ID, port: PORT, token: CONTROL_TOKEN, apiToken: API_TOKEN })
   )
   const app = yield* Effect.gen(function*() {

@@ -10,6 +10,7 @@ import { excerptOf, optionalOrNull, text } from "./fields.js"
 import { InspectThreadArguments, ListThreadsArguments } from "./threadPayloads.js"
 import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
+import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
@@ -329,7 +330,10 @@ export const ToolPayloads = {
   start_run: StartPayload,
   make_portfolio: MakePortfolioArguments,
   get_batch: BatchIdPayload,
-  cancel_batch: BatchIdPayload
+  cancel_batch: BatchIdPayload,
+  blind_candidates: VoteRunPayload,
+  submit_vote: SubmitVotePayload,
+  reveal_run: VoteRunPayload
 } as const
 export type ToolName = keyof typeof ToolPayloads
 /** A tool's payload once decoded (what the tool's program receives). */

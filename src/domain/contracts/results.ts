@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
+import { BlindCandidatesResult, RevealResult, SubmitVoteResult } from "./votes.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
 import { InferredWorkingDirectory, InspectThreadResult, ListingProgress, SynthesizedRequest, ThreadList } from "./threadResults.js"
 
@@ -360,7 +361,10 @@ export const ToolResults = {
   start_run: StartResult,
   make_portfolio: PortfolioResult,
   get_batch: GetBatchResult,
-  cancel_batch: BatchAnswer
+  cancel_batch: BatchAnswer,
+  blind_candidates: BlindCandidatesResult,
+  submit_vote: SubmitVoteResult,
+  reveal_run: RevealResult
 } as const
 
 export type ToolResultName = keyof typeof ToolResults

@@ -1,0 +1,124 @@
+/**
+ * The user's blind vote (docs/verdicts.md, "Your own blind vote"): `blind_candidates`, `submit_vote` and
+ * `reveal_run`. A refusal is one sentence and writes nothing; a vote and a reveal are each one file
+ * created atomically (0600) in the run directory, never replaced.
+ */
+import { Clock, DateTime, Effect, Option, Schema } from "effect"
+import * as path from "node:path"
+import {
+  type BlindCandidatesResult,
+  RevealMark,
+  type RevealResult,
+  StoredCandidate,
+  StoredVote,
+  type SubmitVotePayload,
+  type SubmitVoteResult
+} from "../../domain/contracts/votes.js"
+import { conflict, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
+import type { CandidateMapping, Position } from "../../domain/review/evaluation.js"
+import { blindPresentation, REVEAL_FILE, storedVote, VOTE_FILE } from "../../domain/review/vote.js"
+import { BlindBallots } from "../../services/BlindBallots.js"
+import { FileStore } from "../../services/FileStore.js"
+import { CANDIDATE_FILES, MAPPING_FILE, REVIEWS_DIRECTORY } from "../../services/Review.js"
+import { RunStore } from "../../services/RunStore.js"
+
+/** Candidates hold whole patches; they are as large as a report can be. */
+const MAX_CANDIDATE_BYTES = 512 * 1024 * 1024
+const MAX_SMALL_FILE_BYTES = 64 * 1024
+
+const Mapping = Schema.Struct({
+  candidate_mapping: Schema.Struct({ A: Schema.Literal("codex", "claude"), B: Schema.Literal("codex", "claude") })
+})
+
+/** A completed run's directory; any other run, one sentence. */
+const completedRun = Effect.fn("votes.completedRun")(function*(runId: string) {
+  const runs = yield* RunStore
+  const { directory, state } = yield* runs.readAny(runId)
+  if (state.status !== "completed") {
+    return yield* conflict(`Run ${runId} is ${state.status}, not completed: only a completed run can be judged.`)
+  }
+  return directory
+})
+
+/** The user's vote on a run, when there is one (`vote.json`). */
+export const readVote = (runDirectory: string) =>
+  Effect.flatMap(FileStore, (files) => files.readDecodedOption(path.join(runDirectory, VOTE_FILE), MAX_SMALL_FILE_BYTES, StoredVote))
+
+const readReveal = (runDirectory: string) =>
+  Effect.flatMap(FileStore, (files) => files.readDecodedOption(path.join(runDirectory, REVEAL_FILE), MAX_SMALL_FILE_BYTES, RevealMark))
+
+/** Refuses a run that already has a vote or whose verdict the user has seen. */
+const stillBlind = Effect.fn("votes.stillBlind")(function*(runId: string, directory: string) {
+  if (Option.isSome(yield* readVote(directory))) {
+    return yield* conflict(`You have already voted on run ${runId}; a run takes one blind vote.`)
+  }
+  if (Option.isSome(yield* readReveal(directory))) {
+    return yield* conflict(`The verdict of run ${runId} has been revealed, so a blind vote is no longer possible for it.`)
+  }
+})
+
+const reviewFile = (directory: string, name: string) => path.join(directory, REVIEWS_DIRECTORY, name)
+
+/** The two candidates the reviewer saw, as recorded. */
+const readCandidates = Effect.fn("votes.readCandidates")(function*(runId: string, directory: string) {
+  const files = yield* FileStore
+  const missing = notFound(`Run ${runId} has no recorded candidates to judge (its review recorded none).`)
+  const read = (position: Position) =>
+    files.readDecodedOption(reviewFile(directory, CANDIDATE_FILES[position]), MAX_CANDIDATE_BYTES, StoredCandidate).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(missing), onSome: Effect.succeed }))
+    )
+  return { A: yield* read("A"), B: yield* read("B") }
+})
+
+const readMapping = Effect.fn("votes.readMapping")(function*(runId: string, directory: string) {
+  const files = yield* FileStore
+  const found = yield* files.readDecodedOption(reviewFile(directory, MAPPING_FILE), MAX_SMALL_FILE_BYTES, Mapping)
+  if (Option.isNone(found)) return yield* notFound(`Run ${runId} has no recorded candidates to judge (its review recorded none).`)
+  return found.value.candidate_mapping satisfies CandidateMapping
+})
+
+const now = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIso(DateTime.unsafeMake(millis)))
+
+/** `blind_candidates`: the recorded candidates in a fresh random order, under the labels first and second. */
+export const blindCandidates = Effect.fn("votes.blindCandidates")(function*(runId: string) {
+  const directory = yield* completedRun(runId)
+  yield* stillBlind(runId, directory)
+  const candidates = yield* readCandidates(runId, directory)
+  yield* readMapping(runId, directory)
+  const { shown_first, token } = yield* (yield* BlindBallots).present(runId)
+  return blindPresentation(runId, token, candidates, shown_first) satisfies BlindCandidatesResult
+})
+
+/** `submit_vote`: the choices mapped back to their authors through the token's order, stored once. */
+export const submitVote = Effect.fn("votes.submitVote")(function*(payload: SubmitVotePayload) {
+  const directory = yield* completedRun(payload.run_id)
+  yield* stillBlind(payload.run_id, directory)
+  const ballots = yield* BlindBallots
+  const presentation = yield* ballots.lookup(payload.ballot_token)
+  if (Option.isNone(presentation) || presentation.value.run_id !== payload.run_id) {
+    return yield* invalidArgument("The ballot token is unknown for this run (or has expired); ask for the blind candidates again.")
+  }
+  const mapping = yield* readMapping(payload.run_id, directory)
+  const vote = storedVote(payload, presentation.value.shown_first, mapping, yield* now)
+  const file = path.join(directory, VOTE_FILE)
+  const created = yield* (yield* FileStore).createJsonExclusive(file, vote)
+  if (!created) return yield* conflict(`You have already voted on run ${payload.run_id}; a run takes one blind vote.`)
+  yield* ballots.forgetRun(payload.run_id)
+  return { run_id: payload.run_id, vote, vote_file: file } satisfies SubmitVoteResult
+})
+
+/** `reveal_run`: marks the run revealed (the first time only) and answers the user's vote, if any. */
+export const revealRun = Effect.fn("votes.revealRun")(function*(runId: string) {
+  const directory = yield* completedRun(runId)
+  const files = yield* FileStore
+  const mark = { run_id: runId, revealed_at: yield* now }
+  const first = yield* files.createJsonExclusive(path.join(directory, REVEAL_FILE), mark)
+  const stored = first ? Option.some(mark) : yield* readReveal(directory)
+  if (Option.isNone(stored)) return yield* unreadableFile(`The reveal mark of run ${runId} cannot be read.`)
+  return {
+    run_id: runId,
+    revealed_at: stored.value.revealed_at,
+    first_reveal: first,
+    vote: Option.getOrNull(yield* readVote(directory))
+  } satisfies RevealResult
+})
