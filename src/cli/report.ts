@@ -3,11 +3,13 @@ import { conflict, invalidArgument, notFound } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { CoreLive } from "../layers.js"
 import { locateReport } from "../programs/reports/reports.js"
+import { readVote } from "../programs/votes/votes.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
 import { checksLines, noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
+import { voteLines, voteView } from "./voteLines.js"
 
 export interface ReportOptions {
   readonly runId: string
@@ -41,6 +43,9 @@ export const reportPaths = (runId: string) =>
     const json = yield* Effect.either(locateReport(directory, "json"))
     if (Either.isLeft(html) && Either.isLeft(json)) return yield* html.left
     const reportJson = Either.isRight(json) ? json.right.path : null
+    const verdict = verdictOf(state, yield* readReportJson(reportJson))
+    // The user's own blind vote, when there is one (a damaged vote.json reads as none).
+    const vote = Option.getOrNull(yield* Effect.orElseSucceed(readVote(directory), () => Option.none()))
     return {
       run_id: runId,
       run_directory: directory,
@@ -49,7 +54,8 @@ export const reportPaths = (runId: string) =>
       status: state.status,
       model: typeof state.model === "string" ? state.model : null,
       thread_id: typeof state.thread_id === "string" ? state.thread_id : null,
-      verdict: verdictOf(state, yield* readReportJson(reportJson))
+      verdict,
+      vote: voteView(vote, verdict?.winner ?? null)
     }
   })
 
@@ -66,6 +72,7 @@ export const reportCommand = (options: ReportOptions) =>
     if (found.verdict !== null) {
       yield* out.say(`Run:     ${found.run_id} (${orDash(found.model)}, thread ${orDash(found.thread_id)})`)
       for (const line of verdictLines(found.verdict)) yield* out.say(line)
+      for (const line of voteLines(found.vote)) yield* out.say(line)
     }
     if (found.report_html !== null) yield* out.say(found.report_html)
     if (found.report_json !== null) yield* out.say(found.report_json)
