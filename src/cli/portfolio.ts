@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { invalidArgument, notFound } from "../domain/errors.js"
+import { agreementText } from "../domain/portfolio/agreement.js"
 import { checksFigureLines } from "../domain/portfolio/checksFigures.js"
 import { percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
 import { MAX_PORTFOLIO_RUNS, type ModelPortfolio } from "../domain/portfolio/portfolio.js"
@@ -51,7 +52,8 @@ export const modelLines = (model: ModelPortfolio) => {
     `  Possible leaks: ${model.possible_leaks.count}${model.possible_leaks.count === 0 ? "" : ` (matches Claude's result; not counted): ${model.possible_leaks.run_ids.join(", ")}`}`,
     `  Time:           Codex ${totalsText(model.time_ms.codex, formatElapsed, runs)} · Claude ${totalsText(model.time_ms.claude, formatElapsed, runs)}`,
     `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${totalsText(model.cost_usd.claude, formatUsd, runs)}`,
-    ...(model.checks === undefined ? [] : checksFigureLines(model.checks, runs).map((line) => `  ${line}`))
+    ...(model.checks === undefined ? [] : checksFigureLines(model.checks, runs).map((line) => `  ${line}`)),
+    ...(model.user_agreement === undefined ? [] : [`  You and judge:  ${agreementText(model.user_agreement)}`])
   ]
 }
 

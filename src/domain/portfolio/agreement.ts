@@ -1,3 +1,5 @@
+import type { PortfolioRun, UserAgreement } from "./portfolioFile.js"
+
 /**
  * Judge–user agreement on the overall winner (docs/verdicts.md): the share of runs on which they agree and
  * Cohen's kappa, which discounts the agreement two raters would reach by chance given how often each gives
@@ -34,3 +36,21 @@ export const cohensKappa = (pairs: ReadonlyArray<readonly [string, string]>): Ag
 /** The judge's overall winner as a vote's category: no winner (a tie or inconclusive) is a tie. */
 export const judgeCategory = (winner: "codex" | "claude" | "tie" | "inconclusive"): "codex" | "claude" | "tie" =>
   winner === "inconclusive" ? "tie" : winner
+
+/** Agreement over the runs with a vote; absent when the user voted on none. */
+export const userAgreement = (runs: ReadonlyArray<PortfolioRun>): UserAgreement | undefined => {
+  const voted = runs.filter((run) => run.user_vote !== undefined)
+  if (voted.length === 0) return undefined
+  const agreement = cohensKappa(voted.map((run) => [judgeCategory(run.winner), run.user_vote!] as const))
+  return { ...agreement, run_ids: voted.map((run) => run.run_id) }
+}
+
+const twoPlaces = (value: number) => (Math.abs(value) < 0.005 ? "0.00" : value.toFixed(2))
+
+/** The agreement in a sentence, for the CLI, the page and portfolio.html. */
+export const agreementText = (agreement: UserAgreement) =>
+  `you and the judge agree on the overall winner in ${agreement.agreeing} of ${agreement.n} run(s) you voted on (${
+    Math.round((agreement.share ?? 0) * 100)
+  }%); Cohen's kappa ${
+    agreement.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : twoPlaces(agreement.kappa)
+  }, n = ${agreement.n}`

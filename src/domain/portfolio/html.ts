@@ -1,6 +1,7 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
+import { agreementText } from "./agreement.js"
 import { type CheckRate, checkRateText } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolio.js"
 import { MAX_PROJECTED_THREADS } from "./statistics.js"
@@ -179,9 +180,17 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
-  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
+  }</dd>${agreementFigure(model, sets)}<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
+}
+
+/** Judge–user agreement, when the user voted on any of the runs. */
+const agreementFigure = (model: ModelPortfolio, sets: RunSets) => {
+  const agreement = model.user_agreement
+  if (agreement === undefined) return ""
+  const text = agreementText(agreement)
+  return `<dt>You and the judge</dt><dd>${sets.link(text.charAt(0).toUpperCase() + text.slice(1), { count: agreement.n, run_ids: agreement.run_ids }, "Runs you voted on")}</dd>`
 }
 
 /** The checks figures beside the judge's win rate; nothing for a portfolio written before checks. */

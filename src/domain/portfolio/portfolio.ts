@@ -1,6 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
+import { userAgreement } from "./agreement.js"
 import { checksFigures, RunChecks } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolioFile.js"
 import {
@@ -66,7 +67,9 @@ const dimensionOutcome = (outcome: typeof DimensionOutcome.Type | undefined): Di
 export const portfolioRun = (
   runId: string,
   report: unknown,
-  fallbackModel: string | null
+  fallbackModel: string | null,
+  /** The user's blind vote on the overall winner, when there is one. */
+  userVote: "codex" | "claude" | "tie" | null = null
 ): Either.Either<PortfolioRun, string> =>
   Either.flatMap(
     Either.mapLeft(Schema.decodeUnknownEither(PortfolioReport)(report), (error) =>
@@ -91,7 +94,8 @@ export const portfolioRun = (
         claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) },
         checks: decoded.checks === undefined || decoded.checks === null
           ? null
-          : { edge: decoded.checks.edge, codex_keeps_claude_passes: decoded.checks.codex_keeps_claude_passes }
+          : { edge: decoded.checks.edge, codex_keeps_claude_passes: decoded.checks.codex_keeps_claude_passes },
+        ...(userVote === null ? {} : { user_vote: userVote })
       })
     }
   )
@@ -153,8 +157,14 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
     not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
     cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) },
-    checks: checksFigures(runs)
+    checks: checksFigures(runs),
+    ...withAgreement(runs)
   }
+}
+
+const withAgreement = (runs: ReadonlyArray<PortfolioRun>) => {
+  const agreement = userAgreement(runs)
+  return agreement === undefined ? {} : { user_agreement: agreement }
 }
 
 /** The portfolio verdict of some completed runs: one section per Codex model, in the order models first appear. */

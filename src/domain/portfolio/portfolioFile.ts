@@ -29,9 +29,21 @@ export const PortfolioRun = Schema.Struct({
   codex: Side,
   claude: Side,
   /** What its report says of the checks; null without them (absent in portfolios written before them). */
-  checks: Schema.optionalWith(RunChecks, { exact: true })
+  checks: Schema.optionalWith(RunChecks, { exact: true }),
+  /** The user's own blind vote on the overall winner; absent when the user did not vote. */
+  user_vote: Schema.optionalWith(Schema.Literal("codex", "claude", "tie"), { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
+
+/** Judge–user agreement on the overall winner over the runs the user voted on (agreement.ts). */
+export const UserAgreement = Schema.Struct({
+  n: Schema.Number,
+  agreeing: Schema.Number,
+  share: NullableNumber,
+  kappa: NullableNumber,
+  run_ids: Schema.Array(Schema.String)
+})
+export type UserAgreement = typeof UserAgreement.Type
 
 /** A figure and the runs it counts, so that every number can link to them. */
 export const Counted = Schema.Struct({ count: Schema.Number, run_ids: Schema.Array(Schema.String) })
@@ -81,7 +93,9 @@ export const ModelPortfolio = Schema.Struct({
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
   cost_usd: Schema.Struct({ codex: Totals, claude: Totals }),
   /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */
-  checks: Schema.optionalWith(ChecksFigures, { exact: true })
+  checks: Schema.optionalWith(ChecksFigures, { exact: true }),
+  /** Present when the user voted on at least one of the runs. */
+  user_agreement: Schema.optionalWith(UserAgreement, { exact: true })
 })
 export type ModelPortfolio = typeof ModelPortfolio.Type
 

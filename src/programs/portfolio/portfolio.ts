@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Either } from "effect"
+import { Clock, DateTime, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import { conflict, invalidArgument, isControllerError, notFound, unreadableFile } from "../../domain/errors.js"
 import { isRunId } from "../../domain/ids.js"
@@ -10,6 +10,7 @@ import type { PortfolioResult } from "../../domain/contracts/index.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
 import { locateReport } from "../reports/reports.js"
+import { readVote } from "../votes/votes.js"
 
 export const PORTFOLIOS_DIRECTORY = "portfolios"
 export const PORTFOLIO_JSON_FILE = "portfolio.json"
@@ -50,7 +51,14 @@ const countedRun = (runId: string) =>
     if (state.status !== "completed") {
       return yield* conflict(`Run ${runId} is ${state.status}, not completed: only a completed run has a verdict to count.`)
     }
-    const counted = portfolioRun(runId, yield* readReport(directory, runId), typeof state.model === "string" ? state.model : null)
+    // A damaged vote.json counts as no vote.
+    const vote = yield* Effect.orElseSucceed(readVote(directory), () => Option.none())
+    const counted = portfolioRun(
+      runId,
+      yield* readReport(directory, runId),
+      typeof state.model === "string" ? state.model : null,
+      Option.match(vote, { onNone: () => null, onSome: (stored) => stored.overall })
+    )
     return Either.isRight(counted) ? counted.right : yield* unreadableFile(counted.left)
   })
 

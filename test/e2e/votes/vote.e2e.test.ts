@@ -156,4 +156,18 @@ describe("a blind vote through the real daemon", () => {
     const again = await daemon.call("reveal_run", { run_id: revealed })
     expect(again).toEqual({ ...reveal, first_reveal: false })
   })
+
+  it("counts judge–user agreement in a portfolio of the two runs (n = 1: the run with a vote)", async () => {
+    const env = { ...installEnv(daemon.root), CODEX_REPLAY_RUN_ROOT: daemon.runRoot }
+    const result = await runCli(["portfolio", voted, revealed, "--json"], env, { timeoutMillis: 60_000 })
+    expect(result.code).toBe(0)
+    const model = JSON.parse(result.stdout).portfolio.models[0]
+    const vote = readJson(path.join(directoryOf(voted), "vote.json")).overall
+    const judge = (await daemon.call("get_run", { run_id: voted })).run.report_summary.winner
+    const agreeing = (judge === "inconclusive" ? "tie" : judge) === vote ? 1 : 0
+    // One pair: agreeing, chance agreement is certain (no kappa); disagreeing, pₒ = pₑ = 0 (kappa 0).
+    expect(model.user_agreement).toEqual({ n: 1, agreeing, share: agreeing, kappa: agreeing === 1 ? null : 0, run_ids: [voted] })
+    const html = fs.readFileSync(JSON.parse(result.stdout).portfolio_html, "utf8")
+    expect(html).toContain(`agree on the overall winner in ${agreeing} of 1 run(s) you voted on`)
+  }, 90_000)
 })
