@@ -1066,7 +1066,8 @@
         return
       }
     }
-    if (draft.results_run === id) renderResults(id)
+    // Before who is who: the offer to judge the run blind, unless it was revealed already.
+    if (draft.results_run === id && (await blindGate(id)) && draft.results_run === id) renderResults(id)
   }
 
   const winnerText = (winner) => ({ codex: AUTHORS.codex, claude: AUTHORS.claude, tie: "Tie", not_applicable: "N/A", inconclusive: "Inconclusive" })[winner] || "No ballot"
@@ -1300,6 +1301,8 @@
     const claude = report.candidates.claude
     const completedRuns = (draft.run_ids || []).filter((runId) => app.reports[runId] || (app.runs[runId] && app.runs[runId].status === "completed"))
     if (completedRuns.length > 1) {
+      // The table shows every model's verdict: each of its runs is revealed too.
+      for (const runId of completedRuns) if (!(blind[runId] && blind[runId].revealed)) markRevealed(runId, null)
       body.append(sideBySideTable(completedRuns) || "")
       body.append(h("div", { className: "run-switch", role: "group", "aria-label": "Details per model" }, completedRuns.map((runId) =>
         h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.reports[runId] && app.reports[runId].candidates.codex.model) || (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
@@ -1308,6 +1311,8 @@
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report)),
       possibleLeakCallout(report),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
+    const yours = yourVoteSection(id, report)
+    if (yours) body.append(yours)
     body.append(h("div", { className: "actions" },
       h("button", { type: "button", className: "secondary", id: "download-json", text: "Download JSON", onClick: () => download(id, "json") }),
       h("button", { type: "button", className: "secondary", id: "download-html", text: "Download HTML", onClick: () => download(id, "html") })))
@@ -1342,6 +1347,166 @@
       h("div", {}, h("h4", { text: "Claude patch" }), cutNotes(claude, ["patch", "file", "changed_files"], "claude"), renderDiff(claude.patch, "Claude patch")))))
     if (report.about_review && report.about_review.note) body.append(section("About this review", h("p", { className: "about", text: report.about_review.note })))
     labelScrollRegions(body)
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Your own blind vote: the two candidates the reviewer saw, without their authors, before the reveal
+
+  const VOTE_CHOICES = [["first", "First"], ["second", "Second"], ["tie", "Tie"]]
+  const VOTED = { codex: AUTHORS.codex, claude: AUTHORS.claude, tie: "Tie" }
+  /** run_id -> { offered, shown } while the run is still blind, { revealed, vote, note } once its verdict may be shown. */
+  const blind = {}
+
+  /** Whether the run's verdict may be shown; when not, the offer to judge it first is on the page. */
+  async function blindGate(id) {
+    const known = blind[id]
+    if (known && known.revealed) return true
+    if (!known) {
+      let status = null
+      try {
+        status = await callTool("vote_status", { run_id: id })
+      } catch {
+        // No answer about the vote: the verdict is shown as before.
+      }
+      if (!status || !status.blind) {
+        // Already voted, already revealed, or nothing recorded to judge: the verdict is shown, with why.
+        await markRevealed(id, status ? status.reason : null)
+        return true
+      }
+      blind[id] = { offered: true }
+    }
+    if (draft.results_run === id) renderBlindOffer(id)
+    return false
+  }
+
+  /** Tells the controller the user is about to see who is who (reveal_run); a blind vote on the run ends here. */
+  async function markRevealed(id, refusal) {
+    try {
+      const result = await callTool("reveal_run", { run_id: id })
+      blind[id] = { revealed: true, vote: result.vote, note: result.vote ? null : refusal || null }
+    } catch {
+      blind[id] = { revealed: true, vote: null, note: refusal || null }
+    }
+  }
+
+  async function skipAndReveal(id) {
+    await markRevealed(id, null)
+    if (draft.results_run === id) renderResults(id)
+  }
+
+  const blindActions = (id, ...buttons) => h("div", { className: "actions" }, ...buttons,
+    h("button", { type: "button", className: "secondary", id: "skip-reveal", text: "Skip and reveal", onClick: () => skipAndReveal(id) }))
+
+  function renderBlindOffer(id) {
+    $("results-body").replaceChildren(h("div", { className: "blind-vote", id: "blind-offer" },
+      h("h3", { text: "Judge it yourself before the reveal?" }),
+      h("p", { text: "The replay is complete. Before you see who wrote which result, you can judge the two candidates the reviewer saw: their diffs, final answers and check outcomes, without their authors, in a random order. Your vote is stored with the run and shown beside the judge's verdict." }),
+      h("p", { className: "hint", text: "Once you have seen the verdict, a blind vote on this run is no longer possible." }),
+      h("p", { className: "error", id: "blind-error", role: "alert", hidden: true }),
+      blindActions(id, h("button", { type: "button", className: "primary", id: "judge-yourself", text: "Judge it yourself", onClick: () => judgeYourself(id) }))))
+    const first = $("judge-yourself")
+    if (first) first.focus()
+  }
+
+  /** A fresh blind presentation (a new random order each time), then the ballot. */
+  async function judgeYourself(id) {
+    try {
+      blind[id] = { offered: true, shown: await callTool("blind_candidates", { run_id: id }) }
+    } catch (error) {
+      const message = $("blind-error")
+      if (message) {
+        message.hidden = false
+        message.textContent = error.message
+      }
+      return
+    }
+    if (draft.results_run === id) renderBlindBallot(id)
+  }
+
+  function blindCandidateColumn(candidate) {
+    const title = candidate.label === "first" ? "First candidate" : "Second candidate"
+    const checks = candidate.checks || []
+    return h("div", { className: "blind-candidate", "data-label": candidate.label },
+      h("h4", { text: title }),
+      h("p", { className: "muted", text: `Changed files: ${(candidate.changed_files || []).map((f) => `${f.path} (+${f.additions}/−${f.deletions})`).join(", ") || "none"}` }),
+      h("h5", { text: "Final answer" }), renderMarkdown(candidate.final_response),
+      checks.length === 0 ? null : [h("h5", { text: "Check outcomes" }), h("ul", { className: "blind-checks" }, checks.map((check) =>
+        h("li", {}, h("code", { text: visibleText(check.command || "") }), `: ${check.outcome || "—"}${check.exit_code === null || check.exit_code === undefined ? "" : ` (exit ${check.exit_code})`}${check.change_from_start ? `, ${check.change_from_start}` : ""}`)))],
+      h("h5", { text: "Diff" }), renderDiff(candidate.patch, `${title} diff`))
+  }
+
+  function voteChoice(name, legend) {
+    return h("fieldset", { className: "vote-choice", "data-vote": name }, h("legend", { text: legend }),
+      VOTE_CHOICES.map(([value, label]) => h("label", {}, h("input", { type: "radio", name: `vote-${name}`, value }), ` ${label}`)))
+  }
+
+  function renderBlindBallot(id) {
+    const shown = blind[id] && blind[id].shown
+    if (!shown) return
+    const error = h("p", { className: "error", id: "vote-error", role: "alert", hidden: true })
+    const form = h("form", { className: "vote-form", id: "vote-form" },
+      h("p", { className: "hint", text: "For each dimension and overall: which candidate is better, or a tie." }),
+      shown.dimensions.map((dimension) => voteChoice(dimension.id, dimension.label)),
+      voteChoice("overall", "Overall"),
+      error,
+      blindActions(id, h("button", { type: "submit", className: "primary", id: "submit-vote", text: "Submit my vote" })))
+    form.addEventListener("submit", (event) => {
+      event.preventDefault()
+      submitBlindVote(id, form, error)
+    })
+    $("results-body").replaceChildren(h("div", { className: "blind-vote", id: "blind-ballot" },
+      h("h3", { text: "Judge it yourself" }),
+      section("Task", h("pre", { className: "response", tabindex: "0", "aria-label": "Task", text: shown.task })),
+      h("div", { className: "side-by-side blind-candidates" }, shown.candidates.map(blindCandidateColumn)),
+      form))
+    labelScrollRegions($("results-body"))
+  }
+
+  async function submitBlindVote(id, form, error) {
+    const shown = blind[id].shown
+    const choice = (name) => {
+      const checked = form.querySelector(`input[name="vote-${name}"]:checked`)
+      return checked ? checked.value : null
+    }
+    const dimensions = Object.fromEntries(shown.dimensions.map((dimension) => [dimension.id, choice(dimension.id)]))
+    const overall = choice("overall")
+    if (overall === null || Object.values(dimensions).includes(null)) {
+      error.hidden = false
+      error.textContent = "Choose first, second or tie for every dimension and overall."
+      return
+    }
+    const submit = $("submit-vote")
+    submit.disabled = true
+    try {
+      await callTool("submit_vote", { run_id: id, ballot_token: shown.ballot_token, dimensions, overall })
+    } catch (failure) {
+      submit.disabled = false
+      error.hidden = false
+      error.textContent = failure.message
+      return
+    }
+    await markRevealed(id, null)
+    if (draft.results_run === id) renderResults(id)
+  }
+
+  /** The user's vote beside the judge's verdict, or why there is none; nothing for a run the user skipped. */
+  function yourVoteSection(id, report) {
+    const state = blind[id]
+    if (!state) return null
+    if (!state.vote) return state.note ? h("p", { className: "muted", id: "blind-note", text: state.note }) : null
+    const vote = state.vote
+    const dimensions = (report.evaluation && report.evaluation.dimensions) || {}
+    const judgeOverall = report.winner === "inconclusive" ? "tie" : report.winner
+    const agrees = judgeOverall === vote.overall
+    return section("Your blind vote beside the judge's",
+      h("p", { id: "vote-agreement", text: `You voted ${VOTED[vote.overall] || vote.overall} overall; the judge: ${reportVerdictText(report)}. ${agrees ? "You agree on the winner." : "You and the judge disagree on the winner."}` }),
+      h("div", { className: "table-scroll" }, h("table", { className: "vote-table", id: "vote-table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Dimension" }), h("th", { scope: "col", text: "The judge" }), h("th", { scope: "col", text: "You" }))),
+        h("tbody", {},
+          DIMENSIONS.map((dimension) => h("tr", {}, h("th", { scope: "row", text: dimension.label }),
+            h("td", { text: winnerText(dimensions[dimension.id] && dimensions[dimension.id].winner) }),
+            h("td", { text: VOTED[vote.dimensions[dimension.id]] || "—" }))),
+          h("tr", {}, h("th", { scope: "row", text: "Overall" }), h("td", { text: reportVerdictText(report) }), h("td", { text: VOTED[vote.overall] || "—" }))))))
   }
 
   // ------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import {
   listThreadsTool,
   synthesizeRequestTool
 } from "./threads/tools.js"
-import { blindCandidatesTool, revealRunTool, submitVoteTool } from "./votes/tools.js"
+import { blindCandidatesTool, revealRunTool, submitVoteTool, voteStatusTool } from "./votes/tools.js"
 
 const tools = {
   get_state: getStateTool,
@@ -32,7 +32,8 @@ const tools = {
   cancel_batch: cancelBatchTool,
   blind_candidates: blindCandidatesTool,
   submit_vote: submitVoteTool,
-  reveal_run: revealRunTool
+  reveal_run: revealRunTool,
+  vote_status: voteStatusTool
 }
 
 

@@ -100,7 +100,8 @@ export const makeControllerRpcClient = (controller: KnownController) =>
       cancel_batch: (payload) => client("cancel_batch", payload),
       blind_candidates: (payload) => client("blind_candidates", payload),
       submit_vote: (payload) => client("submit_vote", payload),
-      reveal_run: (payload) => client("reveal_run", payload)
+      reveal_run: (payload) => client("reveal_run", payload),
+      vote_status: (payload) => client("vote_status", payload)
     }
     const send = <Name extends ToolName>(name: Name, payload: ToolPayload<Name>) => senders[name](payload)
     // The payload is decoded with the tool's own Schema first: the RPC client would make a defect of one it cannot encode.

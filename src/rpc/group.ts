@@ -80,6 +80,7 @@ export const ControllerRpcs = RpcGroup.make(
   toolRpc("blind_candidates"),
   toolRpc("submit_vote"),
   toolRpc("reveal_run"),
+  toolRpc("vote_status"),
   WatchRun
 )
 export type ControllerRpcGroup = typeof ControllerRpcs
@@ -128,5 +129,6 @@ export const toolHandlers = <R>(tools: ToolRegistry<R>) => ({
   blind_candidates: handle(tools.blind_candidates),
   submit_vote: handle(tools.submit_vote),
   reveal_run: handle(tools.reveal_run),
+  vote_status: handle(tools.vote_status),
   watch_run: watch
 })

@@ -277,13 +277,17 @@ const samples: { readonly [Name in ToolName]: ReadonlyArray<ToolResultOf<Name>> 
   reveal_run: [
     { run_id: "run-1", revealed_at: "2026-01-01T00:03:00.000Z", first_reveal: true, vote: null },
     { run_id: "run-1", revealed_at: "2026-01-01T00:03:00.000Z", first_reveal: false, vote }
+  ],
+  vote_status: [
+    { run_id: "run-1", blind: true, reason: null, vote: null, revealed_at: null },
+    { run_id: "run-1", blind: false, reason: "You have already voted on run run-1; a run takes one blind vote.", vote, revealed_at: null }
   ]
 }
 
 describe("every tool result is a Schema", () => {
-  it("names a result Schema for each of the eighteen tools", () => {
+  it("names a result Schema for each of the nineteen tools", () => {
     expect(Object.keys(ToolResults).sort()).toEqual(Object.keys(samples).sort())
-    expect(Object.keys(ToolResults)).toHaveLength(18)
+    expect(Object.keys(ToolResults)).toHaveLength(19)
   })
 
   for (const name of Object.keys(samples) as Array<ToolName>) {

@@ -76,3 +76,15 @@ export const errorCollectingContext = async (
   collectErrors(context, consoleErrors, (text) => !/Failed to load resource/.test(text))
   return context
 }
+
+/**
+ * The results of a completed run: skips the offer to judge it blind when the page makes it (a run not
+ * yet revealed), then waits for the verdict.
+ */
+export const skipToVerdict = async (page: Page, timeout: number) => {
+  const skip = page.locator("#skip-reveal")
+  const verdict = page.locator("#verdict")
+  await skip.or(verdict).first().waitFor({ timeout })
+  if (await skip.isVisible()) await skip.click()
+  await verdict.waitFor({ timeout })
+}

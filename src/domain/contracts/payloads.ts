@@ -333,7 +333,8 @@ export const ToolPayloads = {
   cancel_batch: BatchIdPayload,
   blind_candidates: VoteRunPayload,
   submit_vote: SubmitVotePayload,
-  reveal_run: VoteRunPayload
+  reveal_run: VoteRunPayload,
+  vote_status: VoteRunPayload
 } as const
 export type ToolName = keyof typeof ToolPayloads
 /** A tool's payload once decoded (what the tool's program receives). */

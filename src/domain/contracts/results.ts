@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
-import { BlindCandidatesResult, RevealResult, SubmitVoteResult } from "./votes.js"
+import { BlindCandidatesResult, RevealResult, SubmitVoteResult, VoteStatus } from "./votes.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
 import { InferredWorkingDirectory, InspectThreadResult, ListingProgress, SynthesizedRequest, ThreadList } from "./threadResults.js"
 
@@ -364,7 +364,8 @@ export const ToolResults = {
   cancel_batch: BatchAnswer,
   blind_candidates: BlindCandidatesResult,
   submit_vote: SubmitVoteResult,
-  reveal_run: RevealResult
+  reveal_run: RevealResult,
+  vote_status: VoteStatus
 } as const
 
 export type ToolResultName = keyof typeof ToolResults

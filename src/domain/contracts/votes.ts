@@ -105,3 +105,13 @@ export const RevealResult = Schema.Struct({
   vote: Schema.NullOr(StoredVote)
 })
 export type RevealResult = typeof RevealResult.Type
+
+/** `vote_status`: whether the run can still be judged blind, and if not why, in one sentence. */
+export const VoteStatus = Schema.Struct({
+  run_id: Schema.String,
+  blind: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String),
+  vote: Schema.NullOr(StoredVote),
+  revealed_at: Schema.NullOr(Schema.String)
+})
+export type VoteStatus = typeof VoteStatus.Type

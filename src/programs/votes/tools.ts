@@ -1,6 +1,6 @@
-/** The blind vote's tools: `blind_candidates`, `submit_vote` and `reveal_run` (docs/verdicts.md). */
+/** The blind vote's tools: `vote_status`, `blind_candidates`, `submit_vote` and `reveal_run` (docs/verdicts.md). */
 import { defineTool } from "../controller/tool.js"
-import { blindCandidates, revealRun, submitVote } from "./votes.js"
+import { blindCandidates, revealRun, submitVote, voteStatus } from "./votes.js"
 
 export const blindCandidatesTool = defineTool(
   "blind_candidates",
@@ -18,4 +18,10 @@ export const revealRunTool = defineTool(
   "reveal_run",
   (payload) => revealRun(payload.run_id),
   (result) => (result.first_reveal ? `Run ${result.run_id} is now revealed.` : `Run ${result.run_id} was revealed at ${result.revealed_at}.`)
+)
+
+export const voteStatusTool = defineTool(
+  "vote_status",
+  (payload) => voteStatus(payload.run_id),
+  (result) => result.reason ?? `Run ${result.run_id} can be judged blind.`
 )

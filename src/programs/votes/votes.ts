@@ -12,7 +12,8 @@ import {
   StoredCandidate,
   StoredVote,
   type SubmitVotePayload,
-  type SubmitVoteResult
+  type SubmitVoteResult,
+  type VoteStatus
 } from "../../domain/contracts/votes.js"
 import { conflict, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
 import type { CandidateMapping, Position } from "../../domain/review/evaluation.js"
@@ -47,14 +48,14 @@ export const readVote = (runDirectory: string) =>
 const readReveal = (runDirectory: string) =>
   Effect.flatMap(FileStore, (files) => files.readDecodedOption(path.join(runDirectory, REVEAL_FILE), MAX_SMALL_FILE_BYTES, RevealMark))
 
+const alreadyVoted = (runId: string) => `You have already voted on run ${runId}; a run takes one blind vote.`
+const alreadyRevealed = (runId: string) => `The verdict of run ${runId} has been revealed, so a blind vote is no longer possible for it.`
+const noCandidates = (runId: string) => `Run ${runId} has no recorded candidates to judge (its review recorded none).`
+
 /** Refuses a run that already has a vote or whose verdict the user has seen. */
 const stillBlind = Effect.fn("votes.stillBlind")(function*(runId: string, directory: string) {
-  if (Option.isSome(yield* readVote(directory))) {
-    return yield* conflict(`You have already voted on run ${runId}; a run takes one blind vote.`)
-  }
-  if (Option.isSome(yield* readReveal(directory))) {
-    return yield* conflict(`The verdict of run ${runId} has been revealed, so a blind vote is no longer possible for it.`)
-  }
+  if (Option.isSome(yield* readVote(directory))) return yield* conflict(alreadyVoted(runId))
+  if (Option.isSome(yield* readReveal(directory))) return yield* conflict(alreadyRevealed(runId))
 })
 
 const reviewFile = (directory: string, name: string) => path.join(directory, REVIEWS_DIRECTORY, name)
@@ -62,7 +63,7 @@ const reviewFile = (directory: string, name: string) => path.join(directory, REV
 /** The two candidates the reviewer saw, as recorded. */
 const readCandidates = Effect.fn("votes.readCandidates")(function*(runId: string, directory: string) {
   const files = yield* FileStore
-  const missing = notFound(`Run ${runId} has no recorded candidates to judge (its review recorded none).`)
+  const missing = notFound(noCandidates(runId))
   const read = (position: Position) =>
     files.readDecodedOption(reviewFile(directory, CANDIDATE_FILES[position]), MAX_CANDIDATE_BYTES, StoredCandidate).pipe(
       Effect.flatMap(Option.match({ onNone: () => Effect.fail(missing), onSome: Effect.succeed }))
@@ -73,7 +74,7 @@ const readCandidates = Effect.fn("votes.readCandidates")(function*(runId: string
 const readMapping = Effect.fn("votes.readMapping")(function*(runId: string, directory: string) {
   const files = yield* FileStore
   const found = yield* files.readDecodedOption(reviewFile(directory, MAPPING_FILE), MAX_SMALL_FILE_BYTES, Mapping)
-  if (Option.isNone(found)) return yield* notFound(`Run ${runId} has no recorded candidates to judge (its review recorded none).`)
+  if (Option.isNone(found)) return yield* notFound(noCandidates(runId))
   return found.value.candidate_mapping satisfies CandidateMapping
 })
 
@@ -102,7 +103,7 @@ export const submitVote = Effect.fn("votes.submitVote")(function*(payload: Submi
   const vote = storedVote(payload, presentation.value.shown_first, mapping, yield* now)
   const file = path.join(directory, VOTE_FILE)
   const created = yield* (yield* FileStore).createJsonExclusive(file, vote)
-  if (!created) return yield* conflict(`You have already voted on run ${payload.run_id}; a run takes one blind vote.`)
+  if (!created) return yield* conflict(alreadyVoted(payload.run_id))
   yield* ballots.forgetRun(payload.run_id)
   return { run_id: payload.run_id, vote, vote_file: file } satisfies SubmitVoteResult
 })
@@ -121,4 +122,31 @@ export const revealRun = Effect.fn("votes.revealRun")(function*(runId: string) {
     first_reveal: first,
     vote: Option.getOrNull(yield* readVote(directory))
   } satisfies RevealResult
+})
+
+/**
+ * `vote_status`: whether a completed run can still be judged blind (and if not, the sentence that says
+ * why), its vote and when it was revealed. Reads only: the page asks it before it shows anything.
+ */
+export const voteStatus = Effect.fn("votes.voteStatus")(function*(runId: string) {
+  const directory = yield* completedRun(runId)
+  const files = yield* FileStore
+  const vote = yield* readVote(directory)
+  const reveal = yield* readReveal(directory)
+  const recorded = (name: string) => Effect.map(files.statOption(reviewFile(directory, name)), Option.isSome)
+  const judgeable = (yield* recorded(CANDIDATE_FILES.A)) && (yield* recorded(CANDIDATE_FILES.B)) && (yield* recorded(MAPPING_FILE))
+  const reason = Option.isSome(vote)
+    ? alreadyVoted(runId)
+    : Option.isSome(reveal)
+    ? alreadyRevealed(runId)
+    : judgeable
+    ? null
+    : noCandidates(runId)
+  return {
+    run_id: runId,
+    blind: reason === null,
+    reason,
+    vote: Option.getOrNull(vote),
+    revealed_at: Option.match(reveal, { onNone: () => null, onSome: (mark) => mark.revealed_at })
+  } satisfies VoteStatus
 })

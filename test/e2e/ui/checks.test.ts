@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { at, CHUNK_TIMES, chunkThreadLines, makeChunkProject } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
@@ -111,7 +111,7 @@ it("lists the checks Claude ran, ticks those that passed after its last edit, an
   await page.click("#prepare")
   await page.locator("#approval-prompt").waitFor()
   await page.click("#approve-start")
-  await page.locator("#verdict").waitFor({ timeout: 40_000 })
+  await skipToVerdict(page, 40_000)
   const { runs } = await daemon.call("list_runs", {})
   const run = await awaitTerminal(daemon, runs[0].run_id)
   expect(run.status).toBe("completed")

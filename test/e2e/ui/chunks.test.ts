@@ -9,7 +9,7 @@ import * as fs from "node:fs/promises"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING } from "../../../src/domain/history/chunks.js"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { CHUNK_PROMPTS, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
@@ -92,7 +92,7 @@ describe("the chunk picker of the Configure step", () => {
     await page.click("#prepare")
     await page.locator("#approval-prompt").waitFor()
     await page.click("#approve-start")
-    await page.locator("#verdict").waitFor({ timeout: 40_000 })
+    await skipToVerdict(page, 40_000)
     const { runs } = await daemon.call("list_runs", {})
     const run = await awaitTerminal(daemon, runs[0].run_id)
     expect(run).toMatchObject({ status: "completed", range_start: ids[1], range_end: ids[1] })

@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
@@ -61,7 +61,7 @@ describe("comparability in the browser controller", () => {
     await page.click("#prepare")
     await page.locator("#approval-prompt").waitFor()
     await page.click("#approve-start")
-    await page.locator("#verdict").waitFor({ timeout: 40_000 })
+    await skipToVerdict(page, 40_000)
 
     const summary = page.locator("#comparability-summary")
     expect(await summary.locator("strong").textContent()).toBe("Not like-for-like")

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool, type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -201,7 +201,7 @@ describe("browser controller", () => {
     expect(await page.locator(`article.run[data-run-id="${runId}"] .status`).textContent()).toBe("running")
 
     // It completes and the page moves on to the results.
-    await page.locator("#verdict").waitFor({ timeout: 30_000 })
+    await skipToVerdict(page, 30_000)
     expect(await page.locator("#step-results").isVisible()).toBe(true)
     expect(await page.locator("#verdict").textContent()).toMatch(/^(Codex replay wins|Historical Claude wins|Tie|Inconclusive|Inconclusive \(the two orders disagreed\))$/)
     const table = page.locator(".evaluation-table").first()
@@ -271,7 +271,7 @@ describe("browser controller", () => {
     expect(await page.locator("#approval-prompt").textContent()).toBe("Approve 2 parallel Codex implementations using this configuration?")
     await page.click("#approve-start")
     await expect.poll(() => page.locator("article.run").count(), { timeout: 10_000 }).toBe(2)
-    await page.locator("#verdict").waitFor({ timeout: 20_000 })
+    await skipToVerdict(page, 20_000)
     // Both runs ended (a failed one would say so here, with its error, rather than as a missing button).
     const newestTwo = async () => {
       const state = (await callTool(daemon.port, "get_state")).json.structuredContent.state
@@ -383,7 +383,7 @@ describe("browser controller", () => {
     // Narrow screen: the results fit without a horizontal scrollbar.
     await page.setViewportSize({ width: 390, height: 844 })
     await page.locator("#tab-results").click()
-    await page.locator("#verdict").waitFor({ timeout: 5_000 })
+    await skipToVerdict(page, 5_000)
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await shot("controller-results-narrow.png", false)
     await page.locator("#tab-configure").click()

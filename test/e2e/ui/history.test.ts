@@ -9,7 +9,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -91,6 +91,7 @@ describe("run history in the browser", () => {
     await expect.poll(() => rows.count()).toBe(2)
 
     await rows.first().locator("button").click()
+    await skipToVerdict(page, 20_000)
     const table = page.locator(".side-table")
     await table.waitFor()
     const tableRows = await table.locator("tbody tr").allInnerTexts()

@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -51,7 +51,7 @@ describe("output past its ceilings on the Results page", () => {
     await page.click("#prepare")
     await page.locator("#approval-prompt").waitFor()
     await page.click("#approve-start")
-    await page.locator("#verdict").waitFor({ timeout: 120_000 })
+    await skipToVerdict(page, 120_000)
 
     const patchNotes = await page.locator("#codex-patch-notes li").allTextContents()
     expect(patchNotes[0]).toMatch(/^Codex's diff of "large\.txt" was truncated: 1\.0 MB of 3\.\d MB shown\.$/)

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli } from "../../cli/support.js"
 import { installEnv } from "../../rpc/support.js"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -56,7 +56,7 @@ describe("a Codex result that is Claude's", () => {
     await page.locator("#approval-prompt").waitFor()
     await page.click("#approve-start")
     runId = (await page.locator("article.run").getAttribute("data-run-id"))!
-    await page.locator("#verdict").waitFor({ timeout: 40_000 })
+    await skipToVerdict(page, 40_000)
     const callout = page.locator("#possible-leak")
     expect(await callout.locator("strong").textContent()).toBe("matches Claude's result: possible leak")
     expect(await callout.locator("p").textContent()).toBe(

@@ -107,6 +107,7 @@ describe("a blind vote through the real daemon", () => {
   })
 
   it("stores a vote 0600, mapped back to the authors, once; codex-replay report shows it beside the judge's", async () => {
+    expect(await daemon.call("vote_status", { run_id: voted })).toEqual({ run_id: voted, blind: true, reason: null, vote: null, revealed_at: null })
     const shown = await daemon.call("blind_candidates", { run_id: voted })
     const reviews = path.join(directoryOf(voted), "reviews")
     const mapping = readJson(path.join(reviews, "candidate-mapping.json")).candidate_mapping
@@ -129,6 +130,13 @@ describe("a blind vote through the real daemon", () => {
       `You have already voted on run ${voted}; a run takes one blind vote.`
     )
     expect(await refusedUnchanged(voted, "blind_candidates", { run_id: voted })).toBe(`You have already voted on run ${voted}; a run takes one blind vote.`)
+    expect(await daemon.call("vote_status", { run_id: voted })).toEqual({
+      run_id: voted,
+      blind: false,
+      reason: `You have already voted on run ${voted}; a run takes one blind vote.`,
+      vote: stored,
+      revealed_at: null
+    })
 
     const env = { ...installEnv(daemon.root), CODEX_REPLAY_RUN_ROOT: daemon.runRoot }
     const text = await runCli(["report", voted], env, { timeoutMillis: 60_000 })
@@ -152,6 +160,7 @@ describe("a blind vote through the real daemon", () => {
     const sentence = `The verdict of run ${revealed} has been revealed, so a blind vote is no longer possible for it.`
     expect(await refusedUnchanged(revealed, "blind_candidates", { run_id: revealed })).toBe(sentence)
     expect(await refusedUnchanged(revealed, "submit_vote", { run_id: revealed, ballot_token, dimensions: everyDimension("tie"), overall: "tie" })).toBe(sentence)
+    expect(await daemon.call("vote_status", { run_id: revealed })).toEqual({ run_id: revealed, blind: false, reason: sentence, vote: null, revealed_at: reveal.revealed_at })
     // Revealing again keeps the first time.
     const again = await daemon.call("reveal_run", { run_id: revealed })
     expect(again).toEqual({ ...reveal, first_reveal: false })
