@@ -1693,6 +1693,13 @@
     return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}`
   }
 
+  /** Judge–user agreement on the overall winner over the runs the user voted on blind. */
+  function portfolioAgreementText(model) {
+    const a = model.user_agreement
+    const kappa = a.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : (Math.abs(a.kappa) < 0.005 ? 0 : a.kappa).toFixed(2)
+    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}.`
+  }
+
   async function comparePortfolio() {
     const status = $("portfolio-status")
     const runIds = [...runsView.selected]
@@ -1705,6 +1712,7 @@
         h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
         h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
+        h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" }, result.portfolio.models.filter((model) => model.user_agreement).map((model) => h("li", { text: portfolioAgreementText(model) }))),
         h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
       )
     } catch (error) {

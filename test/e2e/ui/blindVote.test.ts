@@ -21,6 +21,8 @@ let daemon: Daemon
 let browser: Browser
 let page: Page
 const consoleErrors: Array<string> = []
+/** The run the first test votes on. */
+let votedRun: string
 
 beforeAll(async () => {
   await requireChromium("the blind vote UI test")
@@ -54,6 +56,7 @@ describe("Judge it yourself", () => {
     await page.locator("#approval-prompt").waitFor()
     await page.click("#approve-start")
     const runId = (await page.locator("article.run").getAttribute("data-run-id"))!
+    votedRun = runId
 
     // The completed run opens on the offer, not the verdict.
     await page.locator("#blind-offer").waitFor({ timeout: 40_000 })
@@ -125,6 +128,24 @@ describe("Judge it yourself", () => {
     expect(await page.locator("#blind-note").textContent()).toBe(
       `The verdict of run ${runId} has been revealed, so a blind vote is no longer possible for it.`
     )
+
+    // A portfolio of both runs reports the agreement over the one with a vote (n = 1).
+    await page.click("#tab-runs")
+    for (const id of [votedRun, runId]) {
+      const box = page.locator(`tr[data-run-id="${id}"] input.compare-run`)
+      await box.waitFor({ timeout: 15_000 })
+      await box.check()
+    }
+    await page.click("#portfolio-compare")
+    await page.locator("#portfolio-summary").waitFor()
+    const vote = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "vote.json"), "utf8")).overall
+    const judge = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "report.json"), "utf8")).winner
+    const agreeing = (judge === "inconclusive" ? "tie" : judge) === vote ? 1 : 0
+    expect(await page.locator("#portfolio-agreement li").allTextContents()).toEqual([
+      `gpt-5.6-sol: you and the judge agree on the overall winner in ${agreeing} of 1 run(s) you voted on (${agreeing * 100}%); Cohen's kappa ${
+        agreeing === 1 ? "undefined (you and the judge gave one and the same answer every time)" : "0.00"
+      }, n = 1.`
+    ])
     expect(consoleErrors).toEqual([])
   }, 90_000)
 })
