@@ -44,6 +44,7 @@ describe("a blind vote through the real daemon", () => {
   let daemon: Daemon
   let voted: string
   let revealed: string
+  let raced: string
   const directoryOf = (runId: string) => path.join(daemon.runRoot, runId)
 
   /** Refused with one sentence, the run directory unchanged byte for byte. */
@@ -60,10 +61,11 @@ describe("a blind vote through the real daemon", () => {
     daemon = await startDaemon({ env: { FAKE_CODEX_WRITE_FILE: "greet.py", FAKE_CODEX_WRITE_CONTENT: "print('Hello')\n" } })
     const first = await approveAndStart(daemon, nonGitConfig())
     const second = await approveAndStart(daemon, nonGitConfig())
+    const third = await approveAndStart(daemon, nonGitConfig())
     voted = first.run_id
     revealed = second.run_id
-    expect((await awaitTerminal(daemon, voted, 90_000)).status).toBe("completed")
-    expect((await awaitTerminal(daemon, revealed, 90_000)).status).toBe("completed")
+    raced = third.run_id
+    for (const runId of [voted, revealed, raced]) expect((await awaitTerminal(daemon, runId, 90_000)).status).toBe("completed")
   }, 200_000)
   afterAll(() => daemon?.stop())
 
@@ -179,4 +181,16 @@ describe("a blind vote through the real daemon", () => {
     const html = fs.readFileSync(JSON.parse(result.stdout).portfolio_html, "utf8")
     expect(html).toContain(`agree on the overall winner in ${agreeing} of 1 run(s) you voted on`)
   }, 90_000)
+
+  it("stores one of two votes sent at once; the other is refused as a second vote", async () => {
+    const tokens = await Promise.all([0, 1].map(async () => (await daemon.call("blind_candidates", { run_id: raced })).ballot_token as string))
+    const answers = await Promise.allSettled(tokens.map((ballot_token, index) =>
+      daemon.call("submit_vote", { run_id: raced, ballot_token, dimensions: everyDimension("tie"), overall: index === 0 ? "first" : "second" })))
+    expect(answers.filter((answer) => answer.status === "fulfilled")).toHaveLength(1)
+    const refused = answers.find((answer) => answer.status === "rejected")
+    expect(String(refused?.reason)).toContain(`You have already voted on run ${raced}; a run takes one blind vote.`)
+    const stored = readJson(path.join(directoryOf(raced), "vote.json"))
+    expect(stored).toEqual((answers.find((answer) => answer.status === "fulfilled") as PromiseFulfilledResult<{ vote: unknown }>).value.vote)
+    expect(fs.readdirSync(directoryOf(raced)).filter((name) => name.startsWith("vote") || name.includes(".tmp"))).toEqual(["vote.json"])
+  })
 })
