@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
+import { TaskCheck } from "./taskSource.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
 import { InferredWorkingDirectory, InspectThreadResult, ListingProgress, SynthesizedRequest, ThreadList } from "./threadResults.js"
 
@@ -126,7 +127,9 @@ export const PrepareRunResult = Schema.Struct({
   /** The checks approved to run on every side: those named, or the thread's when none are named. */
   checks: Schema.Array(ApprovedCommand),
   /** The set-up commands approved to run before them. */
-  setup: Schema.Array(ApprovedCommand)
+  setup: Schema.Array(ApprovedCommand),
+  /** The prompt checked against the user's messages it should come from; null when the thread has none to compare. */
+  task_check: Schema.optional(Schema.NullOr(TaskCheck))
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 
