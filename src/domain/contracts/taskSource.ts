@@ -33,7 +33,9 @@ export const TaskCheck = Schema.Struct({
   overlap: TaskOverlap,
   /** The check in one sentence, for the approval prompt. */
   message: Schema.String,
-  source_messages: Schema.Array(TaskSourceMessage)
+  source_messages: Schema.Array(TaskSourceMessage),
+  /** When the prompt is a cached reconstruction: the call that wrote it (model and tokens), else null. */
+  synthesis: Schema.NullOr(SynthesisCall)
 })
 
 /** `synthesize_request`: a thread and, for a chunk, its range. */

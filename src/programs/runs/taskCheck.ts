@@ -1,11 +1,11 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { TaskCheck } from "../../domain/contracts/index.js"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING, hasBackground } from "../../domain/history/chunks.js"
 import { sourceInRange } from "../../domain/history/taskSource.js"
 import { overlapSentence, taskOverlap } from "../../domain/history/taskOverlap.js"
 import type { RunConfiguration } from "../../domain/runConfig.js"
 import { threadRecordById } from "../threads/threads.js"
-import { sourceTexts } from "../threads/taskReconstruction.js"
+import { cachedReconstruction, sourceTexts } from "../threads/taskReconstruction.js"
 
 /** A chunk's own task, without the earlier chunks' background it may already carry. */
 const ownTask = (request: string) => {
@@ -27,13 +27,17 @@ export const taskCheckOf = (configuration: RunConfiguration) =>
       : { start: configuration.range_start, end: configuration.range_end }
     const source = sourceInRange(record.task_source, record.split_points, range)
     if (source.messages.length === 0) return null
-    const overlap = taskOverlap(ownTask(configuration.request), sourceTexts(source))
-    return { overlap, message: overlapSentence(overlap), source_messages: source.messages } satisfies typeof TaskCheck.Type
+    const task = ownTask(configuration.request)
+    const overlap = taskOverlap(task, sourceTexts(source))
+    // The prompt is a cached reconstruction: the call that wrote it is part of what this run costs.
+    const cached = yield* cachedReconstruction(record, range)
+    const synthesis = Option.isSome(cached) && cached.value.request.trim() === task.trim() ? cached.value.synthesis : null
+    return { overlap, message: overlapSentence(overlap), source_messages: source.messages, synthesis } satisfies typeof TaskCheck.Type
   })
 
 /** What the run's report keeps of the task's source; a thread that cannot be read again keeps none, and the run still starts. */
 export const reportTaskSource = (configuration: RunConfiguration) =>
   taskCheckOf(configuration).pipe(
-    Effect.map((check) => (check === null ? null : { messages: check.source_messages, overlap: check.overlap })),
+    Effect.map((check) => (check === null ? null : { messages: check.source_messages, overlap: check.overlap, synthesis: check.synthesis })),
     Effect.orElseSucceed(() => null)
   )

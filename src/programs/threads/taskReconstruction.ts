@@ -63,8 +63,8 @@ export const sourceTurns = (source: RangeSource): Array<ConversationTurn> =>
 /** The source's texts as the overlap reads them: the messages, the questions they answered and, for a chunk, the earlier prompts. */
 export const sourceTexts = (source: RangeSource) => [...source.messages.map(renderSourceMessage), ...source.earlier]
 
-/** The same file unchanged and the same range give the same key. */
-const cacheKey = (record: ThreadRecord, range: TaskRange | undefined, model: string) =>
+/** The same file unchanged and the same range give the same key (the model is the one synthesis model). */
+const cacheKey = (record: ThreadRecord, range: TaskRange | undefined, model: string = REQUEST_SYNTHESIS_MODEL) =>
   Effect.gen(function*() {
     const files = yield* FileStore
     const identity = yield* Effect.orElseSucceed(files.statOption(record.source_path), () => Option.none())
@@ -99,6 +99,16 @@ const synthesisModel = Effect.gen(function*() {
 /** The user's own prompts of the source, joined: the answer when no model writes one. */
 const concatenation = (record: ThreadRecord, source: RangeSource, range: TaskRange | undefined) =>
   range === undefined ? record.request : source.messages.map((message) => message.text).join("\n\n")
+
+/**
+ * The cached reconstruction of a thread (or chunk), if one was made for the thread file as it is now; never
+ * calls a model. A run whose prompt is that reconstruction records the call that wrote it (its cost).
+ */
+export const cachedReconstruction = (record: ThreadRecord, range: TaskRange | undefined) =>
+  Effect.gen(function*() {
+    const key = yield* cacheKey(record, range)
+    return key === undefined ? Option.none() : yield* readCached(key)
+  }).pipe(Effect.orElseSucceed(() => Option.none<typeof CachedReconstruction.Type>()))
 
 export const reconstructTask = Effect.fn("threads.reconstructTask")(function*(threadId: string, range: TaskRange | undefined) {
   const record = yield* threadRecordById(threadId)

@@ -92,8 +92,11 @@ describe("the task prompt comes from the user's messages, only when asked", () =
     expect(unrelated.task_check.overlap).toMatchObject({ share: 0, flagged: true })
     expect(unrelated.task_check.message).toMatch(/^The task prompt shares 0% of its words with your messages in the thread \(below 50%\)/)
     expect(unrelated.task_check.source_messages).toHaveLength(7)
+    expect(unrelated.task_check.synthesis).toBeNull()
     const faithful = await daemon.call("prepare_run", config(FAITHFUL))
     expect(faithful.task_check.overlap.flagged).toBe(false)
+    // The prompt is the cached reconstruction: the call that wrote it comes with it.
+    expect(faithful.task_check.synthesis).toMatchObject({ model: "gpt-5.6-terra", usage: { input: 1200, output: 300 } })
   })
 
   it("keeps the prompt and the messages it came from in the run's report", async () => {
@@ -104,8 +107,10 @@ describe("the task prompt comes from the user's messages, only when asked", () =
     expect(report.task_source.messages).toHaveLength(7)
     expect(report.task_source.messages[5].asked).toBe("Hey Okarin! What can I help you with?")
     expect(report.task_source.overlap.flagged).toBe(false)
+    expect(report.task_source.synthesis).toMatchObject({ model: "gpt-5.6-terra", usage: { input: 1200, output: 300 } })
     const html = fs.readFileSync(path.join(daemon.runRoot, started.run_id, "report.html"), "utf8")
     expect(html).toContain("Where the task came from")
     expect(html).toContain("Hello I want to have some test conversation with you create some file for me")
+    expect(html).toContain("The prompt was reconstructed from these messages by gpt-5.6-terra (1,200 input and 300 output tokens).")
   }, 90_000)
 })
