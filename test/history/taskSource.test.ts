@@ -71,7 +71,8 @@ describe("the source a task prompt is reconstructed from", () => {
   it("keeps the question Claude asked right before a reply, and drops its report of what it did (b3edadab)", () => {
     const source = sourceOf(B3)
     const reply = source.find((message) => message.text.startsWith("Ok ultrathink and come up"))!
-    expect(reply.asked).toBe("Hey Okarin! What can I help you with?")
+    // Its greeting is not a question: only the question is kept.
+    expect(reply.asked).toBe("What can I help you with?")
     // "Done! I've created `test-file.txt`…" came before "ok edit it": a report, not a question.
     expect(source.find((message) => message.text === "ok edit it and add some content")!.asked).toBeNull()
     expect(everything(B3)).not.toMatch(/test-file\.txt|Done|Task agent successfully|Enigma/)
@@ -114,7 +115,10 @@ describe("the source a task prompt is reconstructed from", () => {
   it("reads no question into a message that only reports, nor into a question mark inside code", () => {
     expect(askingPart("I ran the tests and all 12 passed.")).toBeNull()
     expect(askingPart("Here is the fix:\n\n```js\nconst a = b ? c : d\n```")).toBeNull()
+    expect(askingPart("I changed `a ? b : c` to an if statement.")).toBeNull()
     expect(askingPart("Fixed it.\n\nShould I also update the docs?")).toBe("Should I also update the docs?")
+    expect(askingPart("I added Redis caching to the API and all tests pass. Should I add a TTL?")).toBe("Should I add a TTL?")
+    expect(askingPart("I did:\n- moved the cache to Redis\n- added tests\nWhich should come next?\n1. Metrics\n2. Docs")).toBe("Which should come next?\n1. Metrics\n2. Docs")
   })
 
   it("keeps the answers in the copies with task notifications out of the source", () => {

@@ -33,6 +33,7 @@ export interface TaskSourceMessage {
 export const MAX_QUESTION_CHARS = 2_000
 
 const FENCE = /```[\s\S]*?(```|$)/g
+const INLINE_CODE = /`[^`\n]*`/g
 const ASKS = /\?(?=\s|$|[*_)"'”’»])/
 const LIST_LINE = /^\s*(?:[-*•]|\(?\w{1,2}[.):])\s+\S/
 
@@ -40,19 +41,45 @@ const isList = (paragraph: string) => paragraph.split("\n").every((line) => line
 
 const bounded = (text: string) => (text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS - 1)}…` : text)
 
+const asks = (text: string) => ASKS.test(text.replace(INLINE_CODE, ""))
+
+/** The sentences of a line that ask something. */
+const questions = (line: string) => line.trim().split(/(?<=[.!?])\s+/).filter(asks).join(" ")
+
 /**
- * The asking part of an assistant message: its paragraphs that ask a question (a "?" that ends a sentence,
- * outside code blocks) and the option lists right beside them; `null` when the message asks nothing — an
- * account of what Claude did is never kept.
+ * What one paragraph asks: its question sentences, and the option lines that follow a question (a list
+ * before any question is an account, not options).
+ */
+const askingLines = (paragraph: string) => {
+  const kept: Array<string> = []
+  let asked = false
+  for (const line of paragraph.split("\n")) {
+    if (LIST_LINE.test(line)) {
+      if (asked || asks(line)) kept.push(line.trim())
+      asked ||= asks(line)
+      continue
+    }
+    const question = questions(line)
+    if (question === "") continue
+    kept.push(question)
+    asked = true
+  }
+  return kept.join("\n")
+}
+
+/**
+ * The asking part of an assistant message: the sentences that ask a question (a "?" that ends a sentence,
+ * outside code), the options that follow them and the option lists right beside them; `null` when the
+ * message asks nothing. Claude's account of what it did around a question is not kept.
  */
 export const askingPart = (text: string): string | null => {
   const paragraphs = text.replace(FENCE, "\n\n").split(/\n\s*\n/).map((paragraph) => paragraph.trim()).filter((p) => p !== "")
-  const asking = paragraphs.map((paragraph) => ASKS.test(paragraph))
+  const asking = paragraphs.map((paragraph) => asks(paragraph))
   if (!asking.includes(true)) return null
-  const kept = paragraphs.filter((paragraph, index) =>
-    asking[index] || (isList(paragraph) && (asking[index - 1] === true || asking[index + 1] === true))
+  const kept = paragraphs.flatMap((paragraph, index) =>
+    asking[index] ? [askingLines(paragraph)] : isList(paragraph) && (asking[index - 1] === true || asking[index + 1] === true) ? [paragraph] : []
   )
-  return bounded(kept.join("\n\n"))
+  return bounded(kept.filter((part) => part !== "").join("\n\n"))
 }
 
 /** An AskUserQuestion call as the user saw it: each question with its options. */

@@ -105,7 +105,7 @@ describe("the task prompt comes from the user's messages, only when asked", () =
     const report = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, started.run_id, "report.json"), "utf8"))
     expect(report.original_request).toBe(FAITHFUL)
     expect(report.task_source.messages).toHaveLength(7)
-    expect(report.task_source.messages[5].asked).toBe("Hey Okarin! What can I help you with?")
+    expect(report.task_source.messages[5].asked).toBe("What can I help you with?")
     expect(report.task_source.overlap.flagged).toBe(false)
     expect(report.task_source.synthesis).toMatchObject({ model: "gpt-5.6-terra", usage: { input: 1200, output: 300 } })
     const html = fs.readFileSync(path.join(daemon.runRoot, started.run_id, "report.html"), "utf8")

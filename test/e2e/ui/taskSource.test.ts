@@ -54,7 +54,7 @@ describe("Configure: the task prompt beside the user's messages", () => {
     expect(await page.locator("#request-method").textContent()).toBe("Not reconstructed yet (your prompts, joined)")
     const messages = page.locator("#task-source > li")
     expect(await messages.count()).toBe(7)
-    expect(await messages.nth(5).locator("pre.asked").textContent()).toBe("Hey Okarin! What can I help you with?")
+    expect(await messages.nth(5).locator("pre.asked").textContent()).toBe("What can I help you with?")
     expect(await page.locator("#task-source").innerText()).not.toMatch(/test-file\.txt|Done!/)
     expect(execs()).toBe(0)
 
