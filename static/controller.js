@@ -561,9 +561,9 @@
     if (!messages.length) return h("p", { className: "muted", text: "No message of yours to show." })
     return h("ol", { className: "turn-list task-source", id: "task-source" }, messages.map((message) => h("li", null,
       message.asked ? h("p", { className: "muted", text: "Claude asked:" }) : null,
-      message.asked ? h("pre", { className: "response asked", text: message.asked }) : null,
+      message.asked ? h("pre", { className: "response asked", tabindex: "0", "aria-label": "Claude's question", text: message.asked }) : null,
       h("p", { className: "muted", text: `${SOURCE_KIND_LABELS[message.kind] || "Your message"}:` }),
-      h("pre", { className: "response", text: message.text }))))
+      h("pre", { className: "response", tabindex: "0", "aria-label": SOURCE_KIND_LABELS[message.kind] || "Your message", text: message.text }))))
   }
 
   function taskPromptSection(result, c) {
@@ -656,7 +656,7 @@
             h("pre", { className: "diff", text: file.diff || "(no patch)" })))))
         : h("p", { className: "muted", text: "Claude changed no files with its file tools." }),
       h("h4", { text: "Final response" }),
-      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" }),
+      h("pre", { className: "response", id: "historical-response", tabindex: "0", "aria-label": "Claude's final response", text: thread.final_response || "(no final response)" }),
       !thread.final_response && thread.final_response_status && thread.final_response_status.last_substantive_reply
         ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", text: thread.final_response_status.last_substantive_reply })]
         : null

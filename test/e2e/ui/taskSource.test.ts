@@ -11,7 +11,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { chromium } from "playwright-core"
+import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
@@ -32,9 +33,9 @@ beforeAll(async () => {
   log = path.join(root, "codex-exec.jsonl")
   await fs.cp(path.join(CLAUDE_HOME, "projects", "-Users-user-project"), path.join(root, "claude", "projects", "-Users-user-project"), { recursive: true })
   daemon = await startDaemon({ root, env: { FAKE_CODEX_LOG: log, FAKE_CODEX_FINAL_JSON: JSON.stringify({ request: UNRELATED }) } })
-  const launched = await launchChromium(consoleErrors)
-  browser = launched.browser
-  page = await launched.context.newPage()
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
+  await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 30_000)
 
 afterAll(async () => {
@@ -68,6 +69,7 @@ describe("Configure: the task prompt beside the user's messages", () => {
     const [promptBox, sourceBox] = await Promise.all([page.locator("#cfg-request").boundingBox(), page.locator("#task-source").boundingBox()])
     expect(sourceBox!.x).toBeGreaterThan(promptBox!.x + promptBox!.width - 1)
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-task-source.png"), fullPage: true })
+    expect(await axeViolations(page)).toEqual([])
     expect(execs()).toBe(1)
 
     // Asking again answers from the cache; reopening the page calls nothing.
