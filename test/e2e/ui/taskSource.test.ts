@@ -17,6 +17,8 @@ import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.j
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
 const THREAD = "b3edadab-bca0-4054-9b41-f7ffa6941260"
+/** A real five-prompt session (c45af7b1), never reconstructed before it is prepared. */
+const WORKSPACE_THREAD = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 const UNRELATED = "Implement a REST API in Go with JWT authentication and a PostgreSQL database layer."
 
 let root: string
@@ -31,7 +33,9 @@ beforeAll(async () => {
   await requireChromium("the task source UI test")
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-task-")))
   log = path.join(root, "codex-exec.jsonl")
-  await fs.cp(path.join(CLAUDE_HOME, "projects", "-Users-user-project"), path.join(root, "claude", "projects", "-Users-user-project"), { recursive: true })
+  for (const folder of ["-Users-user-project", "-workspace"]) {
+    await fs.cp(path.join(CLAUDE_HOME, "projects", folder), path.join(root, "claude", "projects", folder), { recursive: true })
+  }
   daemon = await startDaemon({ root, env: { FAKE_CODEX_LOG: log, FAKE_CODEX_FINAL_JSON: JSON.stringify({ request: UNRELATED }) } })
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
@@ -90,6 +94,27 @@ describe("Configure: the task prompt beside the user's messages", () => {
       "The task prompt shares 0% of its words with your messages in the thread (below 50%): check that it is the task you asked for before approving."
     )
     expect(execs()).toBe(1)
+    expect(consoleErrors).toEqual([])
+  }, 60_000)
+
+  it("Prepare reconstructs a task that never was, once, and checks it before approval", async () => {
+    const before = execs()
+    await page.locator("#tab-thread").click()
+    await page.locator(`.thread-item[data-thread-id="${WORKSPACE_THREAD}"]`).click()
+    await page.locator("#cfg-request").waitFor()
+    await expect.poll(() => page.locator("#request-method").textContent()).toBe("Not reconstructed yet (your prompts, joined)")
+    expect(await page.locator("#task-source > li").count()).toBe(5)
+    expect(execs()).toBe(before)
+    await page.check("#cfg-confirm-empty")
+    if (await page.locator("#cfg-confirm-files").count()) await page.check("#cfg-confirm-files")
+    await expect.poll(() => page.locator("#prepare").isEnabled(), { timeout: 15_000 }).toBe(true)
+    await page.click("#prepare")
+    await page.locator("#approval-task-check").waitFor({ timeout: 15_000 })
+    expect(await page.locator("#request-method").textContent()).toBe("Synthesized by Codex (gpt-5.6-terra)")
+    expect(await page.locator("#cfg-request").inputValue()).toBe(UNRELATED)
+    expect(await page.locator("#approval-task-check").getAttribute("class")).toBe("reason")
+    expect(await page.locator("#task-overlap").getAttribute("class")).toBe("reason task-flag")
+    expect(execs()).toBe(before + 1)
     expect(consoleErrors).toEqual([])
   }, 60_000)
 })
