@@ -119,6 +119,7 @@ describe("the source a task prompt is reconstructed from", () => {
     expect(askingPart("Fixed it.\n\nShould I also update the docs?")).toBe("Should I also update the docs?")
     expect(askingPart("I added Redis caching to the API and all tests pass. Should I add a TTL?")).toBe("Should I add a TTL?")
     expect(askingPart("I did:\n- moved the cache to Redis\n- added tests\nWhich should come next?\n1. Metrics\n2. Docs")).toBe("Which should come next?\n1. Metrics\n2. Docs")
+    expect(askingPart("1. Moved the cache to Redis\n2. Added tests\n\nShall I continue?")).toBe("Shall I continue?")
   })
 
   it("keeps the answers in the copies with task notifications out of the source", () => {

@@ -69,15 +69,16 @@ const askingLines = (paragraph: string) => {
 
 /**
  * The asking part of an assistant message: the sentences that ask a question (a "?" that ends a sentence,
- * outside code), the options that follow them and the option lists right beside them; `null` when the
- * message asks nothing. Claude's account of what it did around a question is not kept.
+ * outside code) and the option lists that follow them; `null` when the message asks nothing. Claude's
+ * account of what it did around a question is not kept, nor a list before it (an account, or options the
+ * question does not show: the reply may then lose some meaning rather than carry Claude's work).
  */
 export const askingPart = (text: string): string | null => {
   const paragraphs = text.replace(FENCE, "\n\n").split(/\n\s*\n/).map((paragraph) => paragraph.trim()).filter((p) => p !== "")
   const asking = paragraphs.map((paragraph) => asks(paragraph))
   if (!asking.includes(true)) return null
   const kept = paragraphs.flatMap((paragraph, index) =>
-    asking[index] ? [askingLines(paragraph)] : isList(paragraph) && (asking[index - 1] === true || asking[index + 1] === true) ? [paragraph] : []
+    asking[index] ? [askingLines(paragraph)] : isList(paragraph) && asking[index - 1] === true ? [paragraph] : []
   )
   return bounded(kept.filter((part) => part !== "").join("\n\n"))
 }
