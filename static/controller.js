@@ -30,7 +30,7 @@
     concatenated_fallback: "Concatenated prompts (fallback)",
     llm_synthesis: "Synthesized by Codex",
     packaged_sample: "Packaged sample",
-    pending: "Synthesis pending",
+    pending: "Not reconstructed yet (your prompts, joined)",
     chunk: "The chunk's prompts, after the earlier chunks as background"
   }
 
@@ -319,8 +319,8 @@
       else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
       applyPendingModels()
       saveDraft()
+      // The task is reconstructed only when asked (the button, or Prepare while none exists yet): never on opening.
       renderConfigure()
-      if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted && !app.synthesizing) synthesize()
     } catch (error) {
       if (call !== latestInspection || draft.thread_id !== id) return
       app.inspectError = error.message
@@ -472,12 +472,15 @@
     app.synthesizing = true
     renderConfigure()
     try {
-      const result = await callTool("synthesize_request", { thread_id: id })
-      // A chunk chosen meanwhile has its own prompt: the whole thread's synthesis no longer applies to it.
+      const result = await callTool("synthesize_request", { thread_id: id, ...range })
+      // Another thread or part chosen meanwhile has its own prompt: this reconstruction no longer applies to it.
       if (!stillAbout(id, range)) return
       draft.config.request = result.request || draft.config.request
       draft.config.request_method = (result.request_generation && result.request_generation.method) || "unknown"
       draft.config.request_model = (result.request_generation && result.request_generation.model) || null
+      draft.config.task_source = result.source_messages || null
+      draft.config.task_overlap = result.overlap || null
+      draft.config.task_overlap_of = draft.config.request
     } catch (error) {
       notice(`Prompt synthesis failed: ${error.message}`)
     } finally {
@@ -524,6 +527,63 @@
     return h("ul", { className: className || "plain" }, items.map((item) => h("li", { text: item })))
   }
 
+  // ------------------------------------------------------------------------------------------
+  // Configure: the task prompt beside the user's messages it comes from
+
+  const SOURCE_KIND_LABELS = { prompt: "Your prompt", command: "Your command", answer: "Your answer", rejection: "Your reason for rejecting a tool use" }
+
+  /** The user's messages of the thread, or of the chunk chosen (by its split points' times), before any reconstruction. */
+  function sourceMessagesOf(result, c) {
+    if (Array.isArray(c.task_source)) return c.task_source
+    const all = (result.thread && result.thread.task_source) || []
+    const selected = (result.chunks || {}).selected
+    if (!selected) return all
+    const points = result.chunks.split_points || []
+    const from = Date.parse(points[selected.first_index - 1].timestamp)
+    const after = points[selected.last_index]
+    const until = after ? Date.parse(after.timestamp) : Infinity
+    return all.filter((message) => { const time = Date.parse(message.timestamp); return time >= from && time < until })
+  }
+
+  /** The overlap figure and, below the threshold, the flag; a prompt edited since it was measured says so. */
+  function overlapNote(c) {
+    const overlap = c.task_overlap
+    if (!overlap) return h("p", { className: "hint", id: "task-overlap", text: "How much the prompt shares with your messages is measured when it is reconstructed or prepared." })
+    const share = overlap.share === null ? "—" : `${Math.round(overlap.share * 100)}%`
+    const stale = c.task_overlap_of !== c.request ? " (measured before your edit; Prepare measures it again)" : ""
+    const text = overlap.flagged
+      ? `Check this prompt: only ${share} of its words are in your messages (the threshold is ${Math.round(overlap.threshold * 100)}%)${stale}. It may not be the task you asked for.${overlap.unsupported_words.length ? ` Words not in your messages: ${overlap.unsupported_words.join(", ")}.` : ""}`
+      : `${share} of the prompt's words are in your messages${stale}.`
+    return h("p", { className: overlap.flagged ? "reason task-flag" : "hint", id: "task-overlap", role: overlap.flagged ? "alert" : undefined, "data-share": overlap.share === null ? "" : String(overlap.share), text })
+  }
+
+  function sourceList(messages) {
+    if (!messages.length) return h("p", { className: "muted", text: "No message of yours to show." })
+    return h("ol", { className: "turn-list task-source", id: "task-source" }, messages.map((message) => h("li", null,
+      message.asked ? h("p", { className: "muted", text: "Claude asked:" }) : null,
+      message.asked ? h("pre", { className: "response asked", tabindex: "0", "aria-label": "Claude's question", text: message.asked }) : null,
+      h("p", { className: "muted", text: `${SOURCE_KIND_LABELS[message.kind] || "Your message"}:` }),
+      h("pre", { className: "response", tabindex: "0", "aria-label": SOURCE_KIND_LABELS[message.kind] || "Your message", text: message.text }))))
+  }
+
+  function taskPromptSection(result, c) {
+    const thread = result.thread || {}
+    const method = c.request_method
+    const busy = app.synthesizing
+    const methodText = busy ? "Reconstructing the task from your messages with Codex…" : (METHOD_LABELS[method] || method) + (c.request_model ? ` (${c.request_model})` : "")
+    const canReconstruct = method === "pending" || method === "llm_synthesis" || method === "concatenated_fallback" || (method === "chunk" && thread.source !== "sample")
+    const prompt = h("textarea", { id: "cfg-request", rows: 8, spellcheck: "false", value: c.request, disabled: busy, onInput: (event) => { c.request = event.target.value; changed(false); const note = $("task-overlap"); if (note) note.replaceWith(overlapNote(c)) } })
+    const messages = sourceMessagesOf(result, c)
+    return section("Task prompt",
+      h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || busy ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
+        canReconstruct ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: busy ? "Reconstructing…" : method === "llm_synthesis" ? "Reconstruct again" : "Reconstruct from your messages", disabled: busy, onClick: synthesize }) : null),
+      h("div", { className: "task-columns" },
+        h("div", null, field("Task prompt (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`), overlapNote(c)),
+        h("div", { className: "task-source-column" }, h("p", { className: "label", text: `Your messages it comes from (${messages.length})` }),
+          h("p", { className: "hint", text: "Only your own messages and the questions Claude asked you: never Claude's code, tool calls, tool output or account of its work." }),
+          sourceList(messages))))
+  }
+
   function renderConfigure() {
     const body = $("configure-body")
     body.replaceChildren()
@@ -558,20 +618,7 @@
 
     body.append(chunkSection(result, c))
 
-    // Prompt
-    const turns = thread.request_turns || []
-    const method = c.request_method
-    const methodText = app.synthesizing ? "Synthesizing the prompt with Codex…" : (METHOD_LABELS[method] || method) + (c.request_model ? ` (${c.request_model})` : "")
-    const prompt = h("textarea", { id: "cfg-request", rows: 8, spellcheck: "false", value: c.request, disabled: app.synthesizing, onInput: (event) => { c.request = event.target.value; changed(false) } })
-    body.append(section("Task prompt",
-      h("p", { className: "method" }, h("span", { className: `badge ${method === "pending" || app.synthesizing ? "badge-warn" : ""}`, id: "request-method", text: methodText }),
-        (turns.length > 1 || method === "pending") && !c.range_start ? h("button", { type: "button", className: "secondary small", id: "synthesize", text: app.synthesizing ? "Synthesizing…" : method === "pending" ? "Synthesize prompt" : "Synthesize again", disabled: app.synthesizing, onClick: synthesize }) : null),
-      field("Reconstructed request (sent to Codex)", prompt, `${thread.human_turns ?? 0} prompt${thread.human_turns === 1 ? "" : "s"} in the thread. Edit freely; the edited text is what Codex receives.`),
-      turns.length > 1 ? h("details", { className: "turns" }, h("summary", { text: `The ${turns.length} turns of the thread (prompts, commands, compactions)` }),
-        h("ol", { className: "turn-list" }, turns.map((turn) => h("li", { className: turn.abandoned ? "abandoned" : undefined },
-          h("span", { className: "badge", text: turn.kind || "prompt" }), turn.abandoned ? h("span", { className: "badge", text: "abandoned" }) : null,
-          h("pre", { className: "response", text: turn.text || "" }))))) : null
-    ))
+    body.append(taskPromptSection(result, c))
 
     // Working directory and states
     const repo = h("input", { type: "text", id: "cfg-repo", className: "mono", value: c.repo, spellcheck: "false", placeholder: "/absolute/path/to/project", onInput: (event) => { c.repo = event.target.value; changed(false) } })
@@ -609,7 +656,7 @@
             h("pre", { className: "diff", text: file.diff || "(no patch)" })))))
         : h("p", { className: "muted", text: "Claude changed no files with its file tools." }),
       h("h4", { text: "Final response" }),
-      h("pre", { className: "response", id: "historical-response", text: thread.final_response || "(no final response)" }),
+      h("pre", { className: "response", id: "historical-response", tabindex: "0", "aria-label": "Claude's final response", text: thread.final_response || "(no final response)" }),
       !thread.final_response && thread.final_response_status && thread.final_response_status.last_substantive_reply
         ? [h("h4", { text: "Last substantive reply (the last turn has no final response)" }), h("pre", { className: "response", text: thread.final_response_status.last_substantive_reply })]
         : null
@@ -848,6 +895,7 @@
     const prepared = app.prepared
     const approval = h("div", { className: "approval", role: "group", "aria-labelledby": "approval-title" },
       h("h3", { id: "approval-title", text: prepared.ready ? "Approve the replay" : "The replay is blocked" }),
+      prepared.task_check ? h("p", { className: prepared.task_check.overlap.flagged ? "reason" : "hint", id: "approval-task-check", text: prepared.task_check.message }) : null,
       prepared.ready ? h("p", { className: "approval-prompt", id: "approval-prompt", text: prepared.approval_prompt || "Approve this replay?" }) : null,
       (prepared.blockers || []).length ? list(prepared.blockers, "plain error") : null,
       (prepared.questions || []).length ? list(prepared.questions) : null,
@@ -858,11 +906,20 @@
   }
 
   async function prepare() {
+    // Approving a replay whose task was never reconstructed reconstructs it first, so it is checked before approval.
+    if (draft.config.request_method === "pending" && !draft.config.synthesis_attempted) await synthesize()
     app.preparing = true
     renderPrepare()
     notice("")
     try {
       app.prepared = await callTool("prepare_run", payload())
+      const check = app.prepared && app.prepared.task_check
+      if (check) {
+        draft.config.task_overlap = check.overlap
+        draft.config.task_overlap_of = draft.config.request
+        draft.config.task_source = check.source_messages
+        rerenderKeepingFocus(renderConfigure)
+      }
     } catch (error) {
       notice(`Prepare failed: ${error.message}`)
     } finally {

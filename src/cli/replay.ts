@@ -313,7 +313,10 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict(`The replay is blocked: ${prepared.blockers.join(" ") || "the configuration is not ready."}`)
     }
-    const prompt = prepared.approval_prompt ?? "Approve this replay?"
+    const taskCheck = "task_check" in prepared ? prepared.task_check ?? null : null
+    if (taskCheck !== null) yield* out.say(`Task:       ${taskCheck.message}`)
+    const approval = prepared.approval_prompt ?? "Approve this replay?"
+    const prompt = taskCheck?.overlap.flagged === true ? `The task prompt may not be yours (${taskCheck.overlap.share === null ? "no" : `${Math.round(taskCheck.overlap.share * 100)}%`} of its words are in your messages). ${approval}` : approval
     if (options.yes) {
       yield* out.say(`${prompt} yes (--yes)`)
     } else if (!isYes(yield* ask(`${prompt} [y/N] `))) {

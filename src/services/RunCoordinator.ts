@@ -6,6 +6,7 @@ import { MAX_PARALLEL_RUNS } from "../domain/product.js"
 import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { ChecksComparison } from "../domain/checks/outcomes.js"
 import type { CandidateSide } from "../domain/report/report.js"
+import type { ReportTaskSource } from "../domain/report/taskSourceHtml.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
 import { boundFinalResponse, cutSentence } from "../domain/report/ceilings.js"
 import type { Evaluation } from "../domain/review/evaluation.js"
@@ -56,6 +57,8 @@ export interface CoordinatorRequest {
   readonly checks?: RunChecks
   /** How Claude's result is rebuilt for its checks. */
   readonly claude_state?: ClaudeState
+  /** The user's messages the task came from, kept in the report (absent in older runs). */
+  readonly task_source?: ReportTaskSource | null
 }
 
 /**
@@ -298,7 +301,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           evaluation,
           reviewer_model: request.reviewer_model,
           comparability: request.comparability,
-          checks
+          checks,
+          task_source: request.task_source
         })
         yield* runs.update(directory, {
           status: "completed",

@@ -8,6 +8,7 @@ import { MAX_REPLAY_THREADS } from "../product.js"
 import { MODEL_ID_PATTERN } from "../settings.js"
 import { excerptOf, optionalOrNull, text } from "./fields.js"
 import { InspectThreadArguments, ListThreadsArguments } from "./threadPayloads.js"
+import { SynthesizeRequestPayload } from "./taskSource.js"
 import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
@@ -323,7 +324,7 @@ export const ToolPayloads = {
   list_threads: ListThreadsArguments,
   list_threads_progress: NoPayload,
   inspect_thread: InspectThreadArguments,
-  synthesize_request: ThreadIdPayload,
+  synthesize_request: SynthesizeRequestPayload,
   infer_working_directory: ThreadIdPayload,
   get_report: GetReportPayload,
   prepare_run: PrepareRunPayload,

@@ -12,6 +12,7 @@ import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
 import { BlindCandidatesResult, RevealResult, SubmitVoteResult, VoteStatus } from "./votes.js"
+import { TaskCheck } from "./taskSource.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
 import { InferredWorkingDirectory, InspectThreadResult, ListingProgress, SynthesizedRequest, ThreadList } from "./threadResults.js"
 
@@ -127,7 +128,9 @@ export const PrepareRunResult = Schema.Struct({
   /** The checks approved to run on every side: those named, or the thread's when none are named. */
   checks: Schema.Array(ApprovedCommand),
   /** The set-up commands approved to run before them. */
-  setup: Schema.Array(ApprovedCommand)
+  setup: Schema.Array(ApprovedCommand),
+  /** The prompt checked against the user's messages it should come from; null when the thread has none to compare. */
+  task_check: Schema.optional(Schema.NullOr(TaskCheck))
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 

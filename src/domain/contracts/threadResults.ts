@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
+import { SynthesisCall, TaskOverlap, TaskSourceMessage } from "./taskSource.js"
 
 export const TokenCounts = Schema.Struct({
   input: Schema.Number,
@@ -177,7 +178,19 @@ export type RequestGeneration = typeof RequestGeneration.Type
 export const SynthesizedRequest = Schema.Struct({
   thread_id: Schema.String,
   request: Schema.String,
-  request_generation: RequestGeneration
+  request_generation: RequestGeneration,
+  /** The chunk reconstructed, when one was asked for. */
+  range_start: Schema.optional(Schema.String),
+  range_end: Schema.optional(Schema.String),
+  /** The user's messages (and the questions they answered) the prompt was written from. */
+  source_messages: Schema.optional(Schema.Array(TaskSourceMessage)),
+  /** For a chunk: the earlier prompts, given as background only. */
+  earlier_requests: Schema.optional(Strings),
+  overlap: Schema.optional(TaskOverlap),
+  /** The reconstruction call's model and tokens; null when no model was called. */
+  synthesis: Schema.optional(Schema.NullOr(SynthesisCall)),
+  /** Answered from the cache of an earlier reconstruction of the same thread file and range. */
+  cached: Schema.optional(Schema.Boolean)
 })
 export type SynthesizedRequest = typeof SynthesizedRequest.Type
 

@@ -20,6 +20,7 @@ import {
 import { findLast, isTrue, stringField } from "./json.js"
 import type { DecodedFile, LineProblem } from "./lines.js"
 import { hasRequest, humanTurnCount, HUMAN_KINDS, reconstructRequest, type ReconstructedRequest, type RequestTurn, type ReconstructionTurn } from "./request.js"
+import { type TaskSourceMessage, taskSourceMessages } from "./taskSource.js"
 import { type TokenReport, tokenReport } from "./tokens.js"
 import type { TokenCounts } from "./pricing.js"
 
@@ -83,6 +84,8 @@ export interface ThreadRecord extends ThreadSummary {
   readonly abandoned_request_turns: ReadonlyArray<RequestTurn>
   readonly prompt_reconstruction_turns: ReadonlyArray<ReconstructionTurn>
   readonly prompt_reconstruction_truncated: boolean
+  /** What a task prompt may be reconstructed from: the user's own messages and the questions they answered. */
+  readonly task_source: ReadonlyArray<TaskSourceMessage>
   readonly message_uuid: string | null
   readonly project_dirs: ReadonlyArray<string>
   readonly git_branches: ReadonlyArray<string>
@@ -337,6 +340,7 @@ export const threadRecord = (analysis: SessionAnalysis): ThreadRecord => {
     abandoned_request_turns: request.abandonedTurns,
     prompt_reconstruction_turns: request.reconstructionTurns,
     prompt_reconstruction_truncated: request.truncated,
+    task_source: taskSourceMessages(analysis.conversation),
     message_uuid: analysis.conversation.leaf === undefined ? null : uuidOf(analysis.conversation.leaf) ?? null,
     project_dirs: distinct(main.map((entry) => stringField(entry.raw, "cwd"))),
     git_branches: distinct(conversationalMain(analysis).map((entry) => stringField(entry.raw, "gitBranch"))).filter((b) => b !== ""),

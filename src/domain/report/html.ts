@@ -2,6 +2,7 @@ import type { Author } from "../review/evaluation.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { binaryFileText } from "./ceilings.js"
 import { checksSection } from "./checksHtml.js"
+import { taskSourceSection } from "./taskSourceHtml.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
@@ -258,6 +259,7 @@ export const renderReportHtml = (report: Report): string => {
     metricsSection(report),
     tokensSection(report),
     `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,
+    taskSourceSection(report.task_source),
     sideBySide("Patches", "patches-heading", patchColumn, report),
     sideBySide("Final responses", "responses-heading", responseColumn, report),
     sideBySide("Worktrees", "worktrees-heading", worktreeColumn, report),

@@ -7,6 +7,7 @@ import type { DimensionId } from "../review/dimensions.js"
 import { cutSentence, type OutputCut } from "./ceilings.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import { type Integrity, integrityOf } from "./integrity.js"
+import type { ReportTaskSource } from "./taskSourceHtml.js"
 import type { TokenBuckets } from "./tokens.js"
 
 export const REPORT_SCHEMA_VERSION = 1
@@ -95,6 +96,8 @@ export interface Report {
   readonly integrity: Integrity
   /** The approved checks on the start and both results, side by side; null when none was approved. */
   readonly checks: ChecksComparison | null
+  /** The user's messages the task prompt was written from and how much it shares with them; null in runs that kept none. */
+  readonly task_source: ReportTaskSource | null
 }
 
 export interface ReportInput {
@@ -110,6 +113,7 @@ export interface ReportInput {
   /** Recorded when the run was approved. */
   readonly comparability?: ComparabilityFacts | undefined
   readonly checks?: ChecksComparison | null | undefined
+  readonly task_source?: ReportTaskSource | null | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -210,5 +214,6 @@ export const buildReport = (input: ReportInput): Report => ({
     ? null
     : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model, cutConcerns(input)),
   integrity: integrityOf(input.codex.patch, input.claude.patch),
-  checks: input.checks ?? null
+  checks: input.checks ?? null,
+  task_source: input.task_source ?? null
 })

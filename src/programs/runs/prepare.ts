@@ -17,6 +17,7 @@ import { PrepareTokens } from "../../services/PrepareTokens.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
+import { taskCheckOf } from "./taskCheck.js"
 
 // ---------------------------------------------------------------------------------------------
 // Rules across runs of the run root
@@ -94,6 +95,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
       reviewer_model: reviewer
     })
     : null
+  const taskCheck = yield* taskCheckOf(configuration)
   const prompt = ready ? approvalPrompt(configuration) : null
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
@@ -117,7 +119,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     run_config: configuration,
     chunk: historical.chunk,
     checks: asked.checks ?? [],
-    setup: asked.setup ?? []
+    setup: asked.setup ?? [],
+    task_check: taskCheck
   }
   return result
 })

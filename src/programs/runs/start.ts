@@ -24,6 +24,7 @@ import { Settings } from "../../services/Settings.js"
 import { runSnapshot } from "./cancel.js"
 import { asAsked, digestsOf, type Historical, preparedByModel, readHistorical } from "./historical.js"
 import { ensureCanStart } from "./prepare.js"
+import { reportTaskSource } from "./taskCheck.js"
 
 // ---------------------------------------------------------------------------------------------
 // start_run
@@ -184,7 +185,8 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         setup: approved.setup ?? [],
         time_limit_seconds: settings.checkTimeLimitSeconds ?? DEFAULT_CHECK_TIME_LIMIT_SECONDS
       },
-      claude_state: claudeStateOf(plan.historical)
+      claude_state: claudeStateOf(plan.historical),
+      task_source: yield* reportTaskSource(configuration)
     }
     const launched = Effect.gen(function*() {
       // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).

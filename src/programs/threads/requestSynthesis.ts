@@ -143,14 +143,15 @@ const synthesizeWithModel = (input: SynthesisInput, model: string) =>
       const request = result.output.request.trim()
       if (request === "") return yield* Effect.fail("empty")
       if (Buffer.byteLength(request, "utf8") > MAX_SYNTHESIZED_REQUEST_BYTES) return yield* Effect.fail("oversized")
-      return request
+      return { request, usage: result.usage }
     })
   ).pipe(Effect.timeoutFail({ duration: SYNTHESIS_TIMEOUT, onTimeout: () => "timeout" }))
 
 /**
- * `synthesize_request`: the single prompt as is; otherwise a fresh read-only synthesis by Codex in
- * an empty temporary workspace, falling back to the exact concatenation on any failure of the model's
- * answer. A Codex CLI that is missing or not logged in answers `CodexUnavailable`.
+ * One reconstruction: the single prompt as is; otherwise a fresh read-only synthesis by Codex in an empty
+ * temporary workspace (with the call's model and tokens), falling back to the exact concatenation on any
+ * failure of the model's answer. A Codex CLI that is missing or not logged in answers `CodexUnavailable`.
+ * `synthesize_request` calls it through the cache of taskReconstruction.ts.
  */
 export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input: SynthesisInput) {
   const answer = (request: string, request_generation: RequestGeneration): SynthesizedRequest => ({
@@ -164,10 +165,11 @@ export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input:
   if (input.model === undefined || input.turns.length === 0 || input.truncated) return fallback
   const model = input.model
   return yield* synthesizeWithModel(input, model).pipe(
-    Effect.flatMap((request) =>
-      Effect.map(Clock.currentTimeMillis, (now) =>
-        answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) })
-      )
+    Effect.flatMap(({ request, usage }) =>
+      Effect.map(Clock.currentTimeMillis, (now): SynthesizedRequest => ({
+        ...answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) }),
+        synthesis: { model, usage }
+      }))
     ),
     Effect.catchAll(fallBackUnlessCodexUnusable(fallback))
   )

@@ -3,7 +3,8 @@ import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
 import { Activity } from "../../services/Activity.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { defineTool } from "../controller/tool.js"
-import { inferWorkingDirectory, synthesizeRequest } from "./requestSynthesis.js"
+import { inferWorkingDirectory } from "./requestSynthesis.js"
+import { decodeReconstructionArguments, reconstructTask } from "./taskReconstruction.js"
 import { ClaudeHistory } from "../../services/history/ClaudeHistory.js"
 import { listThreads, listThreadsText, readingMessage } from "./threadList.js"
 import { inspectThread, inspectThreadText, threadRecordById } from "./threads.js"
@@ -31,20 +32,12 @@ export const listThreadsProgressTool = defineTool(
 
 export const inspectThreadTool = defineTool("inspect_thread", inspectThread, inspectThreadText)
 
-export const synthesizeRequestTool = defineTool("synthesize_request", ({ thread_id }) =>
+export const synthesizeRequestTool = defineTool("synthesize_request", (payload) =>
   Effect.gen(function*() {
     const activity = yield* Activity
-    const record = yield* threadRecordById(thread_id)
-    const model = yield* synthesisModel
-    const result = yield* activity.track(synthesizeRequest({
-      thread_id,
-      turns: record.prompt_reconstruction_turns,
-      concatenated_request: record.request,
-      truncated: record.prompt_reconstruction_truncated,
-      ...(model === undefined ? {} : { model })
-    }))
-    return result
-  }), () => "Task prompt reconstruction finished.")
+    const { threadId, range } = yield* decodeReconstructionArguments(payload)
+    return yield* activity.track(reconstructTask(threadId, range))
+  }), (result) => result.cached === true ? "Task prompt answered from the cache." : "Task prompt reconstruction finished.")
 
 export const inferWorkingDirectoryTool = defineTool("infer_working_directory", ({ thread_id }) =>
   Effect.gen(function*() {

@@ -122,13 +122,14 @@ describe("a chunk chosen while the whole thread's prompt is being synthesized", 
     try {
       await slowPage.goto(slow.launchUrl())
       await slowPage.locator(`.thread-item[data-thread-id="${THREAD}"]`).click()
-      await expect.poll(() => slowPage.locator("#request-method").textContent()).toContain("Synthesizing")
+      await slowPage.click("#synthesize")
+      await expect.poll(() => slowPage.locator("#request-method").textContent()).toContain("Reconstructing")
       await slowPage.check("#cfg-scope-chunk")
       await slowPage.locator("#cfg-range-start").waitFor()
       await slowPage.selectOption("#cfg-range-start", slowIds[1]!)
       await expect.poll(() => slowPage.locator("#cfg-request").inputValue(), { timeout: 15_000 }).toContain(BACKGROUND_HEADING)
       // The synthesis answers after the chunk was chosen; its prompt is the whole thread's, not the chunk's.
-      await expect.poll(() => slowPage.locator("#request-method").textContent(), { timeout: 60_000 }).not.toContain("Synthesizing")
+      await expect.poll(() => slowPage.locator("#request-method").textContent(), { timeout: 60_000 }).not.toContain("Reconstructing")
       expect(await slowPage.locator("#cfg-request").inputValue()).toContain(`${CHUNK_TASK_HEADING}\n${CHUNK_PROMPTS[1]}`)
       expect(JSON.parse((await slowPage.locator("#config-json").textContent())!).range_start).toBe(slowIds[1])
     } finally {

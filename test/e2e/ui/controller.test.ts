@@ -245,14 +245,16 @@ describe("browser controller", () => {
     expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`blob:${origin}/`))).toEqual([])
   }, 45_000)
 
-  it("an imported thread: pending synthesis runs and shows its method; capability gaps say they may affect fairness; Infer answers; two models run in parallel", async () => {
+  it("an imported thread: synthesis runs when asked and shows its method; capability gaps say they may affect fairness; Infer answers; two models run in parallel", async () => {
     await page.locator("#tab-thread").click()
     await page.check("#source-imported")
     await page.fill("#thread-search", "agent thread")
     await expect.poll(async () => (await threadTitles()).length).toBe(1)
     await page.locator(".thread-item").first().click()
     await page.locator("#cfg-request").waitFor()
-    // inspect_thread says "pending"; the page asks synthesize_request and shows the method it used.
+    // inspect_thread says "pending"; opening asks no model: the button asks synthesize_request and shows the method it used.
+    expect(await page.locator("#request-method").textContent()).toBe("Not reconstructed yet (your prompts, joined)")
+    await page.click("#synthesize")
     await expect.poll(() => page.locator("#request-method").textContent(), { timeout: 15_000 }).toMatch(/^Synthesized by Codex \(gpt-/)
     const gap = page.locator(".gap").first()
     expect(await gap.innerText()).toContain("Sub-agents")
