@@ -8,6 +8,7 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
+import { SpendLine } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
@@ -56,6 +57,8 @@ export const RunSummary = Schema.Struct({
   possible_leak: Schema.NullOr(Schema.Boolean),
   /** The checks' sentence of a completed run whose report has checks; null otherwise. */
   checks: Schema.optionalWith(NullableString, { exact: true }),
+  /** The run's model calls summed (implementation, evaluation, whole run); absent in older runs. */
+  spend: Schema.optionalWith(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }), { exact: true }),
   started_at: Schema.String,
   completed_at: NullableString,
   updated_at: Schema.String,

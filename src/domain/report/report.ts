@@ -8,6 +8,7 @@ import { cutSentence, type OutputCut } from "./ceilings.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import { type Integrity, integrityOf } from "./integrity.js"
 import type { TokenBuckets } from "./tokens.js"
+import type { Spend } from "../spend.js"
 
 export const REPORT_SCHEMA_VERSION = 1
 
@@ -95,6 +96,8 @@ export interface Report {
   readonly integrity: Integrity
   /** The approved checks on the start and both results, side by side; null when none was approved. */
   readonly checks: ChecksComparison | null
+  /** Every model call the run made, priced (docs/verdicts.md#cost); absent in reports written before it was kept. */
+  readonly spend?: Spend
 }
 
 export interface ReportInput {
@@ -110,6 +113,7 @@ export interface ReportInput {
   /** Recorded when the run was approved. */
   readonly comparability?: ComparabilityFacts | undefined
   readonly checks?: ChecksComparison | null | undefined
+  readonly spend?: Spend | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -210,5 +214,6 @@ export const buildReport = (input: ReportInput): Report => ({
     ? null
     : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model, cutConcerns(input)),
   integrity: integrityOf(input.codex.patch, input.claude.patch),
-  checks: input.checks ?? null
+  checks: input.checks ?? null,
+  ...(input.spend === undefined ? {} : { spend: input.spend })
 })
