@@ -313,6 +313,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict(`The replay is blocked: ${prepared.blockers.join(" ") || "the configuration is not ready."}`)
     }
+    if (prepared.estimate !== undefined) yield* out.say(`Cost:       ${prepared.estimate.text}`)
     const prompt = prepared.approval_prompt ?? "Approve this replay?"
     if (options.yes) {
       yield* out.say(`${prompt} yes (--yes)`)

@@ -8,6 +8,7 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
+import { CostEstimate } from "../estimate.js"
 import { SpendLine } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
@@ -129,7 +130,9 @@ export const PrepareRunResult = Schema.Struct({
   /** The checks approved to run on every side: those named, or the thread's when none are named. */
   checks: Schema.Array(ApprovedCommand),
   /** The set-up commands approved to run before them. */
-  setup: Schema.Array(ApprovedCommand)
+  setup: Schema.Array(ApprovedCommand),
+  /** What approving would cost, as an estimate with its basis (docs/verdicts.md#cost). */
+  estimate: Schema.optional(CostEstimate)
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 
@@ -160,7 +163,9 @@ export const PrepareBatchResult = Schema.Struct({
   approval_prompt: NullableString,
   prepare_token: NullableString,
   approval: Approval,
-  configuration_fingerprint: Schema.String
+  configuration_fingerprint: Schema.String,
+  /** What approving would cost, every ready thread × model, as an estimate with its basis. */
+  estimate: Schema.optional(CostEstimate)
 })
 export type PrepareBatchResult = typeof PrepareBatchResult.Type
 
@@ -206,7 +211,14 @@ export const BatchSummary = Schema.Struct({
   total: Schema.Number,
   counts: Schema.Record({ key: ItemStatus, value: Schema.Number }),
   current_runs: Schema.Array(Schema.Struct({ run_id: Schema.String, thread_id: Schema.String, model: Schema.String, phase: Schema.String })),
-  cost_usd: Schema.Struct({ codex: Schema.Number, claude: Schema.Number, unpriced_runs: Schema.Number }),
+  cost_usd: Schema.Struct({
+    codex: Schema.Number,
+    /** Once per thread. */
+    claude: Schema.Number,
+    unpriced_runs: Schema.Number,
+    evaluation: Schema.optional(Schema.Number),
+    evaluation_unpriced_runs: Schema.optional(Schema.Number)
+  }),
   estimate_remaining_ms: Schema.NullOr(Schema.Number),
   items: Schema.Array(Schema.Struct({
     thread_id: Schema.String,
