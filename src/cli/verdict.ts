@@ -86,11 +86,11 @@ const spendOfRun = (state: Json, report: Json | undefined): Pick<Verdict, "spend
   return lines._tag === "Some" ? { spend: lines.value } : {}
 }
 
-/** "Evaluation: $0.090 in 2 calls (what it cost to know) · whole run $0.210", or nothing for an older run. */
-export const spendLines = (spend: Verdict["spend"]): ReadonlyArray<string> =>
+/** " · evaluation $0.090 in 2 calls (what it cost to know)", or nothing for a run from before calls were counted. */
+export const spendPart = (spend: Verdict["spend"]): string =>
   spend === undefined
-    ? []
-    : [`Evaluation: ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"} (what it cost to know) · whole run ${spendLineText(spend.total)}`]
+    ? ""
+    : ` · evaluation ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"} (what it cost to know)`
 
 /** Every dimension a tie because the two orders disagreed on it: a tie by disagreement is no verdict. */
 export const ordersDisagreed = (report: Json | undefined) => {
@@ -208,8 +208,7 @@ export const verdictLines = (verdict: Verdict) => {
       : []),
     ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
     `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
-    `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}`,
-    ...spendLines(verdict.spend)
+    `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}${spendPart(verdict.spend)}`
   ]
 }
 
