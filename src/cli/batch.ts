@@ -8,7 +8,7 @@ import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
-import { modelLines } from "./portfolio.js"
+import { costLines, modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
 import { commandsLine, visible } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
@@ -233,6 +233,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
       if (Option.isSome(portfolio)) {
         yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
         for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)
+        for (const line of costLines(portfolio.value)) yield* out.say(line)
         yield* out.say(`Report:  ${summary.portfolio?.portfolio_html}`)
         yield* out.say(`         ${summary.portfolio?.portfolio_json}`)
       }

@@ -93,5 +93,14 @@ describe("every dollar counted", () => {
     const portfolio = await runCli(["portfolio", ...answer.batch.items.map((item: Json) => item.run_id)], daemon.env)
     expect(portfolio.code).toBe(0)
     expect(portfolio.stdout).toMatch(/All runs: Codex implementations \$\S+ in all, .*· Claude \$\S+ in all, counted once per thread \(1 thread\) · evaluation \$\S+ in all/)
-  }, 150_000)
+
+    // Again, as a person reads it: the estimate now rests on the earlier runs of the same thread and models.
+    const again = await runCli(["batch", "--threads", CREATED_ONLY, "--model", MODEL, "--model", REVIEWER, "--reviewer-model", "gpt-5.5", "--yes"], daemon.env, {
+      timeoutMillis: 120_000
+    })
+    expect(again.code).toBe(0)
+    const output = again.stdout + again.stderr
+    expect(output).toContain("An estimate from the mean of 2 earlier run(s) of the same thread and model;")
+    expect(output).toMatch(/All runs: Codex implementations \$\S+ in all, .*· Claude \$\S+ in all, counted once per thread \(1 thread\) · evaluation \$\S+ in all/)
+  }, 240_000)
 })
