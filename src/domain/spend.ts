@@ -108,6 +108,18 @@ export const spendLineText = (spend: SpendLine) => {
 export const evaluationText = (spend: Spend) =>
   `Evaluation (what it cost to know): ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"}`
 
+/**
+ * The call that reconstructed a run's request, from the request's generation (`synthesize_request`);
+ * `undefined` when no model wrote it or its tokens were not kept. It goes into the run's `reconstruction`.
+ */
+export const reconstructionCall = (
+  generation: { readonly method: string; readonly model?: string; readonly usage?: Usage | undefined },
+  prices: CodexPriceTable
+): ModelCall | undefined =>
+  generation.method !== "llm_synthesis" || generation.model === undefined || generation.usage === undefined
+    ? undefined
+    : codexCall("reconstruction", "prompt-synthesis", generation.model, generation.usage, prices)
+
 /** Reads a ledger kept in an older or foreign file; `undefined` when there is none. */
 export const decodeSpend = (value: unknown): Spend | undefined => {
   const decoded = Schema.decodeUnknownOption(Spend)(value)

@@ -169,7 +169,13 @@ export type InspectThreadResult = typeof InspectThreadResult.Type
 export const RequestGeneration = Schema.Union(
   Schema.Struct({ method: Schema.Literal("single_user_prompt") }),
   Schema.Struct({ method: Schema.Literal("concatenated_fallback") }),
-  Schema.Struct({ method: Schema.Literal("llm_synthesis"), model: Schema.String, generated_at: Schema.String })
+  Schema.Struct({
+    method: Schema.Literal("llm_synthesis"),
+    model: Schema.String,
+    generated_at: Schema.String,
+    /** The synthesis call's tokens, so a run can count it (docs/verdicts.md#cost). */
+    usage: Schema.optional(Schema.Struct({ input: Schema.Number, cached_input: Schema.Number, cache_write: Schema.Number, output: Schema.Number }))
+  })
 )
 export type RequestGeneration = typeof RequestGeneration.Type
 

@@ -143,7 +143,8 @@ const synthesizeWithModel = (input: SynthesisInput, model: string) =>
       const request = result.output.request.trim()
       if (request === "") return yield* Effect.fail("empty")
       if (Buffer.byteLength(request, "utf8") > MAX_SYNTHESIZED_REQUEST_BYTES) return yield* Effect.fail("oversized")
-      return request
+      const { input: inputTokens, cached_input, cache_write, output } = result.usage
+      return { request, usage: { input: inputTokens, cached_input, cache_write, output } }
     })
   ).pipe(Effect.timeoutFail({ duration: SYNTHESIS_TIMEOUT, onTimeout: () => "timeout" }))
 
@@ -164,9 +165,9 @@ export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input:
   if (input.model === undefined || input.turns.length === 0 || input.truncated) return fallback
   const model = input.model
   return yield* synthesizeWithModel(input, model).pipe(
-    Effect.flatMap((request) =>
+    Effect.flatMap(({ request, usage }) =>
       Effect.map(Clock.currentTimeMillis, (now) =>
-        answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) })
+        answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), usage })
       )
     ),
     Effect.catchAll(fallBackUnlessCodexUnusable(fallback))
