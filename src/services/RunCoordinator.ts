@@ -22,8 +22,7 @@ import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
 import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "./Workspace.js"
-import type { ModelCall } from "../domain/spend.js"
-import { implementationCall, makeRunLedger, type RunLedger } from "./runSpend.js"
+import { makeRunLedger, type ModelCall, type RunLedger } from "./runSpend.js"
 
 export const IMPLEMENTATION_RETRY_LIMIT = 3
 export const COORDINATOR_REQUEST_FILE = "coordinator-request.json"
@@ -219,8 +218,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           tokens,
           cost: codexCost(request.model, tokens, settings.codexPriceOverrides ?? {})
         }
-        yield* ledger.add([implementationCall(request.model, implemented.result.usage, settings.codexPriceOverrides ?? {})])
-        const spend = yield* ledger.spend
+        const spend = yield* ledger.implemented(implemented.result.usage)
         const recordPath = path.join(directory, RUN_RECORD_FILE)
         // Claude's side reaches the run's files only now that the implementer has finished.
         yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
@@ -296,8 +294,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           prices: settings.codexPriceOverrides ?? {},
           ...(checks === null ? {} : { checks })
         })
-        yield* ledger.add(calls)
-        const spend = yield* ledger.spend
+        const spend = yield* ledger.add(calls)
         yield* files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, spend }))
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {

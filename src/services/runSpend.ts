@@ -1,7 +1,9 @@
 import { Effect, Ref } from "effect"
 import type { CodexPriceTable } from "../domain/codexPricing.js"
 import type { WorkerError } from "../domain/errors.js"
-import { codexCall, type ModelCall, type Spend, spendOf } from "../domain/spend.js"
+import { codexCall, type ModelCall, type Spend, spendOf, type Usage } from "../domain/spend.js"
+
+export type { ModelCall } from "../domain/spend.js"
 
 /**
  * The calls of one run as its pipeline makes them (docs/verdicts.md#cost): the implementation's failed
@@ -9,7 +11,10 @@ import { codexCall, type ModelCall, type Spend, spendOf } from "../domain/spend.
  * it, the reviewer's calls. Another kind of call is one more `add`.
  */
 export interface RunLedger {
-  readonly add: (calls: ReadonlyArray<ModelCall>) => Effect.Effect<void>
+  /** Adds calls; answers the ledger with them. */
+  readonly add: (calls: ReadonlyArray<ModelCall>) => Effect.Effect<Spend>
+  /** The completed implementation's call; answers the ledger with it. */
+  readonly implemented: (usage: Usage) => Effect.Effect<Spend>
   /** A failed implementation attempt: counted when Codex reported its tokens. */
   readonly failedAttempt: (error: WorkerError, attempt: number) => Effect.Effect<void>
   readonly spend: Effect.Effect<Spend>
@@ -21,17 +26,14 @@ export const makeRunLedger = (
   reconstruction: ModelCall | undefined
 ): Effect.Effect<RunLedger> =>
   Effect.map(Ref.make<ReadonlyArray<ModelCall>>(reconstruction === undefined ? [] : [reconstruction]), (calls) => {
-    const add = (more: ReadonlyArray<ModelCall>) => Ref.update(calls, (all) => [...all, ...more])
+    const add = (more: ReadonlyArray<ModelCall>) => Effect.map(Ref.updateAndGet(calls, (all) => [...all, ...more]), spendOf)
     return {
       add,
+      implemented: (usage) => add([codexCall("implementation", "implementation", model, usage, prices)]),
       failedAttempt: (error, attempt) =>
         error.usage === undefined
           ? Effect.void
-          : add([codexCall("implementation", `implementation:attempt-${attempt} (failed)`, model, error.usage, prices)]),
+          : Effect.asVoid(add([codexCall("implementation", `implementation:attempt-${attempt} (failed)`, model, error.usage, prices)])),
       spend: Effect.map(Ref.get(calls), spendOf)
     }
   })
-
-/** The completed implementation's call. */
-export const implementationCall = (model: string, usage: Parameters<typeof codexCall>[3], prices: CodexPriceTable) =>
-  codexCall("implementation", "implementation", model, usage, prices)
