@@ -1543,6 +1543,7 @@
         h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
         h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
+        portfolioCostLine(result.portfolio),
         h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
       )
     } catch (error) {
@@ -1846,6 +1847,14 @@
   function batchEvaluationCost(cost) {
     if (typeof cost.evaluation !== "number") return ""
     return ` · evaluation ${formatUsd(cost.evaluation)}${cost.evaluation_unpriced_runs ? ` (+${cost.evaluation_unpriced_runs} not priced)` : ""}`
+  }
+
+  /** What every run of a portfolio together cost: Codex's implementations, Claude once per thread, the evaluation apart. */
+  function portfolioCostLine(portfolio) {
+    const cost = portfolio.cost_usd
+    if (!cost) return null
+    const total = (totals) => (totals && typeof totals.total === "number" ? formatUsd(totals.total) : "not known")
+    return h("p", { id: "portfolio-cost", text: `All runs: Codex implementations ${total(cost.codex)} · Claude ${total(cost.claude)}, counted once per thread (${cost.threads} thread${cost.threads === 1 ? "" : "s"}) · evaluation (what it cost to know) ${total(cost.evaluation)}` })
   }
 
   /** Under the every-model table: the Codex runs summed, Claude's cost once (one thread), the evaluation apart. */

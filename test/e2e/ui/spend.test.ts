@@ -23,7 +23,7 @@ beforeAll(async () => {
   await requireChromium("the cost UI test")
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-spend-")))
   daemon = await startDaemon({ root })
-  const launched = await launchChromium(consoleErrors)
+  const launched = await launchChromium(consoleErrors, { acceptDownloads: true })
   browser = launched.browser
   page = await launched.context.newPage()
 }, 30_000)
@@ -66,6 +66,18 @@ describe("cost in the browser controller", () => {
     expect(await page.locator(".side-table .evaluation-cost").allTextContents()).toEqual([expect.stringMatching(/^\$/), expect.stringMatching(/^\$/)])
     expect(await page.locator(".side-table .claude-row").count()).toBe(1)
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-cost-results.png"), fullPage: true })
+
+    // The portfolio of the two runs, from the Runs view: Claude's cost once for the one thread.
+    await page.click("#tab-runs")
+    await expect.poll(() => page.locator("input.compare-run").count(), { timeout: 15_000 }).toBe(2)
+    for (const box of await page.locator("input.compare-run").all()) await box.check()
+    const downloading = page.waitForEvent("download")
+    await page.click("#portfolio-compare")
+    await downloading
+    await page.locator("#portfolio-cost").waitFor()
+    expect(await page.locator("#portfolio-cost").textContent()).toMatch(
+      /^All runs: Codex implementations \$\S+ · Claude (\$\S+|not known), counted once per thread \(1 thread\) · evaluation \(what it cost to know\) \$\S+$/
+    )
     expect(consoleErrors).toEqual([])
   }, 120_000)
 })
