@@ -240,7 +240,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       ).pipe(
         Effect.tap((result) => record(label, result.usage)),
         // The last failed attempt: its tokens were billed too (an answer that was not a ballot, above all).
-        Effect.tapError((failure) => record(`${label} (failed)`, failure.usage))
+        Effect.tapError((failure) => record(`${label} (${failure.code === "invalid_output" ? "not a ballot" : "failed"})`, failure.usage))
       )
 
     /** One reviewer run of `order` in its own workspace (gone when this returns), asked again once after an invalid ballot. */

@@ -22,7 +22,7 @@ describe("the review's calls", () => {
       )
       expect(evaluation.reviews.map((review) => review.status)).toEqual(["completed", "completed"])
       expect(calls.map((call) => [call.purpose, call.label, call.tokens.ordinary_input])).toEqual([
-        ["review", "review:codex:ab (failed)", 100_000],
+        ["review", "review:codex:ab (not a ballot)", 100_000],
         ["review_asked_again", "review:codex:ab:asked-again", 200_000],
         ["review", "review:codex:ba", 200_000]
       ])
