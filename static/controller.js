@@ -897,6 +897,7 @@
       h("h3", { id: "approval-title", text: prepared.ready ? "Approve the replay" : "The replay is blocked" }),
       prepared.task_check ? h("p", { className: prepared.task_check.overlap.flagged ? "reason" : "hint", id: "approval-task-check", text: prepared.task_check.message }) : null,
       prepared.ready ? h("p", { className: "approval-prompt", id: "approval-prompt", text: prepared.approval_prompt || "Approve this replay?" }) : null,
+      prepared.ready ? estimateLine(prepared.estimate, "cost-estimate") : null,
       (prepared.blockers || []).length ? list(prepared.blockers, "plain error") : null,
       (prepared.questions || []).length ? list(prepared.questions) : null,
       h("div", { className: "actions" },
@@ -1385,6 +1386,8 @@
         h("tr", { className: "cost-row" }, h("th", { scope: "row", text: "Cost" }), cell(costText(codex.cost), cost[0]), cell(costText(claude.cost), cost[1])),
         h("tr", {}, h("th", { scope: "row", text: "Changed files" }), h("td", { text: (codex.changed_files || []).map((f) => `${f.path} (+${f.additions}/−${f.deletions})`).join(", ") || "none" }), h("td", { text: (claude.changed_files || []).map((f) => `${f.path} (+${f.additions}/−${f.deletions})`).join(", ") || "none" }))))),
       h("p", { className: "hint", text: "Lower elapsed time and cost are better." }), costNote(report)))
+    const spend = spendSection(report.spend)
+    if (spend) body.append(spend)
     const comparability = comparabilitySection(report)
     if (comparability) body.append(comparability)
     const checks = checksSection(report.checks)
@@ -1770,6 +1773,7 @@
         h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
         h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
         h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" }, result.portfolio.models.filter((model) => model.user_agreement).map((model) => h("li", { text: portfolioAgreementText(model) }))),
+        portfolioCostLine(result.portfolio),
         h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
       )
     } catch (error) {
@@ -2023,20 +2027,73 @@
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
         h("td", { className: "num", text: integer(candidateTokens(codex)) }),
         h("td", { className: "num", text: costText(codex.cost) }),
+        h("td", { className: "num evaluation-cost", text: report.spend ? spendLineText(report.spend.evaluation) : "—" }),
         h("td", {}, h("button", { type: "button", className: "secondary small", text: "Details", "aria-label": `Details of ${codex.model || id}`, onClick: () => openResults(id, false) })))
     })
     rows.push(h("tr", { className: "claude-row" },
       h("th", { scope: "row", text: `Historical Claude (${claude.model || "—"})` }), h("td", { text: "—" }), DIMENSIONS.map(() => h("td", { text: "—" })),
       h("td", { className: "checks-cell", text: withChecks ? tallyText(withChecks[1], "claude") : "—" }),
       h("td", { className: "num", text: formatDuration(claude.elapsed_ms) }), h("td", { className: "num", text: integer(candidateTokens(claude)) }),
-      h("td", { className: "num", text: costText(claude.cost) }), h("td", { text: "—" })))
+      h("td", { className: "num", text: costText(claude.cost) }), h("td", { text: "—" }), h("td", { text: "—" })))
     return section("Every model beside Claude", scrollTable("Every model beside Claude", h("table", { className: "side-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Model" }), h("th", { scope: "col", text: "Verdict" }),
         DIMENSIONS.map((d) => h("th", { scope: "col", text: DIMENSION_SHORT[d.id] || d.label })),
         h("th", { scope: "col", text: "Checks" }),
-        h("th", { scope: "col", text: "Time" }), h("th", { scope: "col", text: "Tokens" }), h("th", { scope: "col", text: "Cost" }), h("th", { scope: "col", text: "Details" }))),
+        h("th", { scope: "col", text: "Time" }), h("th", { scope: "col", text: "Tokens" }), h("th", { scope: "col", text: "Cost" }), h("th", { scope: "col", text: "Evaluation cost" }), h("th", { scope: "col", text: "Details" }))),
       h("tbody", {}, rows))),
+    everyModelCostLine(reports),
     h("p", { className: "hint", text: "Dimensions from Codex's side: won, tie or lost against the historical Claude result, agreed in both review orders. Checks: passed of those that ran on that result (one that could not run counts for neither side)." }))
+  }
+
+  // ----- What it cost: the ledger of a run's calls, the estimate before approval, Claude once per thread
+
+  /** A sum of calls: "$0.120", "$0.120 + 1 call not priced", "not priced (2 calls)" or "nothing". */
+  function spendLineText(line) {
+    if (!line || !line.calls) return "nothing"
+    if (line.unpriced_calls === line.calls) return `not priced (${line.calls} call${line.calls === 1 ? "" : "s"})`
+    return `${formatUsd(line.usd)}${line.unpriced_calls ? ` + ${line.unpriced_calls} call${line.unpriced_calls === 1 ? "" : "s"} not priced` : ""}`
+  }
+
+  /** "What it cost to know": the implementation beside the evaluation's own cost, and every call. */
+  function spendSection(spend) {
+    if (!spend) return null
+    const names = { implementation: "Implementation", review: "Review", review_asked_again: "Review asked again", reconstruction: "Request reconstruction", second_judge: "Second judge" }
+    const rows = (spend.calls || []).map((call) => h("tr", {},
+      h("td", { text: names[call.purpose] || call.purpose }), h("td", { className: "mono", text: call.label }), h("td", { className: "mono", text: call.model }),
+      h("td", { className: "num", text: call.cost_usd === null ? `not priced${call.unpriced_reason ? `: ${call.unpriced_reason}` : ""}` : formatUsd(call.cost_usd) })))
+    return section("What it cost to know",
+      h("p", { id: "spend-summary", text: `Codex implementation: ${spendLineText(spend.implementation)} (compared with Claude above). Evaluation: ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"}. Whole run: ${spendLineText(spend.total)}.` }),
+      h("div", { className: "table-scroll" }, h("table", { className: "spend-calls" },
+        h("thead", {}, h("tr", {}, ["Call", "Label", "Model", "Cost"].map((name) => h("th", { scope: "col", text: name })))),
+        h("tbody", {}, rows))))
+  }
+
+  /** The estimate prepare_run answers, shown before approval; nothing when the controller gave none. */
+  function estimateLine(estimate, id) {
+    return estimate && estimate.text ? h("p", { className: "hint cost-estimate", id, text: estimate.text }) : null
+  }
+
+  /** " · evaluation $0.090" of a batch's cost so far. */
+  function batchEvaluationCost(cost) {
+    if (typeof cost.evaluation !== "number") return ""
+    return ` · evaluation ${formatUsd(cost.evaluation)}${cost.evaluation_unpriced_runs ? ` (+${cost.evaluation_unpriced_runs} not priced)` : ""}`
+  }
+
+  /** What every run of a portfolio together cost: Codex's implementations, Claude once per thread, the evaluation apart. */
+  function portfolioCostLine(portfolio) {
+    const cost = portfolio.cost_usd
+    if (!cost) return null
+    const total = (totals) => (totals && typeof totals.total === "number" ? formatUsd(totals.total) : "not known")
+    return h("p", { id: "portfolio-cost", text: `All runs: Codex implementations ${total(cost.codex)} · Claude ${total(cost.claude)}, counted once per thread (${cost.threads} thread${cost.threads === 1 ? "" : "s"}) · evaluation (what it cost to know) ${total(cost.evaluation)}` })
+  }
+
+  /** Under the every-model table: the Codex runs summed, Claude's cost once (one thread), the evaluation apart. */
+  function everyModelCostLine(reports) {
+    const sum = (values) => values.reduce((total, value) => total + value, 0)
+    const codex = reports.map(([, report]) => report.candidates.codex.cost && report.candidates.codex.cost.usd).filter((usd) => typeof usd === "number")
+    const evaluation = reports.map(([, report]) => report.spend ? report.spend.evaluation.usd : null).filter((usd) => typeof usd === "number")
+    const claude = reports[0][1].candidates.claude.cost
+    return h("p", { className: "hint", id: "every-model-cost", text: `All ${reports.length} Codex implementations: ${formatUsd(sum(codex))}${codex.length < reports.length ? ` (${reports.length - codex.length} not priced)` : ""} · Claude, counted once for the thread: ${costText(claude)} · evaluation (what it cost to know): ${evaluation.length ? formatUsd(sum(evaluation)) : "not recorded"}` })
   }
 
   /** A wide table; `labelScrollRegions` makes its region focusable, named, and cued when it overflows. */
@@ -2327,6 +2384,7 @@
     body.append(h("div", { className: "approval", role: "group", "aria-labelledby": "batch-approval-title" },
       h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
       prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
+      prepared.ready ? estimateLine(prepared.estimate, "batch-cost-estimate") : null,
       blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
         h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
       h("div", { className: "actions" },
@@ -2404,7 +2462,7 @@
     body.replaceChildren(
       h("p", { className: "mono muted", text: summary.batch_id }),
       h("p", { id: "batch-progress", role: "status", text: batchProgressText(summary) }),
-      h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} · reviewer ${summary.reviewer_model}` }),
+      h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} (once per thread)${batchEvaluationCost(summary.cost_usd)} · reviewer ${summary.reviewer_model}` }),
       summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
       h("div", { className: "actions" }, batchCancelControls(summary)),
       summary.portfolio ? h("p", { id: "batch-portfolio", text: `Portfolio verdict written: ${summary.portfolio.portfolio_html}` }) : null,

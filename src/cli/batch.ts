@@ -8,7 +8,7 @@ import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
-import { modelLines } from "./portfolio.js"
+import { costLines, modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
 import { commandsLine, visible } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
@@ -112,7 +112,14 @@ const progressLine = (summary: BatchSummary) => {
     counts.cancelled > 0 ? `, ${counts.cancelled} cancelled` : ""
   }) · ${counts.running} running · ${counts.pending} pending · ${formatElapsed(summary.elapsed_ms)}${left} · Codex ${
     formatUsd(summary.cost_usd.codex)
-  } · Claude ${formatUsd(summary.cost_usd.claude)}${summary.waiting_for === "disk_space" ? " · waiting for disk space" : ""}`
+  } · Claude ${formatUsd(summary.cost_usd.claude)} (once per thread)${evaluationPart(summary)}${summary.waiting_for === "disk_space" ? " · waiting for disk space" : ""}`
+}
+
+/** " · evaluation $0.090" (what it cost to know), "+ N not priced" when a run's evaluation had no price. */
+const evaluationPart = (summary: BatchSummary) => {
+  const { evaluation, evaluation_unpriced_runs: unpriced } = summary.cost_usd
+  if (evaluation === undefined) return ""
+  return ` · evaluation ${formatUsd(evaluation)}${unpriced !== undefined && unpriced > 0 ? ` (+${unpriced} not priced)` : ""}`
 }
 
 /** What a line-per-change output compares: the counts, and whether the batch waits for disk space. */
@@ -193,6 +200,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict("Every thread of the batch is blocked; nothing was started.")
     }
+    if (prepared.estimate !== undefined) yield* out.say(`Cost:       ${prepared.estimate.text}`)
     const prompt = String(prepared.approval_prompt)
     if (options.yes) yield* out.say(`${prompt} yes (--yes)`)
     else if (!isYes(yield* ask(`${prompt} [y/N] `))) return yield* conflict("The batch was not approved; nothing was started.")
@@ -225,6 +233,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
       if (Option.isSome(portfolio)) {
         yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
         for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)
+        for (const line of costLines(portfolio.value)) yield* out.say(line)
         yield* out.say(`Report:  ${summary.portfolio?.portfolio_html}`)
         yield* out.say(`         ${summary.portfolio?.portfolio_json}`)
       }

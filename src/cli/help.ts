@@ -67,7 +67,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   report: {
     usage: "codex-replay report <run-id> [--open] [--json]",
     summary:
-      "Print the verdict of a run (winner, dimensions won, tied and lost, time and cost on both sides) and the paths of its report.html and report.json; a cancelled or failed run says so.",
+      "Print the verdict of a run (winner, dimensions won, tied and lost, time and cost on both sides, and what the evaluation itself cost) and the paths of its report.html and report.json; a cancelled or failed run says so.",
     arguments: [["<run-id>", "A run of the run root, as listed by `codex-replay runs`."]],
     options: [["--open", "Open report.html with the desktop's browser."], JSON_OPTION]
   },

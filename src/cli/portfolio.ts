@@ -2,8 +2,8 @@ import { Effect, Layer } from "effect"
 import { invalidArgument, notFound } from "../domain/errors.js"
 import { agreementText } from "../domain/portfolio/agreement.js"
 import { checksFigureLines } from "../domain/portfolio/checksFigures.js"
-import { percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
-import { MAX_PORTFOLIO_RUNS, type ModelPortfolio } from "../domain/portfolio/portfolio.js"
+import { evaluationTotalsText, oncePerThreadText, percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
+import { MAX_PORTFOLIO_RUNS, type ModelPortfolio, type Portfolio } from "../domain/portfolio/portfolio.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import { CoreLive } from "../layers.js"
 import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio/portfolio.js"
@@ -51,9 +51,22 @@ export const modelLines = (model: ModelPortfolio) => {
     `  Not like-for-like: ${model.not_like_for_like.count} verdict(s) of ${runs}`,
     `  Possible leaks: ${model.possible_leaks.count}${model.possible_leaks.count === 0 ? "" : ` (matches Claude's result; not counted): ${model.possible_leaks.run_ids.join(", ")}`}`,
     `  Time:           Codex ${totalsText(model.time_ms.codex, formatElapsed, runs)} · Claude ${totalsText(model.time_ms.claude, formatElapsed, runs)}`,
-    `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${totalsText(model.cost_usd.claude, formatUsd, runs)}`,
+    `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${oncePerThreadText(model.cost_usd.claude)}`,
+    `  Evaluation:     ${evaluationTotalsText(model.cost_usd.evaluation, runs)} (what it cost to know)`,
     ...(model.checks === undefined ? [] : checksFigureLines(model.checks, runs).map((line) => `  ${line}`)),
     ...(model.user_agreement === undefined ? [] : [`  You and judge:  ${agreementText(model.user_agreement)}`])
+  ]
+}
+
+/** Every run together: Codex's implementations, Claude once per thread across every model, the evaluation apart. */
+export const costLines = (portfolio: Portfolio) => {
+  const cost = portfolio.cost_usd
+  if (cost === undefined) return []
+  const runs = portfolio.run_ids.length
+  return [
+    `All runs: Codex implementations ${totalsText(cost.codex, formatUsd, runs)} · Claude ${oncePerThreadText(cost.claude)} · evaluation ${
+      evaluationTotalsText(cost.evaluation, runs)
+    } (what it cost to know)`
   ]
 }
 
@@ -72,6 +85,7 @@ export const portfolioCommand = (options: PortfolioOptions) =>
     }
     yield* out.say(`Portfolio of ${written.portfolio.run_ids.length} run(s):`)
     for (const model of written.portfolio.models) for (const line of modelLines(model)) yield* out.say(line)
+    for (const line of costLines(written.portfolio)) yield* out.say(line)
     yield* out.say(`Report:  ${written.portfolio_html}`)
     yield* out.say(`         ${written.portfolio_json}`)
   }).pipe(Effect.provide(PortfolioLive))

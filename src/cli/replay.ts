@@ -313,6 +313,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict(`The replay is blocked: ${prepared.blockers.join(" ") || "the configuration is not ready."}`)
     }
+    if (prepared.estimate !== undefined) yield* out.say(`Cost:       ${prepared.estimate.text}`)
     const taskCheck = "task_check" in prepared ? prepared.task_check ?? null : null
     if (taskCheck !== null) yield* out.say(`Task:       ${taskCheck.message}`)
     const approval = prepared.approval_prompt ?? "Approve this replay?"

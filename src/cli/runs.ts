@@ -5,6 +5,7 @@ import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runs/history.js"
 import { visible } from "../domain/report/visible.js"
+import { spendLineText } from "../domain/spend.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, orDash, pageLine } from "./terminal.js"
 
@@ -43,7 +44,10 @@ export const runLine = (run: RunSummary) => {
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
   const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}${checks}`
+  const spend = run.spend === undefined
+    ? ""
+    : `\n    Cost: Codex implementation ${spendLineText(run.spend.implementation)} · evaluation ${spendLineText(run.spend.evaluation)} (what it cost to know)`
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}${checks}${spend}`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */

@@ -4,6 +4,7 @@ import { ReplayReport } from "../domain/contracts/index.js"
 import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
+import { SpendLine, spendLineText } from "../domain/spend.js"
 
 /** One side of a comparison as the summary shows it. */
 export interface SideFigures {
@@ -25,6 +26,8 @@ export interface Verdict {
   readonly missing_orders?: ReadonlyArray<string>
   /** What to weigh before acting on the verdict, as the report says it (not like-for-like, self-review, orders that disagreed); absent when none. */
   readonly caveats?: ReadonlyArray<string>
+  /** Every model call of the run, summed: the implementation, the evaluation (what it cost to know) and the whole; absent in older runs. */
+  readonly spend?: { readonly implementation: SpendLine; readonly evaluation: SpendLine; readonly total: SpendLine }
 }
 
 type Json = Record<string, any>
@@ -71,9 +74,23 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     integrity: integrityOf(state, report),
     ...checksOf(state, report),
     ...missingOf(state, report),
-    ...caveatsOf(report)
+    ...caveatsOf(report),
+    ...spendOfRun(state, report)
   }
 }
+
+/** The run's ledger sums, from its summary (or its report). */
+const spendOfRun = (state: Json, report: Json | undefined): Pick<Verdict, "spend"> => {
+  const spend: unknown = state.report_summary?.spend ?? report?.spend
+  const lines = Schema.decodeUnknownOption(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }))(spend)
+  return lines._tag === "Some" ? { spend: lines.value } : {}
+}
+
+/** " · evaluation $0.090 in 2 calls (what it cost to know)", or nothing for a run from before calls were counted. */
+export const spendPart = (spend: Verdict["spend"]): string =>
+  spend === undefined
+    ? ""
+    : ` · evaluation ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"} (what it cost to know)`
 
 /** Every dimension a tie because the two orders disagreed on it: a tie by disagreement is no verdict. */
 export const ordersDisagreed = (report: Json | undefined) => {
@@ -191,7 +208,7 @@ export const verdictLines = (verdict: Verdict) => {
       : []),
     ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
     `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
-    `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}`
+    `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}${spendPart(verdict.spend)}`
   ]
 }
 

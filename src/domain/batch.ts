@@ -40,6 +40,8 @@ export const BatchItem = Schema.Struct({
   error: Schema.optional(Schema.String),
   /** Codex's API-equivalent cost once the run ended; `null`: not priced. */
   codex_usd: Schema.optional(Schema.NullOr(Schema.Number)),
+  /** The run's evaluation cost (reviews, retries, reconstruction) once it ended; `null`: a call not priced; absent in older batches. */
+  evaluation_usd: Schema.optional(Schema.NullOr(Schema.Number)),
   /** The run's duration once it ended. */
   elapsed_ms: Schema.optional(Schema.Number)
 })
@@ -138,7 +140,15 @@ export interface BatchSummary {
   readonly total: number
   readonly counts: Readonly<Record<ItemStatus, number>>
   readonly current_runs: ReadonlyArray<{ readonly run_id: string; readonly thread_id: string; readonly model: string; readonly phase: string }>
-  readonly cost_usd: { readonly codex: number; readonly claude: number; readonly unpriced_runs: number }
+  readonly cost_usd: {
+    readonly codex: number
+    /** Claude's cost once per thread: a thread replayed with several models cost Claude once. */
+    readonly claude: number
+    readonly unpriced_runs: number
+    /** What it cost to know: the runs' evaluation calls, and how many runs had one not priced. */
+    readonly evaluation?: number | undefined
+    readonly evaluation_unpriced_runs?: number | undefined
+  }
   readonly estimate_remaining_ms: number | null
   readonly items: ReadonlyArray<{
     readonly thread_id: string
@@ -162,7 +172,8 @@ const emptyCounts = (): Record<ItemStatus, number> => ({ pending: 0, running: 0,
 
 /**
  * Counts per status, the runs in progress, elapsed time, cost so far on both sides (Claude's side
- * once per completed run, as a portfolio counts it) and the estimate of the time left.
+ * once per thread with a completed run: replaying it with several models did not make Claude's
+ * session cost more), the evaluation's own cost and the estimate of the time left.
  */
 export const summarizeBatch = (
   record: BatchRecord,
@@ -179,7 +190,8 @@ export const summarizeBatch = (
   })
   const completed = items.filter(({ status }) => status === "completed")
   const codexCosts = completed.map(({ item }) => item.codex_usd)
-  const claudeCosts = completed.map(({ item }) => item.claude_usd)
+  const claudeCosts = [...new Map(completed.map(({ item }) => [item.configuration_index, item.claude_usd])).values()]
+  const evaluationCosts = completed.flatMap(({ item }) => (item.evaluation_usd === undefined ? [] : [item.evaluation_usd]))
   const durations = items.flatMap(({ item }) => (item.elapsed_ms === undefined ? [] : [item.elapsed_ms]))
   const endMillis = record.ended_at === null ? nowMillis : Date.parse(record.ended_at)
   return {
@@ -203,7 +215,9 @@ export const summarizeBatch = (
     cost_usd: {
       codex: sum(codexCosts.flatMap((usd) => (typeof usd === "number" ? [usd] : []))),
       claude: sum(claudeCosts.flatMap((usd) => (usd === null ? [] : [usd]))),
-      unpriced_runs: codexCosts.filter((usd) => typeof usd !== "number").length
+      unpriced_runs: codexCosts.filter((usd) => typeof usd !== "number").length,
+      evaluation: sum(evaluationCosts.flatMap((usd) => (usd === null ? [] : [usd]))),
+      evaluation_unpriced_runs: evaluationCosts.filter((usd) => usd === null).length
     },
     estimate_remaining_ms: record.status === "running" ? estimateRemainingMs(durations, counts.pending, counts.running, parallel) : 0,
     items: items.map(({ item, run, status }) => ({

@@ -58,8 +58,26 @@ export class WorkerError extends Schema.TaggedError<WorkerError>()("WorkerError"
   retryable: Schema.Boolean,
   diagnostic: WorkerDiagnostic,
   /** The model's raw answer when it was not valid structured output. */
-  raw_output: Schema.optional(Schema.String)
+  raw_output: Schema.optional(Schema.String),
+  /** The tokens the failed attempt used, when Codex reported them: they are billed all the same. */
+  usage: Schema.optional(Schema.Struct({ input: Schema.Number, cached_input: Schema.Number, cache_write: Schema.Number, output: Schema.Number }))
 }) {}
+
+/** The same failure, carrying the tokens its attempt used. */
+export const withAttemptUsage = (
+  error: WorkerError,
+  usage: { readonly input: number; readonly cached_input: number; readonly cache_write: number; readonly output: number } | undefined
+) =>
+  usage === undefined
+    ? error
+    : new WorkerError({
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      diagnostic: error.diagnostic,
+      ...(error.raw_output === undefined ? {} : { raw_output: error.raw_output }),
+      usage: { input: usage.input, cached_input: usage.cached_input, cache_write: usage.cache_write, output: usage.output }
+    })
 
 export class RunCancelled extends Schema.TaggedError<RunCancelled>()("RunCancelled", {
   run_id: Schema.String,

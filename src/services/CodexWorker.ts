@@ -2,7 +2,7 @@ import { Codex, type CodexOptions, type ThreadEvent } from "@openai/codex-sdk"
 import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Runtime } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
-import type { WorkerError } from "../domain/errors.js"
+import { type WorkerError, withAttemptUsage } from "../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../domain/product.js"
 import {
   type AttemptRecord,
@@ -312,7 +312,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
       const failure = classifyAttempt({ record: session.record, thrown, elapsedMs })
       if (failure !== undefined) {
         yield* logFailure(log, failure, thrown)
-        return yield* failure
+        return yield* withAttemptUsage(failure, session.record.usage)
       }
       const finalResponse = session.record.finalResponse ?? ""
       let output: unknown = undefined
@@ -320,7 +320,7 @@ const makeCodexWorker = (options: CodexWorkerOptions) =>
         const decoded = decodeOutput(request.outputSchema, finalResponse, elapsedMs)
         if (Either.isLeft(decoded)) {
           yield* log.note(`failed: ${decoded.left.code}: ${decoded.left.message}`)
-          return yield* decoded.left
+          return yield* withAttemptUsage(decoded.left, session.record.usage)
         }
         output = decoded.right
       }
@@ -370,7 +370,9 @@ export class CodexWorker extends Effect.Service<CodexWorker>()("codex-replay/Cod
         Effect.gen(function*() {
           const result = fakeResult(request, yield* respond(request))
           if (request.outputSchema === undefined) return { ...result, output: undefined }
-          const output = yield* decodeOutput(request.outputSchema, result.final_response, result.elapsed_ms)
+          const output = yield* decodeOutput(request.outputSchema, result.final_response, result.elapsed_ms).pipe(
+            Effect.mapError((error) => withAttemptUsage(error, result.usage))
+          )
           return { ...result, output }
         })
       ))

@@ -1,4 +1,4 @@
-import { Effect, Option, Random, Schedule } from "effect"
+import { Effect, Option, Random, Ref, Schedule } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type ControllerError, invalidArgument, type WorkerError, StorageError } from "../domain/errors.js"
@@ -18,6 +18,8 @@ import {
   type ReviewRecord,
   sourceLetterFor
 } from "../domain/review/evaluation.js"
+import type { CodexPriceTable } from "../domain/codexPricing.js"
+import { codexCall, type ModelCall, type Usage } from "../domain/spend.js"
 import { CodexWorker } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
 import { RunLog } from "./RunLog.js"
@@ -63,7 +65,18 @@ export interface ReviewInput {
   readonly workspaceParent?: string
   /** The approved checks run on the start and on both results, shown to the reviewer per candidate. */
   readonly checks?: ChecksComparison
+  /** Price overrides for the review calls' ledger (CODEX_REPLAY_PRICING); the pricing table otherwise. */
+  readonly prices?: CodexPriceTable
 }
+
+/** The review and every reviewer call it made (each order, each asked-again, each failed attempt that reported tokens). */
+export interface CountedEvaluation {
+  readonly evaluation: Evaluation
+  readonly calls: ReadonlyArray<ModelCall>
+}
+
+/** Records one reviewer call in the run's ledger. */
+type RecordCall = (label: string, usage: Usage | undefined) => Effect.Effect<void>
 
 const orderLabel = (order: ReviewOrder) => order.toLowerCase()
 
@@ -203,7 +216,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         return copies
       })
 
-    const runReviewer = (input: ReviewInput, label: string, prompt: string, workingDirectory: string) =>
+    const runReviewer = (input: ReviewInput, label: string, prompt: string, workingDirectory: string, record: RecordCall) =>
       worker.runWithSchedule(
         {
           purpose: "evaluation",
@@ -219,19 +232,33 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
         reviewRetrySchedule,
         {
           beforeRetry: (failure, attempt) =>
-            log(input.runDirectory, `${label} attempt ${attempt - 1} failed with retryable ${failure.code}; starting retry ${attempt - 1} of ${REVIEW_RETRY_LIMIT}`)
+            Effect.zipRight(
+              record(`${label}:attempt-${attempt - 1} (failed)`, failure.usage),
+              log(input.runDirectory, `${label} attempt ${attempt - 1} failed with retryable ${failure.code}; starting retry ${attempt - 1} of ${REVIEW_RETRY_LIMIT}`)
+            )
         }
+      ).pipe(
+        Effect.tap((result) => record(label, result.usage)),
+        // The last failed attempt: its tokens were billed too (an answer that was not a ballot, above all).
+        Effect.tapError((failure) => record(`${label} (${failure.code === "invalid_output" ? "not a ballot" : "failed"})`, failure.usage))
       )
 
     /** One reviewer run of `order` in its own workspace (gone when this returns), asked again once after an invalid ballot. */
-    const reviewOnce = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder, problem?: string) =>
+    const reviewOnce = (
+      input: ReviewInput,
+      candidates: Record<Position, AnonymousCandidate>,
+      order: ReviewOrder,
+      record: (purpose: "review" | "review_asked_again") => RecordCall,
+      problem?: string
+    ): Effect.Effect<Attempt, ControllerError | StorageError> =>
       Effect.scoped(
         Effect.gen(function*() {
           const workspace = yield* temporaryWorkspace(input)
           const copies = yield* placeCandidates(candidates, workspace, order)
           const label = `review:codex:${orderLabel(order)}${problem === undefined ? "" : ":asked-again"}`
           if (problem !== undefined) yield* log(input.runDirectory, `${label}: the ballot did not match the schema; the review is asked again once`)
-          return yield* runReviewer(input, label, problem === undefined ? reviewPrompt(copies) : askAgainPrompt(copies, problem), workspace)
+          const prompt = problem === undefined ? reviewPrompt(copies) : askAgainPrompt(copies, problem)
+          return yield* runReviewer(input, label, prompt, workspace, record(problem === undefined ? "review" : "review_asked_again"))
         })
       ).pipe(
         Effect.map((result): Attempt => ({ kind: "ballot", ballot: result.output, askedAgain: problem !== undefined })),
@@ -239,7 +266,7 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
           !isInvalidBallot(error)
             ? Effect.succeed({ kind: "failed", error: error.message })
             : problem === undefined
-            ? reviewOnce(input, candidates, order, error.message)
+            ? reviewOnce(input, candidates, order, record, error.message)
             // Twice not a ballot: this order has none. Nothing is rebuilt from the answer's text.
             : Effect.succeed({ kind: "invalid", error: error.message }))
       )
@@ -256,22 +283,33 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       asked_again: attempt.kind === "ballot" ? attempt.askedAgain : attempt.kind === "invalid"
     })
 
-    const reviewInOrder = (input: ReviewInput, candidates: Record<Position, AnonymousCandidate>, order: ReviewOrder, mapping: CandidateMapping) =>
+    const reviewInOrder = (
+      input: ReviewInput,
+      candidates: Record<Position, AnonymousCandidate>,
+      order: ReviewOrder,
+      mapping: CandidateMapping,
+      record: (purpose: "review" | "review_asked_again") => RecordCall
+    ) =>
       Effect.gen(function*() {
         yield* log(input.runDirectory, `review:codex:${orderLabel(order)} started (${order === "AB" ? "A, B" : "B, A"} order)`)
-        const attempt = yield* reviewOnce(input, candidates, order)
+        const attempt = yield* reviewOnce(input, candidates, order, record)
         yield* log(input.runDirectory, `review:codex:${orderLabel(order)} ${attempt.kind === "ballot" ? "completed" : attempt.kind}`)
         return { order, attempt, review: reviewRecord(input, order, mapping, attempt) }
       })
 
-    /** Runs the whole blind review and records `reviews/evaluation.json`. */
-    const run = Effect.fn("Review.run")(function*(input: ReviewInput) {
+    /** Runs the whole blind review and records `reviews/evaluation.json`; answers it with every reviewer call made. */
+    const runCounted = Effect.fn("Review.runCounted")(function*(input: ReviewInput) {
       yield* requireSupported("evaluator", input.evaluator)
       yield* requireSupported("normalization target", input.normalizationTarget)
       // A fresh mapping on every call: a review interrupted between its orders starts over unblinded by nothing.
       const mapping = yield* chooseMapping(input.mapping)
       const candidates = buildCandidates(input, mapping, yield* placesOf(input))
-      const outcomes = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, candidates, order, mapping))
+      const calls = yield* Ref.make<ReadonlyArray<ModelCall>>([])
+      const record = (purpose: "review" | "review_asked_again"): RecordCall => (label, usage) =>
+        usage === undefined
+          ? Effect.void
+          : Ref.update(calls, (all) => [...all, codexCall(purpose, label, input.model, usage, input.prices ?? {})])
+      const outcomes = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, candidates, order, mapping, record))
       const ballots = outcomes.flatMap(({ attempt, order }) => (attempt.kind === "ballot" ? [[order, attempt.ballot] as const] : []))
       yield* recordReview(input.runDirectory, candidates, mapping, ballots)
       const evaluation: Evaluation = aggregateEvaluation({
@@ -281,10 +319,13 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       })
       yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, EVALUATION_FILE), evaluation)
       yield* log(input.runDirectory, `review finished: ${evaluation.flips} of ${DIMENSION_IDS.length} dimensions flipped with the order`)
-      return evaluation
+      return { evaluation, calls: yield* Ref.get(calls) } satisfies CountedEvaluation
     })
 
-    return { run } as const
+    /** The review alone (its calls are in `runCounted`). */
+    const run = (input: ReviewInput) => Effect.map(runCounted(input), (counted) => counted.evaluation)
+
+    return { run, runCounted } as const
   }),
   dependencies: [FileStore.Default, RunLog.Default]
 }) {}

@@ -23,6 +23,7 @@ import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
 import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "./Workspace.js"
+import { makeRunLedger, type ModelCall, type RunLedger } from "./runSpend.js"
 
 export const IMPLEMENTATION_RETRY_LIMIT = 3
 export const COORDINATOR_REQUEST_FILE = "coordinator-request.json"
@@ -59,6 +60,8 @@ export interface CoordinatorRequest {
   readonly claude_state?: ClaudeState
   /** The user's messages the task came from, kept in the report (absent in older runs). */
   readonly task_source?: ReportTaskSource | null
+  /** The model call that reconstructed the request, when one did: counted in the run's spend. */
+  readonly reconstruction?: ModelCall
 }
 
 /**
@@ -164,7 +167,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
       })
 
     /** One implementation attempt in a fresh workspace. */
-    const implementOnce = (directory: string, request: CoordinatorRequest, attempt: number) =>
+    const implementOnce = (directory: string, request: CoordinatorRequest, attempt: number, ledger?: RunLedger) =>
       Effect.gen(function*() {
         const workspace = yield* workspaces.materialise(directory, request.workspace, request.run_tag)
         yield* advance(
@@ -184,23 +187,23 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           label: attempt === 1 ? "implementation" : `implementation:retry-${attempt - 1}`,
           runTag: request.run_tag,
           hiddenRoots: hiddenRootsOf(request, settings)
-        }).pipe(Effect.tapError((error) => recordWorkerFailure(directory, error, attempt)))
+        }).pipe(Effect.tapError((error) => Effect.zipRight(ledger?.failedAttempt(error, attempt) ?? Effect.void, recordWorkerFailure(directory, error, attempt))))
         yield* runs.update(directory, { details: { failure_diagnostic: null } })
         return { workspace, result } satisfies Implemented
       })
 
-    const implement = (directory: string, request: CoordinatorRequest) =>
+    const implement = (directory: string, request: CoordinatorRequest, ledger?: RunLedger) =>
       Effect.gen(function*() {
         const attempts = yield* Ref.make(0)
         const once = Effect.flatMap(Ref.updateAndGet(attempts, (count) => count + 1), (attempt) =>
-          implementOnce(directory, request, attempt))
+          implementOnce(directory, request, attempt, ledger))
         return yield* Effect.retry(once, {
           schedule: implementationRetrySchedule,
           while: (error) => error._tag === "WorkerError" && error.retryable
         })
       })
 
-    const collect = (directory: string, request: CoordinatorRequest, implemented: Implemented) =>
+    const collect = (directory: string, request: CoordinatorRequest, implemented: Implemented, ledger: RunLedger) =>
       Effect.gen(function*() {
         const changes = yield* workspaces.collect(implemented.workspace)
         const response = boundFinalResponse(implemented.result.final_response)
@@ -218,11 +221,12 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           tokens,
           cost: codexCost(request.model, tokens, settings.codexPriceOverrides ?? {})
         }
+        const spend = yield* ledger.implemented(implemented.result.usage)
         const recordPath = path.join(directory, RUN_RECORD_FILE)
         // Claude's side reaches the run's files only now that the implementer has finished.
         yield* files.writeJson(path.join(directory, COORDINATOR_REQUEST_FILE), request)
         yield* files.updateJson(recordPath, 16 * 1024 * 1024, (record) =>
-          Effect.succeed({ ...record, claude: request.claude, codex, implementation_thread_id: implemented.result.thread_id }))
+          Effect.succeed({ ...record, claude: request.claude, codex, implementation_thread_id: implemented.result.thread_id, spend }))
         return codex
       })
 
@@ -265,23 +269,24 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
       Effect.gen(function*() {
         const limit = request.timeout_seconds * 1000
         const started = yield* Clock.currentTimeMillis
+        const ledger = yield* makeRunLedger(request.model, settings.codexPriceOverrides ?? {}, request.reconstruction)
         const { implemented, codex } = yield* Effect.gen(function*() {
           yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
-          const implemented = yield* implement(directory, request)
+          const implemented = yield* implement(directory, request, ledger)
           yield* advance(directory, "collecting", "The completed Codex result is being captured.", {
             implementation_thread_id: implemented.result.thread_id
           })
-          return { implemented, codex: yield* collect(directory, request, implemented) }
+          return { implemented, codex: yield* collect(directory, request, implemented, ledger) }
         }).pipe(within(request, limit))
         const used = (yield* Clock.currentTimeMillis) - started
         const checks = yield* runChecks(directory, request, implemented, codex)
-        yield* reviewAndReport(directory, request, codex, checks).pipe(within(request, Math.max(0, limit - used)))
+        yield* reviewAndReport(directory, request, codex, checks, ledger).pipe(within(request, Math.max(0, limit - used)))
       })
 
-    const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null) =>
+    const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null, ledger: RunLedger) =>
       Effect.gen(function*() {
         yield* advance(directory, "reviewing", "The blind review is running.")
-        const evaluation = yield* review.run({
+        const { evaluation, calls } = yield* review.runCounted({
           runDirectory: directory,
           request: request.request,
           codex,
@@ -289,8 +294,11 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           model: request.reviewer_model,
           runTag: request.run_tag,
           hiddenRoots: hiddenRootsOf(request, settings),
+          prices: settings.codexPriceOverrides ?? {},
           ...(checks === null ? {} : { checks })
         })
+        const spend = yield* ledger.add(calls)
+        yield* files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, spend }))
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
           run_id: request.run_id,
@@ -302,7 +310,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           reviewer_model: request.reviewer_model,
           comparability: request.comparability,
           checks,
-          task_source: request.task_source
+          task_source: request.task_source,
+          spend
         })
         yield* runs.update(directory, {
           status: "completed",
@@ -315,6 +324,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
               winner: written.report.winner,
               evaluation: evaluationSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
+              spend: { implementation: spend.implementation, evaluation: spend.evaluation, total: spend.total },
               checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }
           }

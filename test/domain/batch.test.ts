@@ -81,8 +81,8 @@ describe("a batch's summary", () => {
     expect(summary.models).toEqual(["m1", "m2"])
     expect(summary.current_runs).toEqual([{ run_id: "r4", thread_id: "t1", model: "m2", phase: "reviewing" }])
     expect(summary.elapsed_ms).toBe(600_000)
-    // Codex: the priced completed run; Claude: its thread's cost once per completed run.
-    expect(summary.cost_usd).toEqual({ codex: 0.25, claude: 1, unpriced_runs: 1 })
+    // Codex: the priced completed run; Claude: its thread's cost once, though both models replayed it.
+    expect(summary.cost_usd).toMatchObject({ codex: 0.25, claude: 0.5, unpriced_runs: 1 })
     // Mean 90 s over the three ended runs; 3 pending and 1 running (half done), 4 at a time.
     expect(summary.estimate_remaining_ms).toBe(Math.round((90_000 * 3.5) / 4))
     expect(summary.items[0]).toMatchObject({ run_id: "r1", status: "completed", winner: "codex" })
@@ -110,6 +110,23 @@ describe("a batch's summary", () => {
 
 const message = (schema: Schema.Schema<any, any>, input: unknown) =>
   Either.match(Schema.decodeUnknownEither(schema)(input), { onLeft: describeParseError, onRight: () => "valid" })
+
+describe("a batch's cost", () => {
+  it("counts Claude's cost once per thread however many models replayed it, and the evaluation's cost apart", () => {
+    // One thread (Claude $0.951) replayed by two models: $0.951, not $1.90.
+    const items = [
+      item(0, "m1", { run_id: "r1", claude_usd: 0.951, elapsed_ms: 1, codex_usd: 0.2, evaluation_usd: 0.05 }),
+      item(0, "m2", { run_id: "r2", claude_usd: 0.951, elapsed_ms: 1, codex_usd: 0.3, evaluation_usd: null }),
+      item(1, "m1", { run_id: "r3", claude_usd: 0.1, elapsed_ms: 1, codex_usd: 0.1 })
+    ]
+    const runs = new Map([["r1", run("completed")], ["r2", run("completed")], ["r3", run("completed")]])
+    const summary = summarizeBatch(record(items, "finished"), runs, 0)
+    expect(summary.cost_usd.claude).toBeCloseTo(0.951 + 0.1, 12)
+    expect(summary.cost_usd.codex).toBeCloseTo(0.6, 12)
+    expect(summary.cost_usd.evaluation).toBeCloseTo(0.05, 12)
+    expect(summary.cost_usd.evaluation_unpriced_runs).toBe(1)
+  })
+})
 
 describe("prepare_run and start_run take one configuration or a batch", () => {
   it("a batch is 1 to 100 configurations, never beside a configuration of its own", () => {

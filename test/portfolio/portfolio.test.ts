@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { modelLines } from "../../src/cli/portfolio.js"
+import { costLines, modelLines } from "../../src/cli/portfolio.js"
 import { renderPortfolioHtml, runReportLink } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { signTestPValue, wilsonInterval } from "../../src/domain/portfolio/statistics.js"
@@ -19,10 +19,13 @@ const reportOf = (options: {
   readonly likeForLike?: boolean | null
   readonly codex?: { elapsed_ms: number | null; usd: number | null }
   readonly claude?: { elapsed_ms: number | null; usd: number | null }
+  readonly thread?: string
+  readonly evaluation_usd?: number
 }) => ({
   schema_version: 1,
   run_id: "ignored",
-  thread_id: "thread-1",
+  thread_id: options.thread ?? "thread-1",
+  ...(options.evaluation_usd === undefined ? {} : { spend: { evaluation: { usd: options.evaluation_usd, calls: 2, unpriced_calls: 0 } } }),
   winner: options.winner,
   candidates: {
     codex: { model: options.model ?? "gpt-5.6-terra", elapsed_ms: options.codex?.elapsed_ms ?? 60_000, cost: { usd: options.codex === undefined ? 0.1 : options.codex.usd } },
@@ -87,8 +90,8 @@ describe("the portfolio verdict", () => {
     counted("r1", reportOf({ winner: "codex", dimensions: { reliability: { winner: "codex" } }, codex: { elapsed_ms: 60_000, usd: 0.1 }, claude: { elapsed_ms: 300_000, usd: 1 } })),
     counted("r2", reportOf({ winner: "codex", dimensions: { reliability: { winner: "codex" } }, flips: 2, codex: { elapsed_ms: 120_000, usd: 0.3 }, claude: { elapsed_ms: 100_000, usd: 2 } })),
     counted("r3", reportOf({ winner: "claude", dimensions: { reliability: { winner: "claude" } }, likeForLike: false, codex: { elapsed_ms: 30_000, usd: null }, claude: { elapsed_ms: 200_000, usd: 3 } })),
-    counted("r4", reportOf({ winner: "tie", flips: 1 })),
-    counted("r5", reportOf({ winner: "inconclusive", likeForLike: false })),
+    counted("r4", reportOf({ winner: "tie", flips: 1, thread: "thread-4" })),
+    counted("r5", reportOf({ winner: "inconclusive", likeForLike: false, thread: "thread-5" })),
     counted("r6", reportOf({ winner: "codex", model: "gpt-5.5", likeForLike: false }))
   ]
   const portfolio = buildPortfolio({ portfolio_id: "portfolio-20261201T120000Z-0123456789", generated_at: "2026-12-01T12:00:00.000Z", runs })
@@ -149,6 +152,41 @@ describe("the portfolio verdict", () => {
     expect(terra.cost_usd.codex.median).toBeCloseTo(0.1, 12)
     expect(terra.cost_usd.claude.total).toBeCloseTo(1 + 2 + 3 + 1 + 1, 12)
     expect(terra.cost_usd.claude.median).toBe(1)
+  })
+})
+
+describe("a portfolio's cost", () => {
+  // One thread (Claude $0.951) replayed by two models, once more by the first; another thread once.
+  const runs = [
+    counted("r1", reportOf({ winner: "codex", thread: "t-a", claude: { elapsed_ms: 1000, usd: 0.951 }, codex: { elapsed_ms: 1, usd: 0.2 }, evaluation_usd: 0.05 })),
+    counted("r2", reportOf({ winner: "tie", model: "gpt-5.5", thread: "t-a", claude: { elapsed_ms: 1000, usd: 0.951 }, codex: { elapsed_ms: 1, usd: 0.3 }, evaluation_usd: 0.07 })),
+    counted("r3", reportOf({ winner: "claude", thread: "t-a", claude: { elapsed_ms: 1000, usd: 0.951 }, codex: { elapsed_ms: 1, usd: 0.1 } })),
+    counted("r4", reportOf({ winner: "claude", thread: "t-b", claude: { elapsed_ms: 500, usd: 0.5 }, codex: { elapsed_ms: 1, usd: 0.1 }, evaluation_usd: 0.01 }))
+  ]
+  const portfolio = buildPortfolio({ portfolio_id: "portfolio-20261201T120000Z-0123456789", generated_at: "2026-12-01T12:00:00.000Z", runs })
+
+  it("counts Claude's cost once per thread, within a model and across models", () => {
+    expect(portfolio.models[0]!.cost_usd.claude.total).toBeCloseTo(0.951 + 0.5, 12)
+    expect(portfolio.models[1]!.cost_usd.claude.total).toBeCloseTo(0.951, 12)
+    expect(portfolio.cost_usd?.claude.total).toBeCloseTo(0.951 + 0.5, 12)
+    expect(portfolio.cost_usd?.threads).toBe(2)
+    expect(portfolio.cost_usd?.codex.total).toBeCloseTo(0.7, 12)
+  })
+
+  it("keeps the evaluation's cost apart, over the runs that recorded it", () => {
+    expect(portfolio.cost_usd?.evaluation.total).toBeCloseTo(0.13, 12)
+    expect(portfolio.cost_usd?.evaluation.counted.run_ids).toEqual(["r1", "r2", "r4"])
+    expect(portfolio.models[0]!.cost_usd.evaluation?.total).toBeCloseTo(0.06, 12)
+  })
+
+  it("says so in portfolio.html and the CLI's lines, and portfolio.json decodes", () => {
+    const html = renderPortfolioHtml(portfolio)
+    expect(html).toContain("Claude (once per thread)")
+    expect(html).toContain("$1.45 in all, counted once per thread (2 threads)")
+    expect(html).toContain("Evaluation (what it cost to know)")
+    expect(modelLines(portfolio.models[1]!).join("\n")).toContain("Claude $0.951 in all, counted once per thread (1 thread)")
+    expect(costLines(portfolio).join("\n")).toMatch(/Claude \$1\.45 in all, counted once per thread \(2 threads\) · evaluation \$0\.130 in all/)
+    expect(Schema.decodeUnknownSync(PortfolioFile)(JSON.parse(JSON.stringify(portfolio)))).toEqual(portfolio)
   })
 })
 

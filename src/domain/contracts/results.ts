@@ -8,6 +8,8 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
+import { CostEstimate } from "../estimate.js"
+import { SpendLine } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
@@ -58,6 +60,8 @@ export const RunSummary = Schema.Struct({
   possible_leak: Schema.NullOr(Schema.Boolean),
   /** The checks' sentence of a completed run whose report has checks; null otherwise. */
   checks: Schema.optionalWith(NullableString, { exact: true }),
+  /** The run's model calls summed (implementation, evaluation, whole run); absent in older runs. */
+  spend: Schema.optionalWith(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }), { exact: true }),
   started_at: Schema.String,
   completed_at: NullableString,
   updated_at: Schema.String,
@@ -130,7 +134,9 @@ export const PrepareRunResult = Schema.Struct({
   /** The set-up commands approved to run before them. */
   setup: Schema.Array(ApprovedCommand),
   /** The prompt checked against the user's messages it should come from; null when the thread has none to compare. */
-  task_check: Schema.optional(Schema.NullOr(TaskCheck))
+  task_check: Schema.optional(Schema.NullOr(TaskCheck)),
+  /** What approving would cost, as an estimate with its basis (docs/verdicts.md#cost). */
+  estimate: Schema.optional(CostEstimate)
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 
@@ -161,7 +167,9 @@ export const PrepareBatchResult = Schema.Struct({
   approval_prompt: NullableString,
   prepare_token: NullableString,
   approval: Approval,
-  configuration_fingerprint: Schema.String
+  configuration_fingerprint: Schema.String,
+  /** What approving would cost, every ready thread × model, as an estimate with its basis. */
+  estimate: Schema.optional(CostEstimate)
 })
 export type PrepareBatchResult = typeof PrepareBatchResult.Type
 
@@ -207,7 +215,14 @@ export const BatchSummary = Schema.Struct({
   total: Schema.Number,
   counts: Schema.Record({ key: ItemStatus, value: Schema.Number }),
   current_runs: Schema.Array(Schema.Struct({ run_id: Schema.String, thread_id: Schema.String, model: Schema.String, phase: Schema.String })),
-  cost_usd: Schema.Struct({ codex: Schema.Number, claude: Schema.Number, unpriced_runs: Schema.Number }),
+  cost_usd: Schema.Struct({
+    codex: Schema.Number,
+    /** Once per thread. */
+    claude: Schema.Number,
+    unpriced_runs: Schema.Number,
+    evaluation: Schema.optional(Schema.Number),
+    evaluation_unpriced_runs: Schema.optional(Schema.Number)
+  }),
   estimate_remaining_ms: Schema.NullOr(Schema.Number),
   items: Schema.Array(Schema.Struct({
     thread_id: Schema.String,

@@ -168,6 +168,28 @@ export const totalsText = (totals: Totals, format: (value: number) => string, ru
     ? "Not available"
     : `${format(totals.total)} in all, median ${format(totals.median!)}${totals.counted.count === runs ? "" : ` (known for ${totals.counted.count} of ${runs})`}`
 
+/** Claude's cost, counted once per thread however many runs replayed it. */
+export const oncePerThreadText = (totals: Totals) =>
+  totals.total === null
+    ? "Not available"
+    : `${formatUsd(totals.total)} in all, counted once per thread (${totals.counted.count} thread${totals.counted.count === 1 ? "" : "s"})`
+
+/** The evaluation's cost (what it cost to know); "Not recorded" for runs from before it was counted. */
+export const evaluationTotalsText = (totals: Totals | undefined, runs: number) =>
+  totals === undefined || totals.total === null ? "Not recorded" : totalsText(totals, formatUsd, runs)
+
+/** Every run together: Codex's implementations beside Claude's sessions (once each), the evaluation apart. */
+const portfolioCostSection = (portfolio: Portfolio) => {
+  const cost = portfolio.cost_usd
+  if (cost === undefined) return ""
+  const runs = portfolio.run_ids.length
+  return `<section aria-labelledby="portfolio-cost-heading"><h2 id="portfolio-cost-heading">What it cost</h2><dl class="figures" id="portfolio-cost"><dt>Codex implementations</dt><dd>${
+    escapeHtml(totalsText(cost.codex, formatUsd, runs))
+  }</dd><dt>Claude (once per thread)</dt><dd>${escapeHtml(oncePerThreadText(cost.claude))}</dd><dt>Evaluation (what it cost to know)</dt><dd>${
+    escapeHtml(evaluationTotalsText(cost.evaluation, runs))
+  }</dd></dl><p class="hint">A thread replayed with several models cost Claude once; the evaluation is every reviewer call (each order, each asked-again review, each failed attempt that reported tokens) and the request's reconstruction when a run made one.</p></section>`
+}
+
 const elapsed = (ms: number) => formatElapsed(ms)
 
 const figures = (model: ModelPortfolio, sets: RunSets) => {
@@ -182,7 +204,9 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
   }</dd>${agreementFigure(model, sets)}<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
-  }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
+  }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}<dt>Claude cost (once per thread)</dt><dd>${
+    sets.link(oncePerThreadText(model.cost_usd.claude), model.cost_usd.claude.counted, "Claude cost (once per thread)")
+  }</dd><dt>Evaluation cost</dt><dd>${escapeHtml(evaluationTotalsText(model.cost_usd.evaluation, runs))}</dd></dl>`
 }
 
 /** Judge–user agreement, when the user voted on any of the runs. */
@@ -264,6 +288,7 @@ export const renderPortfolioHtml = (portfolio: Portfolio): string =>
       escapeHtml(portfolio.models.map((model) => model.model).join(", "))
     }</dd></dl></header>`,
     ...portfolio.models.map(modelSection),
+    portfolioCostSection(portfolio),
     `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">How to read these figures</h2>${
       ABOUT.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("")
     }</section>`,

@@ -46,7 +46,9 @@ export const PortfolioReport = Schema.Struct({
   /** Absent in reports written before the check: then measured from the two patches. */
   integrity: Schema.optional(Schema.NullOr(Integrity)),
   /** Absent in reports written before the checks ran: then the run is in no checks figure. */
-  checks: Schema.optional(RunChecks)
+  checks: Schema.optional(RunChecks),
+  /** The run's ledger; absent in reports written before it was kept. */
+  spend: Schema.optional(Schema.Struct({ evaluation: Schema.Struct({ usd: Schema.Number, unpriced_calls: Schema.Number }) }))
 })
 export type PortfolioReport = typeof PortfolioReport.Type
 
@@ -95,7 +97,10 @@ export const portfolioRun = (
         checks: decoded.checks === undefined || decoded.checks === null
           ? null
           : { edge: decoded.checks.edge, codex_keeps_claude_passes: decoded.checks.codex_keeps_claude_passes },
-        ...(userVote === null ? {} : { user_vote: userVote })
+        ...(userVote === null ? {} : { user_vote: userVote }),
+        ...(decoded.spend === undefined
+          ? {}
+          : { evaluation_usd: decoded.spend.evaluation.unpriced_calls > 0 ? null : finite(decoded.spend.evaluation.usd) })
       })
     }
   )
@@ -137,6 +142,24 @@ const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) =>
   }
 }
 
+/**
+ * One run per thread (its first): Claude's session is counted once however many times, with however many
+ * models, it was replayed. Chunks of one thread are Claude's work in different ranges, with figures of their
+ * own: the same thread with the same Claude figures is the same range.
+ */
+export const oncePerThread = (runs: ReadonlyArray<PortfolioRun>) => {
+  const seen = new Set<string>()
+  return runs.filter((run) => {
+    if (run.thread_id === null) return true
+    const key = JSON.stringify([run.thread_id, run.claude.cost_usd, run.claude.elapsed_ms])
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+const evaluationTotals = (runs: ReadonlyArray<PortfolioRun>) => totals(runs.filter((run) => run.evaluation_usd !== undefined), (run) => run.evaluation_usd ?? null)
+
 const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
   const runs = all.filter((run) => !run.possible_leak)
   const overall = tally(runs, (run) => OVERALL_OUTCOMES[run.winner])
@@ -156,7 +179,11 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
     },
     not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
-    cost_usd: { codex: totals(runs, (run) => run.codex.cost_usd), claude: totals(runs, (run) => run.claude.cost_usd) },
+    cost_usd: {
+      codex: totals(runs, (run) => run.codex.cost_usd),
+      claude: totals(oncePerThread(runs), (run) => run.claude.cost_usd),
+      evaluation: evaluationTotals(runs)
+    },
     checks: checksFigures(runs),
     ...withAgreement(runs)
   }
@@ -181,6 +208,12 @@ export const buildPortfolio = (input: {
     run_ids: input.runs.map((run) => run.run_id),
     significance_level: SIGNIFICANCE_LEVEL,
     confidence: 0.95,
-    models: models.map((model) => modelPortfolio(model, input.runs.filter((run) => run.model === model)))
+    models: models.map((model) => modelPortfolio(model, input.runs.filter((run) => run.model === model))),
+    cost_usd: {
+      threads: oncePerThread(input.runs).length,
+      codex: totals(input.runs, (run) => run.codex.cost_usd),
+      claude: totals(oncePerThread(input.runs), (run) => run.claude.cost_usd),
+      evaluation: evaluationTotals(input.runs)
+    }
   }
 }

@@ -31,7 +31,9 @@ export const PortfolioRun = Schema.Struct({
   /** What its report says of the checks; null without them (absent in portfolios written before them). */
   checks: Schema.optionalWith(RunChecks, { exact: true }),
   /** The user's own blind vote on the overall winner; absent when the user did not vote. */
-  user_vote: Schema.optionalWith(Schema.Literal("codex", "claude", "tie"), { exact: true })
+  user_vote: Schema.optionalWith(Schema.Literal("codex", "claude", "tie"), { exact: true }),
+  /** What the run's evaluation cost (every call but the implementation); null when a call had no price; absent before it was kept. */
+  evaluation_usd: Schema.optionalWith(NullableNumber, { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
 
@@ -91,7 +93,8 @@ export const ModelPortfolio = Schema.Struct({
   /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
   not_like_for_like: Counted,
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
-  cost_usd: Schema.Struct({ codex: Totals, claude: Totals }),
+  /** Claude's cost counts once per thread: a thread replayed twice cost Claude once. `evaluation`: absent in older portfolios. */
+  cost_usd: Schema.Struct({ codex: Totals, claude: Totals, evaluation: Schema.optionalWith(Totals, { exact: true }) }),
   /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */
   checks: Schema.optionalWith(ChecksFigures, { exact: true }),
   /** Present when the user voted on at least one of the runs. */
@@ -106,6 +109,11 @@ export const PortfolioFile = Schema.Struct({
   run_ids: Schema.Array(Schema.String),
   significance_level: Schema.Number,
   confidence: Schema.Number,
-  models: Schema.Array(ModelPortfolio)
+  models: Schema.Array(ModelPortfolio),
+  /**
+   * Every run's cost together: Codex's implementations, Claude's once per thread across every model, and the
+   * evaluation (what it cost to know) apart; absent in portfolios written before it.
+   */
+  cost_usd: Schema.optionalWith(Schema.Struct({ threads: Schema.Number, codex: Totals, claude: Totals, evaluation: Totals }), { exact: true })
 })
 export type Portfolio = typeof PortfolioFile.Type

@@ -1,4 +1,5 @@
 import type { Author } from "../review/evaluation.js"
+import { spendSection } from "./spendHtml.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { binaryFileText } from "./ceilings.js"
 import { checksSection } from "./checksHtml.js"
@@ -257,6 +258,7 @@ export const renderReportHtml = (report: Report): string => {
     reasonsSection(report),
     checksSection(report.checks),
     metricsSection(report),
+    spendSection(report.spend),
     tokensSection(report),
     `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,
     taskSourceSection(report.task_source),

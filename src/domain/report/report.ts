@@ -9,6 +9,7 @@ import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./
 import { type Integrity, integrityOf } from "./integrity.js"
 import type { ReportTaskSource } from "./taskSourceHtml.js"
 import type { TokenBuckets } from "./tokens.js"
+import type { Spend } from "../spend.js"
 
 export const REPORT_SCHEMA_VERSION = 1
 
@@ -98,6 +99,8 @@ export interface Report {
   readonly checks: ChecksComparison | null
   /** The user's messages the task prompt was written from and how much it shares with them; null in runs that kept none. */
   readonly task_source: ReportTaskSource | null
+  /** Every model call the run made, priced (docs/verdicts.md#cost); absent in reports written before it was kept. */
+  readonly spend?: Spend
 }
 
 export interface ReportInput {
@@ -114,6 +117,7 @@ export interface ReportInput {
   readonly comparability?: ComparabilityFacts | undefined
   readonly checks?: ChecksComparison | null | undefined
   readonly task_source?: ReportTaskSource | null | undefined
+  readonly spend?: Spend | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -215,5 +219,6 @@ export const buildReport = (input: ReportInput): Report => ({
     : comparabilityOf(input.comparability, input.reviewer_model, input.codex.model, cutConcerns(input)),
   integrity: integrityOf(input.codex.patch, input.claude.patch),
   checks: input.checks ?? null,
-  task_source: input.task_source ?? null
+  task_source: input.task_source ?? null,
+  ...(input.spend === undefined ? {} : { spend: input.spend })
 })

@@ -1,5 +1,7 @@
 import { Effect, Either } from "effect"
 import type { BatchConfiguration, BlockedThread } from "../../domain/batch.js"
+import { estimateRuns, threadSizeOf } from "../runs/estimate.js"
+import type { ThreadSize } from "../../domain/estimate.js"
 import type { ApprovedCommand, PrepareBatchPayload, PrepareBatchResult } from "../../domain/contracts/index.js"
 import { type ControllerError, invalidArgument, isControllerError } from "../../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../../domain/product.js"
@@ -62,6 +64,7 @@ export const normalized = (payload: PrepareBatchPayload) =>
 
 interface PreparedEntry {
   readonly entry: BatchConfiguration
+  readonly size: ThreadSize
   readonly checks: ReadonlyArray<ApprovedCommand>
   readonly setup: ReadonlyArray<ApprovedCommand>
 }
@@ -76,6 +79,7 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
     if (blockers.length > 0) return Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: blockers })
     const asked = asAsked(configuration, historical)
     return Either.right<PreparedEntry>({
+      size: threadSizeOf(configuration, historical),
       entry: {
         configuration,
         fingerprint: configurationFingerprint(configuration),
@@ -117,6 +121,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     blocked
   })
   const prompt = token === null ? null : batchApprovalPrompt(ready)
+  const estimate = yield* estimateRuns(readyEntries.map(({ entry, size }) => ({ size, models: entry.configuration.models })), reviewer)
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
   const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
   return {
@@ -142,6 +147,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     approval_prompt: prompt,
     prepare_token: token,
     approval: { required: true, prompt, prepare_token: token },
-    configuration_fingerprint: fingerprint
+    configuration_fingerprint: fingerprint,
+    ...(ready.length === 0 ? {} : { estimate })
   } satisfies PrepareBatchResult
 })

@@ -1,4 +1,5 @@
 import { Clock, DateTime, Effect, Either, Option } from "effect"
+import { decodeSpend } from "../../domain/spend.js"
 import * as path from "node:path"
 import type { BatchConfiguration, BatchItem, BatchRecord, RunView } from "../../domain/batch.js"
 import { unreadableFile } from "../../domain/errors.js"
@@ -25,17 +26,24 @@ export const isoOf = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(
 /** `run.json` holds both patches, which have no size limit of their own. */
 const RUN_RECORD_MAX_BYTES = 64 * 1024 * 1024
 
-/** Codex's cost of a run, from its `run.json` once collected; `null` when it is not priced or not known. */
-const codexCostOf = (directory: string) =>
+/**
+ * Codex's implementation cost of a run and its evaluation's (every other call of its ledger), from its
+ * `run.json` once collected; `null` when not priced or not known.
+ */
+const costsOf = (directory: string) =>
   Effect.flatMap(FileStore, (files) => files.readJsonOption(path.join(directory, RUN_RECORD_FILE), RUN_RECORD_MAX_BYTES)).pipe(
     Effect.map(Option.match({
-      onNone: () => null,
+      onNone: () => ({ codex_usd: null }),
       onSome: (record) => {
         const usd = (record as { codex?: { cost?: { usd?: unknown } } }).codex?.cost?.usd
-        return typeof usd === "number" ? usd : null
+        const evaluation = decodeSpend((record as { spend?: unknown }).spend)?.evaluation
+        return {
+          codex_usd: typeof usd === "number" ? usd : null,
+          ...(evaluation === undefined ? {} : { evaluation_usd: evaluation.unpriced_calls > 0 ? null : evaluation.usd })
+        }
       }
     })),
-    Effect.orElseSucceed(() => null)
+    Effect.orElseSucceed(() => ({ codex_usd: null }))
   )
 
 const setItem = (batchId: string, position: number, change: Partial<BatchItem>) =>
@@ -57,7 +65,7 @@ const settleItem = (batchId: string, position: number) =>
     const ended = Date.parse(state.completed_at ?? state.updated_at)
     yield* setItem(batchId, position, {
       elapsed_ms: Math.max(0, ended - Date.parse(state.started_at)),
-      codex_usd: yield* codexCostOf(directory)
+      ...(yield* costsOf(directory))
     })
   })
 

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { SpendLine } from "../../domain/spend.js"
 import * as path from "node:path"
 import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
@@ -92,6 +93,13 @@ export const checksSentenceOf = (state: RunState) => {
 
 const phaseLabelOf = (state: RunState) => state.phases.find((phase) => phase.id === state.phase)?.label ?? state.phase
 
+/** The run's ledger sums its state recorded of the report; absent for an older run. */
+export const spendSummaryOf = (state: RunState) => {
+  const summary = state.report_summary as { spend?: unknown } | null | undefined
+  const decoded = Schema.decodeUnknownOption(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }))(summary?.spend)
+  return decoded._tag === "Some" ? { spend: decoded.value } : {}
+}
+
 /** One row of the run history. */
 export const runSummary = (state: RunState, supervision: Supervision) => ({
   run_id: state.run_id,
@@ -105,6 +113,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   dimensions: dimensionTally(state),
   possible_leak: possibleLeakOf(state),
   checks: checksSentenceOf(state),
+  ...spendSummaryOf(state),
   started_at: state.started_at,
   completed_at: state.completed_at ?? null,
   updated_at: state.updated_at,

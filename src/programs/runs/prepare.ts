@@ -1,5 +1,6 @@
 import { Effect, Either } from "effect"
 import type { PrepareRunResult } from "../../domain/contracts/index.js"
+import { estimateRuns, threadSizeOf } from "./estimate.js"
 import { conflict, invalidArgument } from "../../domain/errors.js"
 import { reviewerFor } from "../../domain/reviewer.js"
 import {
@@ -97,6 +98,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     : null
   const taskCheck = yield* taskCheckOf(configuration)
   const prompt = ready ? approvalPrompt(configuration) : null
+  const estimate = yield* estimateRuns([{ size: threadSizeOf(configuration, historical), models: configuration.models }], reviewer)
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
     ready,
@@ -120,7 +122,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     chunk: historical.chunk,
     checks: asked.checks ?? [],
     setup: asked.setup ?? [],
-    task_check: taskCheck
+    task_check: taskCheck,
+    estimate
   }
   return result
 })

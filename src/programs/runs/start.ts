@@ -6,6 +6,7 @@ import { newRunId } from "../../domain/ids.js"
 import { ATTEMPT_FILE, ATTEMPT_MAX_BYTES } from "../../domain/product.js"
 import { configurationFingerprint, historicalResultDigest, normalizeConfiguration, tokenHash } from "../../domain/runConfig.js"
 import type { RunState } from "../../domain/runState.js"
+import { reconstructionCall } from "../../domain/spend.js"
 import { DEFAULT_CHECK_TIME_LIMIT_SECONDS } from "../../domain/settings.js"
 import type { ClaudeState } from "../../services/checks/CheckRunner.js"
 import { describeParseError } from "../../domain/toolResult.js"
@@ -169,6 +170,11 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         report_summary: null
       }
     })
+    const taskSource = yield* reportTaskSource(configuration)
+    // The reconstruction that wrote the prompt is counted once: in the run of the configuration's first model.
+    const reconstruction = model === configuration.models[0]
+      ? reconstructionCall(taskSource?.synthesis, settings.codexPriceOverrides ?? {})
+      : undefined
     const request: CoordinatorRequest = {
       run_id: runId,
       run_tag: runId,
@@ -186,7 +192,8 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         time_limit_seconds: settings.checkTimeLimitSeconds ?? DEFAULT_CHECK_TIME_LIMIT_SECONDS
       },
       claude_state: claudeStateOf(plan.historical),
-      task_source: yield* reportTaskSource(configuration)
+      task_source: taskSource,
+      ...(reconstruction === undefined ? {} : { reconstruction })
     }
     const launched = Effect.gen(function*() {
       // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).

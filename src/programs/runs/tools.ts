@@ -20,6 +20,11 @@ export const listRunsTool = defineTool("list_runs", listRuns, listRunsText)
 export const cancelRunTool = defineTool("cancel_run", ({ run_id }) => cancelRun(run_id), cancelRunText)
 
 const prepareText = (result: PrepareResult) => {
+  const estimate = result.ready && result.estimate !== undefined ? `\n${result.estimate.text}` : ""
+  return prepareSentence(result) + estimate
+}
+
+const prepareSentence = (result: PrepareResult) => {
   if ("batch" in result) {
     return [
       result.ready ? result.approval_prompt : "The batch is blocked: every configuration is blocked.",

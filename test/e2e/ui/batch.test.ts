@@ -78,6 +78,8 @@ describe("batches in the browser", () => {
       await page.click("#batch-prepare")
       await page.locator("#batch-approval-prompt").waitFor()
       expect(await page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 4 Codex replay(s) of 2 thread(s), 4 at a time?")
+      // The whole batch's cost, estimated before the approval.
+      expect(await page.locator("#batch-cost-estimate").textContent()).toMatch(/^Estimated cost: about \$\S+ for 4 runs \(/)
       const blocked = await page.locator("#batch-blocked li").allTextContents()
       expect(blocked).toHaveLength(1)
       expect(blocked[0]).toContain(`${BLOCKED_THREAD}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
