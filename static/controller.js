@@ -667,9 +667,8 @@
         changed(true)
       } }),
       " ", model.label || model.id, " ", h("span", { className: "muted mono", text: model.id }), model.default ? h("span", { className: "badge", text: "default" }) : null))
-    const controllerReviewer = app.state && app.state.reviewer_model
     const reviewer = h("select", { id: "cfg-reviewer", onChange: (event) => { c.reviewer_model = event.target.value; changed(true) } },
-      h("option", { value: "", text: controllerReviewer ? `The controller's reviewer (${controllerReviewer})` : "The controller's reviewer" }),
+      h("option", { value: "", text: reviewerChoiceText(offered, c.models) }),
       offered.map((model) => h("option", { value: model.id, text: `${model.label || model.id} (${model.id})`, selected: c.reviewer_model === model.id })))
     const timeout = h("input", { type: "number", id: "cfg-timeout", min: "1", max: "86400", step: "1", value: String(c.timeout_seconds), onInput: (event) => { c.timeout_seconds = Number(event.target.value); changed(false) } })
     body.append(section("Codex models",
@@ -829,9 +828,45 @@
 
   /** The reviewer the configuration will get, and which of its models it would review as their own replay. */
   function reviewerSummary(p) {
-    const reviewer = p.reviewer_model || (app.state && app.state.reviewer_model) || ""
-    if (!reviewer) return "The controller's reviewer"
+    const reviewer = p.reviewer_model || defaultReviewer((app.state && app.state.models) || [], p.models) || ""
+    if (!reviewer) return "Codex's default model"
     return p.models.includes(reviewer) ? `${reviewer} (self-review for ${reviewer})` : reviewer
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The reviewer when none is named: the controller's (CODEX_REPLAY_REVIEWER_MODEL), else the neutral rule
+  // of src/domain/reviewer.ts — Codex's default model if it implements none of the runs, else the first
+  // offered model (Codex's order) that implements none; only when every offered model does, a self-review.
+
+  function neutralReviewer(offered, implementers) {
+    const fallback = offered.find((model) => model.default) || offered[0]
+    if (!fallback) return null
+    if (!implementers.includes(fallback.id)) return fallback.id
+    const other = offered.find((model) => !implementers.includes(model.id))
+    return other ? other.id : fallback.id
+  }
+
+  function defaultReviewer(offered, implementers) {
+    return (app.state && app.state.reviewer_model) || neutralReviewer(offered, implementers)
+  }
+
+  /** The reviewer select's first option: which model reviews when none is chosen, and why. */
+  function reviewerChoiceText(offered, implementers) {
+    const reviewer = defaultReviewer(offered, implementers)
+    if (!reviewer) return "Codex's default model"
+    if (app.state && app.state.reviewer_model) return `The controller's reviewer (${reviewer})${implementers.includes(reviewer) ? " — self-review" : ""}`
+    return implementers.includes(reviewer)
+      ? `${reviewer} — self-review (every offered model is an implementer)`
+      : `${reviewer} — neutral (implements none of the chosen models)`
+  }
+
+  /** What prepare answered about the reviewer, shown before the approval: the model and any self-review. */
+  function preparedReviewerLine(prepared, id) {
+    if (!prepared || !prepared.reviewer_model) return null
+    const self = prepared.self_review_models || []
+    return h("p", { id, className: self.length ? "reason" : "hint" }, h("strong", { text: "Reviewer: " }),
+      h("span", { className: "mono", text: prepared.reviewer_model }),
+      self.length ? ` — self-review for ${self.join(", ")}: it judges its own replay` : " — implements none of the replays")
   }
 
   function renderPrepare() {
@@ -849,6 +884,7 @@
     const approval = h("div", { className: "approval", role: "group", "aria-labelledby": "approval-title" },
       h("h3", { id: "approval-title", text: prepared.ready ? "Approve the replay" : "The replay is blocked" }),
       prepared.ready ? h("p", { className: "approval-prompt", id: "approval-prompt", text: prepared.approval_prompt || "Approve this replay?" }) : null,
+      preparedReviewerLine(prepared, "approval-reviewer"),
       (prepared.blockers || []).length ? list(prepared.blockers, "plain error") : null,
       (prepared.questions || []).length ? list(prepared.questions) : null,
       h("div", { className: "actions" },
@@ -2084,7 +2120,7 @@
           } }), ` ${model.id}`))),
       h("label", {}, "Reviewer for every replay ",
         h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
-          h("option", { value: "", text: `The controller's reviewer (${(app.state && app.state.reviewer_model) || "default"})` }),
+          h("option", { value: "", text: reviewerChoiceText(offeredModels(), batch.models) }),
           offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))))
     if (!batch.prepared) {
       body.append(h("div", { className: "actions" },
@@ -2097,6 +2133,7 @@
     body.append(h("div", { className: "approval", role: "group", "aria-labelledby": "batch-approval-title" },
       h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
       prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
+      preparedReviewerLine(prepared, "batch-approval-reviewer"),
       blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
         h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
       h("div", { className: "actions" },

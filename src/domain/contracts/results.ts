@@ -249,7 +249,7 @@ export const ControllerState = Schema.Struct({
   /** This controller's current or most recent batch. */
   batch: Schema.NullOr(BatchSummary),
   models: Schema.Array(ModelOption),
-  /** The controller's reviewer, used when a configuration names no reviewer_model. */
+  /** The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model; null: the neutral rule. */
   reviewer_model: NullableString,
   diagnostics: Schema.Array(Diagnostic),
   recent_runs: Schema.Array(RunState),
