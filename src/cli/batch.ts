@@ -172,7 +172,8 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
   Effect.gen(function*() {
     const selection = yield* Either.match(validateBatchOptions(options), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = makeOutput(options.json)
-    const { call, url } = yield* connectController(env, home)
+    const { call, passedOver, url } = yield* connectController(env, home)
+    if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const threadIds = yield* threadIdsOf(call, selection)
     yield* out.say(`Threads:    ${threadIds.length}`)
