@@ -311,6 +311,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
               winner: written.report.winner,
               evaluation: evaluationSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
+              caveats: written.report.caveats ?? [],
               checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }
           }

@@ -78,6 +78,16 @@ describe("renderReportHtml", () => {
     expect(renderReportHtml(self)).toContain("<dd>gpt-5.6-terra (self-review)</dd>")
   })
 
+  it("lists the caveats under the verdict in the words of every other view, recorded in report.json", () => {
+    expect(sampleReport().caveats).toEqual([])
+    expect(renderReportHtml(sampleReport())).not.toContain('class="caveats"')
+    const self = buildReport({ ...sampleInput(), reviewer_model: codexSide.model })
+    expect(self.caveats).toEqual([{ kind: "self_review", label: "self-review", detail: "gpt-5.6-terra judged its own replay against Claude's result." }])
+    expect(renderReportHtml(self)).toContain(
+      '<ul class="caveats" aria-label="Caveats"><li class="caveat caveat--self_review"><strong>self-review</strong>: gpt-5.6-terra judged its own replay against Claude&#39;s result.</li></ul></section>'
+    )
+  })
+
   it("explains in the note how many ballots were usable", () => {
     const full = sampleEvaluation()
     const oneFailed = aggregateEvaluation({
