@@ -9,6 +9,7 @@
  */
 import { Schema } from "effect"
 import { ChecksComparison } from "../checks/outcomes.js"
+import { Caveats } from "../report/caveats.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
@@ -56,6 +57,8 @@ export const RunSummary = Schema.Struct({
   possible_leak: Schema.NullOr(Schema.Boolean),
   /** The checks' sentence of a completed run whose report has checks; null otherwise. */
   checks: Schema.optionalWith(NullableString, { exact: true }),
+  /** The caveats of its verdict (`caveatsOf`); empty without a report. */
+  caveats: Schema.optionalWith(Caveats, { exact: true }),
   started_at: Schema.String,
   completed_at: NullableString,
   updated_at: Schema.String,
@@ -214,7 +217,9 @@ export const BatchSummary = Schema.Struct({
     winner: NullableString,
     error: NullableString,
     /** The checks' sentence of a completed run whose report has checks; null otherwise. */
-    checks: Schema.optionalWith(NullableString, { exact: true })
+    checks: Schema.optionalWith(NullableString, { exact: true }),
+    /** The caveats of a completed run's verdict (`caveatsOf`); absent from older controllers. */
+    caveats: Schema.optionalWith(Caveats, { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),

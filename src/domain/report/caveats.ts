@@ -99,12 +99,23 @@ const WINNER_WORDS: Record<string, string> = {
   inconclusive: "inconclusive"
 }
 
+/** The caveat said instead of a winner, if any: no verdict, then orders that disagreed, then judges that split. */
+const replacingKind = (caveats: ReadonlyArray<Caveat>) =>
+  (["no_verdict", "inconclusive", "split"] as const).find((kind) => caveats.some((entry) => entry.kind === kind))
+
+const REPLACING_WORDS = { no_verdict: "no verdict", inconclusive: INCONCLUSIVE_DISAGREED, split: "split" } as const
+
 /** The verdict in a few words: the winner, unless a caveat says there is none (no verdict, the orders disagreed, the judges split). */
 export const verdictWords = (winner: string | null, caveats: ReadonlyArray<Caveat>) => {
-  if (caveats.some((entry) => entry.kind === "no_verdict")) return "no verdict"
-  if (caveats.some((entry) => entry.kind === "inconclusive")) return INCONCLUSIVE_DISAGREED
-  if (caveats.some((entry) => entry.kind === "split")) return "split"
+  const replacing = replacingKind(caveats)
+  if (replacing !== undefined) return REPLACING_WORDS[replacing]
   return winner === null ? "no verdict" : WINNER_WORDS[winner] ?? winner
+}
+
+/** The caveats left to name beside `verdictWords` (the one said instead of a winner is not repeated). */
+export const caveatsBesideVerdict = (caveats: ReadonlyArray<Caveat>) => {
+  const replacing = replacingKind(caveats)
+  return caveats.filter((entry) => entry.kind !== replacing)
 }
 
 /** A caveat in a sentence: its label and why. */
