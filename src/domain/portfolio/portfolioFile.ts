@@ -3,6 +3,7 @@
  * not decode is damaged, never cast into shape.
  */
 import { Schema } from "effect"
+import { Caveats } from "../report/caveats.js"
 import { DIMENSION_IDS, type DimensionId } from "../review/dimensions.js"
 import { ChecksFigures, RunChecks } from "./checksFigures.js"
 
@@ -29,7 +30,11 @@ export const PortfolioRun = Schema.Struct({
   codex: Side,
   claude: Side,
   /** What its report says of the checks; null without them (absent in portfolios written before them). */
-  checks: Schema.optionalWith(RunChecks, { exact: true })
+  checks: Schema.optionalWith(RunChecks, { exact: true }),
+  /** Its verdict's caveats (`caveatsOf`), as the report, the page and the CLI word them (absent in older portfolios). */
+  caveats: Schema.optionalWith(Caveats, { exact: true }),
+  /** The reviewer judged its own model's replay (absent in older portfolios). */
+  self_review: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
 
@@ -78,6 +83,8 @@ export const ModelPortfolio = Schema.Struct({
   flipped_dimensions: Schema.Struct({ count: Schema.Number, runs: Counted }),
   /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
   not_like_for_like: Counted,
+  /** Runs whose reviewer judged its own model's replay, counted apart (absent in older portfolios). */
+  self_reviews: Schema.optionalWith(Counted, { exact: true }),
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
   cost_usd: Schema.Struct({ codex: Totals, claude: Totals }),
   /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */
