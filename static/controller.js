@@ -1114,7 +1114,39 @@
     return report.winner === "tie" && comparable.length > 0 &&
       comparable.every((id) => evaluation.dimensions && evaluation.dimensions[id] && evaluation.dimensions[id].order_dependent === true)
   }
-  const reportVerdictText = (report) => (ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner))
+  const reportVerdictText = (report) => {
+    const replacing = caveatsVerdict(report.caveats)
+    if (replacing) return replacing
+    return ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner)
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Caveats: what the controller derived for a verdict (src/domain/report/caveats.ts), shown in its words.
+
+  const CAVEAT_VERDICTS = { no_verdict: "No verdict", inconclusive: "Inconclusive (the two orders disagreed)", split: "Split" }
+  const replacingCaveat = (caveats) => ["no_verdict", "inconclusive", "split"].find((kind) => (caveats || []).some((caveat) => caveat.kind === kind))
+  /** The words said instead of a winner (no verdict, orders that disagreed, judges that split), or null. */
+  const caveatsVerdict = (caveats) => {
+    const kind = replacingCaveat(caveats)
+    return kind ? CAVEAT_VERDICTS[kind] : null
+  }
+  /** The caveats left to name beside the verdict's words. */
+  const caveatsBeside = (caveats) => {
+    const kind = replacingCaveat(caveats)
+    return (caveats || []).filter((caveat) => caveat.kind !== kind)
+  }
+  const caveatLabels = (caveats) => caveatsBeside(caveats).map((caveat) => caveat.label).join(" · ")
+  /** A possible leak has its own badge and words wherever a verdict is shown. */
+  const notLeak = (caveats) => (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
+  /** A tally of won, tied and lost means something only when there is a verdict from both orders. */
+  const tallyCounts = (winner, caveats) => winner !== "inconclusive" && !(caveats || []).some((caveat) => ["no_verdict", "inconclusive", "missing_ballot"].includes(caveat.kind))
+  /** The verdict's caveats as a list under it: each label and why. */
+  function caveatsList(caveats, id) {
+    const shown = (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
+    if (!shown.length) return null
+    return h("ul", { className: "caveats", id, "aria-label": "Caveats" }, shown.map((caveat) =>
+      h("li", { "data-kind": caveat.kind }, h("strong", { text: caveat.label }), caveat.detail ? `: ${caveat.detail}` : "")))
+  }
   const percent = (share) => (typeof share === "number" && Number.isFinite(share) ? `${Math.round(share * 100)}%` : "N/A")
   const checkCell = (result) => (result === 1 ? "Pass" : result === 0 ? "Fail" : "N/A")
   const integer = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "—")
@@ -1343,6 +1375,7 @@
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report)),
       possibleLeakCallout(report),
+      caveatsList(report.caveats, "verdict-caveats"),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     body.append(h("div", { className: "actions" },
       h("button", { type: "button", className: "secondary", id: "download-json", text: "Download JSON", onClick: () => download(id, "json") }),
@@ -1492,7 +1525,9 @@
     }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
-      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"
+      const labels = caveatLabels(notLeak(run.caveats))
+      const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
+      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -1822,7 +1857,8 @@
       const edge = report.checks && report.checks.edge ? EDGE[report.checks.edge] : null
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
-        h("td", {}, h("strong", { text: ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—" }),
+        h("td", {}, h("strong", { text: caveatsVerdict(report.caveats) || (ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—") }),
+          caveatLabels(notLeak(report.caveats)) ? [" ", h("span", { className: "muted caveat-labels", text: caveatLabels(notLeak(report.caveats)) })] : null,
           report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
@@ -2223,7 +2259,7 @@
             h("td", { text: item.model }),
             h("td", {}, statusBadge(item.status)),
             h("td", { text: item.error || item.phase || "—" }),
-            h("td", {}, item.winner ? winnerText(item.winner) : "—", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
+            h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
             h("td", {}, item.run_id && item.status !== "pending"
               ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
               : null)))))))

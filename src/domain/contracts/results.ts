@@ -298,7 +298,9 @@ export const ReplayReport = open({
   comparability: Schema.optional(Schema.NullOr(open({}))),
   integrity: Schema.optional(open({})),
   /** The approved checks side by side; absent in reports written before they ran. */
-  checks: Schema.optional(Schema.NullOr(ChecksComparison))
+  checks: Schema.optional(Schema.NullOr(ChecksComparison)),
+  /** What to weigh before acting on the verdict (`caveatsOf`); `get_report` derives them for older reports. */
+  caveats: Schema.optional(Caveats)
 })
 export type ReplayReport = typeof ReplayReport.Type
 
