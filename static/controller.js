@@ -714,9 +714,8 @@
         changed(true)
       } }),
       " ", model.label || model.id, " ", h("span", { className: "muted mono", text: model.id }), model.default ? h("span", { className: "badge", text: "default" }) : null))
-    const controllerReviewer = app.state && app.state.reviewer_model
     const reviewer = h("select", { id: "cfg-reviewer", onChange: (event) => { c.reviewer_model = event.target.value; changed(true) } },
-      h("option", { value: "", text: controllerReviewer ? `The controller's reviewer (${controllerReviewer})` : "The controller's reviewer" }),
+      h("option", { value: "", text: reviewerChoiceText(offered, c.models) }),
       offered.map((model) => h("option", { value: model.id, text: `${model.label || model.id} (${model.id})`, selected: c.reviewer_model === model.id })))
     const timeout = h("input", { type: "number", id: "cfg-timeout", min: "1", max: "86400", step: "1", value: String(c.timeout_seconds), onInput: (event) => { c.timeout_seconds = Number(event.target.value); changed(false) } })
     body.append(section("Codex models",
@@ -876,9 +875,45 @@
 
   /** The reviewer the configuration will get, and which of its models it would review as their own replay. */
   function reviewerSummary(p) {
-    const reviewer = p.reviewer_model || (app.state && app.state.reviewer_model) || ""
-    if (!reviewer) return "The controller's reviewer"
+    const reviewer = p.reviewer_model || defaultReviewer((app.state && app.state.models) || [], p.models) || ""
+    if (!reviewer) return "Codex's default model"
     return p.models.includes(reviewer) ? `${reviewer} (self-review for ${reviewer})` : reviewer
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The reviewer when none is named: the controller's (CODEX_REPLAY_REVIEWER_MODEL), else the neutral rule
+  // of src/domain/reviewer.ts — Codex's default model if it implements none of the runs, else the first
+  // offered model (Codex's order) that implements none; only when every offered model does, a self-review.
+
+  function neutralReviewer(offered, implementers) {
+    const fallback = offered.find((model) => model.default) || offered[0]
+    if (!fallback) return null
+    if (!implementers.includes(fallback.id)) return fallback.id
+    const other = offered.find((model) => !implementers.includes(model.id))
+    return other ? other.id : fallback.id
+  }
+
+  function defaultReviewer(offered, implementers) {
+    return (app.state && app.state.reviewer_model) || neutralReviewer(offered, implementers)
+  }
+
+  /** The reviewer select's first option: which model reviews when none is chosen, and why. */
+  function reviewerChoiceText(offered, implementers) {
+    const reviewer = defaultReviewer(offered, implementers)
+    if (!reviewer) return "Codex's default model"
+    if (app.state && app.state.reviewer_model) return `The controller's reviewer (${reviewer})${implementers.includes(reviewer) ? " — self-review" : ""}`
+    return implementers.includes(reviewer)
+      ? `${reviewer} — self-review (every offered model is an implementer)`
+      : `${reviewer} — neutral (implements none of the chosen models)`
+  }
+
+  /** What prepare answered about the reviewer, shown before the approval: the model and any self-review. */
+  function preparedReviewerLine(prepared, id) {
+    if (!prepared || !prepared.reviewer_model) return null
+    const self = prepared.self_review_models || []
+    return h("p", { id, className: self.length ? "reason" : "hint" }, h("strong", { text: "Reviewer: " }),
+      h("span", { className: "mono", text: prepared.reviewer_model }),
+      self.length ? ` — self-review for ${self.join(", ")}: it judges its own replay` : " — implements none of the replays")
   }
 
   function renderPrepare() {
@@ -898,6 +933,7 @@
       prepared.task_check ? h("p", { className: prepared.task_check.overlap.flagged ? "reason" : "hint", id: "approval-task-check", text: prepared.task_check.message }) : null,
       prepared.ready ? h("p", { className: "approval-prompt", id: "approval-prompt", text: prepared.approval_prompt || "Approve this replay?" }) : null,
       prepared.ready ? estimateLine(prepared.estimate, "cost-estimate") : null,
+      preparedReviewerLine(prepared, "approval-reviewer"),
       (prepared.blockers || []).length ? list(prepared.blockers, "plain error") : null,
       (prepared.questions || []).length ? list(prepared.questions) : null,
       h("div", { className: "actions" },
@@ -1137,7 +1173,39 @@
     return report.winner === "tie" && comparable.length > 0 &&
       comparable.every((id) => evaluation.dimensions && evaluation.dimensions[id] && evaluation.dimensions[id].order_dependent === true)
   }
-  const reportVerdictText = (report) => (ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner))
+  const reportVerdictText = (report) => {
+    const replacing = caveatsVerdict(report.caveats)
+    if (replacing) return replacing
+    return ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner)
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Caveats: what the controller derived for a verdict (src/domain/report/caveats.ts), shown in its words.
+
+  const CAVEAT_VERDICTS = { no_verdict: "No verdict", inconclusive: "Inconclusive (the two orders disagreed)", split: "Split" }
+  const replacingCaveat = (caveats) => ["no_verdict", "inconclusive", "split"].find((kind) => (caveats || []).some((caveat) => caveat.kind === kind))
+  /** The words said instead of a winner (no verdict, orders that disagreed, judges that split), or null. */
+  const caveatsVerdict = (caveats) => {
+    const kind = replacingCaveat(caveats)
+    return kind ? CAVEAT_VERDICTS[kind] : null
+  }
+  /** The caveats left to name beside the verdict's words. */
+  const caveatsBeside = (caveats) => {
+    const kind = replacingCaveat(caveats)
+    return (caveats || []).filter((caveat) => caveat.kind !== kind)
+  }
+  const caveatLabels = (caveats) => caveatsBeside(caveats).map((caveat) => caveat.label).join(" · ")
+  /** A possible leak has its own badge and words wherever a verdict is shown. */
+  const notLeak = (caveats) => (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
+  /** A tally of won, tied and lost means something only when there is a verdict from both orders. */
+  const tallyCounts = (winner, caveats) => winner !== "inconclusive" && !(caveats || []).some((caveat) => ["no_verdict", "inconclusive", "missing_ballot"].includes(caveat.kind))
+  /** The verdict's caveats as a list under it: each label and why. */
+  function caveatsList(caveats, id) {
+    const shown = (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
+    if (!shown.length) return null
+    return h("ul", { className: "caveats", id, "aria-label": "Caveats" }, shown.map((caveat) =>
+      h("li", { "data-kind": caveat.kind }, h("strong", { text: caveat.label }), caveat.detail ? `: ${caveat.detail}` : "")))
+  }
   const percent = (share) => (typeof share === "number" && Number.isFinite(share) ? `${Math.round(share * 100)}%` : "N/A")
   const checkCell = (result) => (result === 1 ? "Pass" : result === 0 ? "Fail" : "N/A")
   const integer = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "—")
@@ -1368,6 +1436,7 @@
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
       h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report)),
       possibleLeakCallout(report),
+      caveatsList(report.caveats, "verdict-caveats"),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
     const yours = yourVoteSection(id, report)
     if (yours) body.append(yours)
@@ -1681,7 +1750,9 @@
     }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
-      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"
+      const labels = caveatLabels(notLeak(run.caveats))
+      const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
+      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -2020,7 +2091,8 @@
       const edge = report.checks && report.checks.edge ? EDGE[report.checks.edge] : null
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
-        h("td", {}, h("strong", { text: ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—" }),
+        h("td", {}, h("strong", { text: caveatsVerdict(report.caveats) || (ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—") }),
+          caveatLabels(notLeak(report.caveats)) ? [" ", h("span", { className: "muted caveat-labels", text: caveatLabels(notLeak(report.caveats)) })] : null,
           report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
@@ -2371,7 +2443,7 @@
           } }), ` ${model.id}`))),
       h("label", {}, "Reviewer for every replay ",
         h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
-          h("option", { value: "", text: `The controller's reviewer (${(app.state && app.state.reviewer_model) || "default"})` }),
+          h("option", { value: "", text: reviewerChoiceText(offeredModels(), batch.models) }),
           offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))))
     if (!batch.prepared) {
       body.append(h("div", { className: "actions" },
@@ -2385,6 +2457,7 @@
       h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
       prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
       prepared.ready ? estimateLine(prepared.estimate, "batch-cost-estimate") : null,
+      preparedReviewerLine(prepared, "batch-approval-reviewer"),
       blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
         h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
       h("div", { className: "actions" },
@@ -2474,7 +2547,7 @@
             h("td", { text: item.model }),
             h("td", {}, statusBadge(item.status)),
             h("td", { text: item.error || item.phase || "—" }),
-            h("td", {}, item.winner ? winnerText(item.winner) : "—", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
+            h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
             h("td", {}, item.run_id && item.status !== "pending"
               ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
               : null)))))))

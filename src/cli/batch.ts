@@ -4,6 +4,7 @@ import { conflict, type ControllerError, invalidArgument, notFound } from "../do
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_PORTFOLIO_FILE_BYTES, type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
+import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
@@ -155,17 +156,15 @@ const readPortfolio = (file: string, out: Output) =>
     Effect.catchAll((error) => Effect.as(out.say(`The portfolio cannot be read: ${error.message}`), Option.none<Portfolio>()))
   )
 
-const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Claude wins", tie: "tie", inconclusive: "inconclusive" }
-
-/** One line per completed run of the batch: its verdict and, when it has checks, their sentence (control characters escaped). */
+/** One line per completed run of the batch: its verdict and caveats' labels (`caveatsOf`) and, when it has checks, their sentence (control characters escaped). */
 export const batchRunLines = (summary: Pick<BatchSummary, "items">) =>
-  summary.items.flatMap((item) =>
-    item.status !== "completed" || item.run_id === null
-      ? []
-      : [`  ${item.run_id} (${item.model}, thread ${item.thread_id}): ${item.winner === null ? "no verdict" : WINNER_WORDS[item.winner] ?? item.winner}${
-        typeof item.checks === "string" ? `; ${visible(item.checks)}` : ""
-      }`]
-  )
+  summary.items.flatMap((item) => {
+    if (item.status !== "completed" || item.run_id === null) return []
+    const labels = caveatLabels(caveatsBesideVerdict(item.caveats ?? []))
+    return [`  ${item.run_id} (${item.model}, thread ${item.thread_id}): ${verdictWords(item.winner, item.caveats ?? [])}${labels === "" ? "" : ` [${labels}]`}${
+      typeof item.checks === "string" ? `; ${visible(item.checks)}` : ""
+    }`]
+  })
 
 const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
   Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
@@ -179,7 +178,8 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
   Effect.gen(function*() {
     const selection = yield* Either.match(validateBatchOptions(options), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = makeOutput(options.json)
-    const { call, url } = yield* connectController(env, home)
+    const { call, passedOver, url } = yield* connectController(env, home)
+    if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const threadIds = yield* threadIdsOf(call, selection)
     yield* out.say(`Threads:    ${threadIds.length}`)

@@ -35,7 +35,7 @@ const open = Command.make("open", {}, () =>
 const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
   models: modelsOption("A Codex model to replay with; repeat for several models run in parallel."),
-  reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: the controller's reviewer)."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -82,7 +82,7 @@ const batch = Command.make("batch", {
     Options.optional
   ),
   models: modelsOption("A Codex model to replay every thread with; repeat for several models."),
-  reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: the controller's reviewer)."),
+  reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
   json
 }, (options) =>

@@ -39,7 +39,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     arguments: [["<thread-id>", "The thread to replay, as listed by `codex-replay threads`."]],
     options: [
       ["--model MODEL", "A Codex model to replay with; repeat it for several models (at most 4)."],
-      ["--reviewer-model MODEL", "The Codex model that reviews both sides (default: the controller's reviewer)."],
+      ["--reviewer-model MODEL", "The Codex model that reviews both sides (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."],
       ["--yes", "Approve the configuration without asking."],
       ["--accept-empty-beginning", "Replay from an empty directory although Claude changed files that already existed (not like-for-like)."],
       ["--check CMD", "A check to run on every side, from the project directory; repeat it for several. Without --check, the checks Claude ran that passed after its last edit."],
@@ -58,7 +58,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ["--threads ID,…", "These threads, by thread id, separated by commas (at most 100)."],
       ["--recent N", "The N most recent threads, 1 through 100."],
       ["--model MODEL", "A Codex model to replay every thread with; repeat it for several models (at most 4)."],
-      ["--reviewer-model MODEL", "The Codex model that reviews every replay (default: the controller's reviewer)."],
+      ["--reviewer-model MODEL", "The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."],
       ["--yes", "Approve the batch without asking."],
       JSON_OPTION
     ],

@@ -2,7 +2,8 @@ import { Effect, Layer } from "effect"
 import { invalidArgument, notFound } from "../domain/errors.js"
 import { agreementText } from "../domain/portfolio/agreement.js"
 import { checksFigureLines } from "../domain/portfolio/checksFigures.js"
-import { evaluationTotalsText, oncePerThreadText, percent, portfolioHeadline, projectionSentence, pValue, totalsText } from "../domain/portfolio/html.js"
+import { evaluationTotalsText, oncePerThreadText, percent, portfolioHeadline, projectionSentence, pValue, selfReviewsText, totalsText } from "../domain/portfolio/html.js"
+import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
 import { MAX_PORTFOLIO_RUNS, type ModelPortfolio, type Portfolio } from "../domain/portfolio/portfolio.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import { CoreLive } from "../layers.js"
@@ -36,6 +37,15 @@ const chosenRuns = (options: PortfolioOptions) =>
     return recent
   })
 
+/** Each run with caveats: its verdict in the words of every view and its other caveats' labels (`caveatsOf`). */
+const caveatLines = (model: ModelPortfolio) =>
+  model.runs.flatMap((run) => {
+    const caveats = run.caveats ?? []
+    if (caveats.length === 0) return []
+    const labels = caveatLabels(caveatsBesideVerdict(caveats))
+    return [`  Caveats:        ${run.run_id}: ${verdictWords(run.winner, caveats)}${labels === "" ? "" : ` [${labels}]`}`]
+  })
+
 /** A model's section in a few lines, the figures of portfolio.html. */
 export const modelLines = (model: ModelPortfolio) => {
   const { overall } = model
@@ -49,12 +59,14 @@ export const modelLines = (model: ModelPortfolio) => {
     `  For 5%:         ${projectionSentence(model)}`,
     `  Flips:          ${model.flipped_dimensions.count} dimension(s) order-dependent, in ${model.flipped_dimensions.runs.count} run(s)`,
     `  Not like-for-like: ${model.not_like_for_like.count} verdict(s) of ${runs}`,
+    `  Self-reviews:   ${selfReviewsText(model)}${(model.self_reviews?.count ?? 0) === 0 ? "" : `: ${model.self_reviews!.run_ids.join(", ")}`}`,
     `  Possible leaks: ${model.possible_leaks.count}${model.possible_leaks.count === 0 ? "" : ` (matches Claude's result; not counted): ${model.possible_leaks.run_ids.join(", ")}`}`,
     `  Time:           Codex ${totalsText(model.time_ms.codex, formatElapsed, runs)} · Claude ${totalsText(model.time_ms.claude, formatElapsed, runs)}`,
     `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${oncePerThreadText(model.cost_usd.claude)}`,
     `  Evaluation:     ${evaluationTotalsText(model.cost_usd.evaluation, runs)} (what it cost to know)`,
     ...(model.checks === undefined ? [] : checksFigureLines(model.checks, runs).map((line) => `  ${line}`)),
-    ...(model.user_agreement === undefined ? [] : [`  You and judge:  ${agreementText(model.user_agreement)}`])
+    ...(model.user_agreement === undefined ? [] : [`  You and judge:  ${agreementText(model.user_agreement)}`]),
+    ...caveatLines(model)
   ]
 }
 

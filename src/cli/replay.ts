@@ -267,7 +267,8 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = makeOutput(options.json)
-    const { url, call, watchRun } = yield* connectController(env, home)
+    const { url, call, passedOver, watchRun } = yield* connectController(env, home)
+    if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const runRoot = (yield* call("get_state", {})).state.run_root
 

@@ -1,5 +1,6 @@
 import { Console, Effect, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
+import { caveatLabels, caveatsBesideVerdict, tallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
 import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
@@ -34,20 +35,26 @@ const validate = (options: RunsOptions) =>
     }
   })
 
-const WINNER_WORDS: Record<string, string> = { codex: "Codex wins", claude: "Claude wins", tie: "tie", inconclusive: "inconclusive" }
-
-/** One line per run: when, id, thread, model, status and the verdict; under it, indented, the checks' sentence when the run has checks. */
+/**
+ * One line per run: when, id, thread, model, status and the verdict with its caveats' labels (`caveatsOf`: a tie
+ * by disagreement reads "inconclusive (the two orders disagreed)", never a tally); under it, indented, the
+ * checks' sentence when the run has checks.
+ */
 export const runLine = (run: RunSummary) => {
-  const verdict = run.winner === null ? "" : `  ${WINNER_WORDS[run.winner] ?? run.winner}`
-  // An inconclusive run won, tied and lost nothing: its ties would read as a verdict.
-  const tally = run.dimensions === null || run.winner === "inconclusive" ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
+  const caveats = run.caveats ?? []
+  const verdict = run.winner === null ? "" : `  ${verdictWords(run.winner, caveats)}`
+  const tally = run.dimensions === null || !tallyCounts(run.winner, caveats) ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
+  // A possible leak is said above, with its words.
+  const labels = caveatLabels(caveatsBesideVerdict(caveats).filter((caveat) => caveat.kind !== "possible_leak"))
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
   const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""
   const spend = run.spend === undefined
     ? ""
     : `\n    Cost: Codex implementation ${spendLineText(run.spend.implementation)} · evaluation ${spendLineText(run.spend.evaluation)} (what it cost to know)`
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}${checks}${spend}`
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${
+    labels === "" ? "" : `  [${labels}]`
+  }${where}${checks}${spend}`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */

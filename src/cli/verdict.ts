@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS, type CheckRow, ChecksComparison, type SideCheck } from "../domain/checks/outcomes.js"
 import { ReplayReport } from "../domain/contracts/index.js"
+import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
@@ -24,8 +25,8 @@ export interface Verdict {
   readonly checks?: { readonly sentence: string; readonly rows: ReadonlyArray<CheckRow> }
   /** The review orders without a validated ballot (`AB`, `BA`); absent when both have one. */
   readonly missing_orders?: ReadonlyArray<string>
-  /** What to weigh before acting on the verdict, as the report says it (not like-for-like, self-review, orders that disagreed); absent when none. */
-  readonly caveats?: ReadonlyArray<string>
+  /** What to weigh before acting on the verdict (`caveatsOf`: the same labels as the report, the page, `runs`, `batch` and the portfolio); empty when none. */
+  readonly caveats: ReadonlyArray<Caveat>
   /** Every model call of the run, summed: the implementation, the evaluation (what it cost to know) and the whole; absent in older runs. */
   readonly spend?: { readonly implementation: SpendLine; readonly evaluation: SpendLine; readonly total: SpendLine }
 }
@@ -74,7 +75,7 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     integrity: integrityOf(state, report),
     ...checksOf(state, report),
     ...missingOf(state, report),
-    ...caveatsOf(report),
+    caveats: report === undefined ? caveatsOfSummary(state.report_summary) : caveatsOfReport(report),
     ...spendOfRun(state, report)
   }
 }
@@ -92,35 +93,6 @@ export const spendPart = (spend: Verdict["spend"]): string =>
     ? ""
     : ` · evaluation ${spendLineText(spend.evaluation)} in ${spend.evaluation.calls} call${spend.evaluation.calls === 1 ? "" : "s"} (what it cost to know)`
 
-/** Every dimension a tie because the two orders disagreed on it: a tie by disagreement is no verdict. */
-export const ordersDisagreed = (report: Json | undefined) => {
-  const evaluation = report?.evaluation
-  if (report?.winner !== "tie" || evaluation === null || typeof evaluation !== "object") return false
-  const comparable: unknown = evaluation.comparable_dimensions
-  const dimensions = (evaluation.dimensions ?? {}) as Json
-  return Array.isArray(comparable) && comparable.length > 0 &&
-    comparable.every((id) => dimensions[String(id)]?.order_dependent === true)
-}
-
-/** The caveats the report states, in the words the page and the report use. */
-const caveatsOf = (report: Json | undefined): Pick<Verdict, "caveats"> => {
-  if (report === undefined) return {}
-  const caveats: Array<string> = []
-  const comparability = report.comparability
-  if (comparability?.like_for_like === false) {
-    const concerns = Array.isArray(comparability.concerns) ? comparability.concerns.filter((item: unknown) => typeof item === "string") : []
-    caveats.push(`not like-for-like${concerns.length === 0 ? "" : `: ${concerns.join(" ")}`}`)
-  }
-  // The comparability's concerns already name a self-review when they hold one.
-  const named = caveats.some((caveat) => /self-review/i.test(caveat))
-  if (report.about_review?.self_review === true && !named) {
-    const reviewer = typeof report.about_review.reviewer_model === "string" ? report.about_review.reviewer_model : "the replayed model"
-    caveats.push(`self-review: ${reviewer} judged its own replay against Claude's result`)
-  }
-  if (ordersDisagreed(report)) caveats.push("inconclusive: the two review orders disagreed on every dimension")
-  return caveats.length === 0 ? {} : { caveats: caveats.map((caveat) => visible(caveat)) }
-}
-
 /** The orders without a validated ballot, from the run's summary (or its report). */
 const missingOf = (state: Json, report: Json | undefined): Pick<Verdict, "missing_orders"> => {
   const reviews: unknown = state.report_summary?.evaluation?.reviews ?? report?.evaluation?.reviews
@@ -128,8 +100,6 @@ const missingOf = (state: Json, report: Json | undefined): Pick<Verdict, "missin
   const missing = reviews.filter((review: Json) => review?.status !== "completed").map((review: Json) => String(review?.order))
   return missing.length === 0 ? {} : { missing_orders: missing }
 }
-
-const ORDER_NAMES: Record<string, string> = { AB: "A/B", BA: "B/A" }
 
 /** The report's checks, or for a run whose report is not at hand, the sentence its state recorded. */
 const checksOf = (state: Json, report: Json | undefined): Pick<Verdict, "checks"> => {
@@ -168,8 +138,16 @@ const WINNERS: Record<string, string> = {
   codex: "Codex wins",
   claude: "Claude wins",
   tie: "Tie",
-  inconclusive: "Inconclusive (no order-balanced verdict)",
-  disagreed: "Inconclusive (the two orders disagreed)"
+  inconclusive: "Inconclusive (no order-balanced verdict)"
+}
+
+/** The verdict's headline words: the winner, unless a caveat says there is none (no verdict, orders that disagreed, judges split: `verdictWords`). */
+const headline = (verdict: Verdict) => {
+  if (verdict.caveats.some((caveat) => caveat.kind === "no_verdict" || caveat.kind === "inconclusive" || caveat.kind === "split")) {
+    const words = verdictWords(verdict.winner, verdict.caveats)
+    return `${words.charAt(0).toUpperCase()}${words.slice(1)}`
+  }
+  return verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner
 }
 
 export const formatDuration = (ms: number | null) => {
@@ -190,23 +168,20 @@ export const clock = (ms: number) => {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
 }
 
-/** The verdict in three lines (four with a possible leak): who won and by how many dimensions, then time and cost on both sides (the checks: `checksLines`). */
+/** The verdict in three lines, then a possible leak's warning and one line per other caveat: who won and by how many dimensions, then time and cost on both sides (the checks: `checksLines`). */
 export const verdictLines = (verdict: Verdict) => {
-  // An inconclusive run has no dimension won or lost: its ties would read as a verdict.
-  const tally = verdict.dimensions === null || verdict.winner === "inconclusive"
+  // No verdict, one order without a ballot or orders that disagreed: the ties would read as a verdict.
+  const tally = verdict.dimensions === null || !tallyCounts(verdict.winner, verdict.caveats)
     ? ""
     : ` — ${verdict.dimensions.won} dimension(s) won, ${verdict.dimensions.tied} tied, ${verdict.dimensions.lost} lost`
   const similarity = verdict.integrity?.similarity
-  const disagreed = (verdict.caveats ?? []).some((caveat) => caveat.startsWith("inconclusive: the two review orders disagreed"))
   return [
-    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[disagreed ? "disagreed" : verdict.winner] ?? verdict.winner}${disagreed ? "" : tally}`,
-    ...(verdict.missing_orders === undefined
-      ? []
-      : [`Ballots: no validated ballot for the ${verdict.missing_orders.map((order) => ORDER_NAMES[order] ?? order).join(" and ")} order${verdict.missing_orders.length === 1 ? "" : "s"}${verdict.missing_orders.length === 2 ? ": there is no verdict" : ""}.`]),
+    `Verdict: ${headline(verdict)}${tally}`,
     ...(verdict.integrity?.matches_claude === true
       ? [`Warning: Codex's patch ${POSSIBLE_LEAK}${typeof similarity === "number" ? ` (${Math.floor(similarity * 100)}% of the changed lines are Claude's)` : ""}; the verdict is not counted.`]
       : []),
-    ...(verdict.caveats ?? []).map((caveat) => `Caveat:  ${caveat}`),
+    // The warning above says a possible leak with its figure.
+    ...verdict.caveats.filter((caveat) => caveat.kind !== "possible_leak").map((caveat) => `Caveat:  ${caveatText(caveat)}`),
     `Time:    Codex ${formatDuration(verdict.codex.elapsed_ms)} · Claude ${formatDuration(verdict.claude.elapsed_ms)}`,
     `Cost:    Codex ${formatUsd(verdict.codex.cost_usd)} · Claude ${formatUsd(verdict.claude.cost_usd)}${spendPart(verdict.spend)}`
   ]

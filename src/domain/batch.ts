@@ -5,6 +5,7 @@
  * a batch answers is derived from the record and the runs' states by the pure functions below.
  */
 import { Schema } from "effect"
+import type { Caveat } from "./report/caveats.js"
 import { BATCH_ID_PATTERN, RunConfiguration } from "./contracts/index.js"
 import { MAX_PARALLEL_RUNS } from "./product.js"
 import { timestampedId } from "./ids.js"
@@ -96,6 +97,8 @@ export interface RunView {
   readonly winner?: string | null | undefined
   /** The checks' sentence of its report, when it has checks. */
   readonly checks?: string | null | undefined
+  /** Its verdict's caveats (`caveatsOf`), once it has a report. */
+  readonly caveats?: ReadonlyArray<Caveat> | undefined
 }
 
 /** An item's status: its run's, or `pending` before it has a run (`cancelled` in a cancelled batch). */
@@ -159,6 +162,8 @@ export interface BatchSummary {
     readonly winner: string | null
     readonly error: string | null
     readonly checks?: string | null
+    /** The caveats of a completed run's verdict (`caveatsOf`); empty otherwise. */
+    readonly caveats?: ReadonlyArray<Caveat>
   }>
   readonly resumed_by: ReadonlyArray<string>
   readonly portfolio: BatchRecord["portfolio"]
@@ -228,7 +233,8 @@ export const summarizeBatch = (
       phase: run?.phase ?? null,
       winner: run?.winner ?? null,
       error: item.error ?? null,
-      checks: run?.checks ?? null
+      checks: run?.checks ?? null,
+      caveats: run?.caveats ?? []
     })),
     resumed_by: record.resumed_by,
     portfolio: record.portfolio

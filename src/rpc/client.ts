@@ -146,11 +146,12 @@ export const connectController = (
   env: Environment,
   home: string
 ): Effect.Effect<
-  { readonly url: string; readonly call: CallTool; readonly watchRun: WatchRun },
+  { readonly url: string; readonly call: CallTool; readonly watchRun: WatchRun; readonly passedOver: string | null },
   ToolFailure,
   FileStore | ControllerClient | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const { url, controller } = yield* ensureKnownController(env, home)
-    return { url, ...(yield* makeControllerRpcClient(controller)) }
+    const { url, controller, explanation, passedOver } = yield* ensureKnownController(env, home)
+    // A running controller with other settings is never used silently: the sentence says which and why.
+    return { url, passedOver: passedOver ? explanation : null, ...(yield* makeControllerRpcClient(controller)) }
   })

@@ -36,17 +36,48 @@ export interface KnownController {
   readonly settings?: ControllerSettings | undefined
 }
 
+const setting = (name: string, value: string | null) => `${name} ${value === null ? "unset" : `= ${value}`}`
+
+/**
+ * Each setting two controllers must share, in order: why one with `recorded` settings cannot serve `wanted`,
+ * or undefined when that setting agrees. Runtime files of older versions record neither reviewer nor prices: read as unset.
+ */
+const SETTING_CHECKS: ReadonlyArray<(recorded: ControllerSettings, wanted: ControllerSettings) => string | undefined> = [
+  (recorded, wanted) =>
+    recorded.claude_config_dir === wanted.claude_config_dir ? undefined : `it reads another history folder (${recorded.claude_config_dir}/projects)`,
+  (recorded, wanted) => recorded.run_root === wanted.run_root ? undefined : `it keeps runs in another run root (${recorded.run_root})`,
+  (recorded, wanted) =>
+    recorded.codex_cli_path === wanted.codex_cli_path
+      ? undefined
+      : `it drives another Codex executable (${recorded.codex_cli_path ?? "codex on PATH"})`,
+  (recorded, wanted) => {
+    const [there, here] = [recorded.reviewer_model ?? null, wanted.reviewer_model ?? null]
+    return there === here ? undefined : `its reviewer setting differs (${setting("CODEX_REPLAY_REVIEWER_MODEL", there)} there, ${here === null ? "unset" : `= ${here}`} here)`
+  },
+  (recorded, wanted) => {
+    const [there, here] = [recorded.pricing_file ?? null, wanted.pricing_file ?? null]
+    if (there === here && (recorded.pricing_sha256 ?? null) === (wanted.pricing_sha256 ?? null)) return undefined
+    return `its Codex prices differ (${setting("CODEX_REPLAY_PRICING", there)} there, ${here === null ? "unset" : `= ${here}`} here${
+      there !== null && there === here ? ", the file changed since it started" : ""
+    })`
+  }
+]
+
 /** Why a controller with `recorded` settings cannot serve `wanted`, or undefined when it can. */
 export const settingsMismatch = (recorded: ControllerSettings | undefined, wanted: ControllerSettings) => {
   if (recorded === undefined) return "it does not say which history folder it reads"
-  if (recorded.claude_config_dir !== wanted.claude_config_dir) {
-    return `it reads another history folder (${recorded.claude_config_dir}/projects)`
-  }
-  if (recorded.run_root !== wanted.run_root) return `it keeps runs in another run root (${recorded.run_root})`
-  if (recorded.codex_cli_path !== wanted.codex_cli_path) {
-    return `it drives another Codex executable (${recorded.codex_cli_path ?? "codex on PATH"})`
+  for (const check of SETTING_CHECKS) {
+    const why = check(recorded, wanted)
+    if (why !== undefined) return why
   }
   return undefined
+}
+
+/** How many of the settings, in order, a controller with `recorded` settings shares with `wanted` (the nearest is named when none serves). */
+export const settingsShared = (recorded: ControllerSettings | undefined, wanted: ControllerSettings) => {
+  if (recorded === undefined) return -1
+  const first = SETTING_CHECKS.findIndex((check) => check(recorded, wanted) !== undefined)
+  return first === -1 ? SETTING_CHECKS.length : first
 }
 
 /** The header that presents a controller's API token. */

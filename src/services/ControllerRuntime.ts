@@ -13,7 +13,9 @@ import {
   SERVER_NAME
 } from "../domain/product.js"
 import { VERSION } from "./internal/packageInfo.js"
+import type { CodexPriceTable } from "../domain/codexPricing.js"
 import type { ControllerSettings, RuntimeFile } from "../domain/contracts/index.js"
+import { canonicalJson, sha256 } from "../domain/runConfig.js"
 import { FileStore } from "./FileStore.js"
 import { NodeFilesLive } from "./platform/nodeFiles.js"
 import { Settings } from "./Settings.js"
@@ -39,10 +41,17 @@ export const controllerSettingsOf = (settings: {
   readonly claudeConfigDir: string
   readonly runRoot: string
   readonly codexCliPath: string | undefined
+  readonly reviewerModel?: string | undefined
+  readonly codexPricingFile?: string | undefined
+  readonly codexPriceOverrides?: CodexPriceTable | undefined
 }): ControllerSettings => ({
   claude_config_dir: settings.claudeConfigDir,
   run_root: settings.runRoot,
-  codex_cli_path: settings.codexCliPath ?? null
+  codex_cli_path: settings.codexCliPath ?? null,
+  reviewer_model: settings.reviewerModel ?? null,
+  pricing_file: settings.codexPricingFile ?? null,
+  // The prices as read: a pricing file edited since a controller started is other prices.
+  pricing_sha256: settings.codexPricingFile === undefined ? null : sha256(canonicalJson(settings.codexPriceOverrides ?? {}))
 })
 
 /**

@@ -3,17 +3,15 @@ import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
 import { type ControllerError, invalidArgument, type MachineFailure, type WorkerError } from "../domain/errors.js"
 import { MAX_PARALLEL_RUNS } from "../domain/product.js"
-import type { ComparabilityFacts } from "../domain/report/comparability.js"
 import type { ChecksComparison } from "../domain/checks/outcomes.js"
 import type { CandidateSide } from "../domain/report/report.js"
-import type { ReportTaskSource } from "../domain/report/taskSourceHtml.js"
 import { tokensFromCodexUsage } from "../domain/report/tokens.js"
 import { boundFinalResponse, cutSentence } from "../domain/report/ceilings.js"
 import type { Evaluation } from "../domain/review/evaluation.js"
 import type { PhaseId } from "../domain/runState.js"
 import type { ResolvedSettings } from "../domain/settings.js"
 import { markInterrupted } from "./Reconciliation.js"
-import { CheckRunner, type ClaudeState, type RunChecks } from "./checks/CheckRunner.js"
+import { CheckRunner } from "./checks/CheckRunner.js"
 import { CodexWorker, type WorkerResult } from "./CodexWorker.js"
 import { FileStore } from "./FileStore.js"
 import { ProcessRunner } from "./ProcessRunner.js"
@@ -22,8 +20,9 @@ import { Review } from "./Review.js"
 import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
-import { type MaterialisedWorkspace, Workspace, type WorkspacePlan } from "./Workspace.js"
-import { makeRunLedger, type ModelCall, type RunLedger } from "./runSpend.js"
+import { type MaterialisedWorkspace, Workspace } from "./Workspace.js"
+import { makeRunLedger, type RunLedger } from "./runSpend.js"
+import type { CoordinatorRequest } from "./coordinatorRequest.js"
 
 export const IMPLEMENTATION_RETRY_LIMIT = 3
 export const COORDINATOR_REQUEST_FILE = "coordinator-request.json"
@@ -34,43 +33,7 @@ export const implementationRetrySchedule = Schedule.exponential(Duration.seconds
   Schedule.intersect(Schedule.recurs(IMPLEMENTATION_RETRY_LIMIT))
 )
 
-/**
- * Everything one run's fiber needs. `coordinator-request.json` gets it without `claude` when the run
- * is approved, and Claude's side only once the implementation has finished: nothing the implementer
- * could read tells it what Claude did.
- */
-export interface CoordinatorRequest {
-  readonly run_id: string
-  readonly run_tag: string
-  readonly thread_id: string
-  readonly model: string
-  /** The task prompt; it reaches Codex on stdin through the SDK, never on a command line. */
-  readonly request: string
-  readonly timeout_seconds: number
-  readonly workspace: WorkspacePlan
-  /** Claude's historical side of the comparison. */
-  readonly claude: CandidateSide
-  /** How the two sides compare (beginning state, capability gaps, Claude's final response); absent in older runs. */
-  readonly comparability?: ComparabilityFacts
-  /** The model that reviews both sides. */
-  readonly reviewer_model: string
-  /** The approved checks and set-up commands (absent in older runs: none ran). */
-  readonly checks?: RunChecks
-  /** How Claude's result is rebuilt for its checks. */
-  readonly claude_state?: ClaudeState
-  /** The user's messages the task came from, kept in the report (absent in older runs). */
-  readonly task_source?: ReportTaskSource | null
-  /** The model call that reconstructed the request, when one did: counted in the run's spend. */
-  readonly reconstruction?: ModelCall
-}
-
-/**
- * What `coordinator-request.json` holds while the implementer works: nothing of Claude's side, not even
- * which files it changed (the comparability facts list them).
- */
-export const requestWithoutClaude = (
-  { claude: _claude, comparability: _comparability, claude_state: _state, ...rest }: CoordinatorRequest
-) => rest
+export { type CoordinatorRequest, requestWithoutClaude } from "./coordinatorRequest.js"
 
 /**
  * Directories no agent of this run may read: the user's repository and the thread's working directory
@@ -325,6 +288,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
               evaluation: evaluationSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
               spend: { implementation: spend.implementation, evaluation: spend.evaluation, total: spend.total },
+              caveats: written.report.caveats ?? [],
               checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }
           }

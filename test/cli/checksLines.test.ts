@@ -44,6 +44,7 @@ describe("the checks on the command line", () => {
       dimensions: null,
       possible_leak: false,
       checks: null,
+      caveats: [],
       started_at: "2026-11-30T10:00:00.000Z",
       completed_at: null,
       updated_at: "2026-11-30T10:05:00.000Z",

@@ -78,6 +78,26 @@ describe("renderReportHtml", () => {
     expect(renderReportHtml(self)).toContain("<dd>gpt-5.6-terra (self-review)</dd>")
   })
 
+  it("a tie because the orders disagreed on every dimension is headed as inconclusive, in a report of any age", () => {
+    const report = sampleReport()
+    const evaluation = report.evaluation!
+    const flipped = Object.fromEntries(Object.entries(evaluation.dimensions).map(([id, result]) => [id, { ...result, winner: "tie", order_dependent: true }]))
+    const { caveats: _, ...older } = { ...report, winner: "tie" as const, evaluation: { ...evaluation, dimensions: flipped as typeof evaluation.dimensions } }
+    const html = renderReportHtml(older)
+    expect(html).toContain('<h2 class="verdict-headline">Inconclusive (the two orders disagreed)</h2>')
+    expect(html).toContain("<strong>inconclusive (the two orders disagreed)</strong>")
+  })
+
+  it("lists the caveats under the verdict in the words of every other view, recorded in report.json", () => {
+    expect(sampleReport().caveats).toEqual([])
+    expect(renderReportHtml(sampleReport())).not.toContain('class="caveats"')
+    const self = buildReport({ ...sampleInput(), reviewer_model: codexSide.model })
+    expect(self.caveats).toEqual([{ kind: "self_review", label: "self-review", detail: "gpt-5.6-terra judged its own replay against Claude's result." }])
+    expect(renderReportHtml(self)).toContain(
+      '<ul class="caveats" aria-label="Caveats"><li class="caveat caveat--self_review"><strong>self-review</strong>: gpt-5.6-terra judged its own replay against Claude&#39;s result.</li></ul></section>'
+    )
+  })
+
   it("explains in the note how many ballots were usable", () => {
     const full = sampleEvaluation()
     const oneFailed = aggregateEvaluation({

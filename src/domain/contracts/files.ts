@@ -80,11 +80,18 @@ export type StoredRunState = typeof StoredRunState.Type
 // ---------------------------------------------------------------------------------------------------
 // The controller's own files and `/health`
 
-/** The settings that make two controllers interchangeable: the history read, the run root, the Codex executable. */
+/**
+ * The settings that make two controllers interchangeable: the history read, the run root, the Codex executable,
+ * the reviewer setting (`CODEX_REPLAY_REVIEWER_MODEL`) and the Codex prices (`CODEX_REPLAY_PRICING`: the file and
+ * a digest of the prices read from it); the last two are absent in runtime files of older versions.
+ */
 export const ControllerSettings = Schema.Struct({
   claude_config_dir: Schema.String,
   run_root: Schema.String,
-  codex_cli_path: Schema.NullOr(Schema.String)
+  codex_cli_path: Schema.NullOr(Schema.String),
+  reviewer_model: Schema.optional(Schema.NullOr(Schema.String)),
+  pricing_file: Schema.optional(Schema.NullOr(Schema.String)),
+  pricing_sha256: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type ControllerSettings = typeof ControllerSettings.Type
 

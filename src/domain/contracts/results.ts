@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { CostEstimate } from "../estimate.js"
 import { SpendLine } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
+import { Caveats } from "../report/caveats.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
 import { RunState } from "./files.js"
 import { BlindCandidatesResult, RevealResult, SubmitVoteResult, VoteStatus } from "./votes.js"
@@ -62,6 +63,8 @@ export const RunSummary = Schema.Struct({
   checks: Schema.optionalWith(NullableString, { exact: true }),
   /** The run's model calls summed (implementation, evaluation, whole run); absent in older runs. */
   spend: Schema.optionalWith(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }), { exact: true }),
+  /** The caveats of its verdict (`caveatsOf`); empty without a report. */
+  caveats: Schema.optionalWith(Caveats, { exact: true }),
   started_at: Schema.String,
   completed_at: NullableString,
   updated_at: Schema.String,
@@ -233,7 +236,9 @@ export const BatchSummary = Schema.Struct({
     winner: NullableString,
     error: NullableString,
     /** The checks' sentence of a completed run whose report has checks; null otherwise. */
-    checks: Schema.optionalWith(NullableString, { exact: true })
+    checks: Schema.optionalWith(NullableString, { exact: true }),
+    /** The caveats of a completed run's verdict (`caveatsOf`); absent from older controllers. */
+    caveats: Schema.optionalWith(Caveats, { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),
@@ -268,7 +273,7 @@ export const ControllerState = Schema.Struct({
   /** This controller's current or most recent batch. */
   batch: Schema.NullOr(BatchSummary),
   models: Schema.Array(ModelOption),
-  /** The controller's reviewer, used when a configuration names no reviewer_model. */
+  /** The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model; null: the neutral rule. */
   reviewer_model: NullableString,
   diagnostics: Schema.Array(Diagnostic),
   recent_runs: Schema.Array(RunState),
@@ -312,7 +317,9 @@ export const ReplayReport = open({
   comparability: Schema.optional(Schema.NullOr(open({}))),
   integrity: Schema.optional(open({})),
   /** The approved checks side by side; absent in reports written before they ran. */
-  checks: Schema.optional(Schema.NullOr(ChecksComparison))
+  checks: Schema.optional(Schema.NullOr(ChecksComparison)),
+  /** What to weigh before acting on the verdict (`caveatsOf`); `get_report` derives them for older reports. */
+  caveats: Schema.optional(Caveats)
 })
 export type ReplayReport = typeof ReplayReport.Type
 

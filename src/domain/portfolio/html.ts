@@ -1,4 +1,5 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
+import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../report/caveats.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
@@ -202,7 +203,9 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
-  }</dd>${agreementFigure(model, sets)}<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
+  }</dd>${agreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
+    sets.link(selfReviewsText(model), model.self_reviews ?? { count: 0, run_ids: [] }, "Self-reviews (the reviewer judged its own replay)")
+  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}<dt>Claude cost (once per thread)</dt><dd>${
     sets.link(oncePerThreadText(model.cost_usd.claude), model.cost_usd.claude.counted, "Claude cost (once per thread)")
@@ -237,19 +240,31 @@ const checksTable = (model: ModelPortfolio, sets: RunSets) => {
   }</tbody></table>`
 }
 
-const WINNER_TEXT: Record<PortfolioRun["winner"], string> = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
+/** Self-reviews counted apart: how many of the model's runs its own model judged. */
+export const selfReviewsText = (model: ModelPortfolio) =>
+  model.self_reviews === undefined
+    ? "Not recorded"
+    : `${plural(model.self_reviews.count, "run")} of ${model.runs.length} reviewed by ${model.model} itself`
+
+/** A run's verdict in the words of every other view (`verdictWords`), and its other caveats' labels. */
+const verdictCell = (run: PortfolioRun) => {
+  const caveats = run.caveats ?? []
+  const words = verdictWords(run.winner, caveats)
+  const labels = caveatLabels(caveatsBesideVerdict(caveats))
+  return `${escapeHtml(`${words.charAt(0).toUpperCase()}${words.slice(1)}`)}${labels === "" ? "" : ` <span class="caveats">(${escapeHtml(labels)})</span>`}`
+}
 
 const runRow = (run: PortfolioRun) => {
   const known = (value: number | null, format: (value: number) => string) => (value === null ? "—" : format(value))
   return `<tr><th scope="row"><a href="${escapeHtml(runReportLink(run.run_id))}"><code>${escapeHtml(run.run_id)}</code></a></th><td><code>${
     escapeHtml(run.thread_id ?? "—")
-  }</code></td><td>${WINNER_TEXT[run.winner]}</td><td>${run.like_for_like === null ? "Not recorded" : run.like_for_like ? "Yes" : "No"}</td><td class="number">${run.flipped_dimensions}</td><td class="number">${
+  }</code></td><td>${verdictCell(run)}</td><td>${run.like_for_like === null ? "Not recorded" : run.like_for_like ? "Yes" : "No"}</td><td class="number">${run.flipped_dimensions}</td><td class="number">${
     known(run.codex.elapsed_ms, elapsed)
   }</td><td class="number">${known(run.claude.elapsed_ms, elapsed)}</td><td class="number">${known(run.codex.cost_usd, formatUsd)}</td><td class="number">${known(run.claude.cost_usd, formatUsd)}</td></tr>`
 }
 
 const runsTable = (model: ModelPortfolio) =>
-  `<h3>Runs</h3><table class="portfolio-runs"><thead><tr><th scope="col">Run (report)</th><th scope="col">Thread</th><th scope="col">Verdict</th><th scope="col">Like-for-like</th><th scope="col">Flips</th><th scope="col">Codex time</th><th scope="col">Claude time</th><th scope="col">Codex cost</th><th scope="col">Claude cost</th></tr></thead><tbody>${
+  `<h3>Runs</h3><table class="portfolio-runs"><thead><tr><th scope="col">Run (report)</th><th scope="col">Thread</th><th scope="col">Verdict (caveats)</th><th scope="col">Like-for-like</th><th scope="col">Flips</th><th scope="col">Codex time</th><th scope="col">Claude time</th><th scope="col">Codex cost</th><th scope="col">Claude cost</th></tr></thead><tbody>${
     model.runs.map(runRow).join("")
   }</tbody></table>`
 

@@ -1,4 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
+import { caveatsOfReport } from "../report/caveats.js"
 import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
 import { userAgreement } from "./agreement.js"
@@ -82,6 +83,7 @@ export const portfolioRun = (
       const dimensions = Object.fromEntries(
         DIMENSIONS.map(({ id }) => [id, dimensionOutcome(decoded.evaluation?.dimensions[id])])
       ) as { [D in DimensionId]: DimensionOutcome }
+      const caveats = caveatsOfReport(report)
       return Either.right({
         run_id: runId,
         thread_id: decoded.thread_id ?? null,
@@ -100,7 +102,9 @@ export const portfolioRun = (
         ...(userVote === null ? {} : { user_vote: userVote }),
         ...(decoded.spend === undefined
           ? {}
-          : { evaluation_usd: decoded.spend.evaluation.unpriced_calls > 0 ? null : finite(decoded.spend.evaluation.usd) })
+          : { evaluation_usd: decoded.spend.evaluation.unpriced_calls > 0 ? null : finite(decoded.spend.evaluation.usd) }),
+        caveats,
+        self_review: caveats.some((caveat) => caveat.kind === "self_review")
       })
     }
   )
@@ -178,6 +182,7 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
       runs: counted(runs.filter((run) => run.flipped_dimensions > 0))
     },
     not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
+    self_reviews: counted(runs.filter((run) => run.self_review === true)),
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
     cost_usd: {
       codex: totals(runs, (run) => run.codex.cost_usd),

@@ -3,6 +3,7 @@
  * not decode is damaged, never cast into shape.
  */
 import { Schema } from "effect"
+import { Caveats } from "../report/caveats.js"
 import { DIMENSION_IDS, type DimensionId } from "../review/dimensions.js"
 import { ChecksFigures, RunChecks } from "./checksFigures.js"
 
@@ -33,7 +34,11 @@ export const PortfolioRun = Schema.Struct({
   /** The user's own blind vote on the overall winner; absent when the user did not vote. */
   user_vote: Schema.optionalWith(Schema.Literal("codex", "claude", "tie"), { exact: true }),
   /** What the run's evaluation cost (every call but the implementation); null when a call had no price; absent before it was kept. */
-  evaluation_usd: Schema.optionalWith(NullableNumber, { exact: true })
+  evaluation_usd: Schema.optionalWith(NullableNumber, { exact: true }),
+  /** Its verdict's caveats (`caveatsOf`), as the report, the page and the CLI word them (absent in older portfolios). */
+  caveats: Schema.optionalWith(Caveats, { exact: true }),
+  /** The reviewer judged its own model's replay (absent in older portfolios). */
+  self_review: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
 
@@ -92,6 +97,8 @@ export const ModelPortfolio = Schema.Struct({
   flipped_dimensions: Schema.Struct({ count: Schema.Number, runs: Counted }),
   /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
   not_like_for_like: Counted,
+  /** Runs whose reviewer judged its own model's replay, counted apart (absent in older portfolios). */
+  self_reviews: Schema.optionalWith(Counted, { exact: true }),
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
   /** Claude's cost counts once per thread: a thread replayed twice cost Claude once. `evaluation`: absent in older portfolios. */
   cost_usd: Schema.Struct({ codex: Totals, claude: Totals, evaluation: Schema.optionalWith(Totals, { exact: true }) }),

@@ -1,6 +1,7 @@
 import type { Author } from "../review/evaluation.js"
 import { spendSection } from "./spendHtml.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
+import { caveatsOfReport, verdictWords } from "./caveats.js"
 import { binaryFileText } from "./ceilings.js"
 import { checksSection } from "./checksHtml.js"
 import { taskSourceSection } from "./taskSourceHtml.js"
@@ -17,7 +18,14 @@ const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
 /** Section titles per side (docs/verdicts.md names them this way). */
 const SIDE_NAMES: Record<Author, string> = { codex: "Codex", claude: "Claude" }
 
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+
 const verdictHeadline = (report: Report): string => {
+  // No verdict, orders that disagreed on everything or a split between judges: said instead of a winner.
+  const caveats = caveatsOfReport(report)
+  if (caveats.some((entry) => entry.kind === "inconclusive" || entry.kind === "split")) {
+    return capitalized(verdictWords(report.winner, caveats))
+  }
   switch (report.winner) {
     case "codex":
       return `${AUTHOR_LABELS.codex} wins`
@@ -60,8 +68,20 @@ const possibleLeak = (report: Report) => {
     : ""
 }
 
+/** The caveats under the verdict, as every other view of it words them (`caveatsOf`). */
+const caveatsList = (report: Report) => {
+  const caveats = caveatsOfReport(report)
+  return caveats.length === 0
+    ? ""
+    : `<ul class="caveats" aria-label="Caveats">${
+      caveats.map((entry) =>
+        `<li class="caveat caveat--${escapeHtml(entry.kind)}"><strong>${escapeHtml(entry.label)}</strong>${entry.detail === null ? "" : `: ${escapeHtml(entry.detail)}`}</li>`
+      ).join("")
+    }</ul>`
+}
+
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p></section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
 
 const comparabilityRows = (comparability: Comparability) => {
   const gaps = comparability.capability_gaps.length === 0

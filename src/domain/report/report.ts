@@ -4,6 +4,7 @@ import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { type Author, type Evaluation, type OverallWinner, type RevealedReason, revealedReasons } from "../review/evaluation.js"
 import type { DimensionId } from "../review/dimensions.js"
+import { type Caveat, caveatFactsOfReport, caveatsOf } from "./caveats.js"
 import { cutSentence, type OutputCut } from "./ceilings.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import { type Integrity, integrityOf } from "./integrity.js"
@@ -101,6 +102,8 @@ export interface Report {
   readonly task_source: ReportTaskSource | null
   /** Every model call the run made, priced (docs/verdicts.md#cost); absent in reports written before it was kept. */
   readonly spend?: Spend
+  /** What to weigh before acting on the verdict (`caveatsOf`); absent in reports written before it was recorded. */
+  readonly caveats?: ReadonlyArray<Caveat>
 }
 
 export interface ReportInput {
@@ -201,8 +204,13 @@ const cutConcerns = (input: ReportInput): ReadonlyArray<string> => [
   ...(input.claude.output_cuts ?? []).map((cut) => cutSentence(SIDE_NAMES.claude, cut))
 ]
 
-/** The content of `report.json` (docs/verdicts.md). */
-export const buildReport = (input: ReportInput): Report => ({
+/** The content of `report.json` (docs/verdicts.md), its caveats read from the rest of it. */
+export const buildReport = (input: ReportInput): Report => {
+  const report = reportWithoutCaveats(input)
+  return { ...report, caveats: caveatsOf(caveatFactsOfReport(report)) }
+}
+
+const reportWithoutCaveats = (input: ReportInput): Report => ({
   schema_version: REPORT_SCHEMA_VERSION,
   run_id: input.run_id,
   thread_id: input.thread_id,

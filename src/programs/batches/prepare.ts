@@ -14,6 +14,7 @@ import {
   type RunConfiguration,
   sha256
 } from "../../domain/runConfig.js"
+import { selfReviewModels } from "../../domain/reviewer.js"
 import { Batches } from "../../services/Batches.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
@@ -108,7 +109,8 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const settings = yield* Settings
   const batches = yield* Batches
   const { configurations, fingerprint, reviewer: requested } = yield* normalized(payload)
-  const reviewer = yield* resolveReviewerModel(requested)
+  // The reviewer implements none of the batch's runs, whichever of its threads turn out ready.
+  const reviewer = yield* resolveReviewerModel(requested, [...new Set(configurations.flatMap((configuration) => configuration.models))])
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
   const readyEntries = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
   const ready = readyEntries.map(({ entry }) => entry)
@@ -132,7 +134,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     controller_session_id: settings.controllerSessionId,
     models,
     reviewer_model: reviewer,
-    self_review_models: models.filter((model) => model === reviewer),
+    self_review_models: selfReviewModels(reviewer, models),
     ready_threads: readyEntries.map(({ checks, entry, setup }) => ({
       index: configurations.indexOf(entry.configuration),
       thread_id: entry.configuration.thread_id,

@@ -3,6 +3,7 @@ import { type BatchRecord, type RunView, summarizeBatch } from "../../domain/bat
 import type { RunState } from "../../domain/runState.js"
 import { Batches } from "../../services/Batches.js"
 import { RunStore } from "../../services/RunStore.js"
+import { caveatsOfSummary } from "../../domain/report/caveats.js"
 import { checksSentenceOf } from "../runs/history.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -19,7 +20,7 @@ export const runViews = Effect.flatMap(RunStore, (runs) => Stream.runHead(runs.c
     new Map<string, RunView>(
       [...Option.match(snapshot, { onNone: () => [], onSome: (current) => [...current.runs.values()] })].map(({ state }) => [
         state.run_id,
-        { ...state, winner: winnerOf(state), checks: checksSentenceOf(state) }
+        { ...state, winner: winnerOf(state), checks: checksSentenceOf(state), caveats: caveatsOfSummary(state.report_summary) }
       ])
     ))
 )
@@ -39,7 +40,7 @@ export const summaryOf = (record: BatchRecord) =>
       yield* Effect.forEach(stale, (runId) =>
         Effect.match(runs.readAny(runId), {
           onFailure: () => undefined,
-          onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state), checks: checksSentenceOf(state) })
+          onSuccess: ({ state }) => void views.set(runId, { ...state, winner: winnerOf(state), checks: checksSentenceOf(state), caveats: caveatsOfSummary(state.report_summary) })
         }), { discard: true })
     }
     const waiting = record.status === "running" ? yield* (yield* Batches).waitingOf(record.batch_id) : Option.none<string>()

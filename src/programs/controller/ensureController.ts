@@ -4,7 +4,7 @@ import { controllerOrigin } from "../../domain/product.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
 import { controllerUnavailable } from "../../domain/errors.js"
 import { newControllerSessionId } from "../../domain/ids.js"
-import { ControllerClient, type KnownController, settingsMismatch } from "../../services/ControllerClient.js"
+import { ControllerClient, type KnownController, settingsMismatch, settingsShared } from "../../services/ControllerClient.js"
 import { controllerSettingsOf, launchUrlOf } from "../../services/ControllerRuntime.js"
 import { openController } from "./openController.js"
 
@@ -15,6 +15,8 @@ export interface EnsuredController {
   readonly controller: KnownController
   readonly reused: boolean
   readonly explanation: string
+  /** A live controller of this version was passed over because its settings differ (the explanation says which). */
+  readonly passedOver: boolean
 }
 
 /**
@@ -34,7 +36,7 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
       return usable && settingsMismatch(controller.settings, wanted) === undefined
     })
     if (Option.isSome(running)) {
-      return known(running.value, true, `Reused controller ${running.value.sessionId}: it reads ${history} and keeps runs in ${settings.runRoot}.`)
+      return known(running.value, true, false, `Reused controller ${running.value.sessionId}: it reads ${history} and keeps runs in ${settings.runRoot}.`)
     }
     // A controller whose runtime file cannot be read may be serving: a second one beside it is not started.
     const unreadable = yield* client.unreadableRuntimes(settings.controllersRoot)
@@ -57,18 +59,21 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
         `The controller ${sessionId} started without a readable runtime file in ${settings.controllersRoot}; run \`codex-replay stop\` and try again.`
       )
     }
-    const other = live[0]
+    // The running controller nearest to the settings asked is the one named.
+    const other = live.reduce<KnownController | undefined>((nearest, controller) =>
+      nearest === undefined || settingsShared(controller.settings, wanted) > settingsShared(nearest.settings, wanted) ? controller : nearest, undefined)
     const why = other === undefined
       ? "no controller of this version was running"
       : `controller ${other.sessionId} is running but ${settingsMismatch(other.settings, wanted)}`
-    return known(launched.value, false, `Started controller ${sessionId} for ${history} (${why}).`)
+    return known(launched.value, false, other !== undefined, `Started controller ${sessionId} for ${history} (${why}).`)
   })
 
-const known = (controller: KnownController, reused: boolean, explanation: string): EnsuredController => ({
+const known = (controller: KnownController, reused: boolean, passedOver: boolean, explanation: string): EnsuredController => ({
   url: launchUrlOf(controllerOrigin(controller.port), controller.apiToken),
   controller,
   reused,
-  explanation
+  explanation,
+  passedOver
 })
 
 /** `codex-replay open` / `npm start`: the URL of a live controller of this version (see `ensureKnownController`). */

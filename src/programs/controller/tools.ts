@@ -31,7 +31,8 @@ interface StateAnswer {
 const stateAnswers = new WeakMap<ReadonlyArray<RunState>, StateAnswer>()
 
 const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList): StateResult => {
-  const reviewer = reviewerFor(null, settings.reviewerModel, models.options)
+  // The controller's own reviewer only: without one, each run's reviewer is chosen for its implementers.
+  const reviewer = settings.reviewerModel === undefined ? Either.right(null) : reviewerFor(null, settings.reviewerModel, models.options, [])
   const diagnostics = [
     ...(models.diagnostic === undefined ? [] : [{ step: "models", message: models.diagnostic }]),
     ...(Either.isLeft(reviewer) ? [{ step: "reviewer_model", message: reviewer.left.message }] : [])
@@ -44,7 +45,8 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
       max_replay_threads: MAX_REPLAY_THREADS,
       batch: null,
       models: models.options,
-      // The controller's reviewer, used when a configuration names no reviewer_model.
+      // The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model;
+      // null without one: each run is then reviewed by a model that implements none of its runs (`neutralReviewer`).
       reviewer_model: Either.getOrNull(reviewer),
       diagnostics,
       recent_runs: owned.slice(0, RECENT_RUNS),

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { GetReportPayload, ReplayReport, ReportFormat } from "../../domain/contracts/index.js"
+import { caveatsOfReport } from "../../domain/report/caveats.js"
 import { conflict, type ControllerError, invalidArgument, notFound, unreadableFile } from "../../domain/errors.js"
 import { describeParseError } from "../../domain/toolResult.js"
 import { FileStore } from "../../services/FileStore.js"
@@ -103,7 +104,8 @@ export const getReport = Effect.fn("reports.getReport")(function*(runDirectory: 
   if (payload.format === undefined) {
     const report = yield* parseReport(yield* readWhole(reportJson.path, "json"))
     return {
-      report,
+      // A report written before its caveats were recorded gets them derived, in the same words.
+      report: { ...report, caveats: caveatsOfReport(report) },
       report_json: path.join(runDirectory, "report.json"),
       report_html: path.join(runDirectory, "report.html")
     } satisfies GetReportResult

@@ -5,6 +5,7 @@ import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
 import { type ListRunsArguments, RuntimeFileAddress } from "../../domain/contracts/index.js"
 import { DEFAULT_RUNS_PAGE, type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
+import { caveatsOfSummary } from "../../domain/report/caveats.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
@@ -114,6 +115,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   possible_leak: possibleLeakOf(state),
   checks: checksSentenceOf(state),
   ...spendSummaryOf(state),
+  caveats: caveatsOfSummary(state.report_summary),
   started_at: state.started_at,
   completed_at: state.completed_at ?? null,
   updated_at: state.updated_at,

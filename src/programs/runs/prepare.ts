@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { PrepareRunResult } from "../../domain/contracts/index.js"
 import { estimateRuns, threadSizeOf } from "./estimate.js"
 import { conflict, invalidArgument } from "../../domain/errors.js"
-import { reviewerFor } from "../../domain/reviewer.js"
+import { reviewerFor, selfReviewModels } from "../../domain/reviewer.js"
 import {
   configurationBlockers,
   configurationFingerprint,
@@ -54,12 +54,15 @@ export const ensureModelsOffered = (models: ReadonlyArray<string>) =>
     }
   })
 
-/** The reviewer of a configuration (`reviewerFor`), against the models Codex offers now. */
-export const resolveReviewerModel = (requested: string | null) =>
+/** The reviewer of runs by `implementers` (`reviewerFor`: named, else the controller's, else neutral), against the models Codex offers now. */
+export const resolveReviewerModel = (requested: string | null, implementers: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const options = (yield* (yield* CodexModels).list()).options
-    return yield* Either.match(reviewerFor(requested, settings.reviewerModel, options), { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* Either.match(reviewerFor(requested, settings.reviewerModel, options, implementers), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -76,7 +79,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const tokens = yield* PrepareTokens
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   yield* ensureModelsOffered(configuration.models)
-  const reviewer = yield* resolveReviewerModel(configuration.reviewer_model)
+  const reviewer = yield* resolveReviewerModel(configuration.reviewer_model, configuration.models)
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
@@ -107,7 +110,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     model: configuration.models[0] ?? "",
     models: configuration.models,
     reviewer_model: reviewer,
-    self_review_models: configuration.models.filter((model) => model === reviewer),
+    self_review_models: selfReviewModels(reviewer, configuration.models),
     blockers,
     blocking_reasons: blockers,
     questions: [],

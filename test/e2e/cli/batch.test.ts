@@ -59,6 +59,13 @@ describe("codex-replay batch", () => {
       expect.objectContaining({ thread_id: MODIFIED_EXISTING })
     ])
     expect(answer.portfolio.run_ids).toEqual([answer.batch.items[0].run_id])
+    // No reviewer named: one that is none of the batch's models, so no self-review; the batch and its portfolio carry
+    // the run's caveats in the same words.
+    expect(result.stderr).toContain("Reviewer:   gpt-5.6-sol\n")
+    expect(answer.portfolio.models[0].self_reviews).toEqual({ count: 0, run_ids: [] })
+    expect(Array.isArray(answer.batch.items[0].caveats)).toBe(true)
+    expect(answer.batch.items[0].caveats.map((caveat: { kind: string }) => caveat.kind)).not.toContain("self_review")
+    expect(answer.portfolio.models[0].runs[0].caveats).toEqual(answer.batch.items[0].caveats)
     expect(fs.existsSync(answer.batch.portfolio.portfolio_html)).toBe(true)
   }, 120_000)
 

@@ -94,7 +94,11 @@ describe("codex-replay replay", () => {
     )
     // The report's caveats follow the verdict, one a line: the fake reviewer's two orders disagree on every dimension.
     const caveats = lines.slice(2).findIndex((line) => !line.startsWith("Caveat:  "))
-    if (lines[1]!.endsWith("(the two orders disagreed)")) expect(lines).toContain("Caveat:  inconclusive: the two review orders disagreed on every dimension")
+    if (lines[1]!.endsWith("(the two orders disagreed)")) {
+      expect(lines).toContain(
+        "Caveat:  inconclusive (the two orders disagreed): The two review orders disagreed on every dimension compared: each counts as a tie, which is no verdict."
+      )
+    }
     const at = 2 + caveats
     expect(lines[at]).toMatch(/^Time:    Codex \d+ s · Claude /)
     expect(lines[at + 1]).toMatch(/^Cost:    Codex .+ · Claude /)

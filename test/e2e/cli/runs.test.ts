@@ -141,7 +141,8 @@ describe("codex-replay report: the verdict summary", () => {
       codex: { elapsed_ms: 62_000, cost_usd: 0.125 },
       claude: { elapsed_ms: 250_000, cost_usd: 1.3 },
       // The report holds no patches and the state no check: nothing to say either way.
-      integrity: null
+      integrity: null,
+      caveats: []
     })
   })
 

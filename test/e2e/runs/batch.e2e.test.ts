@@ -99,11 +99,13 @@ describe("batches", () => {
     const started = Date.now()
     const prepared = await first.call("prepare_run", { configurations })
     expect(prepared).toMatchObject({ status: "ready_for_approval", batch: true, runs: 18, models: [MODELS[0], MODELS[1]] })
+    // No reviewer named: the first model Codex lists that is none of the batch's models, as the batch then runs.
+    expect(prepared).toMatchObject({ reviewer_model: MODELS[2], self_review_models: [] })
     expect(prepared.blocked.map((entry: { thread_id: string }) => entry.thread_id)).toEqual(blockedThreads.map(threadId))
     expect(prepared.blocked[0].reasons[0]).toContain("confirm_empty_beginning")
     expect(prepared.ready_threads).toHaveLength(9)
     const { batch_id, batch } = await first.call("start_run", { configurations, approved: true, prepare_token: prepared.prepare_token })
-    expect(batch).toMatchObject({ batch_id, status: "running", total: 18, threads: 9 })
+    expect(batch).toMatchObject({ batch_id, status: "running", total: 18, threads: 9, reviewer_model: MODELS[2] })
     expect(batch.blocked).toHaveLength(3)
     // The same start again answers the same batch.
     expect((await first.call("start_run", { configurations, approved: true, prepare_token: prepared.prepare_token })).batch_id).toBe(batch_id)

@@ -88,7 +88,13 @@ describe("Codex cost beside Claude's", () => {
     expect(unpriced!.html).toContain(`Not available: ${NOT_PRICED_TEXT}`)
     expect(unpriced!.html).not.toMatch(/<tr><th scope="row">Cost<\/th><td class="metric[^"]*">\$0\.0000/)
 
-    // A created-files-only empty beginning is reported as such; the self-review makes it not like-for-like.
+    // Every model Codex offers here implements a run, so Codex's default model reviews: a self-review, labelled so,
+    // which makes it not like-for-like; a created-files-only empty beginning is reported as such.
+    expect(priced!.json.caveats).toEqual(expect.arrayContaining([
+      { kind: "not_like_for_like", label: "not like-for-like", detail: "The reviewer judged its own replay." },
+      { kind: "self_review", label: "self-review", detail: "gpt-5.6-sol judged its own replay against Claude's result." }
+    ]))
+    expect(unpriced!.json.about_review).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review: false })
     expect(priced!.json.comparability).toMatchObject({
       beginning: "empty_created_only",
       beginning_label: "Empty directory (Claude only created files)",
@@ -144,7 +150,9 @@ describe("an empty beginning while Claude changed existing files", () => {
       beginning: "empty_with_existing_changes",
       beginning_label: "Empty directory while Claude changed existing files",
       existing_files_changed: ["CLAUDE.md"],
-      self_review: true,
+      // With no reviewer named, one that implements none of the runs.
+      reviewer_model: "gpt-5.6-terra",
+      self_review: false,
       claude_final_response_missing: false,
       like_for_like: false
     })
@@ -155,7 +163,9 @@ describe("an empty beginning while Claude changed existing files", () => {
     const html = fs.readFileSync(run.report_html, "utf8")
     expect(html).toContain("<th scope=\"row\">Beginning state</th><td>Empty directory while Claude changed existing files</td>")
     expect(html).toContain("<li>The replay started from an empty directory, while Claude changed 1 file that already existed (CLAUDE.md).</li>")
-    expect(html).toContain("<th scope=\"row\">Reviewer</th><td>Self-review: gpt-5.6-sol reviewed its own replay</td>")
+    expect(html).toContain("<th scope=\"row\">Reviewer</th><td>gpt-5.6-terra (not the implementing model)</td>")
+    expect(report.caveats.map((caveat: { kind: string }) => caveat.kind)).toContain("not_like_for_like")
+    expect(report.caveats.map((caveat: { kind: string }) => caveat.kind)).not.toContain("self_review")
     expect(html.indexOf("Comparability")).toBeLessThan(html.indexOf("evaluation-heading"))
     // Every Codex cost is known for a listed model: gpt-5.6-sol is in the table.
     expect(report.candidates.codex.cost.usd).toBeGreaterThan(0)

@@ -212,7 +212,7 @@ describe("embedding: the programs with their own layers", () => {
       }).pipe(Effect.provide(pipelineLayer(settings, fakeWorker(implement))))
     }))
 
-  it.live("the reviewer: the configuration's reviewer_model, else the controller's, else Codex's default; recorded with self-review", () =>
+  it.live("the reviewer: the configuration's reviewer_model, else the controller's, else a model that implements none of the runs; recorded with self-review", () =>
     Effect.gen(function*() {
       const reviewersSeen = yield* Ref.make<Array<string>>([])
       const recording = CodexWorker.fake((request) =>
@@ -229,18 +229,19 @@ describe("embedding: the programs with their own layers", () => {
           return { prepared, about: report.about_review, html: fs.readFileSync(String(final.report_html), "utf8") }
         }).pipe(Effect.provide(pipelineLayer(settings, recording)))
 
-      // Nothing chosen: the first model Codex lists, which is also the implementer here.
+      // Nothing chosen: Codex's default model is the implementer here, so the next model it lists reviews, as prepare said.
       const byDefault = yield* replayWith(testSettings(), {})
-      expect(byDefault.prepared).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review_models: ["gpt-5.6-sol"] })
-      expect(byDefault.about).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review: true })
-      expect(byDefault.html).toContain("gpt-5.6-sol (self-review)")
+      expect(byDefault.prepared).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review_models: [] })
+      expect(byDefault.about).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review: false })
+      expect(byDefault.html).toContain("<dd>gpt-5.6-terra</dd>")
+      expect(byDefault.html).not.toContain("self-review)")
       // The controller's reviewer.
       const fromSettings = yield* replayWith({ ...testSettings(), reviewerModel: "gpt-5.6-terra" }, {})
       expect(fromSettings.about).toMatchObject({ reviewer_model: "gpt-5.6-terra", self_review: false })
       // The configuration's reviewer wins over the controller's.
       const chosen = yield* replayWith({ ...testSettings(), reviewerModel: "gpt-5.6-terra" }, { reviewer_model: "gpt-5.6-sol" })
       expect(chosen.about).toMatchObject({ reviewer_model: "gpt-5.6-sol", self_review: true })
-      expect(yield* Ref.get(reviewersSeen)).toEqual(["gpt-5.6-sol", "gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-terra", "gpt-5.6-sol", "gpt-5.6-sol"])
+      expect(yield* Ref.get(reviewersSeen)).toEqual(["gpt-5.6-terra", "gpt-5.6-terra", "gpt-5.6-terra", "gpt-5.6-terra", "gpt-5.6-sol", "gpt-5.6-sol"])
     }))
 
   it.live("a reviewer model Codex does not offer is refused at prepare with one sentence, and nothing is started", () =>

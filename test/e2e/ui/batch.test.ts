@@ -73,10 +73,14 @@ describe("batches in the browser", () => {
       for (const box of await page.locator('#batch-panel-body input[id^="batch-model-"]').all()) await box.uncheck()
       await page.check(`#batch-panel-body input[value="${MODELS[0]}"]`)
       await page.check(`#batch-panel-body input[value="${MODELS[1]}"]`)
+      // No reviewer named: preselected and shown, the first model Codex lists that is none of the batch's models.
+      expect(await page.locator("#batch-reviewer").inputValue()).toBe("")
+      expect(await page.locator("#batch-reviewer option:checked").textContent()).toBe(`${MODELS[2]} — neutral (implements none of the chosen models)`)
       await page.selectOption("#batch-reviewer", MODELS[3])
       expect(await axeViolations(page)).toEqual([])
       await page.click("#batch-prepare")
       await page.locator("#batch-approval-prompt").waitFor()
+      expect(await page.locator("#batch-approval-reviewer").innerText()).toBe(`Reviewer: ${MODELS[3]} — implements none of the replays`)
       expect(await page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 4 Codex replay(s) of 2 thread(s), 4 at a time?")
       // The whole batch's cost, estimated before the approval.
       expect(await page.locator("#batch-cost-estimate").textContent()).toMatch(/^Estimated cost: about \$\S+ for 4 runs \(/)
@@ -118,8 +122,12 @@ describe("batches in the browser", () => {
       await page.fill("#batch-pick-count", "3")
       await page.click("#batch-pick")
       await expect.poll(() => page.locator("#batch-count").textContent()).toBe("3 threads selected.")
+      expect(await page.locator("#batch-reviewer option:checked").textContent()).toBe("gpt-5.6-terra — neutral (implements none of the chosen models)")
       await page.click("#batch-prepare")
+      // Before the approval, the reviewer prepare chose by the same rule; the batch then runs with it.
+      expect(await page.locator("#batch-approval-reviewer").innerText()).toBe("Reviewer: gpt-5.6-terra — implements none of the replays")
       await page.click("#batch-start")
+      await expect.poll(() => page.locator("#batch-cost").textContent()).toMatch(/ · reviewer gpt-5\.6-terra$/)
       await page.locator("#batch-progress", { hasText: "running" }).waitFor()
       await expect.poll(async () => (await page.locator("#batch-progress").textContent())?.match(/(\d) running/)?.[1], { timeout: 30_000 }).toBe("3")
       await page.reload({ waitUntil: "load" })

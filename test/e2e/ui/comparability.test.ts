@@ -60,6 +60,8 @@ describe("comparability in the browser controller", () => {
     await expect.poll(() => page.locator("#prepare").isEnabled(), { timeout: 15_000 }).toBe(true)
     await page.click("#prepare")
     await page.locator("#approval-prompt").waitFor()
+    // Before the approval: the reviewer prepare chose, one that implements none of the replays.
+    expect(await page.locator("#approval-reviewer").innerText()).toBe("Reviewer: gpt-5.6-terra — implements none of the replays")
     await page.click("#approve-start")
     await skipToVerdict(page, 40_000)
 
@@ -67,10 +69,14 @@ describe("comparability in the browser controller", () => {
     expect(await summary.locator("strong").textContent()).toBe("Not like-for-like")
     const concerns = await summary.locator("li").allTextContents()
     expect(concerns[0]).toBe("The replay started from an empty directory, while Claude changed 1 file that already existed (CLAUDE.md).")
-    expect(concerns).toContain("Self-review: the reviewer (gpt-5.6-sol) is the model that implemented the replay.")
+    expect(concerns.some((concern) => concern.startsWith("Self-review"))).toBe(false)
     const facts = await page.locator("#comparability-facts").innerText()
     expect(facts).toContain("Empty directory while Claude changed existing files")
-    expect(facts).toContain("Self-review: gpt-5.6-sol reviewed its own replay")
+    expect(facts).toContain("gpt-5.6-terra (not the implementing model)")
+    // Under the verdict, its caveats in the words of the report and the CLI.
+    const caveat = page.locator('#verdict-caveats li[data-kind="not_like_for_like"]')
+    expect(await caveat.innerText()).toMatch(/^not like-for-like: The replay started from an empty directory, while Claude changed 1 file/)
+    expect(await page.locator('#verdict-caveats li[data-kind="self_review"]').count()).toBe(0)
     const verdict = await page.locator("#verdict").textContent()
     if (verdict === "Inconclusive") expect(await page.locator("#not-like-for-like").count()).toBe(0)
     else expect(await page.locator("#not-like-for-like").textContent()).toBe("not like-for-like")

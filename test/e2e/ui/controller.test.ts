@@ -146,13 +146,21 @@ describe("browser controller", () => {
     await models.first().check()
     expect(await page.locator("#prepare").isEnabled()).toBe(true)
     expect(await page.locator("#config-summary").innerText()).toContain("gpt-5.6-sol")
-    // The controller's reviewer is Codex's default model, the one chosen: a self-review. Another reviewer is chosen.
-    expect(await page.locator("#config-summary").innerText()).toContain("gpt-5.6-sol (self-review for gpt-5.6-sol)")
+    // No reviewer named: preselected and shown, the first model Codex lists after the chosen one (its default), not a self-review.
+    const reviewerRow = () => page.locator('#config-summary dt:text-is("Reviewer") + dd').textContent()
     expect(await page.locator("#cfg-reviewer option").count()).toBe(5)
-    expect(await page.locator("#cfg-reviewer option").first().textContent()).toBe("The controller's reviewer (gpt-5.6-sol)")
-    const neutralReviewer = (await models.nth(1).getAttribute("value"))!
-    await page.selectOption("#cfg-reviewer", neutralReviewer)
-    expect(await page.locator("#config-json").textContent()).toContain(`"reviewer_model": "${neutralReviewer}"`)
+    expect(await page.locator("#cfg-reviewer").inputValue()).toBe("")
+    expect(await page.locator("#cfg-reviewer option:checked").textContent()).toBe("gpt-5.6-terra — neutral (implements none of the chosen models)")
+    expect(await reviewerRow()).toBe("gpt-5.6-terra")
+    // Every offered model an implementer: only then a self-review, labelled so.
+    for (let index = 1; index < 4; index++) await page.locator('input[name="model"]').nth(index).check()
+    expect(await page.locator("#cfg-reviewer option:checked").textContent()).toBe("gpt-5.6-sol — self-review (every offered model is an implementer)")
+    expect(await reviewerRow()).toBe("gpt-5.6-sol (self-review for gpt-5.6-sol)")
+    for (let index = 1; index < 4; index++) await page.locator('input[name="model"]').nth(index).uncheck()
+    // A reviewer may be named: it is then in the payload.
+    const namedReviewer = (await models.nth(1).getAttribute("value"))!
+    await page.selectOption("#cfg-reviewer", namedReviewer)
+    expect(await page.locator("#config-json").textContent()).toContain(`"reviewer_model": "${namedReviewer}"`)
     expect(await page.locator("#config-summary").innerText()).not.toContain("self-review")
 
     // The run will take a few seconds with the fake Codex, so it can be resumed after a reload.
@@ -166,7 +174,7 @@ describe("browser controller", () => {
     expect(await page.locator("#cfg-confirm-empty").isChecked()).toBe(true)
     expect(await page.locator("#cfg-confirm-files").isChecked()).toBe(true)
     expect(await page.locator('input[name="model"]').first().isChecked()).toBe(true)
-    expect(await page.locator("#cfg-reviewer").inputValue()).toBe(neutralReviewer)
+    expect(await page.locator("#cfg-reviewer").inputValue()).toBe(namedReviewer)
     expect(await page.locator("#source-sample").isChecked()).toBe(true)
     const keys = await page.evaluate(() => Object.keys(localStorage))
     expect(keys).toEqual([`codex-replay.controller-draft.v1:${daemon.sessionId}`])
@@ -177,6 +185,7 @@ describe("browser controller", () => {
     await page.click("#prepare")
     await page.locator("#approval-prompt").waitFor()
     expect(await page.locator("#approval-prompt").textContent()).toBe(`Approve a Codex replay of ${SAMPLE} with gpt-5.6-sol?`)
+    expect(await page.locator("#approval-reviewer").innerText()).toBe("Reviewer: gpt-5.6-terra — implements none of the replays")
     await page.click("#approve-start")
     const run = page.locator("article.run")
     await run.waitFor()
