@@ -49,6 +49,6 @@ describe("judge–user agreement in a portfolio", () => {
     expect(modelLines(none).some((line) => line.includes("You and judge"))).toBe(false)
     const same = portfolioOf([run("run-1", "codex", "codex"), run("run-2", "codex", "codex")]).models[0]!
     expect(same.user_agreement).toMatchObject({ n: 2, agreeing: 2, share: 1, kappa: null })
-    expect(modelLines(same).at(-1)).toContain("Cohen's kappa undefined (you and the judge gave one and the same answer every time), n = 2")
+    expect(modelLines(same).join("\n")).toContain("Cohen's kappa undefined (you and the judge gave one and the same answer every time), n = 2")
   })
 })

@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -54,7 +54,7 @@ describe("cost in the browser controller", () => {
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-cost-estimate.png"), fullPage: true })
 
     await page.click("#approve-start")
-    await page.locator("#verdict").waitFor({ timeout: 60_000 })
+    await skipToVerdict(page, 60_000)
     await page.locator("#every-model-cost").waitFor({ timeout: 30_000 })
     const summary = await page.locator("#spend-summary").textContent()
     expect(summary).toMatch(/^Codex implementation: \$\S+ \(compared with Claude above\)\. Evaluation: \$\S+ in 2 calls\. Whole run: \$\S+\.$/)
