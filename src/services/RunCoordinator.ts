@@ -18,6 +18,8 @@ import { FileStore } from "./FileStore.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { Report } from "./Report.js"
 import { Review } from "./Review.js"
+import { ClaudeJudge } from "./review/ClaudeJudge.js"
+import { secondJudgeSummary, withSecondJudge } from "./review/secondJudgeStep.js"
 import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
@@ -56,6 +58,8 @@ export interface CoordinatorRequest {
   readonly checks?: RunChecks
   /** How Claude's result is rebuilt for its checks. */
   readonly claude_state?: ClaudeState
+  /** The second judge asked for (`claude` or `claude:MODEL`); absent: none. */
+  readonly second_judge?: string
 }
 
 /**
@@ -141,6 +145,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const report = yield* Report
     const settings = yield* Settings
     const checker = yield* CheckRunner
+    const claudeJudge = yield* ClaudeJudge
     const slots = yield* Effect.makeSemaphore(MAX_PARALLEL_RUNS)
 
     const advance = (directory: string, phase: PhaseId, summary: string, details?: Record<string, unknown>) =>
@@ -278,7 +283,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null) =>
       Effect.gen(function*() {
         yield* advance(directory, "reviewing", "The blind review is running.")
-        const evaluation = yield* review.run({
+        const first = yield* review.run({
           runDirectory: directory,
           request: request.request,
           codex,
@@ -288,6 +293,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           hiddenRoots: hiddenRootsOf(request, settings),
           ...(checks === null ? {} : { checks })
         })
+        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first)
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
           run_id: request.run_id,
@@ -310,6 +316,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
             report_summary: {
               winner: written.report.winner,
               evaluation: evaluationSummary(evaluation),
+              ...secondJudgeSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
               checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }

@@ -108,6 +108,8 @@ export const PrepareRunResult = Schema.Struct({
   models: Strings,
   /** The model that reviews every run of this start. */
   reviewer_model: Schema.String,
+  /** The second judge (`claude` or `claude:MODEL`) of every run of this start; absent or null: none. */
+  second_judge: Schema.optional(NullableString),
   /** The models whose runs are reviewed by their own model. */
   self_review_models: Strings,
   blockers: Strings,
@@ -141,6 +143,7 @@ export const PrepareBatchResult = Schema.Struct({
   controller_session_id: Schema.String,
   models: Strings,
   reviewer_model: Schema.String,
+  second_judge: Schema.optional(NullableString),
   self_review_models: Strings,
   /** Each ready thread with the checks and set-up commands it would run on every side (the thread's own unless named). */
   ready_threads: Schema.Array(Schema.Struct({
@@ -251,6 +254,8 @@ export const ControllerState = Schema.Struct({
   models: Schema.Array(ModelOption),
   /** The controller's reviewer, used when a configuration names no reviewer_model. */
   reviewer_model: NullableString,
+  /** Whether Claude can be a second judge here (Claude Code found), and why not. */
+  second_judge: Schema.optional(Schema.Struct({ available: Schema.Boolean, reason: NullableString })),
   diagnostics: Schema.Array(Diagnostic),
   recent_runs: Schema.Array(RunState),
   run_root: Schema.String

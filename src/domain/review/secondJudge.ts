@@ -76,14 +76,14 @@ export const judgesAgreement = (first: OverallWinner, second: OverallWinner): Ju
   first === "inconclusive" || second === "inconclusive" ? "incomplete" : first === second ? "agreed" : "split"
 
 /** The evaluation's second judge, when one was asked for and recorded. */
-export const secondJudgeOf = (evaluation: unknown): SecondJudgeResult | null => {
+export const secondJudgeResultOf = (evaluation: unknown): SecondJudgeResult | null => {
   if (typeof evaluation !== "object" || evaluation === null || !("second_judge" in evaluation)) return null
   const judge = (evaluation as { readonly second_judge?: unknown }).second_judge
   return typeof judge === "object" && judge !== null && "agreement" in judge ? judge as SecondJudgeResult : null
 }
 
 /** Whether the run's two judges disagree on the overall winner. */
-export const judgesSplit = (evaluation: unknown): boolean => secondJudgeOf(evaluation)?.agreement === "split"
+export const judgesSplit = (evaluation: unknown): boolean => secondJudgeResultOf(evaluation)?.agreement === "split"
 
 const WINNER_WORDS: Readonly<Record<OverallWinner, string>> = {
   codex: "Codex",

@@ -8,6 +8,7 @@ import type { ResolvedSettings } from "../../domain/settings.js"
 import { Batches } from "../../services/Batches.js"
 import { CodexModels, type ModelList } from "../../services/CodexModels.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
+import { secondJudgeAvailability } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { summaryOf } from "../batches/summary.js"
@@ -46,6 +47,7 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
       models: models.options,
       // The controller's reviewer, used when a configuration names no reviewer_model.
       reviewer_model: Either.getOrNull(reviewer),
+      second_judge: secondJudgeAvailability(),
       diagnostics,
       recent_runs: owned.slice(0, RECENT_RUNS),
       run_root: settings.runRoot

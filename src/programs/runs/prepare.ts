@@ -14,6 +14,7 @@ import type { RunState } from "../../domain/runState.js"
 import { excerpt } from "../../domain/toolResult.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { PrepareTokens } from "../../services/PrepareTokens.js"
+import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
@@ -75,6 +76,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   yield* ensureModelsOffered(configuration.models)
   const reviewer = yield* resolveReviewerModel(configuration.reviewer_model)
+  yield* requireSecondJudge(configuration.second_judge)
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
@@ -103,6 +105,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     model: configuration.models[0] ?? "",
     models: configuration.models,
     reviewer_model: reviewer,
+    second_judge: configuration.second_judge ?? null,
     self_review_models: configuration.models.filter((model) => model === reviewer),
     blockers,
     blocking_reasons: blockers,

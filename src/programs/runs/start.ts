@@ -184,7 +184,8 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         setup: approved.setup ?? [],
         time_limit_seconds: settings.checkTimeLimitSeconds ?? DEFAULT_CHECK_TIME_LIMIT_SECONDS
       },
-      claude_state: claudeStateOf(plan.historical)
+      claude_state: claudeStateOf(plan.historical),
+      ...(configuration.second_judge === undefined ? {} : { second_judge: configuration.second_judge })
     }
     const launched = Effect.gen(function*() {
       // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).

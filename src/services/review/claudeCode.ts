@@ -1,9 +1,10 @@
 import { query, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk"
 import { Data, Effect } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
+import { invalidArgument } from "../../domain/errors.js"
 import { BALLOT_JSON_SCHEMA } from "../../domain/review/ballot.js"
 import type { TokenBuckets } from "../../domain/report/tokens.js"
+import { isExecutableFile } from "../platform/executables.js"
 
 /** Names the `claude` executable to use instead of the one on PATH (tests, or a Claude Code installed elsewhere). */
 export const CLAUDE_PATH_VARIABLE = "CODEX_REPLAY_CLAUDE_PATH"
@@ -11,15 +12,6 @@ export const CLAUDE_PATH_VARIABLE = "CODEX_REPLAY_CLAUDE_PATH"
 export type ClaudeAvailability =
   | { readonly available: true; readonly executable: string }
   | { readonly available: false; readonly reason: string }
-
-const isExecutableFile = (file: string) => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
 
 /** Where Claude Code is: `CODEX_REPLAY_CLAUDE_PATH`, else the first executable `claude` on PATH. */
 export const findClaude = (environment: NodeJS.ProcessEnv): ClaudeAvailability => {
@@ -168,4 +160,20 @@ export const askClaude = (question: ClaudeQuestion): Effect.Effect<ClaudeAnswer,
       } satisfies ClaudeAnswer
     },
     catch: (error) => new ClaudeCodeFailed({ message: (error instanceof Error ? error.message : String(error)).slice(0, 1000) })
+  })
+
+/** For `get_state` and the page's Configure: whether a second judge can be asked for here, and why not. */
+export const secondJudgeAvailability = (): { readonly available: boolean; readonly reason: string | null } => {
+  const found = findClaude(process.env)
+  return found.available ? { available: true, reason: null } : { available: false, reason: `${found.reason}.` }
+}
+
+/** A configuration that asks for a second judge is refused, in one sentence, when Claude Code cannot be found. */
+export const requireSecondJudge = (secondJudge: string | null | undefined) =>
+  Effect.suspend(() => {
+    if (secondJudge === null || secondJudge === undefined) return Effect.void
+    const found = findClaude(process.env)
+    return found.available
+      ? Effect.void
+      : Effect.fail(invalidArgument(`The second judge ${secondJudge} cannot run: ${found.reason}; install Claude Code or leave out the second judge.`))
   })
