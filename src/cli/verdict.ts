@@ -4,6 +4,7 @@ import { ReplayReport } from "../domain/contracts/index.js"
 import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
+import { judgesLines, judgesOf, type SecondJudgeVerdict } from "./secondJudge.js"
 
 /** One side of a comparison as the summary shows it. */
 export interface SideFigures {
@@ -25,6 +26,10 @@ export interface Verdict {
   readonly missing_orders?: ReadonlyArray<string>
   /** What to weigh before acting on the verdict, as the report says it (not like-for-like, self-review, orders that disagreed); absent when none. */
   readonly caveats?: ReadonlyArray<string>
+  /** Whether the two judges disagree on the overall winner; absent without a second judge. */
+  readonly judges_split?: boolean
+  /** The second judge's verdict; absent when the run asked for none. */
+  readonly second_judge?: SecondJudgeVerdict
 }
 
 type Json = Record<string, any>
@@ -71,7 +76,8 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     integrity: integrityOf(state, report),
     ...checksOf(state, report),
     ...missingOf(state, report),
-    ...caveatsOf(report)
+    ...caveatsOf(report),
+    ...judgesOf(state, report)
   }
 }
 
@@ -182,7 +188,8 @@ export const verdictLines = (verdict: Verdict) => {
   const similarity = verdict.integrity?.similarity
   const disagreed = (verdict.caveats ?? []).some((caveat) => caveat.startsWith("inconclusive: the two review orders disagreed"))
   return [
-    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[disagreed ? "disagreed" : verdict.winner] ?? verdict.winner}${disagreed ? "" : tally}`,
+    `Verdict: ${verdict.winner === null ? "no verdict" : WINNERS[disagreed ? "disagreed" : verdict.winner] ?? verdict.winner}${disagreed ? "" : tally}${verdict.judges_split === true ? " (split)" : ""}`,
+    ...judgesLines(verdict),
     ...(verdict.missing_orders === undefined
       ? []
       : [`Ballots: no validated ballot for the ${verdict.missing_orders.map((order) => ORDER_NAMES[order] ?? order).join(" and ")} order${verdict.missing_orders.length === 1 ? "" : "s"}${verdict.missing_orders.length === 2 ? ": there is no verdict" : ""}.`]),

@@ -179,7 +179,9 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
-  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
+  }</dd>${
+    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(`${plural(model.second_judge.split.count, "run")} of ${model.second_judge.judged.count} judged by Claude too`, model.second_judge.split, "Runs where the two judges split")}</dd>`
+  }<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}${side("Claude cost", model.cost_usd.claude, formatUsd)}</dl>`
 }

@@ -26,6 +26,8 @@ export const PortfolioRun = Schema.Struct({
   like_for_like: Schema.NullOr(Schema.Boolean),
   /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
   possible_leak: Schema.Boolean,
+  /** Whether a second judge ran and whether the two judges disagreed on the winner (absent in older portfolios). */
+  second_judge: Schema.optionalWith(Schema.Struct({ split: Schema.Boolean }), { exact: true }),
   codex: Side,
   claude: Side,
   /** What its report says of the checks; null without them (absent in portfolios written before them). */
@@ -78,6 +80,8 @@ export const ModelPortfolio = Schema.Struct({
   flipped_dimensions: Schema.Struct({ count: Schema.Number, runs: Counted }),
   /** Verdicts (not inconclusive) reached while the comparison was not like-for-like. */
   not_like_for_like: Counted,
+  /** Runs a second judge (Claude) also judged, and those where the two judges split on the winner (absent in older portfolios). */
+  second_judge: Schema.optionalWith(Schema.Struct({ judged: Counted, split: Counted }), { exact: true }),
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
   cost_usd: Schema.Struct({ codex: Totals, claude: Totals }),
   /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */

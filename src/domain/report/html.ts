@@ -4,6 +4,7 @@ import { binaryFileText } from "./ceilings.js"
 import { checksSection } from "./checksHtml.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
+import { judgesSplitBadge, secondJudgeSection } from "./secondJudgeHtml.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
 import { type Comparability, NOT_LIKE_FOR_LIKE } from "./comparability.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
@@ -59,7 +60,7 @@ const possibleLeak = (report: Report) => {
 }
 
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p></section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p></section>`
 
 const comparabilityRows = (comparability: Comparability) => {
   const gaps = comparability.capability_gaps.length === 0
@@ -253,6 +254,7 @@ export const renderReportHtml = (report: Report): string => {
     verdictSection(report),
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
+    secondJudgeSection(report.evaluation),
     reasonsSection(report),
     checksSection(report.checks),
     metricsSection(report),
