@@ -119,6 +119,42 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
         expect(names.filter((name) => name.startsWith("second-judge-ballot"))).toEqual([])
       }))
 
+    it.effect("Claude Code's own \"no structured output\" is not a ballot either: asked again once, then none", () =>
+      Effect.gen(function*() {
+        const { evaluation } = yield* judged(["fake-claude-scenario: no_structured_output"])
+        const second = secondOf(evaluation)
+        expect(second.evaluation?.reviews.map((review) => [review.status, review.asked_again])).toEqual([["invalid", true], ["invalid", true]])
+        expect(second.evaluation?.reviews[0]?.error).toBe("The judge gave no ballot: The answer did not match the output schema.")
+        expect(second.calls).toHaveLength(4)
+      }))
+
+    it.effect("a session that fails leaves its order without a ballot, its cost still counted, and the run goes on", () =>
+      Effect.gen(function*() {
+        const { evaluation } = yield* judged(["fake-claude-scenario: error"])
+        const second = secondOf(evaluation)
+        expect(second.status).toBe("incomplete")
+        expect(second.evaluation?.reviews.map((review) => [review.status, review.error])).toEqual([
+          ["failed", "Claude Code failed (error_during_execution): API Error: 500 overloaded"],
+          ["failed", "Claude Code failed (error_during_execution): API Error: 500 overloaded"]
+        ])
+        // Failed sessions are not asked again (that is for answers that are not ballots), but they cost.
+        expect(second.calls.map((call) => [call.label, call.cost_usd])).toEqual([
+          ["second_judge:claude:ab", 0.0125],
+          ["second_judge:claude:ba", 0.0125]
+        ])
+        expect(second.agreement).toBe("incomplete")
+      }))
+
+    it.effect("a Claude Code that crashes is recorded as failed with its message, and nothing is counted for it", () =>
+      Effect.gen(function*() {
+        const { evaluation } = yield* judged(["fake-claude-scenario: crash"])
+        const second = secondOf(evaluation)
+        expect(second.evaluation?.reviews.map((review) => review.status)).toEqual(["failed", "failed"])
+        expect(second.evaluation?.reviews[0]?.error).toContain("fake claude crashed")
+        expect(second.calls).toEqual([])
+        expect(second.winner).toBe("inconclusive")
+      }))
+
     it.effect("Claude Code gets only what it needs: no controller or OpenAI secret, no tools, no user settings, a workspace of the two candidates", () =>
       Effect.gen(function*() {
         const root = yield* Effect.promise(() => fs.mkdtemp(path.join(reviewerTemporaryDirectoryRoot(), "env-")))

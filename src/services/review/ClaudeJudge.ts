@@ -23,7 +23,7 @@ import {
 import { FileStore } from "../FileStore.js"
 import { askAgainAfter, CANDIDATE_FILES, EVALUATION_FILE, REVIEWER_WORKSPACE_PREFIX, reviewPromptWith, REVIEWS_DIRECTORY } from "../Review.js"
 import { RunLog } from "../RunLog.js"
-import { askClaude, type ClaudeAnswer, type ClaudeAvailability, findClaude, judgeEnvironment } from "./claudeCode.js"
+import { askClaude, type ClaudeAvailability, type ClaudeUsage, findClaude, judgeEnvironment } from "./claudeCode.js"
 
 /** A recorded candidate file is far below this; a larger one is not the controller's. */
 const MAX_CANDIDATE_BYTES = 64 * 1024 * 1024
@@ -87,7 +87,7 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         B: files.readJson(path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES.B), MAX_CANDIDATE_BYTES)
       })
 
-    const callOf = (label: string, answer: ClaudeAnswer): JudgeCall => ({
+    const callOf = (label: string, answer: ClaudeUsage): JudgeCall => ({
       purpose: "second_judge",
       label,
       model: answer.model,
@@ -114,7 +114,11 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         const answer = yield* askClaude({ executable, prompt, workspace, model: input.spec.model, environment: judgeEnvironment(process.env) }).pipe(
           Effect.either
         )
-        if (answer._tag === "Left") return { kind: "failed", error: answer.left.message } satisfies Attempt
+        if (answer._tag === "Left") {
+          // A failed session still used what it reported: its cost is counted.
+          if (answer.left.usage !== undefined) calls.push(callOf(label, answer.left.usage))
+          return { kind: "failed", error: answer.left.message } satisfies Attempt
+        }
         calls.push(callOf(label, answer.right))
         const parsed = answer.right.output === null
           ? { _tag: "Left" as const, left: `The judge gave no ballot: ${answer.right.structuredOutputError ?? "empty answer"}` }

@@ -59,16 +59,21 @@ export const judgeEnvironment = (environment: NodeJS.ProcessEnv): Record<string,
   return { ...passed, ...QUIET }
 }
 
-export class ClaudeCodeFailed extends Data.TaggedError("ClaudeCodeFailed")<{ readonly message: string }> {}
+/** What one Claude Code session used and cost, as its result message reported it. */
+export interface ClaudeUsage {
+  readonly model: string | null
+  readonly tokens: TokenBuckets
+  readonly cost_usd: number | null
+}
 
-export interface ClaudeAnswer {
+/** A session that gave no answer; `usage` when Claude Code still reported what the attempt used. */
+export class ClaudeCodeFailed extends Data.TaggedError("ClaudeCodeFailed")<{ readonly message: string; readonly usage?: ClaudeUsage }> {}
+
+export interface ClaudeAnswer extends ClaudeUsage {
   /** The answer as Claude Code gave it: its structured output, else its result text; `null` when it gave neither. */
   readonly output: unknown
   /** Why Claude Code gave no structured output, when it said so (`error_max_structured_output_retries`). */
   readonly structuredOutputError: string | null
-  readonly model: string | null
-  readonly tokens: TokenBuckets
-  readonly cost_usd: number | null
 }
 
 const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0)
@@ -147,18 +152,20 @@ export const askClaude = (question: ClaudeQuestion): Effect.Effect<ClaudeAnswer,
         throw new Error(`${error instanceof Error ? error.message : String(error)}${detail}`)
       }
       if (result === undefined) throw new Error("Claude Code ended without a result")
+      const usage: ClaudeUsage = { model, tokens: tokensOf(result), cost_usd: typeof result.total_cost_usd === "number" ? result.total_cost_usd : null }
       if (result.subtype !== "success" && result.subtype !== "error_max_structured_output_retries") {
-        throw new Error(`Claude Code failed (${result.subtype}): ${result.errors.join("; ").slice(0, 500)}`)
+        throw new ClaudeCodeFailed({ message: `Claude Code failed (${result.subtype}): ${result.errors.join("; ").slice(0, 500)}`, usage })
       }
       return {
+        ...usage,
         output: outputOf(result),
-        structuredOutputError: result.subtype === "success" ? null : (result.errors.join("; ") || "no structured output"),
-        model,
-        tokens: tokensOf(result),
-        cost_usd: typeof result.total_cost_usd === "number" ? result.total_cost_usd : null
+        structuredOutputError: result.subtype === "success" ? null : (result.errors.join("; ") || "no structured output")
       } satisfies ClaudeAnswer
     },
-    catch: (error) => new ClaudeCodeFailed({ message: (error instanceof Error ? error.message : String(error)).slice(0, 1000) })
+    catch: (error) =>
+      error instanceof ClaudeCodeFailed
+        ? error
+        : new ClaudeCodeFailed({ message: (error instanceof Error ? error.message : String(error)).slice(0, 1000) })
   })
 
 /** For `get_state` and the page's Configure: whether a second judge can be asked for here, and why not. */
