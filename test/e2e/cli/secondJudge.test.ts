@@ -104,4 +104,19 @@ describe("codex-replay replay --second-judge", () => {
     const portfolio = await runCli(["portfolio", run.run_id], daemon.env)
     expect(portfolio.stdout).toContain(`  Judges split:   1 of 1 run(s) a second judge (Claude) also judged: ${run.run_id}`)
   }, 120_000)
+
+  it("batch --second-judge has Claude judge every replay of the batch, and its portfolio counts the splits", async () => {
+    expect(fs.existsSync(claudePath)).toBe(true)
+    const result = await runCli(["batch", "--threads", SAMPLE, "--model", MODEL, "--second-judge", "claude", "--yes", "--json"], daemon.env, { timeoutMillis: 90_000 })
+    expect(result.stderr).not.toContain("codex-replay:")
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain("Second judge: claude (Claude Code, both orders; its cost is counted)\n")
+    const answer = JSON.parse(result.stdout) as Json
+    const model = answer.portfolio.models[0]
+    expect(model.runs).toHaveLength(1)
+    expect(model.second_judge.judged.count).toBe(1)
+    expect(model.second_judge.split.count).toBe(1)
+    const report = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, model.runs[0].run_id, "report.json"), "utf8")) as Json
+    expect(report.evaluation.second_judge).toMatchObject({ model: null, winner: "codex", agreement: "split" })
+  }, 120_000)
 })
