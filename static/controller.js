@@ -1508,7 +1508,8 @@
     }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
-      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}` : "—"
+      const split = run.judges_split === true ? " · judges split" : ""
+      const verdict = run.winner ? `${VERDICTS[run.winner] || run.winner}${run.dimensions ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""}${leak}${split}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -1840,7 +1841,8 @@
       return h("tr", { "data-run-id": id },
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
         h("td", {}, h("strong", { text: ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—" }),
-          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
+          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null,
+          report.evaluation && report.evaluation.second_judge && report.evaluation.second_judge.agreement === "split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),

@@ -41,9 +41,10 @@ export const runLine = (run: RunSummary) => {
   // An inconclusive run won, tied and lost nothing: its ties would read as a verdict.
   const tally = run.dimensions === null || run.winner === "inconclusive" ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
+  const split = run.judges_split === true ? "  [judges split]" : ""
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
   const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${where}${checks}`
+  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${split}${where}${checks}`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */

@@ -54,6 +54,8 @@ export const RunSummary = Schema.Struct({
   winner: NullableString,
   dimensions: Schema.NullOr(Schema.Struct({ won: Schema.Number, tied: Schema.Number, lost: Schema.Number })),
   possible_leak: Schema.NullOr(Schema.Boolean),
+  /** Whether the run's two judges disagreed on the winner; absent when it had no second judge. */
+  judges_split: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** The checks' sentence of a completed run whose report has checks; null otherwise. */
   checks: Schema.optionalWith(NullableString, { exact: true }),
   started_at: Schema.String,

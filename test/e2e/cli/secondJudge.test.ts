@@ -100,6 +100,10 @@ describe("codex-replay replay --second-judge", () => {
     expect(lines[1]).toBe("Verdict: Inconclusive (the two orders disagreed) (split)")
     expect(lines[2]).toBe("Judges:  split — Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
 
+    // `runs` marks it.
+    const runs = await runCli(["runs"], daemon.env)
+    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toContain("  [judges split]")
+
     // The portfolio counts the split.
     const portfolio = await runCli(["portfolio", run.run_id], daemon.env)
     expect(portfolio.stdout).toContain(`  Judges split:   1 of 1 run(s) a second judge (Claude) also judged: ${run.run_id}`)

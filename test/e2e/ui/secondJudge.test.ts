@@ -90,6 +90,7 @@ describe("the second judge in the browser controller", () => {
 
       await page.click("#tab-runs")
       await page.locator(`tr[data-run-id="${runId}"] input.compare-run`).waitFor({ timeout: 15_000 })
+      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("judges split")
       await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
       await page.click("#portfolio-compare")
       await page.locator("#portfolio-summary").waitFor()
