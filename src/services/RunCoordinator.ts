@@ -293,7 +293,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           hiddenRoots: hiddenRootsOf(request, settings),
           ...(checks === null ? {} : { checks })
         })
-        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first)
+        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first, request.run_tag)
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
           run_id: request.run_id,

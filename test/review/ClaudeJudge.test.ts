@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Fiber, Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Evaluation, Position } from "../../src/domain/review/evaluation.js"
@@ -14,6 +14,15 @@ import { ballotFavouring } from "./ballots.js"
 import { CLAUDE_MARK, CODEX_MARK, listDirectory, makeRunDirectory, readJsonFile, reviewerTemporaryDirectory, reviewInput, reviewLayer } from "./support.js"
 
 const FAKE_CLAUDE = path.resolve(import.meta.dirname, "../fake-claude/claude")
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** The Codex reviewer of these tests always favours the Codex candidate. */
 const favourCodex = (request: WorkerRequest<unknown, unknown>) =>
@@ -153,6 +162,37 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
         expect(second.evaluation?.reviews[0]?.error).toContain("fake claude crashed")
         expect(second.calls).toEqual([])
         expect(second.winner).toBe("inconclusive")
+      }))
+
+    it.effect("interrupting the judge (a cancel, the run's timeout) ends Claude Code; the run's tag is on it for the sweep", () =>
+      Effect.gen(function*() {
+        const runDirectory = yield* makeRunDirectory()
+        const envFile = path.join(runDirectory, "..", "hang-env.jsonl")
+        const input = reviewInput(runDirectory, { request: ["Add a line to a.txt.", "fake-claude-scenario: hang", `fake-claude-env-file: ${envFile}`].join("\n") })
+        const first = yield* Effect.flatMap(Review, (review) => review.run(input))
+        process.env[CLAUDE_PATH_VARIABLE] = FAKE_CLAUDE
+        const fiber = yield* Effect.fork(Effect.flatMap(ClaudeJudge, (judge) =>
+          judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first, runTag: "run-tag-test", workspaceParent: reviewerTemporaryDirectory(runDirectory) })))
+        // The fake records itself as soon as it has the prompt (a real process: this waits in real time, boundedly).
+        const seen = yield* Effect.promise(async () => {
+          for (let waited = 0; waited < 20_000; waited += 50) {
+            const text = await fs.readFile(envFile, "utf8").catch(() => "")
+            if (text.includes("\n")) return text
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          throw new Error("the fake claude never started")
+        })
+        const { pid, env } = JSON.parse(seen.trim().split("\n")[0]!) as { pid: number; env: Record<string, string> }
+        expect(env.CODEX_REPLAY_RUN_TAG).toBe("run-tag-test")
+        expect(isAlive(pid)).toBe(true)
+        yield* Fiber.interrupt(fiber)
+        const gone = yield* Effect.promise(async () => {
+          for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+          return !isAlive(pid)
+        })
+        expect(gone).toBe(true)
+        delete process.env[CLAUDE_PATH_VARIABLE]
+        expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
       }))
 
     it.effect("Claude Code gets only what it needs: no controller or OpenAI secret, no tools, no user settings, a workspace of the two candidates", () =>

@@ -35,6 +35,8 @@ export interface SecondJudgeInput {
   readonly evaluation: Evaluation
   /** Where the judge's workspaces are created; the controller's private temporary folder by default. */
   readonly workspaceParent?: string
+  /** The run's process tag, set on Claude Code so that the run's end sweeps whatever it left running. */
+  readonly runTag?: string
 }
 
 type Attempt =
@@ -111,7 +113,7 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         const label = `second_judge:${SECOND_JUDGE}:${orderLabel(order)}${problem === undefined ? "" : ":asked-again"}`
         if (problem !== undefined) yield* log(input.runDirectory, `${label}: the ballot did not match the schema; the review is asked again once`)
         const prompt = problem === undefined ? inlinePrompt(seen) : askAgainAfter(inlinePrompt(seen), problem)
-        const answer = yield* askClaude({ executable, prompt, workspace, model: input.spec.model, environment: judgeEnvironment(process.env) }).pipe(
+        const answer = yield* askClaude({ executable, prompt, workspace, model: input.spec.model, environment: judgeEnvironment(process.env, input.runTag) }).pipe(
           Effect.either
         )
         if (answer._tag === "Left") {

@@ -2,6 +2,7 @@ import { query, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk"
 import { Data, Effect } from "effect"
 import * as path from "node:path"
 import { invalidArgument } from "../../domain/errors.js"
+import { RUN_TAG_VARIABLE } from "../../domain/product.js"
 import { BALLOT_JSON_SCHEMA } from "../../domain/review/ballot.js"
 import type { TokenBuckets } from "../../domain/report/tokens.js"
 import { isExecutableFile } from "../platform/executables.js"
@@ -49,14 +50,17 @@ const QUIET = {
   CLAUDE_CODE_DISABLE_FEATURE_FLAGS: "1"
 }
 
-/** The whole environment the judge's Claude Code process receives (the SDK's `env` replaces, never merges). */
-export const judgeEnvironment = (environment: NodeJS.ProcessEnv): Record<string, string> => {
+/**
+ * The whole environment the judge's Claude Code process receives (the SDK's `env` replaces, never
+ * merges); with the run's tag, so that the run's end (or a later controller) ends whatever it left.
+ */
+export const judgeEnvironment = (environment: NodeJS.ProcessEnv, runTag?: string): Record<string, string> => {
   const passed: Record<string, string> = {}
   for (const name of PASSED_THROUGH) {
     const value = environment[name]
     if (value !== undefined && value !== "") passed[name] = value
   }
-  return { ...passed, ...QUIET }
+  return { ...passed, ...QUIET, ...(runTag === undefined ? {} : { [RUN_TAG_VARIABLE]: runTag }) }
 }
 
 /** What one Claude Code session used and cost, as its result message reported it. */

@@ -4,10 +4,10 @@ import { parseSecondJudge, secondJudgeResultOf, secondJudgeSentence } from "../.
 import type { ClaudeJudge } from "./ClaudeJudge.js"
 
 /** The run's evaluation with the second judge's added, when the run asked for one (it was validated at prepare). */
-export const withSecondJudge = (judge: ClaudeJudge, runDirectory: string, asked: string | undefined, evaluation: Evaluation) => {
+export const withSecondJudge = (judge: ClaudeJudge, runDirectory: string, asked: string | undefined, evaluation: Evaluation, runTag: string) => {
   if (asked === undefined) return Effect.succeed(evaluation)
   const spec = parseSecondJudge(asked)
-  return Either.isLeft(spec) ? Effect.succeed(evaluation) : judge.judgeRun({ runDirectory, spec: spec.right, evaluation })
+  return Either.isLeft(spec) ? Effect.succeed(evaluation) : judge.judgeRun({ runDirectory, spec: spec.right, evaluation, runTag })
 }
 
 /** What the run's `report_summary` says of the second judge: nothing when none was asked for. */

@@ -90,7 +90,9 @@ describe("codex-replay replay --second-judge", () => {
       expect(text).not.toContain(daemon.apiToken)
       expect(text).not.toContain(daemon.token)
       expect(text).not.toContain("sk-controller-secret-for-codex")
-      expect(Object.keys(env).filter((name) => /^(CODEX|OPENAI)/.test(name))).toEqual([])
+      // Only the run's tag, so that the run's end sweeps whatever Claude Code left running.
+      expect(Object.keys(env).filter((name) => /^(CODEX|OPENAI)/.test(name))).toEqual(["CODEX_REPLAY_RUN_TAG"])
+      expect(env.CODEX_REPLAY_RUN_TAG).toBe(run.run_id)
       expect(files).toEqual(["candidate-a.json", "candidate-b.json"])
     }
 
