@@ -137,10 +137,16 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
             : Effect.succeed(attempt))
       )
 
-    const record = (input: SecondJudgeInput, order: ReviewOrder, attempt: Attempt): ReviewRecord => ({
+    /** The model asked for, else the one Claude Code said it used for this order, else its default. */
+    const modelOf = (input: SecondJudgeInput, order: ReviewOrder, calls: ReadonlyArray<JudgeCall>) =>
+      input.spec.model ??
+        calls.find((call) => call.label.startsWith(`second_judge:${SECOND_JUDGE}:${orderLabel(order)}`) && call.model !== null)?.model ??
+        "Claude Code's default"
+
+    const record = (input: SecondJudgeInput, order: ReviewOrder, attempt: Attempt, calls: ReadonlyArray<JudgeCall>): ReviewRecord => ({
       order,
       evaluator: SECOND_JUDGE,
-      model: input.spec.model ?? "claude-code-default",
+      model: modelOf(input, order, calls),
       status: attempt.kind === "ballot" ? "completed" : attempt.kind,
       error: attempt.kind === "ballot" ? null : attempt.error,
       positions: positionsFor(order, input.evaluation.candidate_mapping),
@@ -176,7 +182,7 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         if (attempt.kind === "ballot") {
           yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, `second-judge-ballot-${orderLabel(order)}.json`), attempt.raw)
         }
-        reviews.push(record(input, order, attempt))
+        reviews.push(record(input, order, attempt, calls))
       }
       const evaluation = aggregateEvaluation({
         candidate_mapping: input.evaluation.candidate_mapping,

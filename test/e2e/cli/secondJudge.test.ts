@@ -124,5 +124,7 @@ describe("codex-replay replay --second-judge", () => {
     expect(model.second_judge.split.count).toBe(1)
     const report = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, model.runs[0].run_id, "report.json"), "utf8")) as Json
     expect(report.evaluation.second_judge).toMatchObject({ model: null, winner: "codex", agreement: "split" })
+    // Without a model named, each ballot records the model Claude Code said it used.
+    expect(report.evaluation.second_judge.evaluation.reviews.map((review: Json) => review.model)).toEqual(["claude-default", "claude-default"])
   }, 120_000)
 })
