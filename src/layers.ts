@@ -16,6 +16,7 @@ import { Git } from "./services/Git.js"
 import { PrepareTokens } from "./services/PrepareTokens.js"
 import { Report } from "./services/Report.js"
 import { Review } from "./services/Review.js"
+import { ClaudeJudge } from "./services/review/ClaudeJudge.js"
 import { RunCoordinator } from "./services/RunCoordinator.js"
 import { Workspace } from "./services/Workspace.js"
 import { Samples } from "./services/Samples.js"
@@ -55,6 +56,7 @@ export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTok
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,
     Review.DefaultWithoutDependencies,
+    ClaudeJudge.DefaultWithoutDependencies,
     Report.DefaultWithoutDependencies
   ))
 )

@@ -330,7 +330,7 @@
 
   /** A fresh default configuration for another part of the thread, keeping the models, reviewer and timeout chosen. */
   function withChoices(fresh, previous) {
-    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, timeout_seconds: previous.timeout_seconds }
+    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, second_judge: previous.second_judge, second_judge_model: previous.second_judge_model, timeout_seconds: previous.timeout_seconds }
   }
 
   function defaultConfig(result) {
@@ -361,6 +361,8 @@
       confirm_repository_selection: false,
       models,
       reviewer_model: "",
+      second_judge: false,
+      second_judge_model: "",
       timeout_seconds: 3600,
       ...commandsOf(result.checks)
     }
@@ -418,6 +420,8 @@
       out.confirm_file_selection = c.confirm_file_selection
     }
     if (git) out.confirm_repository_selection = c.confirm_repository_selection
+    const secondJudge = secondJudgeValue(c.second_judge, c.second_judge_model)
+    if (secondJudge) out.second_judge = secondJudge
     // A non-Git replay's folder is the one the user left or typed in the working directory field.
     else if (out.repo !== null) out.confirm_repository_selection = true
     return out
@@ -584,6 +588,51 @@
           sourceList(messages))))
   }
 
+  /** `claude` or `claude:MODEL` when the second judge is ticked (and Claude Code is here), else null. */
+  function secondJudgeValue(on, model) {
+    const available = app.state && app.state.second_judge && app.state.second_judge.available
+    if (!on || !available) return null
+    const name = (model || "").trim()
+    return name ? `claude:${name}` : "claude"
+  }
+
+  /** Claude (Claude Code) as a second judge: a checkbox, disabled with the reason when Claude Code is not found. */
+  function secondJudgeChoice(choice, update) {
+    const availability = (app.state && app.state.second_judge) || { available: false, reason: "The controller has not said whether Claude Code is installed." }
+    const box = h("input", { type: "checkbox", id: "cfg-second-judge", checked: Boolean(choice.second_judge) && availability.available, disabled: !availability.available,
+      onChange: (event) => update({ second_judge: event.target.checked }) })
+    const model = h("input", { type: "text", id: "cfg-second-judge-model", placeholder: "Claude Code's default", value: choice.second_judge_model || "", disabled: !availability.available,
+      onInput: (event) => update({ second_judge_model: event.target.value }) })
+    return h("div", { className: "narrow second-judge-choice" },
+      h("label", { className: "check" }, box, " Add Claude as a second judge (same anonymous candidates, both orders; its cost is counted)"),
+      availability.available ? field("Claude model (optional)", model) : null,
+      h("p", { className: availability.available ? "hint" : "reason", id: "second-judge-hint", text: availability.available
+        ? "When the two judges disagree on the overall winner, the verdict is split."
+        : `Not available: ${availability.reason || "Claude Code (the claude command) was not found."}` }))
+  }
+
+  /** "split" beside the verdict when the two judges disagree on the winner. */
+  function judgesSplitBadge(report) {
+    const judge = report.evaluation && report.evaluation.second_judge
+    return judge && judge.agreement === "split" ? h("span", { className: "badge badge-warn", id: "judges-split", text: "split" }) : null
+  }
+
+  /** The second judge's verdict and its agreement with the first; null when the run asked for none. */
+  function secondJudgeSection(report) {
+    const judge = report.evaluation && report.evaluation.second_judge
+    if (!judge) return null
+    const words = { codex: "Codex", claude: "Claude", tie: "a tie", inconclusive: "no verdict" }
+    const missing = (judge.evaluation && judge.evaluation.missing_orders) || []
+    const agreement = judge.agreement === "split" ? "split: the two judges disagree on the overall winner" : judge.agreement === "agreed" ? "the two judges agree" : "agreement unknown"
+    const text = judge.status === "unavailable"
+      ? `Did not run: ${judge.reason || "Claude Code could not be started"}.`
+      : `Claude${judge.model ? ` (${judge.model})` : ""}: ${words[judge.winner] || judge.winner}${missing.length ? ` (no ballot for the ${missing.join(" and ")} order${missing.length === 1 ? "" : "s"})` : ""}; ${agreement}.`
+    const calls = judge.calls || []
+    return section("Second judge (Claude)", h("p", { id: "second-judge-verdict", text: text }),
+      calls.length ? h("p", { className: "hint", id: "second-judge-cost", text: `${calls.length} call${calls.length === 1 ? "" : "s"} to Claude, ${formatUsd(judge.cost_usd || 0)} as Claude Code reported it.` }) : null,
+      judge.evaluation ? evaluationSection(judge.evaluation) : null)
+  }
+
   function renderConfigure() {
     const body = $("configure-body")
     body.replaceChildren()
@@ -721,6 +770,7 @@
     body.append(section("Codex models",
       h("fieldset", { className: "models" }, h("legend", { text: `Choose 1 to ${MAX_MODELS} models; each runs in its own workspace, in parallel.` }), modelBoxes),
       h("div", { className: "narrow" }, field("Reviewer model", reviewer), h("p", { className: "hint", id: "reviewer-hint", text: "One model judges every run, blind to who wrote which side; a model judging its own replay is a self-review." })),
+      secondJudgeChoice(c, (value) => { Object.assign(c, value); changed(true) }),
       h("div", { className: "narrow" }, field("Timeout (seconds)", timeout))))
 
     // Summary + start
@@ -1434,7 +1484,7 @@
         h("button", { type: "button", className: runId === id ? "primary small" : "secondary small", "aria-pressed": runId === id ? "true" : "false", text: (app.reports[runId] && app.reports[runId].candidates.codex.model) || (app.runs[runId] && app.runs[runId].model) || runId, onClick: () => openResults(runId, false) }))))
     }
     body.append(h("div", { className: `verdict verdict-${report.winner}` },
-      h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report)),
+      h("p", { className: "verdict-headline" }, h("span", { id: "verdict", text: reportVerdictText(report) }), " ", notLikeForLikeBadge(report), " ", judgesSplitBadge(report)),
       possibleLeakCallout(report),
       caveatsList(report.caveats, "verdict-caveats"),
       h("p", { className: "muted mono", text: `${report.run_id} · ${report.thread_id} · ${formatDate(report.generated_at)}` })))
@@ -1462,6 +1512,8 @@
     const checks = checksSection(report.checks)
     if (checks) body.append(checks)
     body.append(section("Evaluation", evaluationSection(report.evaluation)))
+    const secondJudge = secondJudgeSection(report)
+    if (secondJudge) body.append(secondJudge)
     body.append(section("Reviewer's reasons", reasonsSection(report)))
     body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
     body.append(section("Original request", h("pre", { className: "response", tabindex: "0", "aria-label": "Original request", text: report.original_request || "" })))
@@ -1750,9 +1802,10 @@
     }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
+      const split = run.judges_split === true ? " · judges split" : ""
       const labels = caveatLabels(notLeak(run.caveats))
       const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
-      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
+      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}${split}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),
@@ -1821,7 +1874,8 @@
     const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
     const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
     const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}`
+    const splits = model.second_judge ? ` Judges split: ${model.second_judge.split.count} of ${model.second_judge.judged.count} run${model.second_judge.judged.count === 1 ? "" : "s"} judged by Claude too.` : ""
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${splits}`
   }
 
   /** Judge–user agreement on the overall winner over the runs the user voted on blind. */
@@ -2093,7 +2147,8 @@
         h("th", { scope: "row", className: "mono", text: codex.model || id }),
         h("td", {}, h("strong", { text: caveatsVerdict(report.caveats) || (ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—") }),
           caveatLabels(notLeak(report.caveats)) ? [" ", h("span", { className: "muted caveat-labels", text: caveatLabels(notLeak(report.caveats)) })] : null,
-          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null),
+          report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null,
+          report.evaluation && report.evaluation.second_judge && report.evaluation.second_judge.agreement === "split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),
@@ -2358,7 +2413,10 @@
     return { entries: entries.sort((a, b) => order(a) - order(b)), unconfigured }
   }
 
-  const batchPayload = () => ({ configurations: batch.configurations, reviewer_model: batch.reviewer || null })
+  const batchPayload = () => {
+    const secondJudge = secondJudgeValue(batch.second_judge, batch.second_judge_model)
+    return { configurations: batch.configurations, reviewer_model: batch.reviewer || null, ...(secondJudge ? { second_judge: secondJudge } : {}) }
+  }
 
   async function prepareBatchFromPage() {
     batch.busy = true
@@ -2444,7 +2502,8 @@
       h("label", {}, "Reviewer for every replay ",
         h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
           h("option", { value: "", text: reviewerChoiceText(offeredModels(), batch.models) }),
-          offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))))
+          offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))),
+      secondJudgeChoice(batch, (value) => { Object.assign(batch, value); batch.prepared = null }))
     if (!batch.prepared) {
       body.append(h("div", { className: "actions" },
         h("button", { type: "button", className: "primary", id: "batch-prepare", text: batch.busy ? "Preparing…" : "Prepare batch", disabled: reasons.length > 0 || batch.busy, onClick: prepareBatchFromPage })),

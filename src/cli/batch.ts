@@ -11,6 +11,7 @@ import { type CallTool, connectController } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { costLines, modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
+import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { commandsLine, visible } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
@@ -20,6 +21,8 @@ export interface BatchOptions {
   readonly recent?: number | undefined
   readonly models: ReadonlyArray<string>
   readonly reviewerModel?: string | undefined
+  /** `--second-judge claude[:MODEL]`: Claude judges every replay too. */
+  readonly secondJudge?: string | undefined
   readonly yes: boolean
   readonly json: boolean
 }
@@ -59,7 +62,7 @@ const selectionOf = (options: BatchOptions): Either.Either<Selection, Controller
 
 /** Checks the command line before anything is contacted or written. */
 export const validateBatchOptions = (options: BatchOptions) =>
-  Either.flatMap(checkModels(options.models, options.reviewerModel), () => selectionOf(options))
+  Either.flatMap(Either.flatMap(checkSecondJudge(options.secondJudge), () => checkModels(options.models, options.reviewerModel)), () => selectionOf(options))
 
 /** The thread ids of the selection; a search or `--recent` asks the controller's thread list. */
 const threadIdsOf = (call: CallTool, selection: Selection) =>
@@ -187,10 +190,11 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models)
     yield* printBlocked(out, unconfigured)
     if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
-    const batchPayload = { configurations, reviewer_model: options.reviewerModel ?? null }
+    const batchPayload = withSecondJudge(options.secondJudge)({ configurations, reviewer_model: options.reviewerModel ?? null })
     const prepared = yield* call("prepare_run", batchPayload)
     yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
+    for (const line of secondJudgeLine(prepared)) yield* out.say(line)
     // What each thread would run on every side, before the approval.
     for (const ready of "batch" in prepared ? prepared.ready_threads : []) {
       if (ready.checks.length + ready.setup.length === 0) continue

@@ -21,6 +21,8 @@ const threads = threadsAnsweredBy((options) => lazily(async () => (await import(
 const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
 const reviewerModelOption = (description: string) =>
   Options.text("reviewer-model").pipe(Options.withDescription(description), Options.optional)
+const secondJudgeOption = (description: string) =>
+  Options.text("second-judge").pipe(Options.withPseudoName("claude[:MODEL]"), Options.withDescription(description), Options.optional)
 
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
@@ -36,6 +38,7 @@ const replay = Command.make("replay", {
   threadId: Args.text({ name: "thread-id" }).pipe(Args.withDescription("The thread to replay (see `codex-replay threads`).")),
   models: modelsOption("A Codex model to replay with; repeat for several models run in parallel."),
   reviewerModel: reviewerModelOption("The Codex model that reviews both sides (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
+  secondJudge: secondJudgeOption("Add Claude (Claude Code) as a second judge of the same anonymous candidates: claude or claude:MODEL."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the configuration without asking.")),
   acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
     Options.withDescription(
@@ -53,6 +56,7 @@ const replay = Command.make("replay", {
         threadId: options.threadId,
         models: options.models,
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
+        secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
         acceptEmptyBeginning: options.acceptEmptyBeginning,
         commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
@@ -83,6 +87,7 @@ const batch = Command.make("batch", {
   ),
   models: modelsOption("A Codex model to replay every thread with; repeat for several models."),
   reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
+  secondJudge: secondJudgeOption("Add Claude (Claude Code) as a second judge of every replay: claude or claude:MODEL."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
   json
 }, (options) =>
@@ -94,6 +99,7 @@ const batch = Command.make("batch", {
         recent: Option.getOrUndefined(options.recent),
         models: options.models,
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
+        secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
         json: options.json
       },

@@ -60,6 +60,7 @@ export const modelLines = (model: ModelPortfolio) => {
     `  Flips:          ${model.flipped_dimensions.count} dimension(s) order-dependent, in ${model.flipped_dimensions.runs.count} run(s)`,
     `  Not like-for-like: ${model.not_like_for_like.count} verdict(s) of ${runs}`,
     `  Self-reviews:   ${selfReviewsText(model)}${(model.self_reviews?.count ?? 0) === 0 ? "" : `: ${model.self_reviews!.run_ids.join(", ")}`}`,
+    ...(model.second_judge === undefined ? [] : [`  Judges split:   ${model.second_judge.split.count} of ${model.second_judge.judged.count} run(s) a second judge (Claude) also judged${model.second_judge.split.count === 0 ? "" : `: ${model.second_judge.split.run_ids.join(", ")}`}`]),
     `  Possible leaks: ${model.possible_leaks.count}${model.possible_leaks.count === 0 ? "" : ` (matches Claude's result; not counted): ${model.possible_leaks.run_ids.join(", ")}`}`,
     `  Time:           Codex ${totalsText(model.time_ms.codex, formatElapsed, runs)} · Claude ${totalsText(model.time_ms.claude, formatElapsed, runs)}`,
     `  Cost:           Codex ${totalsText(model.cost_usd.codex, formatUsd, runs)} · Claude ${oncePerThreadText(model.cost_usd.claude)}`,

@@ -9,6 +9,7 @@ import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
+import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { checksLines, clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
@@ -22,6 +23,8 @@ export interface ReplayOptions {
   readonly acceptEmptyBeginning?: boolean
   /** `--check CMD` / `--setup CMD` / `--no-checks`: what runs on every side; none given is the thread's own. */
   readonly commands?: CommandChoice
+  /** `--second-judge claude[:MODEL]`: Claude judges too. */
+  readonly secondJudge?: string | undefined
   readonly json: boolean
 }
 
@@ -50,7 +53,7 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
   if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(invalidArgument("The thread ID is invalid; see `codex-replay threads`."))
   const mistake = commandMistake(options.commands)
   if (mistake !== undefined) return Either.left(invalidArgument(mistake))
-  return Either.map(checkModels(options.models, options.reviewerModel), () => ({ ...options, threadId }))
+  return Either.map(Either.flatMap(checkSecondJudge(options.secondJudge), () => checkModels(options.models, options.reviewerModel)), () => ({ ...options, threadId }))
 }
 
 const firstLine = (text: string, max = 160) => {
@@ -292,7 +295,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const recordedRepository = inspection.baseline.repository
     const repositoryIsHere = typeof recordedRepository === "string" &&
       (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
-    const configuration = yield* configurationFrom(
+    const configuration = withSecondJudge(options.secondJudge)(yield* configurationFrom(
       options.threadId,
       inspection,
       request,
@@ -301,11 +304,12 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       options.reviewerModel,
       repositoryIsHere,
       options.commands
-    )
+    ))
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
+    for (const line of secondJudgeLine(prepared)) yield* out.say(line)
     if ("checks" in prepared) {
       yield* out.say(`Checks:     ${commandsLine(prepared.checks)}`)
       yield* out.say(`Set-up:     ${commandsLine(prepared.setup)}`)

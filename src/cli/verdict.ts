@@ -6,6 +6,7 @@ import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
 import { SpendLine, spendLineText } from "../domain/spend.js"
+import { judgesLines, judgesOf, type SecondJudgeVerdict } from "./secondJudge.js"
 
 /** One side of a comparison as the summary shows it. */
 export interface SideFigures {
@@ -29,6 +30,10 @@ export interface Verdict {
   readonly caveats: ReadonlyArray<Caveat>
   /** Every model call of the run, summed: the implementation, the evaluation (what it cost to know) and the whole; absent in older runs. */
   readonly spend?: { readonly implementation: SpendLine; readonly evaluation: SpendLine; readonly total: SpendLine }
+  /** Whether the two judges disagree on the overall winner; absent without a second judge. */
+  readonly judges_split?: boolean
+  /** The second judge's verdict; absent when the run asked for none. */
+  readonly second_judge?: SecondJudgeVerdict
 }
 
 type Json = Record<string, any>
@@ -76,7 +81,8 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
     ...checksOf(state, report),
     ...missingOf(state, report),
     caveats: report === undefined ? caveatsOfSummary(state.report_summary) : caveatsOfReport(report),
-    ...spendOfRun(state, report)
+    ...spendOfRun(state, report),
+    ...judgesOf(state, report)
   }
 }
 
@@ -177,6 +183,7 @@ export const verdictLines = (verdict: Verdict) => {
   const similarity = verdict.integrity?.similarity
   return [
     `Verdict: ${headline(verdict)}${tally}`,
+    ...judgesLines(verdict),
     ...(verdict.integrity?.matches_claude === true
       ? [`Warning: Codex's patch ${POSSIBLE_LEAK}${typeof similarity === "number" ? ` (${Math.floor(similarity * 100)}% of the changed lines are Claude's)` : ""}; the verdict is not counted.`]
       : []),

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { DEFAULT_TIMEOUT_SECONDS, type RunConfiguration, RunConfigurationInput } from "./contracts/index.js"
 import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
+import { parseSecondJudge, secondJudgeText } from "./review/secondJudge.js"
 import { describeParseError } from "./toolResult.js"
 
 export {
@@ -52,6 +53,12 @@ const modelList = (input: RunConfigurationInput): Check<ReadonlyArray<string>> =
 }
 
 /** The rules between fields, once each field is well formed. */
+/** The second judge as the configuration keeps it (`claude` or `claude:MODEL`), or `null` for none. */
+export const secondJudgeOf = (value: string | null | undefined): string | null => {
+  const text = value?.trim() ?? ""
+  return text === "" ? null : Either.match(parseSecondJudge(text), { onLeft: () => null, onRight: secondJudgeText })
+}
+
 const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> =>
   Either.gen(function*() {
     const { beginning_kind, ending_kind } = input
@@ -73,6 +80,7 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
     const range_end = textOrNull(input.range_end)
     if ((range_start === null) !== (range_end === null)) return yield* fail<never>("A chunk needs both range_start and range_end.")
     const reviewer = input.reviewer_model?.trim()
+    const secondJudge = secondJudgeOf(input.second_judge)
     return {
       thread_id: input.thread_id,
       source_path: textOrNull(input.source_path),
@@ -91,6 +99,7 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
       confirm_repository_selection: input.confirm_repository_selection ?? false,
       models,
       reviewer_model: reviewer === undefined || reviewer === "" ? null : reviewer,
+      ...(secondJudge === null ? {} : { second_judge: secondJudge }),
       timeout_seconds: input.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
       range_start,
       range_end,

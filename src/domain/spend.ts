@@ -120,6 +120,19 @@ export const reconstructionCall = (
     ? undefined
     : codexCall("reconstruction", "prompt-synthesis", synthesis.model, synthesis.usage, prices)
 
+/** The second judge's calls (Claude Code prices them itself; a call it did not price says so). */
+export const secondJudgeCalls = (
+  calls: ReadonlyArray<{ readonly label: string; readonly model: string | null; readonly tokens: TokenBuckets; readonly cost_usd: number | null }>
+): Array<ModelCall> =>
+  calls.map((call) => ({
+    purpose: "second_judge",
+    label: call.label,
+    model: call.model ?? "claude",
+    tokens: call.tokens,
+    cost_usd: call.cost_usd,
+    ...(call.cost_usd === null ? { unpriced_reason: "Claude Code reported no cost for this call." } : {})
+  }))
+
 /** Reads a ledger kept in an older or foreign file; `undefined` when there is none. */
 export const decodeSpend = (value: unknown): Spend | undefined => {
   const decoded = Schema.decodeUnknownOption(Spend)(value)

@@ -82,11 +82,15 @@ const orderLabel = (order: ReviewOrder) => order.toLowerCase()
 
 /** The reviewer prompt. It names only the copies in the reviewer's own workspace. */
 export const reviewPrompt = (copies: Record<Position, string>): string =>
+  reviewPromptWith({ A: copies.A, B: copies.B })
+
+/** The rubric prompt, each candidate named as `where` says (a file's path, or where the prompt shows it). */
+export const reviewPromptWith = (where: Record<Position, string>): string =>
   [
     "You are reviewing two anonymous candidate solutions to the same software task.",
     "Each candidate is a JSON file with the task, the candidate's patch (a unified diff), its final response, its changed files and, when the project's own checks were run, its checks:",
-    `- Candidate A: ${copies.A}`,
-    `- Candidate B: ${copies.B}`,
+    `- Candidate A: ${where.A}`,
+    `- Candidate B: ${where.B}`,
     "",
     "Read both files completely before judging. Judge the patch itself, not the candidate's description of it; the accurate_reporting dimension compares the final response with the patch.",
     "For every dimension and every check, answer for each candidate: first the evidence (a file and line of the patch, or the part of the final response), then the result: 1 = satisfied, 0 = not satisfied, null = not applicable to this task. A check that does not apply to the task is null for both candidates.",
@@ -106,8 +110,12 @@ export const reviewPrompt = (copies: Record<Position, string>): string =>
  * then what was wrong (never the answer itself, so nothing is rebuilt from free text).
  */
 export const askAgainPrompt = (copies: Record<Position, string>, problem: string): string =>
+  askAgainAfter(reviewPrompt(copies), problem)
+
+/** `prompt` asked again after an answer that did not match the ballot schema, with what was wrong. */
+export const askAgainAfter = (prompt: string, problem: string): string =>
   [
-    reviewPrompt(copies),
+    prompt,
     "",
     `Your previous answer to this review did not match the output schema: ${problem.slice(0, 500)}`,
     "Judge the two candidates again and answer only with the JSON object of the output schema."

@@ -17,11 +17,14 @@ import { FileStore } from "./FileStore.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { Report } from "./Report.js"
 import { Review } from "./Review.js"
+import { ClaudeJudge } from "./review/ClaudeJudge.js"
+import { secondJudgeSummary, withSecondJudge } from "./review/secondJudgeStep.js"
 import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
 import { type MaterialisedWorkspace, Workspace } from "./Workspace.js"
 import { makeRunLedger, type RunLedger } from "./runSpend.js"
+import { secondJudgeCalls } from "../domain/spend.js"
 import type { CoordinatorRequest } from "./coordinatorRequest.js"
 
 export const IMPLEMENTATION_RETRY_LIMIT = 3
@@ -110,6 +113,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const report = yield* Report
     const settings = yield* Settings
     const checker = yield* CheckRunner
+    const claudeJudge = yield* ClaudeJudge
     const slots = yield* Effect.makeSemaphore(MAX_PARALLEL_RUNS)
 
     const advance = (directory: string, phase: PhaseId, summary: string, details?: Record<string, unknown>) =>
@@ -249,7 +253,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null, ledger: RunLedger) =>
       Effect.gen(function*() {
         yield* advance(directory, "reviewing", "The blind review is running.")
-        const { evaluation, calls } = yield* review.runCounted({
+        const { evaluation: first, calls } = yield* review.runCounted({
           runDirectory: directory,
           request: request.request,
           codex,
@@ -260,7 +264,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           prices: settings.codexPriceOverrides ?? {},
           ...(checks === null ? {} : { checks })
         })
-        const spend = yield* ledger.add(calls)
+        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first, request.run_tag)
+        const spend = yield* ledger.add([...calls, ...secondJudgeCalls(evaluation.second_judge?.calls ?? [])])
         yield* files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, spend }))
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
@@ -286,6 +291,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
             report_summary: {
               winner: written.report.winner,
               evaluation: evaluationSummary(evaluation),
+              ...secondJudgeSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
               spend: { implementation: spend.implementation, evaluation: spend.evaluation, total: spend.total },
               caveats: written.report.caveats ?? [],

@@ -33,6 +33,8 @@ export interface CoordinatorRequest {
   readonly task_source?: ReportTaskSource | null
   /** The model call that reconstructed the request, when one did: counted in the run's spend. */
   readonly reconstruction?: ModelCall
+  /** The second judge asked for (`claude` or `claude:MODEL`); absent: none. */
+  readonly second_judge?: string
 }
 
 /**

@@ -8,6 +8,7 @@ import { FileStore } from "../../src/services/FileStore.js"
 import { ProcessRunner } from "../../src/services/ProcessRunner.js"
 import { Report } from "../../src/services/Report.js"
 import { Review } from "../../src/services/Review.js"
+import { ClaudeJudge } from "../../src/services/review/ClaudeJudge.js"
 import { CheckRunner } from "../../src/services/checks/CheckRunner.js"
 import { type CoordinatorRequest, RunCoordinator } from "../../src/services/RunCoordinator.js"
 import { RunLog } from "../../src/services/RunLog.js"
@@ -72,7 +73,7 @@ export const makeEngine = (implement: Respond, hooks: EngineHooks = {}) =>
     const base = Layer.mergeAll(files.layer, Settings.layer(settings), recordingProcesses(swept), worker, memoryWorkspaces(files, hooks))
     const logged = Layer.provideMerge(RunLog.DefaultWithoutDependencies, base)
     const stored = Layer.provideMerge(
-      Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies, Review.DefaultWithoutDependencies, reportAfter(hooks.beforeReport ?? Effect.void)),
+      Layer.mergeAll(RunStore.DefaultWithoutDependencies, RunSupervisor.DefaultWithoutDependencies, Review.DefaultWithoutDependencies, ClaudeJudge.DefaultWithoutDependencies, reportAfter(hooks.beforeReport ?? Effect.void)),
       Layer.provideMerge(Activity.Default, logged)
     )
     // No process runs in memory: the approved checks are checked by the real runner in test/checks.

@@ -3,7 +3,8 @@
  * and embedding programs decode with these Schemas and take their types from them. A field's message is
  * a `sentence` annotation (see `describeParseError`), so a payload mistake reads the same everywhere.
  */
-import { ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
+import { parseSecondJudge } from "../review/secondJudge.js"
 import { MAX_REPLAY_THREADS } from "../product.js"
 import { MODEL_ID_PATTERN } from "../settings.js"
 import { excerptOf, optionalOrNull, text } from "./fields.js"
@@ -127,6 +128,16 @@ const reviewerModelId = Schema.String.pipe(
   Schema.annotations(sentence("reviewer_model must be a Codex model id such as gpt-5.5."))
 )
 
+/** `claude` or `claude:MODEL`: the second judge from the other family (docs/verdicts.md); empty: none. */
+export const SecondJudgeField = Schema.String.pipe(
+  Schema.filter((value) => value.trim() === "" || Either.isRight(parseSecondJudge(value))),
+  Schema.annotations(sentence((actual) =>
+    typeof actual === "string"
+      ? Either.match(parseSecondJudge(actual), { onLeft: (message) => message, onRight: () => "" })
+      : "second_judge must be claude or claude:MODEL, such as claude:sonnet."
+  ))
+)
+
 /**
  * A replay configuration as a request sends it. `models` (or the older single `model`) name the Codex
  * models; `null` stands for an absent field. `decodeRunConfiguration` (runConfig.ts) checks the rules
@@ -153,6 +164,8 @@ export const RunConfigurationInput = Schema.Struct({
   models: optionalOrNull(Schema.Array(modelId).annotations(sentence(MODEL_LIST))),
   model: optionalOrNull(modelId),
   reviewer_model: optionalOrNull(reviewerModelId),
+  /** `claude` or `claude:MODEL` adds Claude as a second judge; absent, null or empty: none. */
+  second_judge: optionalOrNull(SecondJudgeField),
   timeout_seconds: optionalOrNull(
     Schema.Number.pipe(
       Schema.filter((value) => Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_SECONDS),
@@ -188,6 +201,8 @@ export const RunConfiguration = Schema.Struct({
   models: Schema.Array(Schema.String),
   /** The model that reviews both sides; `null`: the controller's reviewer. */
   reviewer_model: Schema.NullOr(Schema.String),
+  /** The second judge, `claude` or `claude:MODEL`; absent: none (absent rather than null keeps older fingerprints). */
+  second_judge: Schema.optional(Schema.String),
   timeout_seconds: Schema.Number,
   range_start: Schema.NullOr(Schema.String),
   range_end: Schema.NullOr(Schema.String),
@@ -224,7 +239,9 @@ const BatchConfigurations = Schema.Array(Schema.Unknown).pipe(
 /** `prepare_run` of a batch: 1–100 configurations, each with its models, and one reviewer for all. */
 export const PrepareBatchPayload = Schema.Struct({
   configurations: BatchConfigurations,
-  reviewer_model: optionalOrNull(reviewerModelId)
+  reviewer_model: optionalOrNull(reviewerModelId),
+  /** The batch's second judge, for every replay of it. */
+  second_judge: optionalOrNull(SecondJudgeField)
 }).annotations(sentence("The batch arguments must be an object."))
 export type PrepareBatchPayload = typeof PrepareBatchPayload.Type
 
@@ -243,7 +260,7 @@ export const isBatchPayload = (input: unknown): input is { readonly configuratio
 /** The fields of one configuration that a batch may not carry beside its `configurations`. */
 const singleFieldsOf = (input: object) =>
   Object.keys(RunConfigurationInput.fields).filter((field) =>
-    field !== "reviewer_model" && (input as Record<string, unknown>)[field] !== undefined &&
+    field !== "reviewer_model" && field !== "second_judge" && (input as Record<string, unknown>)[field] !== undefined &&
     (input as Record<string, unknown>)[field] !== null
   )
 

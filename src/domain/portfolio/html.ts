@@ -205,7 +205,9 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
   }</dd>${agreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
     sets.link(selfReviewsText(model), model.self_reviews ?? { count: 0, run_ids: [] }, "Self-reviews (the reviewer judged its own replay)")
-  }</dd><dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
+  }</dd>${
+    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(`${plural(model.second_judge.split.count, "run")} of ${model.second_judge.judged.count} judged by Claude too`, model.second_judge.split, "Runs where the two judges split")}</dd>`
+  }<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}<dt>Claude cost (once per thread)</dt><dd>${
     sets.link(oncePerThreadText(model.cost_usd.claude), model.cost_usd.claude.counted, "Claude cost (once per thread)")

@@ -41,6 +41,8 @@ export const PortfolioReport = Schema.Struct({
   candidates: Schema.Struct({ codex: Side, claude: Side }),
   evaluation: Schema.NullOr(Schema.Struct({
     flips: Schema.optional(Schema.Number),
+    /** Present when the run asked for a second judge. */
+    second_judge: Schema.optional(Schema.Struct({ agreement: Schema.String })),
     dimensions: Schema.Record({ key: Schema.String, value: DimensionOutcome })
   })),
   comparability: Schema.optional(Schema.NullOr(Schema.Struct({ like_for_like: Schema.Boolean }))),
@@ -94,6 +96,7 @@ export const portfolioRun = (
           Object.values(decoded.evaluation?.dimensions ?? {}).filter((outcome) => outcome.order_dependent === true).length,
         like_for_like: decoded.comparability?.like_for_like ?? null,
         possible_leak: reportIntegrity(decoded)?.matches_claude === true,
+        ...(decoded.evaluation?.second_judge === undefined ? {} : { second_judge: { split: decoded.evaluation.second_judge.agreement === "split" } }),
         codex: { elapsed_ms: finite(decoded.candidates.codex.elapsed_ms), cost_usd: finite(decoded.candidates.codex.cost?.usd) },
         claude: { elapsed_ms: finite(decoded.candidates.claude.elapsed_ms), cost_usd: finite(decoded.candidates.claude.cost?.usd) },
         checks: decoded.checks === undefined || decoded.checks === null
@@ -183,6 +186,7 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
     },
     not_like_for_like: counted(runs.filter((run) => run.winner !== "inconclusive" && run.like_for_like === false)),
     self_reviews: counted(runs.filter((run) => run.self_review === true)),
+    ...secondJudgeFigures(runs),
     time_ms: { codex: totals(runs, (run) => run.codex.elapsed_ms), claude: totals(runs, (run) => run.claude.elapsed_ms) },
     cost_usd: {
       codex: totals(runs, (run) => run.codex.cost_usd),
@@ -197,6 +201,12 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
 const withAgreement = (runs: ReadonlyArray<PortfolioRun>) => {
   const agreement = userAgreement(runs)
   return agreement === undefined ? {} : { user_agreement: agreement }
+}
+
+/** Runs a second judge also judged, and the splits among them; nothing when no run had one. */
+const secondJudgeFigures = (runs: ReadonlyArray<PortfolioRun>): Pick<ModelPortfolio, "second_judge"> => {
+  const judged = runs.filter((run) => run.second_judge !== undefined)
+  return judged.length === 0 ? {} : { second_judge: { judged: counted(judged), split: counted(judged.filter((run) => run.second_judge?.split === true)) } }
 }
 
 /** The portfolio verdict of some completed runs: one section per Codex model, in the order models first appear. */

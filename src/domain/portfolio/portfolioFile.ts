@@ -27,6 +27,8 @@ export const PortfolioRun = Schema.Struct({
   like_for_like: Schema.NullOr(Schema.Boolean),
   /** Codex's patch is (nearly) Claude's: the run is counted apart, in none of the statistics. */
   possible_leak: Schema.Boolean,
+  /** Whether a second judge ran and whether the two judges disagreed on the winner (absent in older portfolios). */
+  second_judge: Schema.optionalWith(Schema.Struct({ split: Schema.Boolean }), { exact: true }),
   codex: Side,
   claude: Side,
   /** What its report says of the checks; null without them (absent in portfolios written before them). */
@@ -99,6 +101,8 @@ export const ModelPortfolio = Schema.Struct({
   not_like_for_like: Counted,
   /** Runs whose reviewer judged its own model's replay, counted apart (absent in older portfolios). */
   self_reviews: Schema.optionalWith(Counted, { exact: true }),
+  /** Runs a second judge (Claude) also judged, and those where the two judges split on the winner (absent in older portfolios). */
+  second_judge: Schema.optionalWith(Schema.Struct({ judged: Counted, split: Counted }), { exact: true }),
   time_ms: Schema.Struct({ codex: Totals, claude: Totals }),
   /** Claude's cost counts once per thread: a thread replayed twice cost Claude once. `evaluation`: absent in older portfolios. */
   cost_usd: Schema.Struct({ codex: Totals, claude: Totals, evaluation: Schema.optionalWith(Totals, { exact: true }) }),

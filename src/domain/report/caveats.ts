@@ -173,7 +173,7 @@ export const caveatFactsOfReport = (report: unknown): CaveatFacts => {
     missing_orders: report.evaluation === null ? ["AB", "BA"] : missingOrders(evaluation),
     possible_leak: integrity?.matches_claude === true,
     orders_disagreed: disagreed(report.winner, evaluation),
-    judges_split: judges?.split === true
+    judges_split: judges?.split === true || evaluation?.judges_split === true
   }
 }
 
@@ -196,6 +196,7 @@ export const caveatsOfSummary = (summary: unknown): ReadonlyArray<Caveat> => {
     winner: typeof summary.winner === "string" ? summary.winner : null,
     missing_orders: missingOrders(evaluation),
     possible_leak: summary.possible_leak === true,
-    orders_disagreed: disagreed(summary.winner, evaluation)
+    orders_disagreed: disagreed(summary.winner, evaluation),
+    judges_split: summary.judges_split === true
   })
 }

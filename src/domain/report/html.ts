@@ -7,6 +7,7 @@ import { checksSection } from "./checksHtml.js"
 import { taskSourceSection } from "./taskSourceHtml.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
+import { judgesSplitBadge, secondJudgeSection } from "./secondJudgeHtml.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
 import { type Comparability, NOT_LIKE_FOR_LIKE } from "./comparability.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
@@ -81,7 +82,7 @@ const caveatsList = (report: Report) => {
 }
 
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
 
 const comparabilityRows = (comparability: Comparability) => {
   const gaps = comparability.capability_gaps.length === 0
@@ -275,6 +276,7 @@ export const renderReportHtml = (report: Report): string => {
     verdictSection(report),
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
+    secondJudgeSection(report.evaluation),
     reasonsSection(report),
     checksSection(report.checks),
     metricsSection(report),

@@ -13,7 +13,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);border:1
 .verdict--codex{border-color:var(--codex)}.verdict--claude{border-color:var(--claude)}
 .verdict-kicker{margin:0;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.08em}
 .verdict-headline{margin:4px 0 8px;border:0;padding:0;font-size:26px}.verdict p:last-child{margin:0}
-.not-like-for-like{font-size:15px;font-weight:600;color:#9a3412}.possible-leak{margin:6px 0;padding:8px 10px;border:1px solid #b91c1c;border-radius:6px;background:#fef2f2;color:#7f1d1d}.comparability .concerns{margin:4px 0 8px}
+.not-like-for-like{font-size:15px;font-weight:600;color:#9a3412}.judges-split{font-size:15px;font-weight:600;color:#6b21a8}.possible-leak{margin:6px 0;padding:8px 10px;border:1px solid #b91c1c;border-radius:6px;background:#fef2f2;color:#7f1d1d}.comparability .concerns{margin:4px 0 8px}
 .caveats{margin:6px 0 0;padding-left:18px;color:#9a3412}.caveats li{margin:2px 0}
 table{border-collapse:collapse;width:100%;margin:8px 0}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}

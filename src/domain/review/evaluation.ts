@@ -1,5 +1,6 @@
 import { type BallotView, type DimensionWinnerLetter, decideDimension } from "./ballot.js"
 import { DIMENSION_IDS, DIMENSIONS, type DimensionId, checksOf } from "./dimensions.js"
+import type { SecondJudgeResult } from "./secondJudge.js"
 
 export type Author = "codex" | "claude"
 export type Position = "A" | "B"
@@ -56,6 +57,10 @@ export interface Evaluation {
   readonly winner: OverallWinner
   /** The orders without a validated ballot (a failed reviewer, or an answer that was twice not a ballot); absent in older runs. */
   readonly missing_orders?: ReadonlyArray<ReviewOrder>
+  /** The second judge from the other family, when the run asked for one (docs/verdicts.md). */
+  readonly second_judge?: SecondJudgeResult
+  /** Whether the two judges disagree on the overall winner; present when a second judge was asked for. */
+  readonly judges_split?: boolean
 }
 
 export const mappingWithCodexAs = (position: Position): CandidateMapping =>

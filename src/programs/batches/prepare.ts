@@ -12,10 +12,12 @@ import {
   historicalResultDigest,
   normalizeConfiguration,
   type RunConfiguration,
+  secondJudgeOf,
   sha256
 } from "../../domain/runConfig.js"
 import { selfReviewModels } from "../../domain/reviewer.js"
 import { Batches } from "../../services/Batches.js"
+import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
 import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
@@ -38,6 +40,7 @@ const entryError = (index: number, message: string) => invalidArgument(`configur
 const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized, ControllerError> =>
   Either.gen(function*() {
     const reviewer = payload.reviewer_model?.trim() || null
+    const secondJudge = secondJudgeOf(payload.second_judge)
     const configurations: Array<RunConfiguration> = []
     for (const [index, entry] of payload.configurations.entries()) {
       const configuration = yield* Either.mapLeft(normalizeConfiguration(entry), (error) => entryError(index, error.message))
@@ -47,12 +50,15 @@ const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized,
           "every replay of a batch is reviewed by the batch's reviewer_model; give it once, beside configurations."
         ))
       }
+      if (configuration.second_judge !== undefined && configuration.second_judge !== secondJudge) {
+        return yield* Either.left(entryError(index, "every replay of a batch has the batch's second_judge; give it once, beside configurations."))
+      }
       const key = (other: RunConfiguration) => `${other.thread_id}\u0000${other.range_start}\u0000${other.range_end}`
       const earlier = configurations.findIndex((other) => key(other) === key(configuration))
       if (earlier >= 0) {
         return yield* Either.left(entryError(index, `thread ${configuration.thread_id} is already configurations[${earlier}]; give each thread once.`))
       }
-      configurations.push({ ...configuration, reviewer_model: reviewer })
+      configurations.push({ ...configuration, reviewer_model: reviewer, ...(secondJudge === null ? {} : { second_judge: secondJudge }) })
     }
     return { configurations, reviewer, fingerprint: sha256(canonicalJson({ configurations, reviewer_model: reviewer })) }
   })
@@ -111,6 +117,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const { configurations, fingerprint, reviewer: requested } = yield* normalized(payload)
   // The reviewer implements none of the batch's runs, whichever of its threads turn out ready.
   const reviewer = yield* resolveReviewerModel(requested, [...new Set(configurations.flatMap((configuration) => configuration.models))])
+  yield* requireSecondJudge(configurations[0]?.second_judge)
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
   const readyEntries = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
   const ready = readyEntries.map(({ entry }) => entry)
@@ -135,6 +142,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     models,
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, models),
+    second_judge: configurations[0]?.second_judge ?? null,
     ready_threads: readyEntries.map(({ checks, entry, setup }) => ({
       index: configurations.indexOf(entry.configuration),
       thread_id: entry.configuration.thread_id,

@@ -8,6 +8,7 @@ import type { ResolvedSettings } from "../../domain/settings.js"
 import { Batches } from "../../services/Batches.js"
 import { CodexModels, type ModelList } from "../../services/CodexModels.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
+import { secondJudgeAvailability } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { summaryOf } from "../batches/summary.js"
@@ -48,6 +49,7 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
       // The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model;
       // null without one: each run is then reviewed by a model that implements none of its runs (`neutralReviewer`).
       reviewer_model: Either.getOrNull(reviewer),
+      second_judge: secondJudgeAvailability(),
       diagnostics,
       recent_runs: owned.slice(0, RECENT_RUNS),
       run_root: settings.runRoot

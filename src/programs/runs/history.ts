@@ -86,6 +86,12 @@ export const possibleLeakOf = (state: RunState) => {
   return typeof summary?.possible_leak === "boolean" ? summary.possible_leak : null
 }
 
+/** Whether the run's two judges split, when it had a second judge. */
+const judgesSplitOf = (state: RunState): { readonly judges_split?: boolean } => {
+  const summary = state.report_summary as { judges_split?: unknown } | null | undefined
+  return typeof summary?.judges_split === "boolean" ? { judges_split: summary.judges_split } : {}
+}
+
 /** The checks' sentence its state recorded of the report; `null` for a run without checks or written before them. */
 export const checksSentenceOf = (state: RunState) => {
   const summary = state.report_summary as { checks?: { sentence?: unknown } | null } | null | undefined
@@ -113,6 +119,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   winner: winnerOf(state),
   dimensions: dimensionTally(state),
   possible_leak: possibleLeakOf(state),
+  ...judgesSplitOf(state),
   checks: checksSentenceOf(state),
   ...spendSummaryOf(state),
   caveats: caveatsOfSummary(state.report_summary),

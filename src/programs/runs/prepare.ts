@@ -15,6 +15,7 @@ import type { RunState } from "../../domain/runState.js"
 import { excerpt } from "../../domain/toolResult.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { PrepareTokens } from "../../services/PrepareTokens.js"
+import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
@@ -80,6 +81,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
   yield* ensureModelsOffered(configuration.models)
   const reviewer = yield* resolveReviewerModel(configuration.reviewer_model, configuration.models)
+  yield* requireSecondJudge(configuration.second_judge)
   yield* ensureCanStart(configuration)
   const historical = yield* readHistorical(configuration)
   const historicalDigest = historicalResultDigest(historical.result)
@@ -111,6 +113,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     models: configuration.models,
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, configuration.models),
+    second_judge: configuration.second_judge ?? null,
     blockers,
     blocking_reasons: blockers,
     questions: [],

@@ -193,7 +193,8 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
       },
       claude_state: claudeStateOf(plan.historical),
       task_source: taskSource,
-      ...(reconstruction === undefined ? {} : { reconstruction })
+      ...(reconstruction === undefined ? {} : { reconstruction }),
+      ...(configuration.second_judge === undefined ? {} : { second_judge: configuration.second_judge })
     }
     const launched = Effect.gen(function*() {
       // Claude's side stays in memory until the implementation has finished (RunCoordinator.collect).

@@ -1,0 +1,103 @@
+/**
+ * Claude as a second judge from the page: Configure offers it only when Claude Code is found (and says
+ * why not otherwise); a run with it shows the second judge's verdict and "split" when the judges disagree,
+ * and the portfolio counts the split. Real daemon, fake Codex CLI, fake claude through the Agent SDK,
+ * Debian's Chromium through playwright-core.
+ */
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
+
+const SAMPLE = "sample-hello-cli"
+const FAKE_CLAUDE = path.resolve(import.meta.dirname, "../../fake-claude/claude")
+
+let root: string
+let browser: Browser
+let page: Page
+const consoleErrors: Array<string> = []
+
+beforeAll(async () => {
+  await requireChromium("the second judge UI test")
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "codex-replay-ui-judge-")))
+  await fs.mkdir(path.join(root, "claude", "projects"), { recursive: true })
+  const launched = await launchChromium(consoleErrors)
+  browser = launched.browser
+  page = await launched.context.newPage()
+}, 30_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await killAllDaemons()
+  if (root !== undefined) await fs.rm(root, { recursive: true, force: true })
+})
+
+const openSample = async (daemon: Daemon) => {
+  await page.goto(daemon.launchUrl(), { waitUntil: "load" })
+  await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
+  await page.check("#source-sample")
+  await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
+  await page.locator("#cfg-request").waitFor()
+}
+
+describe("the second judge in the browser controller", () => {
+  it("is disabled, with the reason, when Claude Code is not found", async () => {
+    const missing = path.join(root, "no-claude", "claude")
+    const daemon = await startDaemon({ root, env: { CODEX_REPLAY_CLAUDE_PATH: missing } })
+    try {
+      await openSample(daemon)
+      expect(await page.locator("#cfg-second-judge").isDisabled()).toBe(true)
+      expect(await page.locator("#second-judge-hint").textContent()).toBe(
+        `Not available: CODEX_REPLAY_CLAUDE_PATH does not name an executable file (${missing}).`
+      )
+    } finally {
+      await daemon.stop()
+    }
+  }, 60_000)
+
+  it("runs when ticked: the verdict says split and shows Claude's verdict and cost; the portfolio counts the split", async () => {
+    const claude = path.join(root, "bin", "claude")
+    await fs.mkdir(path.dirname(claude), { recursive: true })
+    await fs.copyFile(FAKE_CLAUDE, claude)
+    await fs.chmod(claude, 0o755)
+    // The fake claude favours the candidate whose patch adds the fake codex's file; the fake Codex
+    // reviewer's two orders disagree on every dimension (a tie): the judges split.
+    await fs.writeFile(path.join(root, "claude", ".fake-claude.json"), JSON.stringify({ prefer: "FAKE_CODEX_OUTPUT" }))
+    const daemon = await startDaemon({ root, env: { CODEX_REPLAY_CLAUDE_PATH: claude } })
+    try {
+      await openSample(daemon)
+      expect(await page.locator("#cfg-second-judge").isEnabled()).toBe(true)
+      await page.check("#cfg-second-judge")
+      await page.fill("#cfg-second-judge-model", "claude-test")
+      await page.check("#cfg-confirm-empty")
+      await page.check("#cfg-confirm-files")
+      await expect.poll(() => page.locator("#config-json").textContent(), { timeout: 15_000 }).toContain("\"second_judge\": \"claude:claude-test\"")
+      await expect.poll(() => page.locator("#prepare").isEnabled(), { timeout: 15_000 }).toBe(true)
+      await page.click("#prepare")
+      await page.locator("#approval-prompt").waitFor()
+      await page.click("#approve-start")
+      const runId = (await page.locator("article.run").getAttribute("data-run-id"))!
+      await page.locator("#verdict").waitFor({ timeout: 60_000 })
+      expect(await page.locator("#judges-split").textContent()).toBe("split")
+      expect(await page.locator("#second-judge-verdict").textContent()).toBe(
+        "Claude (claude-test): Codex; split: the two judges disagree on the overall winner."
+      )
+      expect(await page.locator("#second-judge-cost").textContent()).toBe("2 calls to Claude, $0.025 as Claude Code reported it.")
+      await page.screenshot({ path: path.join(ARTIFACTS, "controller-second-judge.png"), fullPage: true })
+
+      await page.click("#tab-runs")
+      await page.locator(`tr[data-run-id="${runId}"] input.compare-run`).waitFor({ timeout: 15_000 })
+      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("judges split")
+      await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
+      await page.click("#portfolio-compare")
+      await page.locator("#portfolio-summary").waitFor()
+      expect((await page.locator("#portfolio-models li").allTextContents())[0]).toContain("Judges split: 1 of 1 run judged by Claude too.")
+      expect(consoleErrors).toEqual([])
+    } finally {
+      await daemon.stop()
+    }
+  }, 120_000)
+})
