@@ -1802,10 +1802,9 @@
     }
     for (const run of result.runs) {
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
-      const split = run.judges_split === true ? " · judges split" : ""
       const labels = caveatLabels(notLeak(run.caveats))
       const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
-      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}${split}` : "—"
+      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
       const label = run.report_ready ? "Open results" : "Open run"
       body.append(h("tr", { "data-run-id": run.run_id },
         h("td", {}, compareBox(run)),

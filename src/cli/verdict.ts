@@ -151,7 +151,9 @@ const WINNERS: Record<string, string> = {
 const headline = (verdict: Verdict) => {
   if (verdict.caveats.some((caveat) => caveat.kind === "no_verdict" || caveat.kind === "inconclusive" || caveat.kind === "split")) {
     const words = verdictWords(verdict.winner, verdict.caveats)
-    return `${words.charAt(0).toUpperCase()}${words.slice(1)}`
+    // No verdict or orders that disagreed say so first; judges that split as well are said after it.
+    const split = words !== "split" && verdict.caveats.some((caveat) => caveat.kind === "split") ? " (split)" : ""
+    return `${words.charAt(0).toUpperCase()}${words.slice(1)}${split}`
   }
   return verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner
 }

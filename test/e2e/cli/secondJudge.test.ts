@@ -104,7 +104,7 @@ describe("codex-replay replay --second-judge", () => {
 
     // `runs` marks it.
     const runs = await runCli(["runs"], daemon.env)
-    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toContain("  [judges split]")
+    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toContain("  [split]")
 
     // The portfolio counts the split.
     const portfolio = await runCli(["portfolio", run.run_id], daemon.env)

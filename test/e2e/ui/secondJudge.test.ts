@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -80,7 +80,7 @@ describe("the second judge in the browser controller", () => {
       await page.locator("#approval-prompt").waitFor()
       await page.click("#approve-start")
       const runId = (await page.locator("article.run").getAttribute("data-run-id"))!
-      await page.locator("#verdict").waitFor({ timeout: 60_000 })
+      await skipToVerdict(page, 60_000)
       expect(await page.locator("#judges-split").textContent()).toBe("split")
       expect(await page.locator("#second-judge-verdict").textContent()).toBe(
         "Claude (claude-test): Codex; split: the two judges disagree on the overall winner."
@@ -90,7 +90,7 @@ describe("the second judge in the browser controller", () => {
 
       await page.click("#tab-runs")
       await page.locator(`tr[data-run-id="${runId}"] input.compare-run`).waitFor({ timeout: 15_000 })
-      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("judges split")
+      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("· split")
       await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
       await page.click("#portfolio-compare")
       await page.locator("#portfolio-summary").waitFor()
