@@ -130,7 +130,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     blocked
   })
   const prompt = token === null ? null : batchApprovalPrompt(ready)
-  const estimate = yield* estimateRuns(readyEntries.map(({ entry, size }) => ({ size, models: entry.configuration.models })), reviewer)
+  const estimate = yield* estimateRuns(readyEntries.map(({ entry, size }) => ({ size, models: entry.configuration.models })), reviewer, configurations[0]?.second_judge)
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
   const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
   return {

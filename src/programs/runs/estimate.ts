@@ -28,15 +28,26 @@ export const threadSizeOf = (configuration: RunConfiguration, historical: Histor
   result_chars: historical.claude.patch.length + historical.claude.final_response.length
 })
 
-/** The estimate of what approving would cost: every thread × model of `threads`, reviewed by `reviewer`. */
+/**
+ * The estimate of what approving would cost: every thread × model of `threads`, reviewed by `reviewer`.
+ * A second judge is named but not priced: Claude Code prices its own calls, which each report counts.
+ */
 export const estimateRuns = (
   threads: ReadonlyArray<{ readonly size: ThreadSize; readonly models: ReadonlyArray<string> }>,
-  reviewer: string
+  reviewer: string,
+  secondJudge: string | null | undefined = undefined
 ): Effect.Effect<CostEstimate, never, RunStore | Settings> =>
   Effect.gen(function*() {
     const settings = yield* Settings
     const states = yield* Effect.orElseSucceed((yield* RunStore).listAll(), () => [])
     const estimate = estimateCost({ threads, reviewer, earlier: states.flatMap(earlierRunOf), prices: settings.codexPriceOverrides ?? {} })
     // The keys name the range too; the parts name the thread only.
-    return { ...estimate, parts: estimate.parts.map((part) => ({ ...part, thread_id: part.thread_id.split("\u0000")[0] ?? part.thread_id })) }
+    const judged = secondJudge === null || secondJudge === undefined
+      ? ""
+      : ` The second judge (${secondJudge}) is not in it: Claude Code prices its own calls, and each report counts them.`
+    return {
+      ...estimate,
+      text: `${estimate.text}${judged}`,
+      parts: estimate.parts.map((part) => ({ ...part, thread_id: part.thread_id.split("\u0000")[0] ?? part.thread_id }))
+    }
   })

@@ -103,7 +103,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     : null
   const taskCheck = yield* taskCheckOf(configuration)
   const prompt = ready ? approvalPrompt(configuration) : null
-  const estimate = yield* estimateRuns([{ size: threadSizeOf(configuration, historical), models: configuration.models }], reviewer)
+  const estimate = yield* estimateRuns([{ size: threadSizeOf(configuration, historical), models: configuration.models }], reviewer, configuration.second_judge)
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
     ready,

@@ -25,6 +25,8 @@ afterAll(async () => {
 
 type Json = Record<string, any>
 
+const run0Id = (stdout: string) => (JSON.parse(stdout) as { runs: Array<{ run_id: string }> }).runs[0]!.run_id
+
 describe("codex-replay replay --second-judge", () => {
   it("refuses an unknown second judge or a malformed model in one sentence, before anything is contacted or written", async () => {
     for (const [args, sentence] of [
@@ -58,6 +60,14 @@ describe("codex-replay replay --second-judge", () => {
     expect(result.stderr).not.toContain("codex-replay:")
     expect(result.code).toBe(0)
     expect(result.stderr).toContain("Second judge: claude:claude-test (Claude Code, both orders; its cost is counted)\n")
+    // The estimate before approval says the second judge is not in its figure.
+    expect(result.stderr).toContain("The second judge (claude:claude-test) is not in it: Claude Code prices its own calls, and each report counts them.")
+    // The run's spend ledger counts the second judge's two calls in the evaluation.
+    const ledger = (JSON.parse(fs.readFileSync(path.join(daemon.runRoot, run0Id(result.stdout), "run.json"), "utf8")) as Json).spend
+    expect(ledger.calls.filter((call: Json) => call.purpose === "second_judge").map((call: Json) => [call.label, call.cost_usd])).toEqual([
+      ["second_judge:claude:ab", 0.02],
+      ["second_judge:claude:ba", 0.02]
+    ])
     const run = (JSON.parse(result.stdout) as { runs: Array<Json> }).runs[0]!
     expect(run.status).toBe("completed")
     expect(run.verdict.judges_split).toBe(true)
