@@ -603,7 +603,7 @@
       onChange: (event) => update({ second_judge: event.target.checked }) })
     const model = h("input", { type: "text", id: "cfg-second-judge-model", placeholder: "Claude Code's default", value: choice.second_judge_model || "", disabled: !availability.available,
       onInput: (event) => update({ second_judge_model: event.target.value }) })
-    return h("div", { className: "narrow second-judge-choice" },
+    return h("div", { className: "medium second-judge-choice" },
       h("label", { className: "check" }, box, " Add Claude as a second judge (same anonymous candidates, both orders; its cost is counted)"),
       availability.available ? field("Claude model (optional)", model) : null,
       h("p", { className: availability.available ? "hint" : "reason", id: "second-judge-hint", text: availability.available
@@ -769,7 +769,7 @@
     const timeout = h("input", { type: "number", id: "cfg-timeout", min: "1", max: "86400", step: "1", value: String(c.timeout_seconds), onInput: (event) => { c.timeout_seconds = Number(event.target.value); changed(false) } })
     body.append(section("Codex models",
       h("fieldset", { className: "models" }, h("legend", { text: `Choose 1 to ${MAX_MODELS} models; each runs in its own workspace, in parallel.` }), modelBoxes),
-      h("div", { className: "narrow" }, field("Reviewer model", reviewer), h("p", { className: "hint", id: "reviewer-hint", text: "One model judges every run, blind to who wrote which side; a model judging its own replay is a self-review." })),
+      h("div", { className: "medium" }, field("Reviewer model", reviewer), h("p", { className: "hint", id: "reviewer-hint", text: "One model judges every run, blind to who wrote which side; a model judging its own replay is a self-review." })),
       secondJudgeChoice(c, (value) => { Object.assign(c, value); changed(true) }),
       h("div", { className: "narrow" }, field("Timeout (seconds)", timeout))))
 
