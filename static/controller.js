@@ -614,7 +614,9 @@
   /** "split" beside the verdict when the two judges disagree on the winner. */
   function judgesSplitBadge(report) {
     const judge = report.evaluation && report.evaluation.second_judge
-    return judge && judge.agreement === "split" ? h("span", { className: "badge badge-warn", id: "judges-split", text: "split" }) : null
+    // A verdict that already reads "Split" needs no badge saying it again.
+    if (!judge || judge.agreement !== "split" || /^split/i.test(reportVerdictText(report))) return null
+    return h("span", { className: "badge badge-warn", id: "judges-split", text: "split" })
   }
 
   /** The second judge's verdict and its agreement with the first; null when the run asked for none. */
@@ -628,7 +630,10 @@
       ? `Did not run: ${judge.reason || "Claude Code could not be started"}.`
       : `Claude${judge.model ? ` (${judge.model})` : ""}: ${words[judge.winner] || judge.winner}${missing.length ? ` (no ballot for the ${missing.join(" and ")} order${missing.length === 1 ? "" : "s"})` : ""}; ${agreement}.`
     const calls = judge.calls || []
-    return section("Second judge (Claude)", h("p", { id: "second-judge-verdict", text: text }),
+    const reviewer = report.about_review && report.about_review.reviewer_model
+    const firstWords = ordersDisagreed(report) ? "no verdict (its two orders disagreed)" : words[report.winner] || report.winner
+    return section("Second judge (Claude)", h("p", { id: "first-judge-verdict", text: `First judge (Codex${reviewer ? `, ${reviewer}` : ""}): ${firstWords}.` }),
+      h("p", { id: "second-judge-verdict", text: text }),
       calls.length ? h("p", { className: "hint", id: "second-judge-cost", text: `${calls.length} call${calls.length === 1 ? "" : "s"} to Claude, ${formatUsd(judge.cost_usd || 0)} as Claude Code reported it.` }) : null,
       judge.evaluation ? evaluationSection(judge.evaluation) : null)
   }
@@ -1248,7 +1253,7 @@
   /** A possible leak has its own badge and words wherever a verdict is shown. */
   const notLeak = (caveats) => (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
   /** A tally of won, tied and lost means something only when there is a verdict from both orders. */
-  const tallyCounts = (winner, caveats) => winner !== "inconclusive" && !(caveats || []).some((caveat) => ["no_verdict", "inconclusive", "missing_ballot"].includes(caveat.kind))
+  const tallyCounts = (winner, caveats) => winner !== "inconclusive" && !(caveats || []).some((caveat) => ["no_verdict", "inconclusive", "missing_ballot", "split"].includes(caveat.kind))
   /** The verdict's caveats as a list under it: each label and why. */
   function caveatsList(caveats, id) {
     const shown = (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
@@ -2147,7 +2152,7 @@
         h("td", {}, h("strong", { text: caveatsVerdict(report.caveats) || (ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner] || report.winner || "—") }),
           caveatLabels(notLeak(report.caveats)) ? [" ", h("span", { className: "muted caveat-labels", text: caveatLabels(notLeak(report.caveats)) })] : null,
           report.integrity && report.integrity.matches_claude === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null,
-          report.evaluation && report.evaluation.second_judge && report.evaluation.second_judge.agreement === "split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
+          report.evaluation && report.evaluation.second_judge && report.evaluation.second_judge.agreement === "split" && caveatsVerdict(report.caveats) !== "Split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
         DIMENSIONS.map((d) => dimensionCell(report, d.id)),
         h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
         h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),

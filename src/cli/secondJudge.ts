@@ -47,9 +47,22 @@ export const judgesOf = (state: Json, report: Json | undefined): { readonly judg
   return judge === null ? {} : { judges_split: judge.agreement === "split", second_judge: judge }
 }
 
-/** The CLI's line on the second judge: its verdict and, when the judges disagree, "split". */
-export const judgesLines = (verdict: { readonly judges_split?: boolean; readonly second_judge?: SecondJudgeVerdict }): ReadonlyArray<string> =>
-  verdict.second_judge === undefined ? [] : [`Judges:  ${verdict.judges_split === true ? "split — " : ""}${verdict.second_judge.sentence}`]
+const FIRST_JUDGE_WORDS: Record<string, string> = { codex: "Codex", claude: "Claude", tie: "a tie", inconclusive: "no verdict" }
+
+/**
+ * The CLI's line on the judges: the first (Codex) judge's verdict, then the second judge's sentence (its
+ * verdict and their agreement); nothing when no second judge was asked for.
+ */
+export const judgesLines = (verdict: {
+  readonly winner: string | null
+  readonly caveats: ReadonlyArray<{ readonly kind: string }>
+  readonly second_judge?: SecondJudgeVerdict
+}): ReadonlyArray<string> => {
+  if (verdict.second_judge === undefined) return []
+  const disagreed = verdict.caveats.some((caveat) => caveat.kind === "inconclusive")
+  const first = verdict.winner === null ? "no verdict" : disagreed ? "no verdict (its two orders disagreed)" : FIRST_JUDGE_WORDS[verdict.winner] ?? verdict.winner
+  return [`Judges:  Codex reviewer: ${first} · ${verdict.second_judge.sentence}`]
+}
 
 /** `--second-judge`: claude or claude:MODEL, checked before anything is contacted or written. */
 export const checkSecondJudge = (value: string | undefined): Either.Either<void, ControllerError> =>

@@ -127,7 +127,7 @@ export const caveatLabels = (caveats: ReadonlyArray<Caveat>) => caveats.map((ent
 /** Whether a verdict's tally (won, tied, lost) means anything: not when there is no verdict or the orders disagreed. */
 export const tallyCounts = (winner: string | null, caveats: ReadonlyArray<Caveat>) =>
   winner !== null && winner !== "inconclusive" &&
-  !caveats.some((entry) => entry.kind === "no_verdict" || entry.kind === "inconclusive" || entry.kind === "missing_ballot")
+  !caveats.some((entry) => entry.kind === "no_verdict" || entry.kind === "inconclusive" || entry.kind === "missing_ballot" || entry.kind === "split")
 
 // ---------------------------------------------------------------------------------------------
 // Facts from a report, or from a run's report summary

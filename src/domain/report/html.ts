@@ -82,7 +82,7 @@ const caveatsList = (report: Report) => {
 }
 
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation)}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation, verdictHeadline(report))}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
 
 const comparabilityRows = (comparability: Comparability) => {
   const gaps = comparability.capability_gaps.length === 0
@@ -276,7 +276,7 @@ export const renderReportHtml = (report: Report): string => {
     verdictSection(report),
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
-    secondJudgeSection(report.evaluation),
+    secondJudgeSection(report.evaluation, typeof report.about_review?.reviewer_model === "string" ? report.about_review.reviewer_model : null),
     reasonsSection(report),
     checksSection(report.checks),
     metricsSection(report),

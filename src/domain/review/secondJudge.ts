@@ -75,6 +75,20 @@ export interface SecondJudgeResult {
 export const judgesAgreement = (first: OverallWinner, second: OverallWinner): JudgesAgreement =>
   first === "inconclusive" || second === "inconclusive" ? "incomplete" : first === second ? "agreed" : "split"
 
+/**
+ * A judge's overall verdict as it counts for agreement: a tie because its two orders disagreed on every
+ * compared dimension is no verdict (inconclusive), like a missing ballot.
+ */
+export const verdictOf = (evaluation: {
+  readonly winner: OverallWinner
+  readonly comparable_dimensions: ReadonlyArray<string>
+  readonly dimensions: { readonly [id: string]: { readonly order_dependent: boolean } | undefined }
+}): OverallWinner =>
+  evaluation.winner === "tie" && evaluation.comparable_dimensions.length > 0 &&
+    evaluation.comparable_dimensions.every((id) => evaluation.dimensions[id]?.order_dependent === true)
+    ? "inconclusive"
+    : evaluation.winner
+
 /** The evaluation's second judge, when one was asked for and recorded. */
 export const secondJudgeResultOf = (evaluation: unknown): SecondJudgeResult | null => {
   if (typeof evaluation !== "object" || evaluation === null || !("second_judge" in evaluation)) return null

@@ -16,6 +16,7 @@ import {
 import {
   type JudgeCall,
   judgesAgreement,
+  verdictOf,
   SECOND_JUDGE,
   type SecondJudgeResult,
   type SecondJudgeSpec
@@ -196,7 +197,7 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         reason: null,
         evaluation,
         winner: evaluation.winner,
-        agreement: judgesAgreement(input.evaluation.winner, evaluation.winner),
+        agreement: judgesAgreement(verdictOf(input.evaluation), verdictOf(evaluation)),
         calls,
         cost_usd: calls.reduce((sum, call) => sum + (call.cost_usd ?? 0), 0)
       } satisfies SecondJudgeResult
@@ -210,7 +211,8 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
       const second = yield* judge(input)
       const evaluation: Evaluation = { ...input.evaluation, second_judge: second, judges_split: second.agreement === "split" }
       yield* files.writeJson(path.join(input.runDirectory, REVIEWS_DIRECTORY, EVALUATION_FILE), evaluation)
-      yield* log(input.runDirectory, `second judge ${second.status}: ${second.winner}, ${second.agreement} with the first judge`)
+      // The log is shown on the Run step before the user's blind vote: it names no winner.
+      yield* log(input.runDirectory, `second judge ${second.status}`)
       return evaluation
     })
 

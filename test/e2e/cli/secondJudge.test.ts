@@ -15,7 +15,8 @@ let claudePath: string
 beforeAll(async () => {
   const place = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "codex-replay-claude-"))
   claudePath = path.join(place, "claude")
-  daemon = await startDaemon({ CODEX_REPLAY_CLAUDE_PATH: claudePath, OPENAI_API_KEY: "sk-controller-secret-for-codex" })
+  // The Codex reviewer prefers Claude's patch (it alone defines main) in both orders; the fake claude prefers Codex's.
+  daemon = await startDaemon({ CODEX_REPLAY_CLAUDE_PATH: claudePath, OPENAI_API_KEY: "sk-controller-secret-for-codex", FAKE_CODEX_REVIEW_PREFER: "def main" })
 })
 
 afterAll(async () => {
@@ -52,8 +53,8 @@ describe("codex-replay replay --second-judge", () => {
   it("with Claude Code, judges both orders too, records its cost, and the verdict says split when the judges disagree", async () => {
     fs.copyFileSync(FAKE_CLAUDE, claudePath)
     fs.chmodSync(claudePath, 0o755)
-    // The fake claude favours the candidate whose patch adds the fake codex's file; the fake Codex reviewer's
-    // two orders disagree on every dimension (a tie): the judges split.
+    // The fake claude favours the candidate whose patch adds the fake codex's file; the fake Codex reviewer
+    // favours Claude's in both orders: the judges split.
     const envFile = path.join(daemon.root, "claude-env.jsonl")
     fs.writeFileSync(path.join(daemon.root, ".fake-claude.json"), JSON.stringify({ prefer: "FAKE_CODEX_OUTPUT", "env-file": envFile, cost: "0.02" }))
     const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--second-judge", "claude:claude-test", "--yes", "--json"], daemon.env, { timeoutMillis: 90_000 })
@@ -74,7 +75,7 @@ describe("codex-replay replay --second-judge", () => {
     expect(run.verdict.second_judge).toMatchObject({ judge: "claude", model: "claude-test", status: "completed", winner: "codex", agreement: "split", cost_usd: 0.04 })
 
     const report = JSON.parse(fs.readFileSync(run.report_json, "utf8")) as Json
-    expect(report.winner).toBe("tie")
+    expect(report.winner).toBe("claude")
     const second = report.evaluation.second_judge
     expect(second.evaluation.reviews.map((review: Json) => [review.order, review.status, review.evaluator, review.model])).toEqual([
       ["AB", "completed", "claude", "claude-test"],
@@ -89,7 +90,10 @@ describe("codex-replay replay --second-judge", () => {
     expect(state.report_summary.judges_split).toBe(true)
     expect(state.report_summary.second_judge).toMatchObject({ winner: "codex", agreement: "split" })
     const html = fs.readFileSync(run.report_html, "utf8")
-    expect(html).toContain(`<span class="judges-split" title="The two judges disagree on the overall winner">(split)</span>`)
+    // The headline says Split, once; each judge's verdict is in the second judge's section.
+    expect(html).toContain(`<h2 class="verdict-headline">Split</h2>`)
+    expect(html).not.toContain(`<span class="judges-split"`)
+    expect(html).toMatch(/<p class="first-judge-verdict">First judge \(Codex, [\w.-]+\): Claude\.<\/p>/)
     expect(html).toContain("Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
 
     // Claude Code got none of the controller's secrets: not its session, its API token, nor OpenAI's key.
@@ -109,12 +113,13 @@ describe("codex-replay replay --second-judge", () => {
     // The same through `codex-replay report`, in text.
     const text = await runCli(["report", run.run_id], daemon.env)
     const lines = text.stdout.split("\n")
-    expect(lines[1]).toBe("Verdict: Inconclusive (the two orders disagreed) (split)")
-    expect(lines[2]).toBe("Judges:  split — Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
+    // A split replaces the winner, and no tally is printed: each judge's verdict is on the next line.
+    expect(lines[1]).toBe("Verdict: Split")
+    expect(lines[2]).toBe("Judges:  Codex reviewer: Claude · Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
 
     // `runs` marks it.
     const runs = await runCli(["runs"], daemon.env)
-    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toContain("  [split]")
+    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toMatch(/  completed  split$/)
 
     // The portfolio counts the split.
     const portfolio = await runCli(["portfolio", run.run_id], daemon.env)

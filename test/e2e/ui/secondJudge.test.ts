@@ -64,9 +64,9 @@ describe("the second judge in the browser controller", () => {
     await fs.copyFile(FAKE_CLAUDE, claude)
     await fs.chmod(claude, 0o755)
     // The fake claude favours the candidate whose patch adds the fake codex's file; the fake Codex
-    // reviewer's two orders disagree on every dimension (a tie): the judges split.
+    // reviewer favours Claude's (it alone defines main) in both orders: the judges split.
     await fs.writeFile(path.join(root, "claude", ".fake-claude.json"), JSON.stringify({ prefer: "FAKE_CODEX_OUTPUT" }))
-    const daemon = await startDaemon({ root, env: { CODEX_REPLAY_CLAUDE_PATH: claude } })
+    const daemon = await startDaemon({ root, env: { CODEX_REPLAY_CLAUDE_PATH: claude, FAKE_CODEX_REVIEW_PREFER: "def main" } })
     try {
       await openSample(daemon)
       expect(await page.locator("#cfg-second-judge").isEnabled()).toBe(true)
@@ -81,7 +81,10 @@ describe("the second judge in the browser controller", () => {
       await page.click("#approve-start")
       const runId = (await page.locator("article.run").getAttribute("data-run-id"))!
       await skipToVerdict(page, 60_000)
-      expect(await page.locator("#judges-split").textContent()).toBe("split")
+      // The verdict says Split (once: no badge repeats it); each judge's verdict is in the second judge's section.
+      expect(await page.locator("#verdict").textContent()).toBe("Split")
+      expect(await page.locator("#judges-split").count()).toBe(0)
+      expect(await page.locator("#first-judge-verdict").textContent()).toMatch(/^First judge \(Codex, [\w.-]+\): Claude\.$/)
       expect(await page.locator("#second-judge-verdict").textContent()).toBe(
         "Claude (claude-test): Codex; split: the two judges disagree on the overall winner."
       )
@@ -90,7 +93,7 @@ describe("the second judge in the browser controller", () => {
 
       await page.click("#tab-runs")
       await page.locator(`tr[data-run-id="${runId}"] input.compare-run`).waitFor({ timeout: 15_000 })
-      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("· split")
+      expect(await page.locator(`#runs-rows tr[data-run-id="${runId}"]`).innerText()).toContain("Split")
       await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
       await page.click("#portfolio-compare")
       await page.locator("#portfolio-summary").waitFor()
