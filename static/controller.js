@@ -1879,7 +1879,8 @@
     const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
     const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
     const splits = model.second_judge ? ` Judges split: ${model.second_judge.split.count} of ${model.second_judge.judged.count} run${model.second_judge.judged.count === 1 ? "" : "s"} judged by Claude too.` : ""
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${splits}`
+    const uncounted = overall.not_counted && overall.not_counted.count > 0 ? ` (${overall.not_counted.count} without a verdict: not counted)` : ""
+    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}${uncounted}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${splits}`
   }
 
   /** Judge–user agreement on the overall winner over the runs the user voted on blind. */

@@ -61,4 +61,10 @@ describe("the portfolio carries each verdict's caveats and counts self-reviews a
     expect(html).toContain("Inconclusive (the two orders disagreed)")
     expect(html).toContain('Codex wins <span class="caveats">(not like-for-like · self-review)</span>')
   })
+
+  it("counts a tie by disagreement in no overall figure: it is no tie, and the headline says it was left out", () => {
+    expect([model.overall.wins.count, model.overall.ties.count, model.overall.losses.count, model.overall.not_counted.count]).toEqual([2, 0, 0, 1])
+    expect(model.overall.not_counted.run_ids).toEqual(["run-flips"])
+    expect(modelLines(model)[0]).toContain("Codex won 2, tied 0 and lost 0 of 3 runs (1 without a verdict: not counted)")
+  })
 })

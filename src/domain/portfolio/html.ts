@@ -155,7 +155,8 @@ export const portfolioHeadline = (model: ModelPortfolio) => {
     : overall.significant
     ? `significant at 5% (p = ${pValue(overall.sign_test_p)})`
     : `not significant at 5% (p = ${pValue(overall.sign_test_p)})`
-  return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}; ${significance}.${
+  const uncounted = overall.not_counted.count === 0 ? "" : ` (${overall.not_counted.count} without a verdict: not counted)`
+  return `${leader}: Codex won ${overall.wins.count}, tied ${overall.ties.count} and lost ${overall.losses.count} of ${plural(model.runs.length, "run")}${uncounted}; ${significance}.${
     model.possible_leaks.count === 0 ? "" : ` ${possibleLeaksText(model)}.`
   }`
 }
@@ -281,7 +282,7 @@ const modelSection = (model: ModelPortfolio, index: number) => {
 }
 
 const ABOUT = [
-  "Each run is one thread replayed by one Codex model and judged blind in both orders; its verdict and each dimension's winner are read from the run's report. A dimension that flipped with the order counts as a tie there, and an inconclusive run (no validated ballot in both orders) is not counted.",
+  "Each run is one thread replayed by one Codex model and judged blind in both orders; its verdict and each dimension's winner are read from the run's report. A dimension that flipped with the order counts as a tie there, and a run without a verdict (no validated ballot in both orders, two orders that disagreed on every dimension, or two judges that split) is not counted in the overall figures.",
   "The win rate is Codex's wins divided by its wins and losses (ties left out), with a 95% Wilson score interval. The p-value is the exact two-sided sign test of \"neither side is better\": each decisive verdict a fair coin, ties left out. Below 0.05 the difference is called significant.",
   "\"More threads for 5% significance\" is the smallest number of extra threads that, ending in the same shares of wins, ties and losses, would bring the sign test below 0.05. It is a projection, not a promise: the next threads may go differently.",
   "Limits: the runs are whatever was selected, not a random sample of your work; several runs of one thread are not independent; the reviewer is a Codex model (see each report's note on self-preference); the per-dimension rows are not corrected for testing six dimensions at once; and cost and time compare one replay with Claude's whole historical session."

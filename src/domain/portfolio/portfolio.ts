@@ -139,6 +139,12 @@ const OVERALL_OUTCOMES: Record<PortfolioReport["winner"], DimensionOutcome> = {
   inconclusive: "not_counted"
 }
 
+/** Caveats that say the run has no winner: it counts in no overall figure (a tie by disagreement is no tie). */
+const NO_WINNER_CAVEATS: ReadonlySet<string> = new Set(["no_verdict", "inconclusive", "split"])
+
+const overallOutcome = (run: PortfolioRun): DimensionOutcome =>
+  (run.caveats ?? []).some((caveat) => NO_WINNER_CAVEATS.has(caveat.kind)) ? "not_counted" : OVERALL_OUTCOMES[run.winner]
+
 const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) => number | null): Totals => {
   const known = runs.filter((run) => value(run) !== null)
   const values = known.map((run) => value(run)!)
@@ -169,7 +175,7 @@ const evaluationTotals = (runs: ReadonlyArray<PortfolioRun>) => totals(runs.filt
 
 const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
   const runs = all.filter((run) => !run.possible_leak)
-  const overall = tally(runs, (run) => OVERALL_OUTCOMES[run.winner])
+  const overall = tally(runs, overallOutcome)
   const dimensions = Object.fromEntries(DIMENSIONS.map(({ id, label }) => [id, { label, ...tally(runs, (run) => run.dimensions[id]) }])) as ModelPortfolio["dimensions"]
   return {
     model,
