@@ -36,6 +36,8 @@ export const CANDIDATE_FILES: Record<Position, string> = { A: "candidate-a.json"
 export const MAPPING_FILE = "candidate-mapping.json"
 export const EVALUATION_FILE = "evaluation.json"
 export const REVIEW_RETRY_LIMIT = 3
+/** A recorded candidate file is far below this (its patch and final response are bounded); a larger one is not ours. */
+export const MAX_CANDIDATE_FILE_BYTES = 64 * 1024 * 1024
 
 /** Retryable worker failures are retried up to 3 times, with growing pauses. */
 export const reviewRetrySchedule = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(REVIEW_RETRY_LIMIT)))

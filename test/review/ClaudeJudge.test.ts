@@ -238,6 +238,24 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
         expect(secondOf(evaluation).reason).toContain("does not name an executable file")
         expect(evaluation.judges_split).toBe(false)
       }))
+
+    it.effect("recorded candidates that cannot be read leave the judge unavailable with the reason; the run does not fail", () =>
+      Effect.gen(function*() {
+        const runDirectory = yield* makeRunDirectory()
+        const first = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory)))
+        yield* Effect.promise(() => fs.rm(path.join(runDirectory, "reviews", "candidate-b.json")))
+        const saved = process.env[CLAUDE_PATH_VARIABLE]
+        process.env[CLAUDE_PATH_VARIABLE] = FAKE_CLAUDE
+        const evaluation = yield* Effect.flatMap(ClaudeJudge, (judge) => judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first })).pipe(
+          Effect.ensuring(Effect.sync(() => {
+            if (saved === undefined) delete process.env[CLAUDE_PATH_VARIABLE]
+            else process.env[CLAUDE_PATH_VARIABLE] = saved
+          }))
+        )
+        expect(secondOf(evaluation).status).toBe("unavailable")
+        expect(secondOf(evaluation).reason).toContain("the recorded candidates could not be read")
+        expect(secondOf(evaluation).calls).toEqual([])
+      }))
   })
 })
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { StorageError } from "../../domain/errors.js"
@@ -22,12 +22,9 @@ import {
   type SecondJudgeSpec
 } from "../../domain/review/secondJudge.js"
 import { FileStore } from "../FileStore.js"
-import { askAgainAfter, CANDIDATE_FILES, EVALUATION_FILE, REVIEWER_WORKSPACE_PREFIX, reviewPromptWith, REVIEWS_DIRECTORY } from "../Review.js"
+import { askAgainAfter, CANDIDATE_FILES, EVALUATION_FILE, MAX_CANDIDATE_FILE_BYTES, REVIEWER_WORKSPACE_PREFIX, reviewPromptWith, REVIEWS_DIRECTORY } from "../Review.js"
 import { RunLog } from "../RunLog.js"
 import { askClaude, type ClaudeAvailability, type ClaudeUsage, findClaude, judgeEnvironment } from "./claudeCode.js"
-
-/** A recorded candidate file is far below this; a larger one is not the controller's. */
-const MAX_CANDIDATE_BYTES = 64 * 1024 * 1024
 
 export interface SecondJudgeInput {
   readonly runDirectory: string
@@ -86,8 +83,8 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
     /** The candidates the first judge saw, as recorded once its two orders finished. */
     const recordedCandidates = (runDirectory: string) =>
       Effect.all({
-        A: files.readJson(path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES.A), MAX_CANDIDATE_BYTES),
-        B: files.readJson(path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES.B), MAX_CANDIDATE_BYTES)
+        A: files.readJson(path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES.A), MAX_CANDIDATE_FILE_BYTES),
+        B: files.readJson(path.join(runDirectory, REVIEWS_DIRECTORY, CANDIDATE_FILES.B), MAX_CANDIDATE_FILE_BYTES)
       })
 
     const callOf = (label: string, answer: ClaudeUsage): JudgeCall => ({
@@ -172,7 +169,9 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
     const judge = Effect.fn("ClaudeJudge.judge")(function*(input: SecondJudgeInput) {
       const found = yield* availability
       if (!found.available) return unavailable(input, found.reason)
-      const candidates = yield* recordedCandidates(input.runDirectory)
+      const recorded = yield* Effect.either(recordedCandidates(input.runDirectory))
+      if (Either.isLeft(recorded)) return unavailable(input, `the recorded candidates could not be read (${recorded.left.message})`)
+      const candidates = recorded.right
       const calls: Array<JudgeCall> = []
       const reviews: Array<ReviewRecord> = []
       for (const order of REVIEW_ORDERS) {
