@@ -77,9 +77,9 @@ describe("comparability in the browser controller", () => {
     const caveat = page.locator('#verdict-caveats li[data-kind="not_like_for_like"]')
     expect(await caveat.innerText()).toMatch(/^not like-for-like: The replay started from an empty directory, while Claude changed 1 file/)
     expect(await page.locator('#verdict-caveats li[data-kind="self_review"]').count()).toBe(0)
-    const verdict = await page.locator("#verdict").textContent()
-    if (verdict === "Inconclusive") expect(await page.locator("#not-like-for-like").count()).toBe(0)
-    else expect(await page.locator("#not-like-for-like").textContent()).toBe("not like-for-like")
+    // The fake reviewer prefers the first candidate in both orders: a tie by disagreement, still labelled.
+    expect(await page.locator("#verdict").textContent()).toBe("Inconclusive (the two orders disagreed)")
+    expect(await page.locator("#not-like-for-like").textContent()).toBe("not like-for-like")
 
     // Codex's cost is a figure beside Claude's, with what it means.
     const costs = await page.locator(".cost-row td").allTextContents()
