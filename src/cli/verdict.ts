@@ -5,7 +5,7 @@ import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts
 import { visible } from "../domain/report/visible.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
-import { SpendLine, spendLineText } from "../domain/spend.js"
+import { formatUsd as formatDollars, SpendLine, spendLineText } from "../domain/spend.js"
 import { judgesLines, judgesOf, type SecondJudgeVerdict } from "./secondJudge.js"
 
 /** One side of a comparison as the summary shows it. */
@@ -167,8 +167,7 @@ export const formatDuration = (ms: number | null) => {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
 }
 
-const formatUsd = (usd: number | null) =>
-  usd === null ? "unknown" : `$${usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(3) : usd.toFixed(4)}`
+const formatUsd = (usd: number | null) => (usd === null ? "unknown" : formatDollars(usd))
 
 /** `m:ss` for a counter. */
 export const clock = (ms: number) => {

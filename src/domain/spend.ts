@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { type CodexPriceTable, codexCost } from "./codexPricing.js"
+import { formatUsd } from "./report/format.js"
 import { type TokenBuckets, tokensFromCodexUsage } from "./report/tokens.js"
 
 /** Why a call was made. A new kind of call (another judge) adds its name here and nothing else. */
@@ -93,8 +94,7 @@ export const spendOf = (calls: ReadonlyArray<ModelCall>): Spend => ({
   total: line(calls)
 })
 
-export const formatUsd = (usd: number) =>
-  `$${usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(3) : usd.toFixed(4)}`
+export { formatUsd }
 
 /** `$0.120`, `$0.120 + 1 call not priced`, `not priced (1 call)` or `nothing` (no call). */
 export const spendLineText = (spend: SpendLine) => {
