@@ -1677,10 +1677,11 @@
     if (!state.vote) return state.note ? h("p", { className: "muted", id: "blind-note", text: state.note }) : null
     const vote = state.vote
     const dimensions = (report.evaluation && report.evaluation.dimensions) || {}
-    const judgeOverall = report.winner === "inconclusive" ? "tie" : report.winner
-    const agrees = judgeOverall === vote.overall
+    // A judge that reached no verdict has nothing to agree with (docs/verdicts.md); a tie is a tie only when the winner says so.
+    const noVerdict = report.winner === "inconclusive" || (report.caveats || []).some((caveat) => caveat.kind === "no_verdict")
+    const agreement = noVerdict ? "The judge reached no verdict, so there is nothing to agree on." : report.winner === vote.overall ? "You agree on the winner." : "You and the judge disagree on the winner."
     return section("Your blind vote beside the judge's",
-      h("p", { id: "vote-agreement", text: `You voted ${VOTED[vote.overall] || vote.overall} overall; the judge: ${reportVerdictText(report)}. ${agrees ? "You agree on the winner." : "You and the judge disagree on the winner."}` }),
+      h("p", { id: "vote-agreement", text: `You voted ${VOTED[vote.overall] || vote.overall} overall; the judge: ${reportVerdictText(report)}. ${agreement}` }),
       h("div", { className: "table-scroll" }, h("table", { className: "vote-table", id: "vote-table" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Dimension" }), h("th", { scope: "col", text: "The judge" }), h("th", { scope: "col", text: "You" }))),
         h("tbody", {},
@@ -1881,7 +1882,10 @@
   function portfolioAgreementText(model) {
     const a = model.user_agreement
     const kappa = a.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : (Math.abs(a.kappa) < 0.005 ? 0 : a.kappa).toFixed(2)
-    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}.`
+    const left = a.no_verdict ? a.no_verdict.count : 0
+    if (a.n === 0) return `${model.model}: nothing to compare: the judge reached no verdict on the ${left} run(s) you voted on, n = 0.`
+    const leftOut = left > 0 ? `; ${left} voted run(s) left out: the judge reached no verdict on ${left === 1 ? "it" : "them"}` : ""
+    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}${leftOut}.`
   }
 
   async function comparePortfolio() {
