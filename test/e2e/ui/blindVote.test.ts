@@ -177,7 +177,8 @@ describe("Judge it yourself", () => {
     await page.locator("#portfolio-summary").waitFor()
     const vote = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "vote.json"), "utf8")).overall
     const judge = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "report.json"), "utf8")).winner
-    const agreeing = (judge === "inconclusive" ? "tie" : judge) === vote ? 1 : 0
+    expect(["codex", "claude", "tie"]).toContain(judge)
+    const agreeing = judge === vote ? 1 : 0
     expect(await page.locator("#portfolio-agreement li").allTextContents()).toEqual([
       `gpt-5.6-sol: you and the judge agree on the overall winner in ${agreeing} of 1 run(s) you voted on (${agreeing * 100}%); Cohen's kappa ${
         agreeing === 1 ? "undefined (you and the judge gave one and the same answer every time)" : "0.00"
