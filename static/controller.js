@@ -1859,7 +1859,10 @@
    */
   function notRevealedCell(run, open) {
     return h("td", { className: "not-revealed" }, "Not revealed yet — ",
-      h("button", { type: "button", className: "link-button", "data-judge-run": run.run_id, "aria-label": `Judge it or reveal it: ${run.model || ""} ${run.run_id}`, text: "judge it or reveal it", onClick: open }))
+      h("a", { href: "#", "data-judge-run": run.run_id, "aria-label": `Judge it or reveal it: ${run.model || ""} ${run.run_id}`, text: "judge it or reveal it", onClick: (event) => {
+        event.preventDefault()
+        open()
+      } }))
   }
 
   /** A completed run can be ticked for the portfolio; the selection outlives pages and filters. */

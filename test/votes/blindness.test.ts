@@ -1,6 +1,6 @@
 /**
  * `list_runs` and a batch's summary say, for each completed run of the answer, whether it is still blind
- * (no `vote.json`, no `revealed.json`), so the page can keep its verdict from view until the user judges or
+ * (no `vote.json`, no `revealed.json`, and the two candidates recorded to judge), so the page can keep its verdict from view until the user judges or
  * reveals it. Real files in a fresh run root.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -14,7 +14,7 @@ import { RunStore } from "../../src/services/RunStore.js"
 import { fakeWorker, pipelineLayer, testSettings } from "../runs/harness.js"
 
 const settings = testSettings()
-const RUNS = ["run-20260101T000000Z-aaaaaaaaaa", "run-20260101T000001Z-bbbbbbbbbb", "run-20260101T000002Z-cccccccccc"]
+const RUNS = ["run-20260101T000000Z-aaaaaaaaaa", "run-20260101T000001Z-bbbbbbbbbb", "run-20260101T000002Z-cccccccccc", "run-20260101T000004Z-eeeeeeeeee"]
 const RUNNING = "run-20260101T000003Z-dddddddddd"
 
 const writeState = (runId: string, status: string) => {
@@ -26,6 +26,10 @@ const writeState = (runId: string, status: string) => {
     started_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z", error: null,
     ...(status === "completed" ? { report_summary: { winner: "codex" } } : {})
   }))
+  if (status === "completed") {
+    fs.mkdirSync(path.join(directory, "reviews"), { mode: 0o700 })
+    for (const name of ["candidate-a.json", "candidate-b.json", "candidate-mapping.json"]) fs.writeFileSync(path.join(directory, "reviews", name), "{}")
+  }
   return directory
 }
 
@@ -49,18 +53,20 @@ const record: BatchRecord = {
 describe("which completed runs are still blind", () => {
   it.live("list_runs and the batch's items say blind until a vote or a reveal; a run not completed says nothing", () =>
     Effect.gen(function*() {
-      const [blindRun, votedRun, revealedRun] = RUNS.map((runId) => writeState(runId, "completed"))
+      const [blindRun, votedRun, revealedRun, unrecorded] = RUNS.map((runId) => writeState(runId, "completed"))
       writeState(RUNNING, "running")
       fs.writeFileSync(path.join(votedRun!, "vote.json"), "{}")
       fs.writeFileSync(path.join(revealedRun!, "revealed.json"), "{}")
+      // A review that recorded no candidates leaves nothing to judge blind: its verdict shows.
+      fs.rmSync(path.join(unrecorded!, "reviews", "candidate-b.json"))
       yield* (yield* RunStore).listAll()
-      const expected = { [RUNS[0]!]: true, [RUNS[1]!]: false, [RUNS[2]!]: false, [RUNNING]: undefined }
+      const expected = { [RUNS[0]!]: true, [RUNS[1]!]: false, [RUNS[2]!]: false, [RUNS[3]!]: false, [RUNNING]: undefined }
 
       const listed = yield* listRuns({})
       expect(Object.fromEntries(listed.runs.map((run) => [run.run_id, run.blind]))).toEqual(expected)
       expect(listed.runs.find((run) => run.run_id === RUNNING)).not.toHaveProperty("blind")
       // Only the page asked for is looked at.
-      expect((yield* listRuns({ limit: 1 })).runs.map((run) => [run.run_id, run.blind])).toEqual([[RUNNING, undefined]])
+      expect((yield* listRuns({ limit: 1 })).runs.map((run) => [run.run_id, run.blind])).toEqual([[RUNS[3], false]])
 
       const summary = yield* summaryOf(record)
       expect(Object.fromEntries(summary.items.map((item) => [item.run_id, item.blind]))).toEqual(expected)
