@@ -50,7 +50,7 @@ export const summaryOf = (record: BatchRecord) =>
     return {
       ...summary,
       // Completed items only: two existence checks each, so the page can keep a verdict not yet revealed from view.
-      items: yield* Effect.forEach(summary.items, (item) => Effect.map(blindnessOf(runRoot, item), (blindness) => ({ ...item, ...blindness }))),
+      items: yield* Effect.forEach(summary.items, (item) => Effect.map(blindnessOf(runRoot, item), (blindness) => ({ ...item, ...blindness })), { concurrency: 8 }),
       waiting_for: Option.isSome(waiting) ? "disk_space" as const : null,
       status_note: Option.getOrNull(waiting)
     }
