@@ -1203,6 +1203,14 @@
   async function openResults(id, focus) {
     draft.results_run = id
     showStep("results", focus !== false)
+    // Before who is who: the offer to judge the run blind, unless it was revealed already. The report holds the
+    // verdict, so it is fetched only once the gate has passed.
+    if (!app.reports[id] && !(blind[id] && blind[id].revealed)) $("results-body").replaceChildren(h("p", { className: "muted", role: "status", text: "Loading the results…" }))
+    if (draft.results_run === id && (await blindGate(id)) && draft.results_run === id) await showRevealed(id)
+  }
+
+  /** The report of a run whose verdict may be shown (fetched now if this page has not yet), then its results. */
+  async function showRevealed(id) {
     const body = $("results-body")
     if ((draft.run_ids || []).length > 1 && draft.run_ids.includes(id)) await loadReports(draft.run_ids)
     if (!app.reports[id]) {
@@ -1211,12 +1219,11 @@
         const result = await callTool("get_report", { run_id: id })
         app.reports[id] = result.report
       } catch (error) {
-        body.replaceChildren(h("p", { className: "error", text: `Could not load the report: ${error.message}` }))
+        if (draft.results_run === id) body.replaceChildren(h("p", { className: "error", text: `Could not load the report: ${error.message}` }))
         return
       }
     }
-    // Before who is who: the offer to judge the run blind, unless it was revealed already.
-    if (draft.results_run === id && (await blindGate(id)) && draft.results_run === id) renderResults(id)
+    if (draft.results_run === id) renderResults(id)
   }
 
   const winnerText = (winner) => ({ codex: AUTHORS.codex, claude: AUTHORS.claude, tie: "Tie", not_applicable: "N/A", inconclusive: "Inconclusive" })[winner] || "No ballot"
@@ -1548,21 +1555,33 @@
     const known = blind[id]
     if (known && known.revealed) return true
     if (!known) {
-      let status = null
+      let status
       try {
         status = await callTool("vote_status", { run_id: id })
-      } catch {
-        // No answer about the vote: the verdict is shown as before.
+      } catch (error) {
+        // No answer about the vote is no reveal: the verdict stays hidden until the question is answered.
+        if (draft.results_run === id) renderBlindStatusError(id, error)
+        return false
       }
-      if (!status || !status.blind) {
+      if (!status.blind) {
         // Already voted, already revealed, or nothing recorded to judge: the verdict is shown, with why.
-        await markRevealed(id, status ? status.reason : null)
+        await markRevealed(id, status.reason)
         return true
       }
       blind[id] = { offered: true }
     }
     if (draft.results_run === id) renderBlindOffer(id)
     return false
+  }
+
+  /** Why the page cannot tell whether the run may still be judged blind, and a way to ask again. */
+  function renderBlindStatusError(id, error) {
+    $("results-body").replaceChildren(h("div", { className: "blind-vote", id: "blind-status-error" },
+      h("p", { className: "error", role: "alert", text: `Could not tell whether you can still judge run ${id} blind: ${error.message}` }),
+      h("p", { className: "hint", text: "Its verdict stays hidden until this is known, so that a blind vote is not lost." }),
+      h("div", { className: "actions" }, h("button", { type: "button", className: "primary", id: "blind-status-retry", text: "Retry", onClick: () => openResults(id, false) }))))
+    const retry = $("blind-status-retry")
+    if (retry) retry.focus()
   }
 
   /** Tells the controller the user is about to see who is who (reveal_run); a blind vote on the run ends here. */
@@ -1577,7 +1596,7 @@
 
   async function skipAndReveal(id) {
     await markRevealed(id, null)
-    if (draft.results_run === id) renderResults(id)
+    if (draft.results_run === id) await showRevealed(id)
   }
 
   const blindActions = (id, ...buttons) => h("div", { className: "actions" }, ...buttons,
@@ -1672,7 +1691,7 @@
       return
     }
     await markRevealed(id, null)
-    if (draft.results_run === id) renderResults(id)
+    if (draft.results_run === id) await showRevealed(id)
   }
 
   /** The user's vote beside the judge's verdict, or why there is none; nothing for a run the user skipped. */
@@ -1682,10 +1701,11 @@
     if (!state.vote) return state.note ? h("p", { className: "muted", id: "blind-note", text: state.note }) : null
     const vote = state.vote
     const dimensions = (report.evaluation && report.evaluation.dimensions) || {}
-    const judgeOverall = report.winner === "inconclusive" ? "tie" : report.winner
-    const agrees = judgeOverall === vote.overall
+    // A judge that reached no verdict has nothing to agree with (docs/verdicts.md); a tie is a tie only when the winner says so.
+    const noVerdict = report.winner === "inconclusive" || (report.caveats || []).some((caveat) => caveat.kind === "no_verdict")
+    const agreement = noVerdict ? "The judge reached no verdict, so there is nothing to agree on." : report.winner === vote.overall ? "You agree on the winner." : "You and the judge disagree on the winner."
     return section("Your blind vote beside the judge's",
-      h("p", { id: "vote-agreement", text: `You voted ${VOTED[vote.overall] || vote.overall} overall; the judge: ${reportVerdictText(report)}. ${agrees ? "You agree on the winner." : "You and the judge disagree on the winner."}` }),
+      h("p", { id: "vote-agreement", text: `You voted ${VOTED[vote.overall] || vote.overall} overall; the judge: ${reportVerdictText(report)}. ${agreement}` }),
       h("div", { className: "table-scroll" }, h("table", { className: "vote-table", id: "vote-table" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Dimension" }), h("th", { scope: "col", text: "The judge" }), h("th", { scope: "col", text: "You" }))),
         h("tbody", {},
@@ -1806,25 +1826,48 @@
       $("runs-summary").textContent += ` ${skipped.length} run(s) left out, their state is damaged: ${skipped.join(" ")}`
     }
     for (const run of result.runs) {
+      if (stillBlind(run)) {
+        body.append(runsRow(run, notRevealedCell(run, () => openFromRunsView(run))))
+        continue
+      }
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
       const labels = caveatLabels(notLeak(run.caveats))
       const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
       const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
-      const label = run.report_ready ? "Open results" : "Open run"
-      body.append(h("tr", { "data-run-id": run.run_id },
-        h("td", {}, compareBox(run)),
-        h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
-        h("td", { className: "mono", text: run.thread_id || "—" }),
-        h("td", { className: "mono", text: run.model || "—" }),
-        h("td", {}, statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
-        h("td", {}, verdict, typeof run.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(run.checks) })] : null),
-        h("td", { className: "muted", text: supervisionText(run) }),
-        h("td", {}, h("button", { type: "button", className: "secondary small", text: label, "aria-label": `${label}: ${run.model || ""} ${run.run_id}`, onClick: () => openFromRunsView(run) }))))
+      body.append(runsRow(run, h("td", {}, verdict, typeof run.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(run.checks) })] : null)))
     }
     $("runs-prev").disabled = result.offset === 0
     $("runs-next").disabled = !result.has_more
     labelScrollRegions($("step-runs"))
     renderPortfolioActions()
+  }
+
+  function runsRow(run, verdictCell) {
+    const label = run.report_ready ? "Open results" : "Open run"
+    return h("tr", { "data-run-id": run.run_id },
+      h("td", {}, compareBox(run)),
+      h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
+      h("td", { className: "mono", text: run.thread_id || "—" }),
+      h("td", { className: "mono", text: run.model || "—" }),
+      h("td", {}, statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
+      verdictCell,
+      h("td", { className: "muted", text: supervisionText(run) }),
+      h("td", {}, h("button", { type: "button", className: "secondary small", text: label, "aria-label": `${label}: ${run.model || ""} ${run.run_id}`, onClick: () => openFromRunsView(run) })))
+  }
+
+  /** A completed run the controller says is still blind, unless this page revealed it since. */
+  const stillBlind = (run) => run.blind === true && !(blind[run.run_id] && blind[run.run_id].revealed)
+
+  /**
+   * In place of a verdict not revealed yet (its winner, tally, caveats and checks): a way to its Results, where
+   * the user judges it blind or reveals it (docs/verdicts.md, "Your own blind vote").
+   */
+  function notRevealedCell(run, open) {
+    return h("td", { className: "not-revealed" }, "Not revealed yet — ",
+      h("a", { href: "#", "data-judge-run": run.run_id, "aria-label": `Judge it or reveal it: ${run.model || ""} ${run.run_id}`, text: "judge it or reveal it", onClick: (event) => {
+        event.preventDefault()
+        open()
+      } }))
   }
 
   /** A completed run can be ticked for the portfolio; the selection outlives pages and filters. */
@@ -1887,7 +1930,10 @@
   function portfolioAgreementText(model) {
     const a = model.user_agreement
     const kappa = a.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : (Math.abs(a.kappa) < 0.005 ? 0 : a.kappa).toFixed(2)
-    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}.`
+    const left = a.no_verdict ? a.no_verdict.count : 0
+    if (a.n === 0) return `${model.model}: nothing to compare: the judge reached no verdict on the ${left} run(s) you voted on, n = 0.`
+    const leftOut = left > 0 ? `; ${left} voted run(s) left out: the judge reached no verdict on ${left === 1 ? "it" : "them"}` : ""
+    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}${leftOut}.`
   }
 
   async function comparePortfolio() {
@@ -2611,7 +2657,7 @@
             h("td", { text: item.model }),
             h("td", {}, statusBadge(item.status)),
             h("td", { text: item.error || item.phase || "—" }),
-            h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
+            stillBlind(item) ? notRevealedCell(item, () => openBatchRun(item)) : h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
             h("td", {}, item.run_id && item.status !== "pending"
               ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
               : null)))))))

@@ -55,7 +55,7 @@ export const reportPaths = (runId: string) =>
       model: typeof state.model === "string" ? state.model : null,
       thread_id: typeof state.thread_id === "string" ? state.thread_id : null,
       verdict,
-      vote: voteView(vote, verdict?.winner ?? null)
+      vote: voteView(vote, verdict?.winner ?? null, verdict?.caveats ?? [])
     }
   })
 

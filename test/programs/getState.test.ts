@@ -5,13 +5,14 @@ import * as path from "node:path"
 import { expect } from "vitest"
 import { getState } from "../../src/programs/controller/tools.js"
 import { Batches } from "../../src/services/Batches.js"
+import { FileStore } from "../../src/services/FileStore.js"
 import { RunStore } from "../../src/services/RunStore.js"
 import { historyLayer, scratch, settingsFor } from "../history/support.js"
 
 const root = scratch("get-state-")
 const settings = settingsFor(path.join(root, "claude"), { runRoot: path.join(root, "runs") })
 fs.mkdirSync(settings.runRoot, { recursive: true, mode: 0o700 })
-const layer = Layer.mergeAll(RunStore.Default, Batches.Default).pipe(Layer.provideMerge(historyLayer(settings)))
+const layer = Layer.mergeAll(RunStore.Default, Batches.Default, FileStore.Default).pipe(Layer.provideMerge(historyLayer(settings)))
 
 const recentRuns = Effect.map(getState, (answer) => answer.state.recent_runs.map((run) => `${run.run_id}:${run.status}`))
 

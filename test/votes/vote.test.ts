@@ -87,8 +87,8 @@ describe("Cohen's kappa", () => {
     expect(cohensKappa([["codex", "codex"], ["codex", "claude"]]).kappa).toBe(0)
   })
 
-  it("counts an inconclusive judge as no winner", () => {
-    expect(judgeCategory("inconclusive")).toBe("tie")
+  it("leaves an inconclusive judge out: it reached no verdict to agree with", () => {
+    expect(judgeCategory("inconclusive")).toBeNull()
     expect(judgeCategory("claude")).toBe("claude")
   })
 })

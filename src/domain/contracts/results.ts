@@ -72,6 +72,8 @@ export const RunSummary = Schema.Struct({
   error: NullableString,
   chunk: Schema.NullOr(Schema.Struct({ range_start: Schema.String, range_end: NullableString })),
   report_ready: Schema.Boolean,
+  /** A completed run with neither a blind vote nor a reveal: the page shows an offer, not its verdict. Absent otherwise. */
+  blind: Schema.optionalWith(Schema.Boolean, { exact: true }),
   start_group: NullableString,
   supervision: Supervision
 })
@@ -153,7 +155,9 @@ export const BatchSummary = Schema.Struct({
     /** The checks' sentence of a completed run whose report has checks; null otherwise. */
     checks: Schema.optionalWith(NullableString, { exact: true }),
     /** The caveats of a completed run's verdict (`caveatsOf`); absent from older controllers. */
-    caveats: Schema.optionalWith(Caveats, { exact: true })
+    caveats: Schema.optionalWith(Caveats, { exact: true }),
+    /** A completed run with neither a blind vote nor a reveal (the page hides its verdict); absent otherwise. */
+    blind: Schema.optionalWith(Schema.Boolean, { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),

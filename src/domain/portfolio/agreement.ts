@@ -7,7 +7,7 @@ import type { PortfolioRun, UserAgreement } from "./portfolioFile.js"
  */
 
 export interface Agreement {
-  /** Runs with both a judge's verdict and the user's vote. */
+  /** Runs with both a judge's verdict and the user's vote (a run the judge reached no verdict on is not counted). */
   readonly n: number
   readonly agreeing: number
   /** agreeing ÷ n; `null` when n = 0. */
@@ -33,24 +33,50 @@ export const cohensKappa = (pairs: ReadonlyArray<readonly [string, string]>): Ag
   return { n, agreeing, share: observed, kappa }
 }
 
-/** The judge's overall winner as a vote's category: no winner (a tie or inconclusive) is a tie. */
-export const judgeCategory = (winner: "codex" | "claude" | "tie" | "inconclusive"): "codex" | "claude" | "tie" =>
-  winner === "inconclusive" ? "tie" : winner
+type JudgeWinner = "codex" | "claude" | "tie" | "inconclusive"
 
-/** Agreement over the runs with a vote; absent when the user voted on none. */
+/**
+ * The judge's overall winner as a vote's category, or `null` when the judge reached no verdict (its winner is
+ * inconclusive, or the verdict carries a `no_verdict` caveat): such a run has nothing to agree with and is left
+ * out of n. A tie is a tie only when the report's winner says so (as it does when the two orders disagreed).
+ */
+export const judgeCategory = (
+  winner: JudgeWinner,
+  caveats: ReadonlyArray<{ readonly kind: string }> = []
+): "codex" | "claude" | "tie" | null =>
+  winner === "inconclusive" || caveats.some((caveat) => caveat.kind === "no_verdict") ? null : winner
+
+/** Agreement over the runs with a vote and a verdict of the judge; absent when the user voted on none. */
 export const userAgreement = (runs: ReadonlyArray<PortfolioRun>): UserAgreement | undefined => {
   const voted = runs.filter((run) => run.user_vote !== undefined)
   if (voted.length === 0) return undefined
-  const agreement = cohensKappa(voted.map((run) => [judgeCategory(run.winner), run.user_vote!] as const))
-  return { ...agreement, run_ids: voted.map((run) => run.run_id) }
+  const paired = voted.flatMap((run) => {
+    const judge = judgeCategory(run.winner, run.caveats)
+    return judge === null ? [] : [{ run_id: run.run_id, pair: [judge, run.user_vote!] as const }]
+  })
+  const leftOut = voted.filter((run) => judgeCategory(run.winner, run.caveats) === null).map((run) => run.run_id)
+  const agreement = cohensKappa(paired.map((entry) => entry.pair))
+  return {
+    ...agreement,
+    run_ids: paired.map((entry) => entry.run_id),
+    ...(leftOut.length === 0 ? {} : { no_verdict: { count: leftOut.length, run_ids: leftOut } })
+  }
 }
 
 const twoPlaces = (value: number) => (Math.abs(value) < 0.005 ? "0.00" : value.toFixed(2))
 
+/** The voted runs left out because the judge reached no verdict on them, as a clause; "" when none. */
+const leftOutText = (agreement: UserAgreement) =>
+  agreement.no_verdict === undefined
+    ? ""
+    : `; ${agreement.no_verdict.count} voted run(s) left out: the judge reached no verdict on ${agreement.no_verdict.count === 1 ? "it" : "them"}`
+
 /** The agreement in a sentence, for the CLI, the page and portfolio.html. */
 export const agreementText = (agreement: UserAgreement) =>
-  `you and the judge agree on the overall winner in ${agreement.agreeing} of ${agreement.n} run(s) you voted on (${
-    Math.round((agreement.share ?? 0) * 100)
-  }%); Cohen's kappa ${
-    agreement.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : twoPlaces(agreement.kappa)
-  }, n = ${agreement.n}`
+  agreement.n === 0
+    ? `nothing to compare: the judge reached no verdict on the ${agreement.no_verdict?.count ?? 0} run(s) you voted on, n = 0`
+    : `you and the judge agree on the overall winner in ${agreement.agreeing} of ${agreement.n} run(s) you voted on (${
+      Math.round((agreement.share ?? 0) * 100)
+    }%); Cohen's kappa ${
+      agreement.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : twoPlaces(agreement.kappa)
+    }, n = ${agreement.n}${leftOutText(agreement)}`

@@ -50,7 +50,9 @@ export const UserAgreement = Schema.Struct({
   agreeing: Schema.Number,
   share: NullableNumber,
   kappa: NullableNumber,
-  run_ids: Schema.Array(Schema.String)
+  run_ids: Schema.Array(Schema.String),
+  /** Voted runs left out of n because the judge reached no verdict on them; absent when there are none. */
+  no_verdict: Schema.optionalWith(Schema.Struct({ count: Schema.Number, run_ids: Schema.Array(Schema.String) }), { exact: true })
 })
 export type UserAgreement = typeof UserAgreement.Type
 

@@ -5,6 +5,7 @@ import { Batches } from "../../services/Batches.js"
 import { RunStore } from "../../services/RunStore.js"
 import { caveatsOfSummary } from "../../domain/report/caveats.js"
 import { checksSentenceOf } from "../runs/history.js"
+import { blindnessOf } from "../votes/blindness.js"
 
 // ---------------------------------------------------------------------------------------------
 // Summaries
@@ -44,8 +45,12 @@ export const summaryOf = (record: BatchRecord) =>
         }), { discard: true })
     }
     const waiting = record.status === "running" ? yield* (yield* Batches).waitingOf(record.batch_id) : Option.none<string>()
+    const summary = summarizeBatch(record, views, now)
+    const runRoot = (yield* RunStore).runRoot
     return {
-      ...summarizeBatch(record, views, now),
+      ...summary,
+      // Completed items only: two existence checks each, so the page can keep a verdict not yet revealed from view.
+      items: yield* Effect.forEach(summary.items, (item) => Effect.map(blindnessOf(runRoot, item), (blindness) => ({ ...item, ...blindness })), { concurrency: 8 }),
       waiting_for: Option.isSome(waiting) ? "disk_space" as const : null,
       status_note: Option.getOrNull(waiting)
     }

@@ -9,6 +9,7 @@ import { caveatsOfSummary } from "../../domain/report/caveats.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
+import { blindnessOf } from "../votes/blindness.js"
 
 export { ListRunsArguments } from "../../domain/contracts/index.js"
 
@@ -157,8 +158,9 @@ export const listRuns = Effect.fn("runHistory.listRuns")(function*(args: ListRun
     (args.status === undefined || state.status === args.status) &&
     (args.winner === undefined || winnerOf(state) === args.winner)
   )
+  // Only the returned page's completed runs are looked at for a vote or a reveal (two existence checks each).
   const page = yield* Effect.forEach(matching.slice(offset, offset + limit), (state) =>
-    Effect.map(supervisionOf(state), (supervision) => runSummary(state, supervision)))
+    Effect.zipWith(supervisionOf(state), blindnessOf(runs.runRoot, state), (supervision, blindness) => ({ ...runSummary(state, supervision), ...blindness })))
   const diagnostics = (yield* runs.listDamaged).slice(0, 20)
   return { runs: page, total: matching.length, offset, limit, has_more: offset + page.length < matching.length, run_root: runs.runRoot, diagnostics }
 })

@@ -58,6 +58,13 @@ const stillBlind = Effect.fn("votes.stillBlind")(function*(runId: string, direct
   if (Option.isSome(yield* readReveal(directory))) return yield* conflict(alreadyRevealed(runId))
 })
 
+/**
+ * A run's vote and its reveal, one at a time: a vote found still blind is stored before a reveal that
+ * comes meanwhile looks, so a reveal never precedes a vote it did not answer.
+ */
+const oneAtATime = <A, E, R>(directory: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(FileStore, (files) => files.withLock(path.join(directory, VOTE_FILE), effect))
+
 const reviewFile = (directory: string, name: string) => path.join(directory, REVIEWS_DIRECTORY, name)
 
 /** The two candidates the reviewer saw, as recorded. */
@@ -93,6 +100,10 @@ export const blindCandidates = Effect.fn("votes.blindCandidates")(function*(runI
 /** `submit_vote`: the choices mapped back to their authors through the token's order, stored once. */
 export const submitVote = Effect.fn("votes.submitVote")(function*(payload: SubmitVotePayload) {
   const directory = yield* completedRun(payload.run_id)
+  return yield* oneAtATime(directory, recordVote(payload, directory))
+})
+
+const recordVote = Effect.fn("votes.recordVote")(function*(payload: SubmitVotePayload, directory: string) {
   yield* stillBlind(payload.run_id, directory)
   const ballots = yield* BlindBallots
   const presentation = yield* ballots.lookup(payload.ballot_token)
@@ -111,6 +122,10 @@ export const submitVote = Effect.fn("votes.submitVote")(function*(payload: Submi
 /** `reveal_run`: marks the run revealed (the first time only) and answers the user's vote, if any. */
 export const revealRun = Effect.fn("votes.revealRun")(function*(runId: string) {
   const directory = yield* completedRun(runId)
+  return yield* oneAtATime(directory, markRevealed(runId, directory))
+})
+
+const markRevealed = Effect.fn("votes.markRevealed")(function*(runId: string, directory: string) {
   const files = yield* FileStore
   const mark = { run_id: runId, revealed_at: yield* now }
   const first = yield* files.createJsonExclusive(path.join(directory, REVEAL_FILE), mark)

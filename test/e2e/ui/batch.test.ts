@@ -97,6 +97,9 @@ describe("batches in the browser", () => {
       await page.locator("#batch-portfolio").waitFor()
       expect(await page.locator(`#batch-table tr[data-thread-id="${batchThreadId(1)}"]`).count()).toBe(2)
       expect(await page.locator(`#batch-table tr[data-model="${MODELS[1]}"]`).count()).toBe(2)
+      // No replay is revealed yet: each row offers its Results in place of a verdict.
+      expect(await page.locator("#batch-table .not-revealed").allTextContents()).toEqual(Array(4).fill("Not revealed yet — judge it or reveal it"))
+      expect(await page.locator("#batch-table tbody").innerText()).not.toMatch(/wins|\btie\b|inconclusive|no verdict|checks:/i)
       expect(await page.locator("#batch-cost").textContent()).toMatch(/^Cost so far: Codex \$\d.*· Claude \$\d.* · reviewer gpt-5\.5$/)
       expect(await page.locator("#batch-cancel").count()).toBe(0)
       // The batch's runs are this controller's recent runs too.

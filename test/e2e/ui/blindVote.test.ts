@@ -6,9 +6,10 @@
  * Debian's Chromium through playwright-core.
  */
 import * as fs from "node:fs/promises"
+import { existsSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { Browser, Page, Route } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ARTIFACTS, axeViolations, launchChromium, requireChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
@@ -21,6 +22,8 @@ let daemon: Daemon
 let browser: Browser
 let page: Page
 const consoleErrors: Array<string> = []
+/** Every tool the page called, as "name run_id". */
+const toolCalls: Array<string> = []
 /** The run the first test votes on. */
 let votedRun: string
 
@@ -33,6 +36,11 @@ beforeAll(async () => {
   const launched = await launchChromium(consoleErrors)
   browser = launched.browser
   page = await launched.context.newPage()
+  page.on("request", (request) => {
+    if (!request.url().endsWith("/api/call")) return
+    const body = JSON.parse(request.postData() ?? "{}") as { name?: string; arguments?: { run_id?: string } }
+    toolCalls.push(`${body.name} ${body.arguments?.run_id ?? ""}`)
+  })
 }, 30_000)
 
 afterAll(async () => {
@@ -58,10 +66,22 @@ describe("Judge it yourself", () => {
     const runId = (await page.locator("article.run").getAttribute("data-run-id"))!
     votedRun = runId
 
-    // The completed run opens on the offer, not the verdict.
+    // The completed run opens on the offer, not the verdict; the report (which holds it) is not even fetched.
     await page.locator("#blind-offer").waitFor({ timeout: 40_000 })
     expect(await page.locator("#verdict").count()).toBe(0)
     expect(await page.locator("#skip-reveal").isVisible()).toBe(true)
+    expect(toolCalls).toContain(`vote_status ${runId}`)
+    expect(toolCalls).not.toContain(`get_report ${runId}`)
+
+    // The Runs view does not show its verdict either: a way to judge it or reveal it instead.
+    await page.click("#tab-runs")
+    const row = page.locator(`tr[data-run-id="${runId}"]`)
+    await row.waitFor({ timeout: 15_000 })
+    expect(await row.locator(".not-revealed").textContent()).toBe("Not revealed yet — judge it or reveal it")
+    expect(await row.innerText()).not.toMatch(/wins|\btie\b|won|lost|inconclusive|no verdict/i)
+    await row.locator(`[data-judge-run="${runId}"]`).click()
+    await page.locator("#blind-offer").waitFor({ timeout: 15_000 })
+    expect(toolCalls).not.toContain(`get_report ${runId}`)
     await page.click("#judge-yourself")
 
     // The candidates side by side, without their authors.
@@ -86,6 +106,7 @@ describe("Judge it yourself", () => {
 
     // The reveal, with the vote beside the judge's.
     await page.locator("#verdict").waitFor({ timeout: 15_000 })
+    expect(toolCalls).toContain(`get_report ${runId}`)
     const stored = JSON.parse(await fs.readFile(path.join(daemon.runRoot, runId, "vote.json"), "utf8"))
     const authored = { codex: "Codex replay", claude: "Historical Claude", tie: "Tie" } as Record<string, string>
     const table = page.locator("#vote-table")
@@ -120,6 +141,22 @@ describe("Judge it yourself", () => {
     await page.click("#approve-start")
     await page.locator("#blind-offer").waitFor({ timeout: 40_000 })
     const runId = (await page.locator("article.run").first().getAttribute("data-run-id"))!
+
+    // Reloaded while the controller cannot answer whether the run is still blind: the error and Retry, never the
+    // verdict, and nothing revealed on disk.
+    const failStatus = (route: Route) =>
+      (route.request().postData() ?? "").includes('"vote_status"')
+        ? route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ isError: true, content: [{ type: "text", text: "The controller is busy." }] }) })
+        : route.continue()
+    await page.route("**/api/call", failStatus)
+    await page.reload({ waitUntil: "load" })
+    await page.locator("#blind-status-error").waitFor({ timeout: 15_000 })
+    expect(await page.locator("#blind-status-error [role=alert]").textContent()).toBe(`Could not tell whether you can still judge run ${runId} blind: The controller is busy.`)
+    expect(await page.locator("#verdict").count()).toBe(0)
+    expect(existsSync(path.join(daemon.runRoot, runId, "revealed.json"))).toBe(false)
+    await page.unroute("**/api/call", failStatus)
+    await page.click("#blind-status-retry")
+    await page.locator("#blind-offer").waitFor({ timeout: 15_000 })
     await page.click("#skip-reveal")
     await page.locator("#verdict").waitFor({ timeout: 15_000 })
     expect(await page.locator("#vote-table").count()).toBe(0)
@@ -140,7 +177,8 @@ describe("Judge it yourself", () => {
     await page.locator("#portfolio-summary").waitFor()
     const vote = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "vote.json"), "utf8")).overall
     const judge = JSON.parse(await fs.readFile(path.join(daemon.runRoot, votedRun, "report.json"), "utf8")).winner
-    const agreeing = (judge === "inconclusive" ? "tie" : judge) === vote ? 1 : 0
+    expect(["codex", "claude", "tie"]).toContain(judge)
+    const agreeing = judge === vote ? 1 : 0
     expect(await page.locator("#portfolio-agreement li").allTextContents()).toEqual([
       `gpt-5.6-sol: you and the judge agree on the overall winner in ${agreeing} of 1 run(s) you voted on (${agreeing * 100}%); Cohen's kappa ${
         agreeing === 1 ? "undefined (you and the judge gave one and the same answer every time)" : "0.00"

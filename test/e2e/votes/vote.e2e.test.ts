@@ -69,7 +69,13 @@ describe("a blind vote through the real daemon", () => {
   }, 200_000)
   afterAll(() => daemon?.stop())
 
+  /** What list_runs says of each run's blindness. */
+  const blindness = async () =>
+    Object.fromEntries(((await daemon.call("list_runs", {})).runs as Array<{ run_id: string; blind?: boolean }>).map((run) => [run.run_id, run.blind]))
+
   it("shows the reviewer's two candidates with no author trace, in a fresh order per request", async () => {
+    // Before any vote or reveal, list_runs says every completed run is still blind (the page hides its verdict).
+    expect(await blindness()).toEqual({ [voted]: true, [revealed]: true, [raced]: true })
     const reviews = path.join(directoryOf(voted), "reviews")
     const recorded = ["candidate-a.json", "candidate-b.json"].map((name) => readJson(path.join(reviews, name)).patch)
     const shown = await daemon.call("blind_candidates", { run_id: voted })
@@ -144,7 +150,9 @@ describe("a blind vote through the real daemon", () => {
     const text = await runCli(["report", voted], env, { timeoutMillis: 60_000 })
     expect(text.code).toBe(0)
     const judge = (await daemon.call("get_run", { run_id: voted })).run.report_summary.winner
-    const agrees = (judge === "inconclusive" ? "tie" : judge) === firstAuthor
+    // The fake reviewer's ballots give a verdict (a run without one would be left out of the agreement).
+    expect(["codex", "claude", "tie"]).toContain(judge)
+    const agrees = judge === firstAuthor
     const youLine = text.stdout.split("\n").find((line) => line.startsWith("You:"))
     expect(youLine).toBe(
       `You:     ${firstAuthor === "codex" ? "Codex wins" : "Claude wins"} (your blind vote) — 1 dimension(s) for Codex, 4 tied, 1 for Claude; the judge ${agrees ? "agrees" : "does not agree"}.`
@@ -163,6 +171,7 @@ describe("a blind vote through the real daemon", () => {
     expect(await refusedUnchanged(revealed, "blind_candidates", { run_id: revealed })).toBe(sentence)
     expect(await refusedUnchanged(revealed, "submit_vote", { run_id: revealed, ballot_token, dimensions: everyDimension("tie"), overall: "tie" })).toBe(sentence)
     expect(await daemon.call("vote_status", { run_id: revealed })).toEqual({ run_id: revealed, blind: false, reason: sentence, vote: null, revealed_at: reveal.revealed_at })
+    expect((await blindness())[revealed]).toBe(false)
     // Revealing again keeps the first time.
     const again = await daemon.call("reveal_run", { run_id: revealed })
     expect(again).toEqual({ ...reveal, first_reveal: false })
@@ -175,7 +184,8 @@ describe("a blind vote through the real daemon", () => {
     const model = JSON.parse(result.stdout).portfolio.models[0]
     const vote = readJson(path.join(directoryOf(voted), "vote.json")).overall
     const judge = (await daemon.call("get_run", { run_id: voted })).run.report_summary.winner
-    const agreeing = (judge === "inconclusive" ? "tie" : judge) === vote ? 1 : 0
+    expect(["codex", "claude", "tie"]).toContain(judge)
+    const agreeing = judge === vote ? 1 : 0
     // One pair: agreeing, chance agreement is certain (no kappa); disagreeing, pₒ = pₑ = 0 (kappa 0).
     expect(model.user_agreement).toEqual({ n: 1, agreeing, share: agreeing, kappa: agreeing === 1 ? null : 0, run_ids: [voted] })
     const html = fs.readFileSync(JSON.parse(result.stdout).portfolio_html, "utf8")
