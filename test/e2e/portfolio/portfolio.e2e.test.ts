@@ -67,7 +67,9 @@ describe("make_portfolio", () => {
       const [runId] = model.runs.map((run: { run_id: string }) => run.run_id)
       const report = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "report.json"), "utf8"))
       expect(report.candidates.codex.model).toBe(model.model)
-      const outcome = { codex: "wins", claude: "losses", tie: "ties", inconclusive: "not_counted" }[report.winner as string]!
+      // A verdict its caveats call none (no ballots, orders that disagreed on everything) counts in no figure.
+      const noVerdict = (report.caveats as Array<{ kind: string }>).some((caveat) => ["no_verdict", "inconclusive", "split"].includes(caveat.kind))
+      const outcome = noVerdict ? "not_counted" : { codex: "wins", claude: "losses", tie: "ties", inconclusive: "not_counted" }[report.winner as string]!
       expect(model.overall[outcome]).toEqual({ count: 1, run_ids: [runId] })
       expect(model.flipped_dimensions.count).toBe(report.evaluation.flips)
       expect(model.time_ms.codex.total).toBe(report.candidates.codex.elapsed_ms)
@@ -118,7 +120,7 @@ describe("codex-replay portfolio", () => {
     expect(text.stderr).toBe("")
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/^Portfolio of 2 run\(s\):$/m)
-    for (const model of [MODELS[0], MODELS[1]]) expect(text.stdout).toMatch(new RegExp(`^${model}: (Codex leads|Claude leads|Even): Codex won \\d, tied \\d and lost \\d of 1 run;`, "m"))
+    for (const model of [MODELS[0], MODELS[1]]) expect(text.stdout).toMatch(new RegExp(`^${model}: (Codex leads|Claude leads|Even): Codex won \\d, tied \\d and lost \\d of 1 run( \\(1 without a verdict: not counted\\))?;`, "m"))
     expect(text.stdout).toMatch(/^ {2}Win rate: /m)
     expect(text.stdout).toMatch(/^Report: {2}.*\/portfolios\/portfolio-[^/]+\/portfolio\.html$/m)
 

@@ -74,7 +74,7 @@ describe("the portfolio verdict in the browser", () => {
     expect(await page.locator("#portfolio-summary").textContent()).toBe(`Portfolio of 2 runs downloaded as ${download.suggestedFilename()}.`)
     const lines = await page.locator("#portfolio-models li").allTextContents()
     expect(lines).toHaveLength(2)
-    for (const line of lines) expect(line).toMatch(/^gpt-[\w.-]+: Codex won \d, tied \d, lost \d; win rate/)
+    for (const line of lines) expect(line).toMatch(/^gpt-[\w.-]+: Codex won \d, tied \d, lost \d( \(\d without a verdict: not counted\))?; win rate/)
     portfolioFile = (await page.locator("#portfolio-status code").textContent())!
     expect(portfolioFile.startsWith(path.join(daemon.runRoot, "portfolios"))).toBe(true)
     const saved = path.join(root, "downloaded.html")
