@@ -5,7 +5,7 @@ import { sourceInRange } from "../../domain/history/taskSource.js"
 import { overlapSentence, taskOverlap } from "../../domain/history/taskOverlap.js"
 import type { RunConfiguration } from "../../domain/runConfig.js"
 import { threadRecordById } from "../threads/threads.js"
-import { cachedReconstruction, sourceTexts } from "../threads/taskReconstruction.js"
+import { cachedReconstruction, ownTexts, sourceTexts } from "../threads/taskReconstruction.js"
 
 /** A chunk's own task, without the earlier chunks' background it may already carry. */
 const ownTask = (request: string) => {
@@ -28,7 +28,7 @@ export const taskCheckOf = (configuration: RunConfiguration) =>
     const source = sourceInRange(record.task_source, record.split_points, range)
     if (source.messages.length === 0) return null
     const task = ownTask(configuration.request)
-    const overlap = taskOverlap(task, sourceTexts(source))
+    const overlap = taskOverlap(task, sourceTexts(source), ownTexts(source))
     // The prompt is a cached reconstruction: the call that wrote it is part of what this run costs.
     const cached = yield* cachedReconstruction(record, range)
     const synthesis = Option.isSome(cached) && cached.value.request.trim() === task.trim() ? cached.value.synthesis : null

@@ -63,6 +63,9 @@ export const sourceTurns = (source: RangeSource): Array<ConversationTurn> =>
 /** The source's texts as the overlap reads them: the messages, the questions they answered and, for a chunk, the earlier prompts. */
 export const sourceTexts = (source: RangeSource) => [...source.messages.map(renderSourceMessage), ...source.earlier]
 
+/** The user's own messages alone (not Claude's questions), whose words a prompt must carry enough of (taskOverlap.ts). */
+export const ownTexts = (source: RangeSource) => source.messages.map((message) => message.text)
+
 /** The same file unchanged and the same range give the same key (the model is the one synthesis model). */
 const cacheKey = (record: ThreadRecord, range: TaskRange | undefined, model: string = REQUEST_SYNTHESIS_MODEL) =>
   Effect.gen(function*() {
@@ -120,7 +123,7 @@ export const reconstructTask = Effect.fn("threads.reconstructTask")(function*(th
     ...(range === undefined ? {} : { range_start: range.start, range_end: range.end }),
     source_messages: source.messages,
     earlier_requests: source.earlier,
-    overlap: taskOverlap(result.request, texts),
+    overlap: taskOverlap(result.request, texts, ownTexts(source)),
     synthesis: result.synthesis ?? null,
     cached
   })
