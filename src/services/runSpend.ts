@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import type { CodexPriceTable } from "../domain/codexPricing.js"
 import type { WorkerError } from "../domain/errors.js"
-import { codexCall, type ModelCall, type Spend, spendOf, type Usage } from "../domain/spend.js"
+import { codexCall, type ModelCall, purposeLines, type Spend, spendOf, type Usage } from "../domain/spend.js"
 
 export type { ModelCall } from "../domain/spend.js"
 
@@ -49,4 +49,9 @@ export const makeRunLedger = (
   })
 
 /** The sums a run's state keeps of its ledger (its summary's `spend` while no report exists). */
-export const spendLines = (spend: Spend) => ({ implementation: spend.implementation, evaluation: spend.evaluation, total: spend.total })
+export const spendLines = (spend: Spend) => ({
+  implementation: spend.implementation,
+  evaluation: spend.evaluation,
+  total: spend.total,
+  ...purposeLines(spend.calls)
+})
