@@ -555,7 +555,12 @@
     if (!overlap) return h("p", { className: "hint", id: "task-overlap", text: "How much the prompt shares with your messages is measured when it is reconstructed or prepared." })
     const share = overlap.share === null ? "—" : `${Math.round(overlap.share * 100)}%`
     const stale = c.task_overlap_of !== c.request ? " (measured before your edit; Prepare measures it again)" : ""
-    const text = overlap.flagged
+    const lowCoverage = overlap.share !== null && overlap.share >= overlap.threshold && typeof overlap.coverage === "number" && overlap.coverage < overlap.min_coverage
+    const text = overlap.flagged && overlap.share === null
+      ? `Check this prompt: it has no content words to compare with your messages${stale}. It may not be the task you asked for.`
+      : overlap.flagged && lowCoverage
+      ? `Check this prompt: it carries only ${Math.round(overlap.coverage * 100)}% of the words of your messages (the minimum is ${Math.round(overlap.min_coverage * 100)}%)${stale}. It may not be the task you asked for.`
+      : overlap.flagged
       ? `Check this prompt: only ${share} of its words are in your messages (the threshold is ${Math.round(overlap.threshold * 100)}%)${stale}. It may not be the task you asked for.${overlap.unsupported_words.length ? ` Words not in your messages: ${overlap.unsupported_words.join(", ")}.` : ""}`
       : `${share} of the prompt's words are in your messages${stale}.`
     return h("p", { className: overlap.flagged ? "reason task-flag" : "hint", id: "task-overlap", role: overlap.flagged ? "alert" : undefined, "data-share": overlap.share === null ? "" : String(overlap.share), text })

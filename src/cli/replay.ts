@@ -284,12 +284,9 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     let request = thread.request
     if (thread.request_generation.method === "pending") {
       yield* out.say("Reconstructing the task prompt…")
-      const synthesized = yield* Effect.either(call("synthesize_request", { thread_id: options.threadId }))
-      if (Either.isRight(synthesized)) {
-        request = synthesized.right.request
-      } else {
-        yield* out.say("The prompt could not be reconstructed; using the thread's requests as they were.")
-      }
+      // The controller's answer, a model's or its fallback of the user's own messages; never the thread's recorded
+      // request, which may carry Claude's account. A controller that cannot reconstruct cannot replay either.
+      request = (yield* call("synthesize_request", { thread_id: options.threadId })).request
     }
 
     const recordedRepository = inspection.baseline.repository

@@ -88,7 +88,7 @@ export const verdictOf = (state: Json, report: Json | undefined): Verdict | null
 
 /** The run's ledger sums, from its summary (or its report). */
 const spendOfRun = (state: Json, report: Json | undefined): Pick<Verdict, "spend"> => {
-  const spend: unknown = state.report_summary?.spend ?? report?.spend
+  const spend: unknown = state.report_summary?.spend ?? report?.spend ?? state.spend
   const lines = Schema.decodeUnknownOption(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }))(spend)
   return lines._tag === "Some" ? { spend: lines.value } : {}
 }

@@ -86,6 +86,19 @@ const line = (calls: ReadonlyArray<ModelCall>): SpendLine => ({
   unpriced_calls: calls.filter((call) => call.cost_usd === null).length
 })
 
+/**
+ * The sums of the review orders (asked-again included) with the reviewer's model, and of the second judge:
+ * what the estimate of a later run of the same thread reads (src/domain/estimate.ts), never folded together.
+ */
+export const purposeLines = (calls: ReadonlyArray<ModelCall>) => {
+  const reviews = calls.filter((call) => call.purpose === "review" || call.purpose === "review_asked_again")
+  const models = [...new Set(reviews.map((call) => call.model))]
+  return {
+    review: { ...line(reviews), model: models.length === 1 ? models[0]! : null },
+    second_judge: line(calls.filter((call) => call.purpose === "second_judge"))
+  }
+}
+
 /** The ledger of a run's calls. */
 export const spendOf = (calls: ReadonlyArray<ModelCall>): Spend => ({
   calls,

@@ -69,6 +69,8 @@ export interface ReviewInput {
   readonly checks?: ChecksComparison
   /** Price overrides for the review calls' ledger (CODEX_REPLAY_PRICING); the pricing table otherwise. */
   readonly prices?: CodexPriceTable
+  /** Told of each reviewer call as soon as it is made, so a review that fails or is stopped later still counts it. */
+  readonly onCall?: (call: ModelCall) => Effect.Effect<void>
 }
 
 /** The review and every reviewer call it made (each order, each asked-again, each failed attempt that reported tokens). */
@@ -315,10 +317,11 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
       const mapping = yield* chooseMapping(input.mapping)
       const candidates = buildCandidates(input, mapping, yield* placesOf(input))
       const calls = yield* Ref.make<ReadonlyArray<ModelCall>>([])
-      const record = (purpose: "review" | "review_asked_again"): RecordCall => (label, usage) =>
-        usage === undefined
-          ? Effect.void
-          : Ref.update(calls, (all) => [...all, codexCall(purpose, label, input.model, usage, input.prices ?? {})])
+      const record = (purpose: "review" | "review_asked_again"): RecordCall => (label, usage) => {
+        if (usage === undefined) return Effect.void
+        const call = codexCall(purpose, label, input.model, usage, input.prices ?? {})
+        return Effect.zipRight(Ref.update(calls, (all) => [...all, call]), input.onCall?.(call) ?? Effect.void)
+      }
       const outcomes = yield* Effect.forEach(REVIEW_ORDERS, (order) => reviewInOrder(input, candidates, order, mapping, record))
       const ballots = outcomes.flatMap(({ attempt, order }) => (attempt.kind === "ballot" ? [[order, attempt.ballot] as const] : []))
       yield* recordReview(input.runDirectory, candidates, mapping, ballots)

@@ -23,7 +23,7 @@ import { RunLog } from "./RunLog.js"
 import { RunStore } from "./RunStore.js"
 import { Settings } from "./Settings.js"
 import { type MaterialisedWorkspace, Workspace } from "./Workspace.js"
-import { makeRunLedger, type RunLedger } from "./runSpend.js"
+import { makeRunLedger, type RunLedger, spendLines } from "./runSpend.js"
 import { secondJudgeCalls } from "../domain/spend.js"
 import type { CoordinatorRequest } from "./coordinatorRequest.js"
 
@@ -236,7 +236,12 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
       Effect.gen(function*() {
         const limit = request.timeout_seconds * 1000
         const started = yield* Clock.currentTimeMillis
-        const ledger = yield* makeRunLedger(request.model, settings.codexPriceOverrides ?? {}, request.reconstruction)
+        // Every call is written to run.json and the run's state as it is recorded: a run that ends early still shows it.
+        const ledger = yield* makeRunLedger(request.model, settings.codexPriceOverrides ?? {}, request.reconstruction, (spend) =>
+          Effect.zipRight(
+            Effect.ignore(files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, spend }))),
+            Effect.ignore(runs.update(directory, { details: { spend: spendLines(spend) } }))
+          ))
         const { implemented, codex } = yield* Effect.gen(function*() {
           yield* advance(directory, "creating_workspace", "Creating an isolated historical workspace.")
           const implemented = yield* implement(directory, request, ledger)
@@ -253,7 +258,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
     const reviewAndReport = (directory: string, request: CoordinatorRequest, codex: CandidateSide, checks: ChecksComparison | null, ledger: RunLedger) =>
       Effect.gen(function*() {
         yield* advance(directory, "reviewing", "The blind review is running.")
-        const { evaluation: first, calls } = yield* review.runCounted({
+        const { evaluation: first } = yield* review.runCounted({
           runDirectory: directory,
           request: request.request,
           codex,
@@ -262,11 +267,11 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           runTag: request.run_tag,
           hiddenRoots: hiddenRootsOf(request, settings),
           prices: settings.codexPriceOverrides ?? {},
+          onCall: (call) => Effect.asVoid(ledger.add([call])),
           ...(checks === null ? {} : { checks })
         })
         const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first, request.run_tag)
-        const spend = yield* ledger.add([...calls, ...secondJudgeCalls(evaluation.second_judge?.calls ?? [])])
-        yield* files.updateJson(path.join(directory, RUN_RECORD_FILE), 16 * 1024 * 1024, (record) => Effect.succeed({ ...record, spend }))
+        const spend = yield* ledger.add(secondJudgeCalls(evaluation.second_judge?.calls ?? []))
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
           run_id: request.run_id,
@@ -293,7 +298,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
               evaluation: evaluationSummary(evaluation),
               ...secondJudgeSummary(evaluation),
               possible_leak: written.report.integrity.matches_claude,
-              spend: { implementation: spend.implementation, evaluation: spend.evaluation, total: spend.total },
+              spend: spendLines(spend),
               caveats: written.report.caveats ?? [],
               checks: checks === null ? null : { sentence: checks.sentence, edge: checks.edge, tally: checks.tally }
             }

@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import type { CodexPriceTable } from "../domain/codexPricing.js"
 import type { WorkerError } from "../domain/errors.js"
-import { codexCall, type ModelCall, type Spend, spendOf, type Usage } from "../domain/spend.js"
+import { codexCall, type ModelCall, purposeLines, type Spend, spendOf, type Usage } from "../domain/spend.js"
 
 export type { ModelCall } from "../domain/spend.js"
 
@@ -20,13 +20,23 @@ export interface RunLedger {
   readonly spend: Effect.Effect<Spend>
 }
 
+/**
+ * The ledger of one run. `save`, when given, is told the whole ledger after every addition (uninterruptibly,
+ * one after the other), so every recorded call is on disk even when the run fails, times out or is cancelled later.
+ */
 export const makeRunLedger = (
   model: string,
   prices: CodexPriceTable,
-  reconstruction: ModelCall | undefined
+  reconstruction: ModelCall | undefined,
+  save: (spend: Spend) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<RunLedger> =>
-  Effect.map(Ref.make<ReadonlyArray<ModelCall>>(reconstruction === undefined ? [] : [reconstruction]), (calls) => {
-    const add = (more: ReadonlyArray<ModelCall>) => Effect.map(Ref.updateAndGet(calls, (all) => [...all, ...more]), spendOf)
+  Effect.gen(function*() {
+    const calls = yield* Ref.make<ReadonlyArray<ModelCall>>(reconstruction === undefined ? [] : [reconstruction])
+    const one = yield* Effect.makeSemaphore(1)
+    const add = (more: ReadonlyArray<ModelCall>): Effect.Effect<Spend> =>
+      Effect.uninterruptible(one.withPermits(1)(
+        Effect.flatMap(Ref.updateAndGet(calls, (all) => [...all, ...more]), (all) => Effect.as(save(spendOf(all)), spendOf(all)))
+      ))
     return {
       add,
       implemented: (usage) => add([codexCall("implementation", "implementation", model, usage, prices)]),
@@ -35,5 +45,13 @@ export const makeRunLedger = (
           ? Effect.void
           : Effect.asVoid(add([codexCall("implementation", `implementation:attempt-${attempt} (failed)`, model, error.usage, prices)])),
       spend: Effect.map(Ref.get(calls), spendOf)
-    }
+    } satisfies RunLedger
   })
+
+/** The sums a run's state keeps of its ledger (its summary's `spend` while no report exists). */
+export const spendLines = (spend: Spend) => ({
+  implementation: spend.implementation,
+  evaluation: spend.evaluation,
+  total: spend.total,
+  ...purposeLines(spend.calls)
+})

@@ -18,7 +18,8 @@ const THREADS = [
 const threads = THREADS.map(([folder, file]) => {
   const full = path.join(PROJECTS, folder, file)
   const analysis = analyzeSession({ threadId: file, mainPath: full, main: decodeText(fs.readFileSync(full, "utf8")), agents: [] })
-  return { name: file.slice(0, 8), request: analysis.request.request, source: taskSourceMessages(analysis.conversation).map(renderSourceMessage) }
+  const messages = taskSourceMessages(analysis.conversation)
+  return { name: file.slice(0, 8), request: analysis.request.request, source: messages.map(renderSourceMessage), own: messages.map((message) => message.text) }
 })
 
 /** Reconstructions written the way the synthesis model is asked to: the user's requirements, reworded, nothing added. */
@@ -35,8 +36,9 @@ describe("the share of a prompt's content words found in the user's messages", (
 
   it("is 1 for every real thread's own request and never flags it", () => {
     for (const thread of threads) {
-      const overlap = taskOverlap(thread.request, thread.source)
+      const overlap = taskOverlap(thread.request, thread.source, thread.own)
       expect(overlap.share, thread.name).toBe(1)
+      expect(overlap.coverage, thread.name).toBe(1)
       expect(overlap.flagged).toBe(false)
     }
   })
@@ -50,8 +52,9 @@ describe("the share of a prompt's content words found in the user's messages", (
 
   it("passes a faithful rewording of a real thread's messages and flags an unrelated task", () => {
     const of = (name: string) => threads.find((thread) => thread.name === name)!.source
-    expect(taskOverlap(FAITHFUL.c45af7b1, of("c45af7b1"))).toMatchObject({ share: 0.64, flagged: false })
-    expect(taskOverlap(FAITHFUL.b3edadab, of("b3edadab"))).toMatchObject({ share: 0.8, flagged: false })
+    const own = (name: string) => threads.find((thread) => thread.name === name)!.own
+    expect(taskOverlap(FAITHFUL.c45af7b1, of("c45af7b1"), own("c45af7b1"))).toMatchObject({ share: 0.64, coverage: 0.84, flagged: false })
+    expect(taskOverlap(FAITHFUL.b3edadab, of("b3edadab"), own("b3edadab"))).toMatchObject({ share: 0.8, coverage: 0.55, flagged: false })
     const unrelated = taskOverlap("Implement a REST API in Go with JWT authentication and a PostgreSQL database layer.", of("b3edadab"))
     expect(unrelated).toMatchObject({ share: 0, flagged: true, prompt_words: 8 })
     expect(unrelated.unsupported_words).toContain("postgresql")
@@ -60,7 +63,24 @@ describe("the share of a prompt's content words found in the user's messages", (
     )
   })
 
-  it("answers no share for a prompt without content words, and does not flag it", () => {
-    expect(taskOverlap("ok, do it", ["anything"])).toMatchObject({ share: null, flagged: false, prompt_words: 0 })
+  it("flags a prompt without content words: there is nothing to check it by", () => {
+    const overlap = taskOverlap("ok, do it", ["anything"])
+    expect(overlap).toMatchObject({ share: null, flagged: true, prompt_words: 0 })
+    expect(overlapSentence(overlap)).toBe("The task prompt has no content words to compare with your messages: check that it is the task you asked for before approving.")
+  })
+
+  it("flags a prompt on a long thread that finds its few words there but carries almost none of the user's own", () => {
+    const long = threads.find((thread) => thread.name === "5c0375b4")!
+    const few = [...contentWords(long.own.join("\n"))].slice(0, 5).join(" ")
+    const overlap = taskOverlap(few, long.source, long.own)
+    expect(overlap.share).toBe(1)
+    expect(overlap.coverage).toBe(0.02)
+    expect(overlap.flagged).toBe(true)
+    expect(overlapSentence(overlap)).toBe(
+      "The task prompt carries 2% of the words of your messages in the thread (below 25%): check that it is the task you asked for before approving."
+    )
+    // A prompt made only of the words of Claude's question carries none of the user's.
+    const asked = taskOverlap("Deploy the staging cluster with Terraform", ["[Claude asked] Deploy the staging cluster with Terraform?\n[The user answered] 1"], ["1 please, and keep the logs verbose"])
+    expect(asked).toMatchObject({ share: 1, coverage: 0, flagged: true })
   })
 })

@@ -69,21 +69,56 @@ describe("the estimate before approval", () => {
     expect(estimate.text).toContain("An estimate from the thread's size")
   })
 
-  it("uses earlier runs of the same thread and model when there are some", () => {
+  it("uses earlier runs of the same thread: the implementation of the same model, the review of the same reviewer", () => {
     const estimate = estimateCost({
       threads: [{ size, models: ["gpt-5.5", "gpt-6.2-sol"] }],
       reviewer: "gpt-6.2-sol",
       earlier: [
-        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 1, evaluation_usd: 0.2 },
-        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 3, evaluation_usd: 0.4 },
-        { thread_id: "t2", model: "gpt-6.2-sol", implementation_usd: 100, evaluation_usd: 100 }
+        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 1, review: { model: "gpt-6.2-sol", usd: 0.2 }, second_judge_usd: 5 },
+        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 3, review: { model: "gpt-6.2-sol", usd: 0.4 }, second_judge_usd: null },
+        // Another reviewer's review, or a review not kept apart, is not this run's review.
+        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 2, review: { model: "gpt-5.5", usd: 9 }, second_judge_usd: null },
+        { thread_id: "t1", model: "gpt-6.2-sol", implementation_usd: null, review: null, second_judge_usd: null },
+        { thread_id: "t2", model: "gpt-6.2-sol", implementation_usd: 100, review: { model: "gpt-6.2-sol", usd: 100 }, second_judge_usd: null }
       ],
       prices: {}
     })
-    expect(estimate.parts[0]).toMatchObject({ basis: "earlier_runs", earlier_runs: 2, implementation_usd: 2 })
+    expect(estimate.parts[0]).toMatchObject({ basis: "earlier_runs", earlier_runs: 3, implementation_usd: 2, review_basis: "earlier_runs", review_earlier_runs: 2 })
+    // The earlier second judge (no second judge is asked now) is never folded into the review.
     expect(estimate.parts[0]!.evaluation_usd).toBeCloseTo(0.3, 12)
-    expect(estimate.parts[1]).toMatchObject({ basis: "thread_size", model: "gpt-6.2-sol" })
-    expect(estimate.text).toContain("the mean of 2 earlier run(s) of the same thread and model")
+    // gpt-6.2-sol's earlier run had no priced implementation: its implementation comes from the thread's size; its review from gpt-5.5's runs with the same reviewer.
+    expect(estimate.parts[1]).toMatchObject({ basis: "thread_size", model: "gpt-6.2-sol", review_basis: "earlier_runs" })
+    expect(estimate.parts[1]!.evaluation_usd).toBeCloseTo(0.3, 12)
+    expect(estimate.text).toContain("the mean of 3 earlier run(s) of the same thread and model")
+    expect(estimate.text).toContain("the review: earlier runs of the same thread reviewed by gpt-6.2-sol")
+  })
+
+  it("includes the second judge: from earlier runs that had one, else from the result's size at Claude's prices", () => {
+    const order = reviewOrderTokens(8_000)
+    const base = estimateCost({ threads: [{ size, models: ["gpt-5.5"] }], reviewer: "gpt-6.2-sol", earlier: [], prices: {} })
+    // claude:sonnet is priced as claude-sonnet-4-6: $3 input, $15 output per million tokens.
+    const sonnet = estimateCost({ threads: [{ size, models: ["gpt-5.5"] }], reviewer: "gpt-6.2-sol", earlier: [], prices: {}, secondJudge: "claude:sonnet" })
+    const judge = 2 * ((order.ordinary_input * 3 + order.output * 15) / 1_000_000)
+    expect(sonnet.parts[0]).toMatchObject({ second_judge_basis: "thread_size" })
+    expect(sonnet.parts[0]!.second_judge_usd).toBeCloseTo(judge, 12)
+    expect(sonnet.evaluation_usd).toBeCloseTo(base.evaluation_usd! + judge, 12)
+    expect(sonnet.text).toContain("for two review orders per run and the second judge's two orders (claude:sonnet), about $0.264 from the result's size at claude-sonnet-4-6's API prices, at API-equivalent prices)")
+    // A model whose price is not known is priced as the documented default, and says so.
+    const unknown = estimateCost({ threads: [{ size, models: ["gpt-5.5"] }], reviewer: "gpt-6.2-sol", earlier: [], prices: {}, secondJudge: "claude:claude-test" })
+    expect(unknown.parts[0]!.second_judge_usd).toBeCloseTo(judge, 12)
+    expect(unknown.text).toContain("assumed because claude:claude-test names no model whose price is known")
+    const opus = estimateCost({ threads: [{ size, models: ["gpt-5.5"] }], reviewer: "gpt-6.2-sol", earlier: [], prices: {}, secondJudge: "claude:claude-opus-4-1-20250805" })
+    expect(opus.parts[0]!.second_judge_usd).toBeCloseTo(2 * ((order.ordinary_input * 15 + order.output * 75) / 1_000_000), 12)
+    // Earlier runs of the thread with a second judge are its basis.
+    const earlier = estimateCost({
+      threads: [{ size, models: ["gpt-5.5"] }],
+      reviewer: "gpt-6.2-sol",
+      earlier: [{ thread_id: "t1", model: "gpt-6.2-sol", implementation_usd: 7, review: null, second_judge_usd: 0.5 }],
+      prices: {},
+      secondJudge: "claude"
+    })
+    expect(earlier.parts[0]).toMatchObject({ second_judge_usd: 0.5, second_judge_basis: "earlier_runs", basis: "thread_size" })
+    expect(earlier.text).toContain("the second judge's two orders (claude), about $0.500 from its earlier runs on the same thread")
   })
 
   it("gives no figure when a model has no price, and says which", () => {

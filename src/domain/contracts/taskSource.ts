@@ -21,6 +21,9 @@ export const TaskOverlap = Schema.Struct({
   prompt_words: Schema.Number,
   shared_words: Schema.Number,
   threshold: Schema.Number,
+  /** The share of the user's own content words found in the prompt (absent in records written before it). */
+  coverage: Schema.optional(Schema.NullOr(Schema.Number)),
+  min_coverage: Schema.optional(Schema.Number),
   flagged: Schema.Boolean,
   unsupported_words: Strings
 })

@@ -7,16 +7,36 @@ import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import type { Historical } from "./historical.js"
 
-const Sums = Schema.Struct({ implementation: SpendLine, evaluation: SpendLine })
+const Sums = Schema.Struct({
+  implementation: SpendLine,
+  evaluation: SpendLine,
+  /** Kept apart since the estimate compares like with like; absent in older runs' summaries. */
+  review: Schema.optional(Schema.Struct({ ...SpendLine.fields, model: Schema.NullOr(Schema.String) })),
+  second_judge: Schema.optional(SpendLine)
+})
 
-/** A completed run of the same range whose every call was priced: a basis for the estimate. */
+const allPriced = (line: SpendLine) => line.unpriced_calls === 0
+
+/**
+ * A completed run of the same range, as a basis for the estimate: its implementation when every such call was
+ * priced; its review only when its summary keeps the review orders apart with one reviewer model (an older
+ * summary's evaluation may hold a second judge or a reconstruction, so it is not used); its second judge when
+ * one ran and was priced. A reconstruction is never part of any.
+ */
 const earlierRunOf = (state: RunState): ReadonlyArray<EarlierRun> => {
   if (state.status !== "completed" || typeof state.thread_id !== "string" || typeof state.model !== "string") return []
   const summary = state.report_summary as { spend?: unknown } | null | undefined
   const decoded = Schema.decodeUnknownOption(Sums)(summary?.spend)
-  if (decoded._tag === "None" || decoded.value.implementation.unpriced_calls + decoded.value.evaluation.unpriced_calls > 0) return []
+  if (decoded._tag === "None") return []
+  const { implementation, review, second_judge } = decoded.value
   const key = `${state.thread_id}\u0000${state.range_start ?? ""}\u0000${state.range_end ?? ""}`
-  return [{ thread_id: key, model: state.model, implementation_usd: decoded.value.implementation.usd, evaluation_usd: decoded.value.evaluation.usd }]
+  return [{
+    thread_id: key,
+    model: state.model,
+    implementation_usd: allPriced(implementation) && implementation.calls > 0 ? implementation.usd : null,
+    review: review !== undefined && review.model !== null && review.calls > 0 && allPriced(review) ? { model: review.model, usd: review.usd } : null,
+    second_judge_usd: second_judge !== undefined && second_judge.calls > 0 && allPriced(second_judge) ? second_judge.usd : null
+  }]
 }
 
 /** The same key for a configuration: its thread and its range (a chunk's earlier runs are that chunk's). */
@@ -29,8 +49,8 @@ export const threadSizeOf = (configuration: RunConfiguration, historical: Histor
 })
 
 /**
- * The estimate of what approving would cost: every thread × model of `threads`, reviewed by `reviewer`.
- * A second judge is named but not priced: Claude Code prices its own calls, which each report counts.
+ * The estimate of what approving would cost: every thread × model of `threads`, reviewed by `reviewer`, and
+ * judged again by `secondJudge` when asked (src/domain/estimate.ts).
  */
 export const estimateRuns = (
   threads: ReadonlyArray<{ readonly size: ThreadSize; readonly models: ReadonlyArray<string> }>,
@@ -40,14 +60,10 @@ export const estimateRuns = (
   Effect.gen(function*() {
     const settings = yield* Settings
     const states = yield* Effect.orElseSucceed((yield* RunStore).listAll(), () => [])
-    const estimate = estimateCost({ threads, reviewer, earlier: states.flatMap(earlierRunOf), prices: settings.codexPriceOverrides ?? {} })
+    const estimate = estimateCost({ threads, reviewer, earlier: states.flatMap(earlierRunOf), prices: settings.codexPriceOverrides ?? {}, secondJudge })
     // The keys name the range too; the parts name the thread only.
-    const judged = secondJudge === null || secondJudge === undefined
-      ? ""
-      : ` The second judge (${secondJudge}) is not in it: Claude Code prices its own calls, and each report counts them.`
     return {
       ...estimate,
-      text: `${estimate.text}${judged}`,
       parts: estimate.parts.map((part) => ({ ...part, thread_id: part.thread_id.split("\u0000")[0] ?? part.thread_id }))
     }
   })

@@ -104,7 +104,8 @@ const phaseLabelOf = (state: RunState) => state.phases.find((phase) => phase.id 
 /** The run's ledger sums its state recorded of the report; absent for an older run. */
 export const spendSummaryOf = (state: RunState) => {
   const summary = state.report_summary as { spend?: unknown } | null | undefined
-  const decoded = Schema.decodeUnknownOption(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }))(summary?.spend)
+  // A run that ended without a report keeps its ledger's sums in its state as the calls were made.
+  const decoded = Schema.decodeUnknownOption(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }))(summary?.spend ?? state.spend)
   return decoded._tag === "Some" ? { spend: decoded.value } : {}
 }
 

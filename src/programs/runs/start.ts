@@ -25,7 +25,7 @@ import { Settings } from "../../services/Settings.js"
 import { runSnapshot } from "./cancel.js"
 import { asAsked, digestsOf, type Historical, preparedByModel, readHistorical } from "./historical.js"
 import { ensureCanStart } from "./prepare.js"
-import { reportTaskSource } from "./taskCheck.js"
+import { claimReconstruction, reportTaskSource } from "./taskCheck.js"
 
 // ---------------------------------------------------------------------------------------------
 // start_run
@@ -171,10 +171,10 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
       }
     })
     const taskSource = yield* reportTaskSource(configuration)
-    // The reconstruction that wrote the prompt is counted once: in the run of the configuration's first model.
-    const reconstruction = model === configuration.models[0]
-      ? reconstructionCall(taskSource?.synthesis, settings.codexPriceOverrides ?? {})
-      : undefined
+    // The reconstruction that wrote the prompt is counted once: in the first model's run of the first start to claim it.
+    const charged = model === configuration.models[0] && (taskSource?.synthesis ?? null) !== null &&
+      (yield* claimReconstruction(configuration, runId))
+    const reconstruction = charged ? reconstructionCall(taskSource?.synthesis, settings.codexPriceOverrides ?? {}) : undefined
     const request: CoordinatorRequest = {
       run_id: runId,
       run_tag: runId,

@@ -2,6 +2,7 @@ import { Clock, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as path from "node:path"
 import type { InferredWorkingDirectory, RequestGeneration, SynthesizedRequest } from "../../domain/contracts/results.js"
 import { CODEX_UNUSABLE_CODES, codexUnavailable, StorageError, WorkerError } from "../../domain/errors.js"
+import type { WorkerUsage } from "../../domain/worker.js"
 import { CodexWorker } from "../../services/CodexWorker.js"
 import { FileStore } from "../../services/FileStore.js"
 import { systemHomeDirectory, systemTemporaryDirectory } from "../../services/platform/environment.js"
@@ -126,6 +127,14 @@ const temporaryWorkspace = (prefix: string) =>
     )
   )
 
+/** A synthesis whose answer cannot be used: why, and the call's tokens when Codex reported them. */
+interface Unusable {
+  readonly reason: "empty" | "oversized" | "timeout" | "worker"
+  readonly usage?: WorkerUsage
+  /** A timeout or a retryable worker failure: asking again may succeed, so its fallback is not cached. */
+  readonly transient: boolean
+}
+
 const synthesizeWithModel = (input: SynthesisInput, model: string) =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -139,40 +148,68 @@ const synthesizeWithModel = (input: SynthesisInput, model: string) =>
         outputSchema: SynthesisAnswer,
         label: "prompt-synthesis",
         hiddenRoots: yield* cacheRootHidden
-      })
+      }).pipe(Effect.mapError((error): Unusable | WorkerError =>
+        CODEX_UNUSABLE_CODES.has(error.code)
+          ? error
+          : { reason: "worker", transient: error.retryable, ...(error.usage === undefined ? {} : { usage: { ...error.usage, reasoning_output: 0 } }) }
+      ))
       const request = result.output.request.trim()
-      if (request === "") return yield* Effect.fail("empty")
-      if (Buffer.byteLength(request, "utf8") > MAX_SYNTHESIZED_REQUEST_BYTES) return yield* Effect.fail("oversized")
+      if (request === "") return yield* Effect.fail<Unusable>({ reason: "empty", usage: result.usage, transient: false })
+      if (Buffer.byteLength(request, "utf8") > MAX_SYNTHESIZED_REQUEST_BYTES) {
+        return yield* Effect.fail<Unusable>({ reason: "oversized", usage: result.usage, transient: false })
+      }
       return { request, usage: result.usage }
     })
-  ).pipe(Effect.timeoutFail({ duration: SYNTHESIS_TIMEOUT, onTimeout: () => "timeout" }))
+  ).pipe(Effect.timeoutFail({ duration: SYNTHESIS_TIMEOUT, onTimeout: (): Unusable => ({ reason: "timeout", transient: true }) }))
+
+/** A reconstruction and whether it may be cached: a model's answer or a fallback after a failure that is not transient. */
+export interface SynthesisOutcome {
+  readonly result: SynthesizedRequest
+  readonly cacheable: boolean
+}
 
 /**
  * One reconstruction: the single prompt as is; otherwise a fresh read-only synthesis by Codex in an empty
  * temporary workspace (with the call's model and tokens), falling back to the exact concatenation on any
- * failure of the model's answer. A Codex CLI that is missing or not logged in answers `CodexUnavailable`.
- * `synthesize_request` calls it through the cache of taskReconstruction.ts.
+ * failure of the model's answer. A fallback after a call keeps that call's model and tokens when Codex
+ * reported them (it is charged like an answer), and is cacheable unless the failure was transient (a
+ * timeout or a retryable worker failure: asking again may succeed). A Codex CLI that is missing or not
+ * logged in answers `CodexUnavailable`. `synthesize_request` calls it through the cache of taskReconstruction.ts.
  */
-export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input: SynthesisInput) {
+export const synthesizeRequestOutcome = Effect.fn("synthesizeRequestOutcome")(function*(input: SynthesisInput) {
   const answer = (request: string, request_generation: RequestGeneration): SynthesizedRequest => ({
     thread_id: input.thread_id,
     request,
     request_generation
   })
   const single = singleUserPrompt(input)
-  if (single !== undefined) return answer(single, { method: "single_user_prompt" })
+  if (single !== undefined) return { result: answer(single, { method: "single_user_prompt" }), cacheable: false }
   const fallback = answer(input.concatenated_request, { method: "concatenated_fallback" })
-  if (input.model === undefined || input.turns.length === 0 || input.truncated) return fallback
+  if (input.model === undefined || input.turns.length === 0 || input.truncated) return { result: fallback, cacheable: false }
   const model = input.model
   return yield* synthesizeWithModel(input, model).pipe(
     Effect.flatMap(({ request, usage }) =>
-      Effect.map(Clock.currentTimeMillis, (now): SynthesizedRequest => ({
-        ...answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) }),
-        synthesis: { model, usage }
+      Effect.map(Clock.currentTimeMillis, (now): SynthesisOutcome => ({
+        result: {
+          ...answer(request, { method: "llm_synthesis", model, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)) }),
+          synthesis: { model, usage }
+        },
+        cacheable: true
       }))
     ),
-    Effect.catchAll(fallBackUnlessCodexUnusable(fallback))
+    Effect.catchAll((failure): Effect.Effect<SynthesisOutcome, ReturnType<typeof codexUnavailable>> =>
+      failure instanceof WorkerError || failure instanceof StorageError
+        ? fallBackUnlessCodexUnusable({ result: fallback, cacheable: false })(failure)
+        : Effect.succeed({
+          result: failure.usage === undefined ? fallback : { ...fallback, synthesis: { model, usage: failure.usage } },
+          cacheable: !failure.transient
+        }))
   )
+})
+
+/** One reconstruction (see `synthesizeRequestOutcome`), without its cacheability. */
+export const synthesizeRequest = Effect.fn("synthesizeRequest")(function*(input: SynthesisInput) {
+  return (yield* synthesizeRequestOutcome(input)).result
 })
 
 const expandHome = (value: string) =>

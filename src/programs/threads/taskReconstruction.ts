@@ -12,7 +12,7 @@ import { taskOverlap } from "../../domain/history/taskOverlap.js"
 import { CodexModels } from "../../services/CodexModels.js"
 import { FileStore } from "../../services/FileStore.js"
 import { Settings } from "../../services/Settings.js"
-import { type ConversationTurn, synthesizeRequest } from "./requestSynthesis.js"
+import { type ConversationTurn, synthesizeRequestOutcome } from "./requestSynthesis.js"
 import { chunkOffer, threadRecordById } from "./threads.js"
 
 /**
@@ -33,7 +33,8 @@ const CachedReconstruction = Schema.Struct({
   version: Schema.Literal(CACHE_VERSION),
   request: Schema.String,
   request_generation: RequestGeneration,
-  synthesis: SynthesisCall
+  /** The call that wrote it; null for a fallback after a failed call that reported no tokens. */
+  synthesis: Schema.NullOr(SynthesisCall)
 })
 
 export interface TaskRange {
@@ -62,6 +63,9 @@ export const sourceTurns = (source: RangeSource): Array<ConversationTurn> =>
 
 /** The source's texts as the overlap reads them: the messages, the questions they answered and, for a chunk, the earlier prompts. */
 export const sourceTexts = (source: RangeSource) => [...source.messages.map(renderSourceMessage), ...source.earlier]
+
+/** The user's own messages alone (not Claude's questions), whose words a prompt must carry enough of (taskOverlap.ts). */
+export const ownTexts = (source: RangeSource) => source.messages.map((message) => message.text)
 
 /** The same file unchanged and the same range give the same key (the model is the one synthesis model). */
 const cacheKey = (record: ThreadRecord, range: TaskRange | undefined, model: string = REQUEST_SYNTHESIS_MODEL) =>
@@ -96,9 +100,12 @@ const synthesisModel = Effect.gen(function*() {
   return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
 })
 
-/** The user's own prompts of the source, joined: the answer when no model writes one. */
-const concatenation = (record: ThreadRecord, source: RangeSource, range: TaskRange | undefined) =>
-  range === undefined ? record.request : source.messages.map((message) => message.text).join("\n\n")
+/**
+ * The user's own messages of the source, each after the question it answered, joined: the answer when no
+ * model writes one, for a whole thread as for a chunk. Never the thread's recorded request, which may
+ * resolve a terse reply against a numbered list in Claude's account of its work.
+ */
+export const fallbackRequest = (source: RangeSource) => source.messages.map(renderSourceMessage).join("\n\n")
 
 /**
  * The cached reconstruction of a thread (or chunk), if one was made for the thread file as it is now; never
@@ -110,6 +117,23 @@ export const cachedReconstruction = (record: ThreadRecord, range: TaskRange | un
     return key === undefined ? Option.none() : yield* readCached(key)
   }).pipe(Effect.orElseSucceed(() => Option.none<typeof CachedReconstruction.Type>()))
 
+/**
+ * Claims the call of the cached reconstruction for `runId`: true for the one run that claims it first (a
+ * marker created exclusively beside the cache file, named after the cached answer), false for every later
+ * run that replays the same prompt, so the call is counted in exactly one run. A marker that cannot be
+ * written leaves the call uncounted rather than counted twice.
+ */
+export const claimCachedReconstruction = (record: ThreadRecord, range: TaskRange | undefined, runId: string) =>
+  Effect.gen(function*() {
+    const key = yield* cacheKey(record, range)
+    if (key === undefined) return false
+    const cached = yield* readCached(key)
+    if (Option.isNone(cached) || cached.value.synthesis === null) return false
+    const answer = createHash("sha256").update(JSON.stringify(cached.value)).digest("hex").slice(0, 16)
+    const marker = path.join(reconstructionDirectory((yield* Settings).cacheRoot), `${key}.${answer}.charged.json`)
+    return yield* (yield* FileStore).createJsonExclusive(marker, { run_id: runId, synthesis: cached.value.synthesis })
+  }).pipe(Effect.orElseSucceed(() => false))
+
 export const reconstructTask = Effect.fn("threads.reconstructTask")(function*(threadId: string, range: TaskRange | undefined) {
   const record = yield* threadRecordById(threadId)
   if (range !== undefined) yield* chunkOffer(record, range)
@@ -120,7 +144,7 @@ export const reconstructTask = Effect.fn("threads.reconstructTask")(function*(th
     ...(range === undefined ? {} : { range_start: range.start, range_end: range.end }),
     source_messages: source.messages,
     earlier_requests: source.earlier,
-    overlap: taskOverlap(result.request, texts),
+    overlap: taskOverlap(result.request, texts, ownTexts(source)),
     synthesis: result.synthesis ?? null,
     cached
   })
@@ -134,19 +158,20 @@ export const reconstructTask = Effect.fn("threads.reconstructTask")(function*(th
   const cached = key === undefined ? Option.none() : yield* readCached(key)
   if (Option.isSome(cached)) {
     const { request, request_generation, synthesis } = cached.value
-    return complete({ thread_id: threadId, request, request_generation, synthesis }, true)
+    return complete({ thread_id: threadId, request, request_generation, ...(synthesis === null ? {} : { synthesis }) }, true)
   }
   const turns = sourceTurns(source)
-  const result = yield* synthesizeRequest({
+  const { result, cacheable } = yield* synthesizeRequestOutcome({
     thread_id: threadId,
     turns,
-    concatenated_request: concatenation(record, source, range),
+    concatenated_request: fallbackRequest(source),
     truncated: Buffer.byteLength(JSON.stringify(turns), "utf8") > MAX_RECONSTRUCTION_BYTES,
     ...(model === undefined ? {} : { model }),
     ...(source.earlier.length === 0 ? {} : { prior_user_requests: source.earlier })
   })
-  if (key !== undefined && result.request_generation.method === "llm_synthesis" && result.synthesis) {
-    yield* writeCached(key, { version: CACHE_VERSION, request: result.request, request_generation: result.request_generation, synthesis: result.synthesis })
+  // A model's answer, or the fallback after a failure that was not transient (asking again would fail alike and pay again).
+  if (key !== undefined && cacheable) {
+    yield* writeCached(key, { version: CACHE_VERSION, request: result.request, request_generation: result.request_generation, synthesis: result.synthesis ?? null })
   }
   return complete(result, false)
 })

@@ -61,8 +61,8 @@ describe("codex-replay replay --second-judge", () => {
     expect(result.stderr).not.toContain("codex-replay:")
     expect(result.code).toBe(0)
     expect(result.stderr).toContain("Second judge: claude:claude-test (Claude Code, both orders; its cost is counted)\n")
-    // The estimate before approval says the second judge is not in its figure.
-    expect(result.stderr).toContain("The second judge (claude:claude-test) is not in it: Claude Code prices its own calls, and each report counts them.")
+    // The estimate before approval includes the second judge, priced as the documented default (its model has no known price).
+    expect(result.stderr).toMatch(/and the second judge's two orders \(claude:claude-test\), about \$\S+ from the result's size at claude-sonnet-4-6's API prices, assumed because claude:claude-test names no model whose price is known/)
     // The run's spend ledger counts the second judge's two calls in the evaluation.
     const ledger = (JSON.parse(fs.readFileSync(path.join(daemon.runRoot, run0Id(result.stdout), "run.json"), "utf8")) as Json).spend
     expect(ledger.calls.filter((call: Json) => call.purpose === "second_judge").map((call: Json) => [call.label, call.cost_usd])).toEqual([

@@ -113,4 +113,20 @@ describe("the task prompt comes from the user's messages, only when asked", () =
     expect(html).toContain("Hello I want to have some test conversation with you create some file for me")
     expect(html).toContain("The prompt was reconstructed from these messages by gpt-5.6-terra (1,200 input and 300 output tokens).")
   }, 90_000)
+
+  it("counts the cached reconstruction in one run only: a second replay of the same prompt is not charged for it", async () => {
+    const ledger = (runId: string) => {
+      const record = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "run.json"), "utf8"))
+      return (record.spend.calls as Array<{ purpose: string }>).map((call) => call.purpose)
+    }
+    const runs = fs.readdirSync(daemon.runRoot).filter((name) => fs.existsSync(path.join(daemon.runRoot, name, "run.json")))
+    // The run above was the first to replay the reconstruction: it carries the call.
+    expect(runs.map(ledger).filter((purposes) => purposes.includes("reconstruction"))).toHaveLength(1)
+    const again = await approveAndStart(daemon, config(FAITHFUL))
+    await awaitTerminal(daemon, again.run_id, 60_000)
+    expect(ledger(again.run_id)).not.toContain("reconstruction")
+    expect(ledger(again.run_id)).toContain("implementation")
+    const report = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, again.run_id, "report.json"), "utf8"))
+    expect(report.task_source.synthesis).toMatchObject({ model: "gpt-5.6-terra" })
+  }, 90_000)
 })

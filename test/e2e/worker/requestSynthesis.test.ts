@@ -98,7 +98,9 @@ it.live("any synthesis failure keeps the exact concatenation", () =>
     const outcomes: Array<FakeAnswer | "fail"> = ["fail", "not json", `{"request":"  "}`, `{"other":"x"}`, JSON.stringify({ request: "x".repeat(256 * 1024 + 1) })]
     for (const outcome of outcomes) {
       const result = yield* synthesizeRequest(threeTurns).pipe(Effect.provide(FileStore.Default), Effect.provide(recordingWorker([outcome], [])))
-      expect(result).toEqual({ thread_id: "thread-1", request: "add hello world\n\n3", request_generation: { method: "concatenated_fallback" } })
+      // The fallback keeps the failed call's model and tokens when Codex reported them: it is charged like an answer.
+      expect(result).toMatchObject({ thread_id: "thread-1", request: "add hello world\n\n3", request_generation: { method: "concatenated_fallback" } })
+      if (outcome !== "fail") expect(result.synthesis?.model).toBe("gpt-5.6-terra")
     }
   }))
 
