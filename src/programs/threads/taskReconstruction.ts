@@ -95,7 +95,8 @@ const writeCached = (key: string, value: typeof CachedReconstruction.Type) =>
     yield* files.writeJson(yield* cacheFile(key), value)
   }).pipe(Effect.ignore)
 
-const synthesisModel = Effect.gen(function*() {
+/** The model that rebuilds tasks (and infers working directories), when Codex offers it. */
+export const synthesisModel = Effect.gen(function*() {
   const list = yield* (yield* CodexModels).list()
   return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
 })

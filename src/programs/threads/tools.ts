@@ -1,21 +1,11 @@
 import { Effect } from "effect"
-import { REQUEST_SYNTHESIS_MODEL } from "../../domain/history/request.js"
 import { Activity } from "../../services/Activity.js"
-import { CodexModels } from "../../services/CodexModels.js"
 import { defineTool } from "../controller/tool.js"
 import { inferWorkingDirectory } from "./requestSynthesis.js"
-import { decodeReconstructionArguments, reconstructTask } from "./taskReconstruction.js"
+import { decodeReconstructionArguments, reconstructTask, synthesisModel } from "./taskReconstruction.js"
 import { ClaudeHistory } from "../../services/history/ClaudeHistory.js"
 import { listThreads, listThreadsText, readingMessage } from "./threadList.js"
 import { inspectThread, inspectThreadText, threadRecordById } from "./threads.js"
-
-
-/** The synthesis model, when the user's Codex offers it. */
-const synthesisModel = Effect.gen(function*() {
-  const models = yield* CodexModels
-  const list = yield* models.list()
-  return list.options.some((option) => option.id === REQUEST_SYNTHESIS_MODEL) ? REQUEST_SYNTHESIS_MODEL : undefined
-})
 
 export const listThreadsTool = defineTool("list_threads", listThreads, listThreadsText)
 
