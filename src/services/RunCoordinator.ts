@@ -270,8 +270,9 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           onCall: (call) => Effect.asVoid(ledger.add([call])),
           ...(checks === null ? {} : { checks })
         })
-        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first, request.run_tag)
-        const spend = yield* ledger.add(secondJudgeCalls(evaluation.second_judge?.calls ?? []))
+        const evaluation = yield* withSecondJudge(claudeJudge, directory, request.second_judge, first, request.run_tag, (call) =>
+          Effect.asVoid(ledger.add(secondJudgeCalls([call]))))
+        const spend = yield* ledger.spend
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
         const written = yield* report.write(directory, {
           run_id: request.run_id,

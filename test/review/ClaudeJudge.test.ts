@@ -3,7 +3,7 @@ import { Effect, Either, Fiber, Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Evaluation, Position } from "../../src/domain/review/evaluation.js"
-import { parseSecondJudge } from "../../src/domain/review/secondJudge.js"
+import { type JudgeCall, parseSecondJudge } from "../../src/domain/review/secondJudge.js"
 import type { WorkerRequest } from "../../src/services/CodexWorker.js"
 import { FileStore } from "../../src/services/FileStore.js"
 import { Review } from "../../src/services/Review.js"
@@ -41,13 +41,20 @@ const judged = (fakeLines: ReadonlyArray<string>, environment: Record<string, st
     const first = yield* Effect.flatMap(Review, (review) => review.run(input))
     const saved = { ...process.env }
     Object.assign(process.env, { [CLAUDE_PATH_VARIABLE]: FAKE_CLAUDE, ...environment })
+    const told: Array<JudgeCall> = []
     const evaluation = yield* Effect.flatMap(ClaudeJudge, (judge) =>
-      judge.judgeRun({ runDirectory, spec: { judge: "claude", model: "claude-test" }, evaluation: first, workspaceParent: reviewerTemporaryDirectory(runDirectory) })
+      judge.judgeRun({
+        runDirectory,
+        spec: { judge: "claude", model: "claude-test" },
+        evaluation: first,
+        workspaceParent: reviewerTemporaryDirectory(runDirectory),
+        onCall: (call) => Effect.sync(() => void told.push(call))
+      })
     ).pipe(Effect.ensuring(Effect.sync(() => {
       for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
       Object.assign(process.env, saved)
     })))
-    return { runDirectory, evaluation }
+    return { runDirectory, evaluation, told }
   })
 
 const secondOf = (evaluation: Evaluation) => {
@@ -60,8 +67,10 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
   it.layer(layer, { timeout: 60_000 })((it) => {
     it.effect("judges both orders, records both ballots and each call's cost, and calls a disagreement on the winner split", () =>
       Effect.gen(function*() {
-        const { runDirectory, evaluation } = yield* judged([`fake-claude-prefer: ${CLAUDE_MARK}`])
+        const { runDirectory, evaluation, told } = yield* judged([`fake-claude-prefer: ${CLAUDE_MARK}`])
         const second = secondOf(evaluation)
+        // The run's ledger is told of each call as it is made, not only at the end.
+        expect(told).toEqual(second.calls)
         expect(evaluation.winner).toBe("codex")
         expect(second.winner).toBe("claude")
         expect(second.agreement).toBe("split")

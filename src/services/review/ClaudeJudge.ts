@@ -35,6 +35,8 @@ export interface SecondJudgeInput {
   readonly workspaceParent?: string
   /** The run's process tag, set on Claude Code so that the run's end sweeps whatever it left running. */
   readonly runTag?: string
+  /** Told of each call as it is made (the run's spend ledger), so a run stopped meanwhile still counts it. */
+  readonly onCall?: (call: JudgeCall) => Effect.Effect<void>
 }
 
 type Attempt =
@@ -96,6 +98,12 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
     })
 
     /** One order: a fresh workspace holding only that order's two candidate files, asked again once after a non-ballot. */
+    const counted = (input: SecondJudgeInput, calls: Array<JudgeCall>, call: JudgeCall) =>
+      Effect.suspend(() => {
+        calls.push(call)
+        return input.onCall?.(call) ?? Effect.void
+      })
+
     const judgeOrder = (
       input: SecondJudgeInput,
       executable: string,
@@ -116,10 +124,10 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         )
         if (answer._tag === "Left") {
           // A failed session still used what it reported: its cost is counted.
-          if (answer.left.usage !== undefined) calls.push(callOf(label, answer.left.usage))
+          if (answer.left.usage !== undefined) yield* counted(input, calls, callOf(label, answer.left.usage))
           return { kind: "failed", error: answer.left.message } satisfies Attempt
         }
-        calls.push(callOf(label, answer.right))
+        yield* counted(input, calls, callOf(label, answer.right))
         const parsed = answer.right.output === null
           ? { _tag: "Left" as const, left: `The judge gave no ballot: ${answer.right.structuredOutputError ?? "empty answer"}` }
           : parseBallot(typeof answer.right.output === "string" ? answer.right.output : JSON.stringify(answer.right.output))
