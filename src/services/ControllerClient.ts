@@ -54,13 +54,17 @@ const SETTING_CHECKS: ReadonlyArray<(recorded: ControllerSettings, wanted: Contr
     const [there, here] = [recorded.reviewer_model ?? null, wanted.reviewer_model ?? null]
     return there === here ? undefined : `its reviewer setting differs (${setting("CODEX_REPLAY_REVIEWER_MODEL", there)} there, ${here === null ? "unset" : `= ${here}`} here)`
   },
+  // The pricing file, then its prices: a controller started from the same file is nearer than one without it.
   (recorded, wanted) => {
     const [there, here] = [recorded.pricing_file ?? null, wanted.pricing_file ?? null]
-    if (there === here && (recorded.pricing_sha256 ?? null) === (wanted.pricing_sha256 ?? null)) return undefined
-    return `its Codex prices differ (${setting("CODEX_REPLAY_PRICING", there)} there, ${here === null ? "unset" : `= ${here}`} here${
-      there !== null && there === here ? ", the file changed since it started" : ""
-    })`
-  }
+    return there === here ? undefined : `its Codex prices differ (${setting("CODEX_REPLAY_PRICING", there)} there, ${here === null ? "unset" : `= ${here}`} here)`
+  },
+  (recorded, wanted) =>
+    (recorded.pricing_sha256 ?? null) === (wanted.pricing_sha256 ?? null)
+      ? undefined
+      : `its Codex prices differ (${setting("CODEX_REPLAY_PRICING", recorded.pricing_file ?? null)} there, ${
+        wanted.pricing_file === undefined || wanted.pricing_file === null ? "unset" : `= ${wanted.pricing_file}`
+      } here, the file changed since it started)`
 ]
 
 /** Why a controller with `recorded` settings cannot serve `wanted`, or undefined when it can. */

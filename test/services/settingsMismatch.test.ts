@@ -28,6 +28,9 @@ describe("which running controller may serve the command line's settings", () =>
     expect(settingsShared(older, wanted)).toBe(3)
     expect(settingsShared({ ...older, run_root: "/elsewhere" }, wanted)).toBe(1)
     expect(settingsShared(undefined, wanted)).toBe(-1)
-    expect(settingsShared(wanted, wanted)).toBe(5)
+    expect(settingsShared(wanted, wanted)).toBe(6)
+    // The same pricing file with other prices is nearer than no pricing file: it shares one setting more.
+    const priced = { ...wanted, pricing_file: "/prices.json", pricing_sha256: "a" }
+    expect(settingsShared({ ...priced, pricing_sha256: "b" }, priced)).toBeGreaterThan(settingsShared({ ...priced, pricing_file: null, pricing_sha256: null }, priced))
   })
 })

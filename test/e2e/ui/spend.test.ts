@@ -37,7 +37,9 @@ afterAll(async () => {
 
 describe("cost in the browser controller", () => {
   it("shows the estimate before approval, then what the run cost to know and Claude's cost once beside every model", async () => {
-    await page.goto(daemon.launchUrl())
+    await page.goto(daemon.launchUrl(), { waitUntil: "load" })
+    // The controller's state first: a thread chosen before it arrives is shown again from the start.
+    await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
     await page.check("#source-sample")
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
