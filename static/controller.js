@@ -2786,6 +2786,10 @@
     $("source-imported").checked = draft.source !== "sample"
     $("thread-search").value = draft.query || ""
     $("thread-sort").value = draft.sort === "cost" ? "cost" : "date"
+    // The source is chosen once the draft is read: a choice made earlier would be undone by it (and by the
+    // step shown below, in the same turn, before any other event).
+    $("source-sample").disabled = false
+    $("source-imported").disabled = false
     loadThreads(false)
     // Resume: runs of this draft, and any run of this controller that is still active.
     const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)
