@@ -53,8 +53,6 @@ export interface ReviewInput {
   readonly model: string
   /** Defaults to `codex`, the only one supported. */
   readonly evaluator?: string
-  /** Which evaluator rewrites an invalid ballot; defaults to `codex`, the only one supported. */
-  readonly normalizationTarget?: string
   /** Dimensions that count toward the overall winner; all six by default. */
   readonly comparableDimensions?: ReadonlyArray<DimensionId>
   /** A fixed mapping (tests); random otherwise. */
@@ -312,7 +310,6 @@ export class Review extends Effect.Service<Review>()("codex-replay/Review", {
     /** Runs the whole blind review and records `reviews/evaluation.json`; answers it with every reviewer call made. */
     const runCounted = Effect.fn("Review.runCounted")(function*(input: ReviewInput) {
       yield* requireSupported("evaluator", input.evaluator)
-      yield* requireSupported("normalization target", input.normalizationTarget)
       // A fresh mapping on every call: a review interrupted between its orders starts over unblinded by nothing.
       const mapping = yield* chooseMapping(input.mapping)
       const candidates = buildCandidates(input, mapping, yield* placesOf(input))
