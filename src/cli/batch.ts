@@ -12,6 +12,7 @@ import { FileStore } from "../services/FileStore.js"
 import { costLines, modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
+import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
 import { commandsLine, visible } from "./replayCommands.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
@@ -23,6 +24,8 @@ export interface BatchOptions {
   readonly reviewerModel?: string | undefined
   /** `--second-judge claude[:MODEL]`: Claude judges every replay too. */
   readonly secondJudge?: string | undefined
+  /** `--repeats K`: every (thread, model) replayed K times. */
+  readonly repeats?: number | undefined
   readonly yes: boolean
   readonly json: boolean
 }
@@ -62,7 +65,10 @@ const selectionOf = (options: BatchOptions): Either.Either<Selection, Controller
 
 /** Checks the command line before anything is contacted or written. */
 export const validateBatchOptions = (options: BatchOptions) =>
-  Either.flatMap(Either.flatMap(checkSecondJudge(options.secondJudge), () => checkModels(options.models, options.reviewerModel)), () => selectionOf(options))
+  Either.flatMap(
+    Either.flatMap(Either.flatMap(checkRepeats(options.repeats), () => checkSecondJudge(options.secondJudge)), () => checkModels(options.models, options.reviewerModel)),
+    () => selectionOf(options)
+  )
 
 /** The thread ids of the selection; a search or `--recent` asks the controller's thread list. */
 const threadIdsOf = (call: CallTool, selection: Selection) =>
@@ -190,11 +196,11 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models)
     yield* printBlocked(out, unconfigured)
     if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
-    const batchPayload = withSecondJudge(options.secondJudge)({ configurations, reviewer_model: options.reviewerModel ?? null })
+    const batchPayload = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)({ configurations, reviewer_model: options.reviewerModel ?? null }))
     const prepared = yield* call("prepare_run", batchPayload)
     yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
-    for (const line of secondJudgeLine(prepared)) yield* out.say(line)
+    for (const line of [...secondJudgeLine(prepared), ...repeatsLine(prepared)]) yield* out.say(line)
     // What each thread would run on every side, before the approval.
     for (const ready of "batch" in prepared ? prepared.ready_threads : []) {
       if (ready.checks.length + ready.setup.length === 0) continue

@@ -21,6 +21,8 @@ const threads = threadsAnsweredBy((options) => lazily(async () => (await import(
 const modelsOption = (description: string) => Options.text("model").pipe(Options.withDescription(description), Options.repeated)
 const reviewerModelOption = (description: string) =>
   Options.text("reviewer-model").pipe(Options.withDescription(description), Options.optional)
+const repeatsOption = (description: string) =>
+  Options.text("repeats").pipe(Options.withPseudoName("integer"), Options.withDescription(description), Options.map(integerOf), Options.optional)
 const secondJudgeOption = (description: string) =>
   Options.text("second-judge").pipe(Options.withPseudoName("claude[:MODEL]"), Options.withDescription(description), Options.optional)
 
@@ -48,6 +50,7 @@ const replay = Command.make("replay", {
   checks: Options.text("check").pipe(Options.withDescription("A check to run on every side; repeat for several."), Options.repeated),
   setup: Options.text("setup").pipe(Options.withDescription("A set-up command to run before the checks; repeat for several."), Options.repeated),
   noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
+  repeats: repeatsOption("Replay with each model K times from the same start (1 through 5; each repeat a run of its own)."),
   json
 }, (options) =>
   launcher(lazily(async () =>
@@ -60,6 +63,7 @@ const replay = Command.make("replay", {
         yes: options.yes,
         acceptEmptyBeginning: options.acceptEmptyBeginning,
         commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
+        repeats: Option.getOrUndefined(options.repeats),
         json: options.json
       },
       process.env,
@@ -89,6 +93,7 @@ const batch = Command.make("batch", {
   reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
   secondJudge: secondJudgeOption("Add Claude (Claude Code) as a second judge of every replay: claude or claude:MODEL."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
+  repeats: repeatsOption("Replay every (thread, model) K times from the same start (1 through 5; each repeat a run of its own)."),
   json
 }, (options) =>
   launcher(lazily(async () =>
@@ -101,6 +106,7 @@ const batch = Command.make("batch", {
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
         secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
+        repeats: Option.getOrUndefined(options.repeats),
         json: options.json
       },
       process.env,

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { invalidArgument, notFound } from "../domain/errors.js"
 import { agreementText } from "../domain/portfolio/agreement.js"
+import { repeatAgreementText } from "../domain/portfolio/repeats.js"
 import { checksFigureLines } from "../domain/portfolio/checksFigures.js"
 import { evaluationTotalsText, oncePerThreadText, percent, portfolioHeadline, projectionSentence, pValue, selfReviewsText, totalsText } from "../domain/portfolio/html.js"
 import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
@@ -67,6 +68,7 @@ export const modelLines = (model: ModelPortfolio) => {
     `  Evaluation:     ${evaluationTotalsText(model.cost_usd.evaluation, runs)} (what it cost to know)`,
     ...(model.checks === undefined ? [] : checksFigureLines(model.checks, runs).map((line) => `  ${line}`)),
     ...(model.user_agreement === undefined ? [] : [`  You and judge:  ${agreementText(model.user_agreement)}`]),
+    ...(model.repeat_agreement === undefined ? [] : [`  Repeats:        ${repeatAgreementText(model.repeat_agreement)}`]),
     ...caveatLines(model)
   ]
 }

@@ -10,6 +10,7 @@ import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
+import { checkRepeats, repeatsLine, repeatsOfStart, withRepeats } from "./repeats.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { checksLines, clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
@@ -25,6 +26,8 @@ export interface ReplayOptions {
   readonly commands?: CommandChoice
   /** `--second-judge claude[:MODEL]`: Claude judges too. */
   readonly secondJudge?: string | undefined
+  /** `--repeats K`: each model replays the thread K times. */
+  readonly repeats?: number | undefined
   readonly json: boolean
 }
 
@@ -53,7 +56,10 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
   if (!THREAD_ID_PATTERN.test(threadId)) return Either.left(invalidArgument("The thread ID is invalid; see `codex-replay threads`."))
   const mistake = commandMistake(options.commands)
   if (mistake !== undefined) return Either.left(invalidArgument(mistake))
-  return Either.map(Either.flatMap(checkSecondJudge(options.secondJudge), () => checkModels(options.models, options.reviewerModel)), () => ({ ...options, threadId }))
+  return Either.map(
+    Either.flatMap(Either.flatMap(checkRepeats(options.repeats), () => checkSecondJudge(options.secondJudge)), () => checkModels(options.models, options.reviewerModel)),
+    () => ({ ...options, threadId })
+  )
 }
 
 const firstLine = (text: string, max = 160) => {
@@ -292,7 +298,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const recordedRepository = inspection.baseline.repository
     const repositoryIsHere = typeof recordedRepository === "string" &&
       (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
-    const configuration = withSecondJudge(options.secondJudge)(yield* configurationFrom(
+    const configuration = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)(yield* configurationFrom(
       options.threadId,
       inspection,
       request,
@@ -301,12 +307,12 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       options.reviewerModel,
       repositoryIsHere,
       options.commands
-    ))
+    )))
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
-    for (const line of secondJudgeLine(prepared)) yield* out.say(line)
+    for (const line of [...secondJudgeLine(prepared), ...repeatsLine(prepared)]) yield* out.say(line)
     if ("checks" in prepared) {
       yield* out.say(`Checks:     ${commandsLine(prepared.checks)}`)
       yield* out.say(`Set-up:     ${commandsLine(prepared.setup)}`)
@@ -373,11 +379,13 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
           verdict: run.state === undefined ? null : verdictOf(run.state, yield* readReportJson(reportJson))
         }
       }))
+    const repeats = options.repeats === undefined || options.repeats === 1 ? [] : yield* repeatsOfStart(call, watched)
     if (options.json) {
-      yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs })
+      yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs, ...(repeats.length === 0 ? {} : { repeats }) })
     } else {
       yield* out.say("")
       for (const [index, run] of runs.entries()) yield* printRunSummary(out, run, watched[index]?.state)
+      for (const each of repeats) yield* out.say(each.text)
     }
     const unfinished = runs.filter((run) => run.status !== "completed")
     if (unfinished.length > 0) {

@@ -44,7 +44,9 @@ export const BatchItem = Schema.Struct({
   /** The run's evaluation cost (reviews, retries, reconstruction) once it ended; `null`: a call not priced; absent in older batches. */
   evaluation_usd: Schema.optional(Schema.NullOr(Schema.Number)),
   /** The run's duration once it ended. */
-  elapsed_ms: Schema.optional(Schema.Number)
+  elapsed_ms: Schema.optional(Schema.Number),
+  /** Which repeat of its (thread, model) the replay is; absent when each is replayed once. */
+  repeat: Schema.optional(Schema.Struct({ index: Schema.Number, of: Schema.Number }))
 })
 export type BatchItem = typeof BatchItem.Type
 

@@ -104,7 +104,8 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
       range_start,
       range_end,
       checks: approvedCommands(input.checks),
-      setup: approvedCommands(input.setup)
+      setup: approvedCommands(input.setup),
+      ...(input.repeats === undefined || input.repeats === 1 ? {} : { repeats: input.repeats })
     }
   })
 

@@ -1,4 +1,5 @@
 import { Cause, Clock, Duration, Effect, Ref, Schedule } from "effect"
+import { repeatsNow } from "./repeatSiblings.js"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
 import { type ControllerError, invalidArgument, type MachineFailure, type WorkerError } from "../domain/errors.js"
@@ -274,6 +275,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           Effect.asVoid(ledger.add(secondJudgeCalls([call]))))
         const spend = yield* ledger.spend
         yield* advance(directory, "reporting", "Finalizing the comparison report.")
+        const repeats = yield* repeatsNow(runs, request.run_id, { winner: evaluation?.winner ?? "inconclusive" })
         const written = yield* report.write(directory, {
           run_id: request.run_id,
           thread_id: request.thread_id,
@@ -285,7 +287,8 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
           comparability: request.comparability,
           checks,
           task_source: request.task_source,
-          spend
+          spend,
+          repeats
         })
         yield* runs.update(directory, {
           status: "completed",

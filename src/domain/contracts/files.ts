@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { CONTROLLER_SESSION_ID_PATTERN, RUN_ID_PATTERN } from "../ids.js"
+import { RepeatLabel } from "./repeats.js"
 
 // ---------------------------------------------------------------------------------------------------
 // Run state (`controller-state.json`)
@@ -63,7 +64,9 @@ export const RunState = Schema.Struct(
     report_json: Schema.optional(Schema.NullOr(LongText)),
     report_html: Schema.optional(Schema.NullOr(LongText)),
     cancelled: Schema.optional(Schema.Boolean),
-    cancellation_reason: Schema.optional(LongText)
+    cancellation_reason: Schema.optional(LongText),
+    /** Which repeat of its (thread, model) start the run is; absent for a start of one. */
+    repeat: Schema.optional(RepeatLabel)
   },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )

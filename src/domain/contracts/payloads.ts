@@ -13,6 +13,7 @@ import { SynthesizeRequestPayload } from "./taskSource.js"
 import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
+import { RepeatsField } from "./repeats.js"
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
@@ -29,11 +30,9 @@ const wholeNumber = (min: number, max: number) =>
 
 export const StateKind = Schema.Literal("git", "non_git")
 export type StateKind = typeof StateKind.Type
-
 export const MAX_REQUEST_CHARS = 200_000
 export const DEFAULT_TIMEOUT_SECONDS = 3600
 export const MAX_TIMEOUT_SECONDS = 24 * 3600
-
 const requiredText = (field: string, what: string) => {
   const message = `${what} (${field}) is required and must be a non-empty string.`
   return Schema.String.pipe(
@@ -43,7 +42,6 @@ const requiredText = (field: string, what: string) => {
 }
 
 const configurationText = (field: string) => optionalOrNull(text(`${field} must be a string.`))
-
 const pathList = (field: string) =>
   optionalOrNull(
     Schema.Array(Schema.String).pipe(
@@ -177,7 +175,8 @@ export const RunConfigurationInput = Schema.Struct({
   /** The checks to run on every side; absent or null: the thread's (those that passed after Claude's last edit); `[]`: none. */
   checks: commandList("checks", MAX_CHECKS),
   /** The set-up commands run before the checks; absent or null: the thread's; `[]`: none. */
-  setup: commandList("setup", MAX_SETUP_COMMANDS)
+  setup: commandList("setup", MAX_SETUP_COMMANDS),
+  repeats: RepeatsField
 }).annotations(sentence("The replay configuration must be an object."))
 export type RunConfigurationInput = typeof RunConfigurationInput.Type
 
@@ -209,7 +208,8 @@ export const RunConfiguration = Schema.Struct({
   /** The checks approved to run on every side; `null`: the thread's own (see `defaultChecks`). */
   checks: Schema.NullOr(Schema.Array(ApprovedCommand)),
   /** The set-up commands approved to run before them; `null`: the thread's own. */
-  setup: Schema.NullOr(Schema.Array(ApprovedCommand))
+  setup: Schema.NullOr(Schema.Array(ApprovedCommand)),
+  repeats: Schema.optional(Schema.Number)
 })
 export type RunConfiguration = typeof RunConfiguration.Type
 
@@ -241,7 +241,8 @@ export const PrepareBatchPayload = Schema.Struct({
   configurations: BatchConfigurations,
   reviewer_model: optionalOrNull(reviewerModelId),
   /** The batch's second judge, for every replay of it. */
-  second_judge: optionalOrNull(SecondJudgeField)
+  second_judge: optionalOrNull(SecondJudgeField),
+  repeats: RepeatsField
 }).annotations(sentence("The batch arguments must be an object."))
 export type PrepareBatchPayload = typeof PrepareBatchPayload.Type
 
@@ -260,7 +261,7 @@ export const isBatchPayload = (input: unknown): input is { readonly configuratio
 /** The fields of one configuration that a batch may not carry beside its `configurations`. */
 const singleFieldsOf = (input: object) =>
   Object.keys(RunConfigurationInput.fields).filter((field) =>
-    field !== "reviewer_model" && field !== "second_judge" && (input as Record<string, unknown>)[field] !== undefined &&
+    !["reviewer_model", "second_judge", "repeats"].includes(field) && (input as Record<string, unknown>)[field] !== undefined &&
     (input as Record<string, unknown>)[field] !== null
   )
 
@@ -363,7 +364,6 @@ export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name
 /** Why a call names no controller tool: the same words over /api/call, /api/rpc and the RPC client. */
 export const unknownToolMessage = (name: string) =>
   name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
-
 
 // ---------------------------------------------------------------------------------------------------
 // open_controller (MCP)

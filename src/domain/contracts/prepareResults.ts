@@ -27,6 +27,8 @@ export const PrepareRunResult = Schema.Struct({
   controller_session_id: Schema.String,
   model: Schema.String,
   models: Strings,
+  /** How many times each model replays the configuration (each repeat a run). */
+  repeats: Schema.optional(Schema.Number),
   /** The model that reviews every run of this start. */
   reviewer_model: Schema.String,
   /** The second judge (`claude` or `claude:MODEL`) of every run of this start; absent or null: none. */
@@ -67,6 +69,8 @@ export const PrepareBatchResult = Schema.Struct({
   batch: Schema.Literal(true),
   controller_session_id: Schema.String,
   models: Strings,
+  /** How many times each model replays the configuration (each repeat a run). */
+  repeats: Schema.optional(Schema.Number),
   reviewer_model: Schema.String,
   second_judge: Schema.optional(NullableString),
   self_review_models: Strings,

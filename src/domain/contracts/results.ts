@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { SpendLine } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { Caveats } from "../report/caveats.js"
+import { RepeatLabel, RepeatOutcomes } from "./repeats.js"
 import { RunState } from "./files.js"
 import { BlindCandidatesResult, RevealResult, SubmitVoteResult, VoteStatus } from "./votes.js"
 import { BlockedThread, PrepareResult } from "./prepareResults.js"
@@ -41,7 +42,9 @@ export type Supervision = typeof Supervision.Type
 
 /** `get_run`. */
 export const GetRunResult = Schema.Struct({
-  run: Schema.extend(RunSnapshot, Schema.Struct({ supervision: Supervision }))
+  run: Schema.extend(RunSnapshot, Schema.Struct({ supervision: Supervision })),
+  /** The outcomes of every repeat of the run's (thread, model) start, now; absent for a run that is no repeat. */
+  repeats: Schema.optionalWith(RepeatOutcomes, { exact: true })
 })
 export type GetRunResult = typeof GetRunResult.Type
 
@@ -75,6 +78,8 @@ export const RunSummary = Schema.Struct({
   /** A completed run with neither a blind vote nor a reveal: the page shows an offer, not its verdict. Absent otherwise. */
   blind: Schema.optionalWith(Schema.Boolean, { exact: true }),
   start_group: NullableString,
+  /** Which repeat of its (thread, model) start the run is; absent for a start of one. */
+  repeat: Schema.optionalWith(RepeatLabel, { exact: true }),
   supervision: Supervision
 })
 export type RunSummary = typeof RunSummary.Type
@@ -240,7 +245,9 @@ export const ReplayReport = open({
   /** The approved checks side by side; absent in reports written before they ran. */
   checks: Schema.optional(Schema.NullOr(ChecksComparison)),
   /** What to weigh before acting on the verdict (`caveatsOf`); `get_report` derives them for older reports. */
-  caveats: Schema.optional(Caveats)
+  caveats: Schema.optional(Caveats),
+  /** The outcomes of every repeat of the run's (thread, model) start; absent for a run that is no repeat. */
+  repeats: Schema.optional(RepeatOutcomes)
 })
 export type ReplayReport = typeof ReplayReport.Type
 

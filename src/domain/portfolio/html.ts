@@ -3,6 +3,7 @@ import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../report/cave
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
+import { repeatAgreementText } from "./repeats.js"
 import { type CheckRate, checkRateText } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolio.js"
 import { MAX_PROJECTED_THREADS } from "./statistics.js"
@@ -204,7 +205,7 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
     sets.link(`${plural(model.flipped_dimensions.count, "dimension")} flipped when the order was swapped, in ${plural(model.flipped_dimensions.runs.count, "run")}`, model.flipped_dimensions.runs, "Runs with a flipped dimension")
   }</dd><dt>Not like-for-like</dt><dd>${
     sets.link(`${plural(model.not_like_for_like.count, "verdict")} of ${runs}`, model.not_like_for_like, "Verdicts reached while not like-for-like")
-  }</dd>${agreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
+  }</dd>${agreementFigure(model, sets)}${repeatAgreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
     sets.link(selfReviewsText(model), model.self_reviews ?? { count: 0, run_ids: [] }, "Self-reviews (the reviewer judged its own replay)")
   }</dd>${
     model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(`${plural(model.second_judge.split.count, "run")} of ${model.second_judge.judged.count} judged by Claude too`, model.second_judge.split, "Runs where the two judges split")}</dd>`
@@ -221,6 +222,14 @@ const agreementFigure = (model: ModelPortfolio, sets: RunSets) => {
   if (agreement === undefined) return ""
   const text = agreementText(agreement)
   return `<dt>You and the judge</dt><dd>${sets.link(text.charAt(0).toUpperCase() + text.slice(1), { count: agreement.n, run_ids: agreement.run_ids }, "Runs you voted on")}</dd>`
+}
+
+/** How often the repeats of a (thread, model) cell agree, when some cell was replayed more than once. */
+const repeatAgreementFigure = (model: ModelPortfolio, sets: RunSets) => {
+  const agreement = model.repeat_agreement
+  if (agreement === undefined) return ""
+  const text = repeatAgreementText(agreement)
+  return `<dt>Repeats agree</dt><dd>${sets.link(text.charAt(0).toUpperCase() + text.slice(1), agreement.all_agree, "Cells whose repeats agree")}</dd>`
 }
 
 /** The checks figures beside the judge's win rate; nothing for a portfolio written before checks. */
@@ -254,7 +263,8 @@ const verdictCell = (run: PortfolioRun) => {
   const caveats = run.caveats ?? []
   const words = verdictWords(run.winner, caveats)
   const labels = caveatLabels(caveatsBesideVerdict(caveats))
-  return `${escapeHtml(`${words.charAt(0).toUpperCase()}${words.slice(1)}`)}${labels === "" ? "" : ` <span class="caveats">(${escapeHtml(labels)})</span>`}`
+  const repeats = run.repeats === undefined ? "" : ` <span class="repeats">(${run.repeats.winners.length} repeats: ${escapeHtml(run.repeats.winners.join(", "))})</span>`
+  return `${escapeHtml(`${words.charAt(0).toUpperCase()}${words.slice(1)}`)}${labels === "" ? "" : ` <span class="caveats">(${escapeHtml(labels)})</span>`}${repeats}`
 }
 
 const runRow = (run: PortfolioRun) => {
@@ -285,7 +295,7 @@ const ABOUT = [
   "Each run is one thread replayed by one Codex model and judged blind in both orders; its verdict and each dimension's winner are read from the run's report. A dimension that flipped with the order counts as a tie there, and a run without a verdict (no validated ballot in both orders, two orders that disagreed on every dimension, or two judges that split) is not counted in the overall figures.",
   "The win rate is Codex's wins divided by its wins and losses (ties left out), with a 95% Wilson score interval. The p-value is the exact two-sided sign test of \"neither side is better\": each decisive verdict a fair coin, ties left out. Below 0.05 the difference is called significant.",
   "\"More threads for 5% significance\" is the smallest number of extra threads that, ending in the same shares of wins, ties and losses, would bring the sign test below 0.05. It is a projection, not a promise: the next threads may go differently.",
-  "Limits: the runs are whatever was selected, not a random sample of your work; several runs of one thread are not independent; the reviewer is a Codex model (see each report's note on self-preference); the per-dimension rows are not corrected for testing six dimensions at once; and cost and time compare one replay with Claude's whole historical session."
+  "Limits: the runs are whatever was selected, not a random sample of your work; several runs of one thread are not independent (the repeats of one thread and model are combined into one observation first: the winner most of them gave, a tie among them counting as no verdict, costs summed); the reviewer is a Codex model (see each report's note on self-preference); the per-dimension rows are not corrected for testing six dimensions at once; and cost and time compare one replay with Claude's whole historical session."
 ]
 
 /**

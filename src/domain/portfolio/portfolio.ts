@@ -4,6 +4,7 @@ import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
 import { userAgreement } from "./agreement.js"
 import { checksFigures, RunChecks } from "./checksFigures.js"
+import { combineRepeats, repeatAgreement } from "./repeats.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolioFile.js"
 import {
   median,
@@ -173,7 +174,10 @@ export const oncePerThread = (runs: ReadonlyArray<PortfolioRun>) => {
 
 const evaluationTotals = (runs: ReadonlyArray<PortfolioRun>) => totals(runs.filter((run) => run.evaluation_usd !== undefined), (run) => run.evaluation_usd ?? null)
 
-const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
+const modelPortfolio = (model: string, every: ReadonlyArray<PortfolioRun>): ModelPortfolio => {
+  // The repeats of one (thread, model) start are one observation (repeats.ts).
+  const all = combineRepeats(every)
+  const agreement = repeatAgreement(all)
   const runs = all.filter((run) => !run.possible_leak)
   const overall = tally(runs, overallOutcome)
   const dimensions = Object.fromEntries(DIMENSIONS.map(({ id, label }) => [id, { label, ...tally(runs, (run) => run.dimensions[id]) }])) as ModelPortfolio["dimensions"]
@@ -200,7 +204,8 @@ const modelPortfolio = (model: string, all: ReadonlyArray<PortfolioRun>): ModelP
       evaluation: evaluationTotals(runs)
     },
     checks: checksFigures(runs),
-    ...withAgreement(runs)
+    ...withAgreement(runs),
+    ...(agreement === undefined ? {} : { repeat_agreement: agreement })
   }
 }
 

@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { Caveats } from "../report/caveats.js"
 import { DIMENSION_IDS, type DimensionId } from "../review/dimensions.js"
 import { ChecksFigures, RunChecks } from "./checksFigures.js"
+import { RepeatAgreement } from "./repeats.js"
 
 const NullableNumber = Schema.NullOr(Schema.Number)
 const Outcome = Schema.Literal("win", "tie", "loss", "not_counted")
@@ -40,7 +41,11 @@ export const PortfolioRun = Schema.Struct({
   /** Its verdict's caveats (`caveatsOf`), as the report, the page and the CLI word them (absent in older portfolios). */
   caveats: Schema.optionalWith(Caveats, { exact: true }),
   /** The reviewer judged its own model's replay (absent in older portfolios). */
-  self_review: Schema.optionalWith(Schema.Boolean, { exact: true })
+  self_review: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** Which repeat of its (thread, model) start the run is; absent for a start of one. */
+  repeat: Schema.optionalWith(Schema.Struct({ index: Schema.Number, of: Schema.Number, group: Schema.String }), { exact: true }),
+  /** A cell combined from repeats (repeats.ts): its runs and each one's winner as counted; absent otherwise. */
+  repeats: Schema.optionalWith(Schema.Struct({ run_ids: Schema.Array(Schema.String), winners: Schema.Array(Schema.String) }), { exact: true })
 })
 export type PortfolioRun = typeof PortfolioRun.Type
 
@@ -111,7 +116,9 @@ export const ModelPortfolio = Schema.Struct({
   /** The checks figures over the runs whose report has checks (absent in portfolios written before them). */
   checks: Schema.optionalWith(ChecksFigures, { exact: true }),
   /** Present when the user voted on at least one of the runs. */
-  user_agreement: Schema.optionalWith(UserAgreement, { exact: true })
+  user_agreement: Schema.optionalWith(UserAgreement, { exact: true }),
+  /** How often the repeats of a (thread, model) cell agree; present when some cell was replayed more than once. */
+  repeat_agreement: Schema.optionalWith(RepeatAgreement, { exact: true })
 })
 export type ModelPortfolio = typeof ModelPortfolio.Type
 

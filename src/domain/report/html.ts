@@ -1,4 +1,5 @@
 import type { Author } from "../review/evaluation.js"
+import { repeatsSection } from "./repeatsHtml.js"
 import { spendSection } from "./spendHtml.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { caveatsOfReport, verdictWords } from "./caveats.js"
@@ -274,6 +275,7 @@ export const renderReportHtml = (report: Report): string => {
     `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
     `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd></dl></header>`,
     verdictSection(report),
+    repeatsSection(report.repeats),
     comparabilitySection(report),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
     secondJudgeSection(report.evaluation, typeof report.about_review?.reviewer_model === "string" ? report.about_review.reviewer_model : null),

@@ -11,6 +11,7 @@ import { type Integrity, integrityOf } from "./integrity.js"
 import type { ReportTaskSource } from "./taskSourceHtml.js"
 import type { TokenBuckets } from "./tokens.js"
 import type { Spend } from "../spend.js"
+import type { RepeatOutcomes } from "../contracts/repeats.js"
 
 export const REPORT_SCHEMA_VERSION = 1
 
@@ -104,6 +105,8 @@ export interface Report {
   readonly spend?: Spend
   /** What to weigh before acting on the verdict (`caveatsOf`); absent in reports written before it was recorded. */
   readonly caveats?: ReadonlyArray<Caveat>
+  /** The outcomes of every repeat of its (thread, model) start, as they were when it was written; absent for a run that is no repeat. */
+  readonly repeats?: RepeatOutcomes
 }
 
 export interface ReportInput {
@@ -121,6 +124,7 @@ export interface ReportInput {
   readonly checks?: ChecksComparison | null | undefined
   readonly task_source?: ReportTaskSource | null | undefined
   readonly spend?: Spend | undefined
+  readonly repeats?: RepeatOutcomes | undefined
 }
 
 const reportCandidate = (author: Author, side: CandidateSide): ReportCandidate => ({
@@ -228,5 +232,6 @@ const reportWithoutCaveats = (input: ReportInput): Report => ({
   integrity: integrityOf(input.codex.patch, input.claude.patch),
   checks: input.checks ?? null,
   task_source: input.task_source ?? null,
-  ...(input.spend === undefined ? {} : { spend: input.spend })
+  ...(input.spend === undefined ? {} : { spend: input.spend }),
+  ...(input.repeats === undefined ? {} : { repeats: input.repeats })
 })

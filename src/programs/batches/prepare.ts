@@ -21,6 +21,7 @@ import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
 import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
+import { launchUnits } from "../runs/repeats.js"
 
 // ---------------------------------------------------------------------------------------------
 // The batch's configurations, checked before anything is read or written
@@ -41,6 +42,7 @@ const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized,
   Either.gen(function*() {
     const reviewer = payload.reviewer_model?.trim() || null
     const secondJudge = secondJudgeOf(payload.second_judge)
+    const repeats = payload.repeats ?? 1
     const configurations: Array<RunConfiguration> = []
     for (const [index, entry] of payload.configurations.entries()) {
       const configuration = yield* Either.mapLeft(normalizeConfiguration(entry), (error) => entryError(index, error.message))
@@ -53,12 +55,20 @@ const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized,
       if (configuration.second_judge !== undefined && configuration.second_judge !== secondJudge) {
         return yield* Either.left(entryError(index, "every replay of a batch has the batch's second_judge; give it once, beside configurations."))
       }
+      if (configuration.repeats !== undefined && configuration.repeats !== repeats) {
+        return yield* Either.left(entryError(index, "every replay of a batch is repeated the batch's repeats times; give it once, beside configurations."))
+      }
       const key = (other: RunConfiguration) => `${other.thread_id}\u0000${other.range_start}\u0000${other.range_end}`
       const earlier = configurations.findIndex((other) => key(other) === key(configuration))
       if (earlier >= 0) {
         return yield* Either.left(entryError(index, `thread ${configuration.thread_id} is already configurations[${earlier}]; give each thread once.`))
       }
-      configurations.push({ ...configuration, reviewer_model: reviewer, ...(secondJudge === null ? {} : { second_judge: secondJudge }) })
+      configurations.push({
+        ...configuration,
+        reviewer_model: reviewer,
+        ...(secondJudge === null ? {} : { second_judge: secondJudge }),
+        ...(repeats === 1 ? {} : { repeats })
+      })
     }
     return { configurations, reviewer, fingerprint: sha256(canonicalJson({ configurations, reviewer_model: reviewer })) }
   })
@@ -105,7 +115,7 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
   )
 
 const runCount = (configurations: ReadonlyArray<BatchConfiguration>) =>
-  configurations.reduce((total, entry) => total + entry.configuration.models.length, 0)
+  configurations.reduce((total, entry) => total + launchUnits(entry.configuration).length, 0)
 
 const batchApprovalPrompt = (configurations: ReadonlyArray<BatchConfiguration>) =>
   `Approve a batch of ${runCount(configurations)} Codex replay(s) of ${configurations.length} thread(s), ${MAX_PARALLEL_RUNS} at a time?`
@@ -130,7 +140,12 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     blocked
   })
   const prompt = token === null ? null : batchApprovalPrompt(ready)
-  const estimate = yield* estimateRuns(readyEntries.map(({ entry, size }) => ({ size, models: entry.configuration.models })), reviewer, configurations[0]?.second_judge)
+  // Every repeat is a run of its own, priced as one.
+  const estimate = yield* estimateRuns(
+    readyEntries.map(({ entry, size }) => ({ size, models: launchUnits(entry.configuration).map((unit) => unit.model) })),
+    reviewer,
+    configurations[0]?.second_judge
+  )
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
   const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
   return {
@@ -140,6 +155,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     batch: true,
     controller_session_id: settings.controllerSessionId,
     models,
+    repeats: payload.repeats ?? 1,
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, models),
     second_judge: configurations[0]?.second_judge ?? null,

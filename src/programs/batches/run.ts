@@ -114,7 +114,8 @@ const replayItem = (
     const launched = yield* Effect.uninterruptible(createAndLaunchRun(
       { prepareTokenHash: plan.tokenHash, receipt: { ...entry, reviewer_model: plan.reviewer }, historical: historical.right },
       item.model,
-      runId
+      runId,
+      item.repeat
     )).pipe(whileDiskFull(batchId, `the run ${runId}`), Effect.either)
     if (Either.isLeft(launched)) yield* Effect.logWarning(`Batch ${batchId}: ${item.model} of ${item.thread_id} did not launch: ${launched.left.message}`)
     yield* supervisor.awaitEnd(runId)

@@ -15,6 +15,7 @@ import { normalized } from "./prepare.js"
 import { whileDiskFull } from "./diskSpace.js"
 import { isoOf, launchBatch } from "./run.js"
 import { summaryOf } from "./summary.js"
+import { launchUnits } from "../runs/repeats.js"
 
 // ---------------------------------------------------------------------------------------------
 // start_run with configurations
@@ -24,12 +25,13 @@ const startedAnswer = (record: BatchRecord, idempotent: boolean) =>
 
 const itemsOf = (configurations: ReadonlyArray<BatchConfiguration>): Array<BatchItem> =>
   configurations.flatMap((entry, configuration_index) =>
-    entry.configuration.models.map((model) => ({
+    launchUnits(entry.configuration).map(({ model, repeat }) => ({
       configuration_index,
       thread_id: entry.configuration.thread_id,
       model,
       run_id: null,
-      claude_usd: entry.claude_usd
+      claude_usd: entry.claude_usd,
+      ...(repeat === undefined ? {} : { repeat })
     }))
   )
 

@@ -59,7 +59,8 @@ const countedRun = (runId: string) =>
       typeof state.model === "string" ? state.model : null,
       Option.match(vote, { onNone: () => null, onSome: (stored) => stored.overall })
     )
-    return Either.isRight(counted) ? counted.right : yield* unreadableFile(counted.left)
+    if (Either.isLeft(counted)) return yield* unreadableFile(counted.left)
+    return state.repeat === undefined ? counted.right : { ...counted.right, repeat: state.repeat }
   })
 
 export interface WrittenPortfolio {

@@ -7,6 +7,7 @@ import { RunLog } from "../../services/RunLog.js"
 import { RunStore } from "../../services/RunStore.js"
 import { RunSupervisor } from "../../services/RunSupervisor.js"
 import { supervisionOf } from "./history.js"
+import { repeatsNow } from "../../services/repeatSiblings.js"
 
 /** A run's state as the tools answer it: the stored state and the tail of its log. */
 export const runSnapshot = (directory: string, state: RunState) =>
@@ -20,7 +21,8 @@ export const getRun = Effect.fn("runs.getRun")(function*(runId: string) {
   const runs = yield* RunStore
   const { directory, state } = yield* runs.readAny(runId)
   const supervision = yield* supervisionOf(state)
-  return { run: { ...(yield* runSnapshot(directory, state)), supervision } } satisfies GetRunResult
+  const repeats = yield* repeatsNow(runs, runId)
+  return { run: { ...(yield* runSnapshot(directory, state)), supervision }, ...(repeats === undefined ? {} : { repeats }) } satisfies GetRunResult
 })
 
 /**

@@ -135,6 +135,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   report_ready: typeof state.report_html === "string" && TERMINAL_STATUSES.has(state.status),
   /** Runs started by one approval share it (several models of one start). */
   start_group: typeof state.prepare_token_hash === "string" ? state.prepare_token_hash.slice(0, 16) : null,
+  ...(state.repeat === undefined ? {} : { repeat: state.repeat }),
   supervision
 })
 export type RunSummary = ReturnType<typeof runSummary>

@@ -20,6 +20,8 @@ import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
 import { taskCheckOf } from "./taskCheck.js"
+import { repeatsOf } from "../../domain/repeats.js"
+import { launchUnits } from "./repeats.js"
 
 // ---------------------------------------------------------------------------------------------
 // Rules across runs of the run root
@@ -69,10 +71,13 @@ export const resolveReviewerModel = (requested: string | null, implementers: Rea
 // ---------------------------------------------------------------------------------------------
 // prepare_run
 
-const approvalPrompt = (configuration: RunConfiguration) =>
-  configuration.models.length > 1
+const approvalPrompt = (configuration: RunConfiguration) => {
+  const repeats = repeatsOf(configuration)
+  if (repeats > 1) return `Approve ${configuration.models.length * repeats} parallel Codex implementations (each model ${repeats} times) using this configuration?`
+  return configuration.models.length > 1
     ? `Approve ${configuration.models.length} parallel Codex implementations using this configuration?`
     : `Approve a Codex replay of ${configuration.thread_id} with ${configuration.models[0]}?`
+}
 
 /** `prepare_run` (docs/controller.md): validates, digests per model, checks agreement and issues a prepare token. */
 export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
@@ -103,7 +108,9 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     : null
   const taskCheck = yield* taskCheckOf(configuration)
   const prompt = ready ? approvalPrompt(configuration) : null
-  const estimate = yield* estimateRuns([{ size: threadSizeOf(configuration, historical), models: configuration.models }], reviewer, configuration.second_judge)
+  // Every repeat is a run of its own, priced as one.
+  const runModels = launchUnits(configuration).map((unit) => unit.model)
+  const estimate = yield* estimateRuns([{ size: threadSizeOf(configuration, historical), models: runModels }], reviewer, configuration.second_judge)
   const result: PrepareRunResult = {
     status: ready ? "ready_for_approval" : "blocked",
     ready,
@@ -111,6 +118,7 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     controller_session_id: settings.controllerSessionId,
     model: configuration.models[0] ?? "",
     models: configuration.models,
+    repeats: repeatsOf(configuration),
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, configuration.models),
     second_judge: configuration.second_judge ?? null,

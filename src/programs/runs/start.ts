@@ -26,6 +26,7 @@ import { runSnapshot } from "./cancel.js"
 import { asAsked, digestsOf, type Historical, preparedByModel, readHistorical } from "./historical.js"
 import { ensureCanStart } from "./prepare.js"
 import { claimReconstruction, reportTaskSource } from "./taskCheck.js"
+import { launchUnits, type LaunchUnit, repeatLabel, type RepeatPosition } from "./repeats.js"
 
 // ---------------------------------------------------------------------------------------------
 // start_run
@@ -47,11 +48,12 @@ const updateAttempt = (change: (attempt: JsonObject) => JsonObject) =>
     )
   })
 
-const recordLaunch = (model: string, entry: Record<string, unknown>) =>
+const recordLaunch = (unit: LaunchUnit, entry: Record<string, unknown>) =>
   updateAttempt((attempt) => ({
     ...attempt,
     models: (Array.isArray(attempt.models) ? attempt.models : []).map((existing: unknown) =>
-      typeof existing === "object" && existing !== null && (existing as { model?: unknown }).model === model
+      typeof existing === "object" && existing !== null && (existing as { model?: unknown }).model === unit.model &&
+        (existing as { repeat?: unknown }).repeat === unit.repeat?.index
         ? { ...existing, ...entry }
         : existing
     )
@@ -93,7 +95,8 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
       return yield* conflict("The approved configuration changed. Prepare and approve it again.")
     }
     const launched = started.filter((state) => state.launch_failed !== true)
-    const ordered = models.flatMap((model) => launched.filter((state) => state.model === model))
+    const ordered = models.flatMap((model) =>
+      launched.filter((state) => state.model === model).sort((a, b) => (a.repeat?.index ?? 0) - (b.repeat?.index ?? 0)))
     const errors = (launched.find((state) => Array.isArray(state.run_group_errors))?.run_group_errors ?? []) as Array<LaunchError>
     const accounted = new Set([...started.map((state) => state.model), ...errors.map((error) => error.model)])
     if (models.some((model) => !accounted.has(model))) {
@@ -135,7 +138,7 @@ export interface LaunchPlan {
  * Creates the run `runId` of one model and launches its fiber; a run that was created but could not be
  * launched is left failed (`launch_failed`), never `running`.
  */
-export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: string) =>
+export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: string, repeat?: RepeatPosition) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const files = yield* FileStore
@@ -155,6 +158,7 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
         ...(plan.historical.chunk === null ? {} : { chunk: plan.historical.chunk }),
         range_start: configuration.range_start,
         range_end: configuration.range_end,
+        ...(repeat === undefined ? {} : { repeat: repeatLabel(plan.prepareTokenHash, configuration, model, repeat) }),
         prepare_token_hash: plan.prepareTokenHash,
         configuration_fingerprint: plan.receipt.fingerprint,
         historical_result_sha256: plan.receipt.historical_result_sha256,
@@ -172,7 +176,7 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
     })
     const taskSource = yield* reportTaskSource(configuration)
     // The reconstruction that wrote the prompt is counted once: in the first model's run of the first start to claim it.
-    const charged = model === configuration.models[0] && (taskSource?.synthesis ?? null) !== null &&
+    const charged = model === configuration.models[0] && (repeat?.index ?? 1) === 1 && (taskSource?.synthesis ?? null) !== null &&
       (yield* claimReconstruction(configuration, runId))
     const reconstruction = charged ? reconstructionCall(taskSource?.synthesis, settings.codexPriceOverrides ?? {}) : undefined
     const request: CoordinatorRequest = {
@@ -222,15 +226,15 @@ export const createAndLaunchRun = (plan: LaunchPlan, model: string, runId: strin
     return state
   })
 
-const launchModel = (plan: LaunchPlan, model: string) =>
+const launchModel = (plan: LaunchPlan, unit: LaunchUnit) =>
   Effect.gen(function*() {
     const runId = yield* newRunId
-    const state = yield* createAndLaunchRun(plan, model, runId)
-    yield* recordLaunch(model, { launch_status: "started", run_id: runId })
+    const state = yield* createAndLaunchRun(plan, unit.model, runId, unit.repeat)
+    yield* recordLaunch(unit, { launch_status: "started", run_id: runId })
     return state
   }).pipe(
     Effect.tapError((error) =>
-      recordLaunch(model, { launch_status: "failed", error: error.message.slice(0, 2000), controller_code: "launch_failed" }).pipe(
+      recordLaunch(unit, { launch_status: "failed", error: error.message.slice(0, 2000), controller_code: "launch_failed" }).pipe(
         Effect.ignore
       )),
     Effect.either
@@ -240,23 +244,23 @@ const launchModel = (plan: LaunchPlan, model: string) =>
 const launchAll = (plan: LaunchPlan, request: Record<string, unknown>) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
-    const { models } = plan.receipt.configuration
+    const units = launchUnits(plan.receipt.configuration)
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* updateAttempt((attempt) => ({
       ...attempt,
       start_requested: true,
       start_requested_at: at,
       start_request: request,
-      models: models.map((model) => ({ model, launch_status: "pending" }))
+      models: units.map(({ model, repeat }) => ({ model, ...(repeat === undefined ? {} : { repeat: repeat.index }), launch_status: "pending" }))
     }))
-    const outcomes = yield* Effect.forEach(models, (model) => launchModel(plan, model), { concurrency: "unbounded" })
+    const outcomes = yield* Effect.forEach(units, (unit) => launchModel(plan, unit), { concurrency: "unbounded" })
     const errors: Array<LaunchError> = []
     const failures: Array<ToolFailure> = []
     const states: Array<RunState> = []
     outcomes.forEach((outcome, index) => {
       if (Either.isRight(outcome)) return void states.push(outcome.right)
       failures.push(outcome.left)
-      errors.push({ model: models[index] ?? "", error: outcome.left.message.slice(0, 2000), controller_code: "launch_failed" })
+      errors.push({ model: units[index]?.model ?? "", error: outcome.left.message.slice(0, 2000), controller_code: "launch_failed" })
     })
     if (states.length === 0) {
       const detail = errors.map((error) => `${error.model}: ${error.error}`).join("; ")

@@ -1,0 +1,59 @@
+/**
+ * Repeats of one (thread, model) start as Results shows them (docs/verdicts.md#repeats): each repeat's
+ * outcome linked to its run, and how many agree. Pure: the states come from the caller.
+ */
+import type { RepeatOutcome, RepeatOutcomes, RunState } from "./contracts/index.js"
+
+/** How many times each model replays a configuration (absent: once). */
+export const repeatsOf = (configuration: { readonly repeats?: number | undefined }) => configuration.repeats ?? 1
+
+/** A run's address on the controller's page. */
+export const runAddress = (runId: string) => `/runs/${encodeURIComponent(runId)}`
+
+const WINNER_WORDS: Readonly<Record<string, string>> = { codex: "Codex", claude: "Claude", tie: "Tie", inconclusive: "Inconclusive" }
+
+/** A repeat's outcome in a word: its winner once reported, else its status. */
+export const outcomeWord = (outcome: RepeatOutcome) =>
+  outcome.winner === null ? outcome.status : WINNER_WORDS[outcome.winner] ?? outcome.winner
+
+const winnerOfState = (state: RunState) => {
+  const summary = state.report_summary
+  const winner = typeof summary === "object" && summary !== null ? (summary as { readonly winner?: unknown }).winner : undefined
+  return state.status === "completed" && typeof winner === "string" ? winner : null
+}
+
+/**
+ * The outcomes of the repeats of `state`'s start among `states` (its siblings share `repeat.group`);
+ * `undefined` for a run that is no repeat. `own` overrides the run's own winner (its report is being written).
+ */
+export const repeatOutcomesOf = (
+  state: RunState,
+  states: ReadonlyArray<RunState>,
+  own?: { readonly winner: string }
+): RepeatOutcomes | undefined => {
+  const label = state.repeat
+  if (label === undefined) return undefined
+  const siblings = states.filter((other) => other.repeat?.group === label.group && other.run_id !== state.run_id)
+  const outcomes = [state, ...siblings]
+    .map((member): RepeatOutcome => ({
+      run_id: member.run_id,
+      index: member.repeat?.index ?? 0,
+      status: member.run_id === state.run_id && own !== undefined ? "completed" : member.status,
+      winner: member.run_id === state.run_id && own !== undefined ? own.winner : winnerOfState(member),
+      address: runAddress(member.run_id)
+    }))
+    .sort((a, b) => a.index - b.index)
+  return repeatOutcomes(typeof state.model === "string" ? state.model : "", label.of, outcomes)
+}
+
+/** The k outcomes with the most common winner among those reported, and their line. */
+export const repeatOutcomes = (model: string, of: number, outcomes: ReadonlyArray<RepeatOutcome>): RepeatOutcomes => {
+  const reported = outcomes.flatMap((outcome) => (outcome.winner === null ? [] : [outcome.winner]))
+  const counts = new Map<string, number>()
+  for (const winner of reported) counts.set(winner, (counts.get(winner) ?? 0) + 1)
+  const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]
+  const agreeing = top === undefined ? null : { winner: top[0], count: top[1] }
+  const words = outcomes.map(outcomeWord).join(", ")
+  const agreement = agreeing === null ? "none reported yet" : `${agreeing.count} of ${reported.length} agree`
+  return { model, of, outcomes, agreeing, text: `Repeats: ${of} of ${model} from this start — ${words} (${agreement})` }
+}
