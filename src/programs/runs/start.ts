@@ -27,6 +27,7 @@ import { asAsked, digestsOf, type Historical, preparedByModel, readHistorical } 
 import { ensureCanStart } from "./prepare.js"
 import { claimReconstruction, reportTaskSource } from "./taskCheck.js"
 import { launchUnits, type LaunchUnit, repeatLabel, type RepeatPosition } from "./repeats.js"
+import { repeatsOf } from "../../domain/repeats.js"
 
 // ---------------------------------------------------------------------------------------------
 // start_run
@@ -85,7 +86,7 @@ const readStates = (runIds: ReadonlyArray<string>) =>
   Effect.flatMap(RunStore, (runs) => Effect.forEach(runIds, (runId) => Effect.map(runs.readOwned(runId), ({ state }) => state)))
 
 /** The runs a token started, from disk: a repeated start after a daemon restart is still idempotent. */
-const persistedStart = (token: string, fingerprint: string, models: ReadonlyArray<string>) =>
+const persistedStart = (token: string, fingerprint: string, models: ReadonlyArray<string>, repeats: number) =>
   Effect.gen(function*() {
     const runs = yield* RunStore
     const hash = tokenHash(token)
@@ -98,8 +99,9 @@ const persistedStart = (token: string, fingerprint: string, models: ReadonlyArra
     const ordered = models.flatMap((model) =>
       launched.filter((state) => state.model === model).sort((a, b) => (a.repeat?.index ?? 0) - (b.repeat?.index ?? 0)))
     const errors = (launched.find((state) => Array.isArray(state.run_group_errors))?.run_group_errors ?? []) as Array<LaunchError>
-    const accounted = new Set([...started.map((state) => state.model), ...errors.map((error) => error.model)])
-    if (models.some((model) => !accounted.has(model))) {
+    const accounted = (model: string) =>
+      started.filter((state) => state.model === model).length + errors.filter((error) => error.model === model).length
+    if (models.some((model) => accounted(model) < repeats)) {
       // The controller stopped in the middle of this start: some models never launched.
       return yield* conflict(
         "The approved replay did not finish starting every selected model. Prepare and approve the replay again."
@@ -303,7 +305,7 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
   return yield* tokens.withStartLock(Effect.gen(function*() {
     const receipt = yield* tokens.lookup(token)
     if (Option.isNone(receipt)) {
-      const persisted = yield* persistedStart(token, fingerprint, configuration.models)
+      const persisted = yield* persistedStart(token, fingerprint, configuration.models, repeatsOf(configuration))
       if (Option.isSome(persisted)) return persisted.value
       return yield* conflict(
         "The prepare token is unknown to this controller or has expired. Prepare and approve the run again."
