@@ -1,5 +1,5 @@
 import { Cause, Clock, Duration, Effect, Ref, Schedule } from "effect"
-import { repeatsNow } from "./repeatSiblings.js"
+import { refreshRepeatReports, repeatsNow } from "./repeatSiblings.js"
 import * as path from "node:path"
 import { codexCost } from "../domain/codexPricing.js"
 import { type ControllerError, invalidArgument, type MachineFailure, type WorkerError } from "../domain/errors.js"
@@ -308,6 +308,7 @@ export class RunCoordinator extends Effect.Service<RunCoordinator>()("codex-repl
             }
           }
         })
+        yield* refreshRepeatReports(runs, files, request.run_id)
       })
 
     const within = (request: CoordinatorRequest, millis: number) =>

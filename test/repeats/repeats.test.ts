@@ -8,7 +8,7 @@ import { renderPortfolioHtml } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { majority, pairwiseAgreement } from "../../src/domain/portfolio/repeats.js"
 import { repeatOutcomesOf } from "../../src/domain/repeats.js"
-import { repeatsSection } from "../../src/domain/report/repeatsHtml.js"
+import { repeatsSection, withRepeatsSection } from "../../src/domain/report/repeatsHtml.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
 import { configurationFingerprint, normalizeConfiguration } from "../../src/domain/runConfig.js"
 import { describeParseError } from "../../src/domain/toolResult.js"
@@ -145,6 +145,11 @@ describe("the repeats of a run in Results", () => {
       const { repeat: _, ...single } = own
       expect(repeatOutcomesOf(single, states)).toBeUndefined()
       expect(repeatsSection(undefined)).toBe("")
+      // A report written while a repeat still ran gets its section replaced, and only its section.
+      const earlier = `<main><section aria-labelledby="verdict-heading">v</section>${repeatsSection(repeatOutcomesOf(own, states))}<section>rest</section></main>`
+      const refreshed = withRepeatsSection(earlier, html)
+      expect(refreshed).toBe(`<main><section aria-labelledby="verdict-heading">v</section>${html}<section>rest</section></main>`)
+      expect(withRepeatsSection("<main>none</main>", html)).toBe("<main>none</main>")
     }))
 })
 

@@ -14,3 +14,8 @@ export const repeatsSection = (repeats: RepeatOutcomes | undefined, base = ""): 
   )
   return `<section aria-labelledby="repeats-heading"><h2 id="repeats-heading">Repeats</h2><p>${escapeHtml(repeats.text)}</p><ol class="repeats">${items.join("")}</ol></section>`
 }
+
+const SECTION = /<section aria-labelledby="repeats-heading">[\s\S]*?<\/section>/
+
+/** A report's HTML with its Repeats section replaced by `section`; a report without one is left as it is. */
+export const withRepeatsSection = (html: string, section: string) => html.replace(SECTION, () => section)

@@ -69,10 +69,18 @@ describe("repeats", () => {
         expect(html).toContain(`<h2 id="repeats-heading">Repeats</h2>`)
         for (const other of runIds) expect(html).toContain(`href="/runs/${other}"`)
       }
-      // The second to finish was written with both outcomes.
-      const latest = runIds.map((runId) => JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "report.json"), "utf8")))
-        .sort((a, b) => a.generated_at.localeCompare(b.generated_at)).at(-1)
-      expect(latest.repeats.outcomes.every((outcome: { winner: string | null }) => outcome.winner !== null)).toBe(true)
+      // Once both have completed, each report (the first to finish too) is brought up to date with both outcomes.
+      const reportOf = (runId: string) => JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "report.json"), "utf8"))
+      await eventually(() =>
+        runIds.every((runId) => reportOf(runId).repeats.outcomes.every((outcome: { winner: string | null }) => outcome.winner !== null)) || undefined,
+        20_000, "both reports to show both outcomes")
+      for (const runId of runIds) {
+        const report = reportOf(runId)
+        const html = fs.readFileSync(path.join(daemon.runRoot, runId, "report.html"), "utf8")
+        expect(html).toContain(report.repeats.text.replaceAll("&", "&amp;"))
+        expect(html.match(/id="repeats-heading"/g)).toHaveLength(1)
+        expect(html).not.toContain("</a>: running")
+      }
 
       const { portfolio } = await daemon.call("make_portfolio", { run_ids: runIds })
       expect(portfolio.run_ids).toEqual(runIds)
