@@ -152,12 +152,16 @@ const partOf = (
   }
 }
 
+/** Each (thread, model) once: the repeats of one are priced from the same earlier runs. */
+const distinctEarlierRuns = (parts: ReadonlyArray<EstimatePart>) =>
+  [...new Map(parts.map((part) => [`${part.thread_id}\u0000${part.model}`, part.earlier_runs])).values()].reduce((sum, runs) => sum + runs, 0)
+
 const basisText = (parts: ReadonlyArray<EstimatePart>, reviewer: string) => {
   const earlier = parts.filter((part) => part.basis === "earlier_runs")
   const fromSize = parts.length - earlier.length
   const reviewed = parts.filter((part) => part.review_basis === "earlier_runs")
   const pieces = [
-    ...(earlier.length === 0 ? [] : [`${earlier.length === parts.length ? "" : `${earlier.length} run(s): `}the mean of ${earlier.reduce((sum, part) => sum + part.earlier_runs, 0)} earlier run(s) of the same thread and model`]),
+    ...(earlier.length === 0 ? [] : [`${earlier.length === parts.length ? "" : `${earlier.length} run(s): `}the mean of ${distinctEarlierRuns(earlier)} earlier run(s) of the same thread and model`]),
     ...(fromSize === 0 ? [] : [`${earlier.length === 0 ? "" : `${fromSize} run(s): `}the thread's size (Claude's recorded tokens priced at the Codex model's rates, and two review orders reading results the size of Claude's)`]),
     ...(reviewed.length === 0 ? [] : [`the review${reviewed.length === parts.length ? "" : ` of ${reviewed.length} run(s)`}: earlier runs of the same thread reviewed by ${reviewer}`])
   ]

@@ -7,6 +7,7 @@ import { PrepareRunPayload, type RunState } from "../../src/domain/contracts/ind
 import { renderPortfolioHtml } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { majority, pairwiseAgreement } from "../../src/domain/portfolio/repeats.js"
+import { estimateCost } from "../../src/domain/estimate.js"
 import { repeatOutcomesOf } from "../../src/domain/repeats.js"
 import { repeatsSection, withRepeatsSection } from "../../src/domain/report/repeatsHtml.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
@@ -192,5 +193,25 @@ describe("repeats on a configuration, a batch and the command line", () => {
       expect(Either.isRight(checkRepeats(undefined)) && Either.isRight(checkRepeats(5))).toBe(true)
       expect(withRepeats(2)({ a: 1 })).toEqual({ a: 1, repeats: 2 })
       expect(withRepeats(1)({ a: 1 })).toEqual({ a: 1 })
+    }))
+
+  it.effect("prices every repeat as a run, each from the same earlier runs of its thread and model", () =>
+    Effect.sync(() => {
+      const size = { thread_id: "t1", claude_tokens: null, result_chars: 8_000 }
+      const earlier = [
+        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 1, review: { model: "gpt-6.2-sol", usd: 0.2 }, second_judge_usd: null },
+        { thread_id: "t1", model: "gpt-5.5", implementation_usd: 3, review: { model: "gpt-6.2-sol", usd: 0.4 }, second_judge_usd: null }
+      ]
+      const once = estimateCost({ threads: [{ size, models: ["gpt-5.5"] }], reviewer: "gpt-6.2-sol", earlier, prices: {} })
+      const thrice = estimateCost({
+        threads: [{ size, models: launchUnits({ ...Either.getOrThrow(normalizeConfiguration({ ...base, models: ["gpt-5.5"], repeats: 3 })) }).map((unit) => unit.model) }],
+        reviewer: "gpt-6.2-sol",
+        earlier,
+        prices: {}
+      })
+      expect(thrice.parts).toHaveLength(3)
+      expect(thrice.usd).toBeCloseTo(3 * once.usd!, 12)
+      expect(thrice.text).toContain("for 3 runs")
+      expect(thrice.text).toContain("the mean of 2 earlier run(s) of the same thread and model")
     }))
 })
