@@ -146,6 +146,8 @@ export type Health = typeof Health.Type
 export const ModelLaunch = Schema.Struct(
   {
     model: Schema.String,
+    /** Which repeat of the model this launch is; absent for a start of one. */
+    repeat: Schema.optional(Schema.Number),
     launch_status: Schema.optional(Schema.Literal("pending", "started", "failed")),
     run_id: Schema.optional(Schema.String),
     error: Schema.optional(Schema.String),
