@@ -38,3 +38,19 @@ await build({
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" }
 })
+
+// The page: its TypeScript modules (and the pure domain modules they share with the reports) as one script
+// for the browser, served by the daemon as `/controller.js`.
+const page = `${dist}page`
+rmSync(page, { recursive: true, force: true })
+await build({
+  entryPoints: { controller: fileURLToPath(new URL("../src/page/main.ts", import.meta.url)) },
+  outdir: page,
+  bundle: true,
+  platform: "browser",
+  format: "iife",
+  target: "es2022",
+  minify: true,
+  sourcemap: false,
+  logLevel: "warning"
+})

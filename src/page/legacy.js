@@ -1,7 +1,6 @@
-"use strict"
+// The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
-;(() => {
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
@@ -2815,4 +2814,3 @@
   }
 
   boot()
-})()
