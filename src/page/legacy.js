@@ -1,6 +1,8 @@
 // The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
+import { $, h, nextId, notice, scrollTable } from "./dom.js"
+import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
@@ -32,74 +34,6 @@
     pending: "Not reconstructed yet (your prompts, joined)",
     chunk: "The chunk's prompts, after the earlier chunks as background"
   }
-
-  // ------------------------------------------------------------------------------------------
-  // DOM helpers
-
-  /** h("div", {className, text, ...attributes}, ...children) */
-  function h(tag, props, ...children) {
-    const element = document.createElement(tag)
-    for (const [key, value] of Object.entries(props || {})) {
-      if (value === undefined || value === null || value === false) continue
-      if (key === "text") element.textContent = String(value)
-      else if (key === "className") element.className = value
-      else if (key === "onClick") element.addEventListener("click", value)
-      else if (key === "onInput") element.addEventListener("input", value)
-      else if (key === "onChange") element.addEventListener("change", value)
-      else if (key === "checked" || key === "disabled" || key === "value" || key === "hidden") element[key] = value
-      else element.setAttribute(key, value === true ? "" : String(value))
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue
-      element.append(typeof child === "string" ? document.createTextNode(child) : child)
-    }
-    return element
-  }
-  const $ = (id) => document.getElementById(id)
-  let uid = 0
-  const nextId = (prefix) => `${prefix}-${++uid}`
-
-  function notice(message) {
-    const element = $("notice")
-    element.hidden = !message
-    element.textContent = message || ""
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // API
-
-  let tokenRefused = false
-
-  /** A JSON POST to the controller; a refused one throws with the controller's own sentence. */
-  async function postRaw(path, body) {
-    const response = await fetch(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    if (!response.ok) {
-      const text = failureText(await response.json().catch(() => ({})), response)
-      // 401: the page's cookie is missing or belongs to an earlier controller; say how to get in.
-      if (response.status === 401) {
-        tokenRefused = true
-        notice(text)
-      }
-      throw new Error(text)
-    }
-    return response
-  }
-
-  function failureText(payload, response) {
-    return payload && payload.content && payload.content[0] ? payload.content[0].text : `${response.status} ${response.statusText}`
-  }
-
-  async function post(path, body) {
-    const response = await postRaw(path, body)
-    const payload = await response.json().catch(() => ({}))
-    if (payload.isError) throw new Error(failureText(payload, response))
-    return payload
-  }
-  const callTool = async (name, args) => (await post("/api/call", { name, arguments: args || {} })).structuredContent || {}
 
   // ------------------------------------------------------------------------------------------
   // State and draft (localStorage, versioned, scoped to the controller session)
@@ -2278,8 +2212,6 @@
     return h("p", { className: "hint", id: "every-model-cost", text: `All ${reports.length} Codex implementations: ${formatUsd(sum(codex))}${codex.length < reports.length ? ` (${reports.length - codex.length} not priced)` : ""} · Claude, counted once for the thread: ${costText(claude)} · evaluation (what it cost to know): ${evaluation.length ? formatUsd(sum(evaluation)) : "not recorded"}` })
   }
 
-  /** A wide table; `labelScrollRegions` makes its region focusable, named, and cued when it overflows. */
-  const scrollTable = (label, table) => h("div", { className: "table-scroll", "aria-label": `${label} (scrolls sideways)` }, table)
 
   /** A unified diff as per-file collapsible blocks: file headers, added and removed lines coloured. */
   function renderDiff(patch, label) {
@@ -2702,7 +2634,7 @@
       },
       () => {
         unreachable = true
-        if (!tokenRefused) showControllerGone()
+        if (!wasTokenRefused()) showControllerGone()
       }
     )
 
