@@ -3,6 +3,7 @@
 // textContent, so thread, candidate and report text can never become markup.
 import { $, h, nextId, notice, scrollTable } from "./dom.js"
 import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
+import { currentAddress, onAddressChange, showAddress } from "./router.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
@@ -55,7 +56,13 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
     starting: false,
     runs: {}, // run_id -> run state
     reports: {}, // run_id -> report
-    pollTimer: null
+    pollTimer: null,
+    /** How showing a view updates the address: a new entry, or the same one while an address is being opened. */
+    addressHow: "push",
+    /** Which the Run view's address names when it shows both: the batch, or the runs. */
+    runFocus: "runs",
+    /** The part of the thread an address names, until its inspection answers. */
+    pendingRange: null
   }
   let draft = { source: "imported", query: "", sort: "date", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
 
@@ -94,12 +101,119 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
       else tab.removeAttribute("aria-current")
     }
     saveDraft()
+    syncAddress(app.addressHow)
     if (focus) {
       const heading = document.querySelector(`#step-${step} h2`)
       if (heading) {
         heading.setAttribute("tabindex", "-1")
         heading.focus()
       }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Addresses: the view shown is in the address bar (a new entry per view), and an address opens its view
+
+  /** The address of the view shown now. */
+  function addressOfView() {
+    const home = { view: "home" }
+    switch (app.step) {
+      case "configure": {
+        if (!draft.thread_id) return home
+        const c = draft.config && draft.config.thread_id === draft.thread_id ? draft.config : null
+        const range = c && c.range_start && c.range_end ? { start: c.range_start, end: c.range_end } : null
+        return { view: "thread", threadId: draft.thread_id, range }
+      }
+      case "run":
+        if (batch.id && (app.runFocus === "batch" || !draft.run_ids.length)) return { view: "batch", batchId: batch.id }
+        return draft.run_ids.length ? { view: "run", runId: draft.run_ids[0] } : home
+      case "results":
+        return draft.results_run ? { view: "run", runId: draft.results_run } : home
+      case "runs":
+        return { view: "runs", filters: { query: $("runs-query").value.trim(), status: $("runs-status").value, winner: $("runs-winner").value } }
+      default:
+        return home
+    }
+  }
+
+  function syncAddress(how) {
+    showAddress(addressOfView(), how || "push")
+  }
+
+  /** Opens the view an address names (on loading the page, and on Back and Forward); the address bar stays. */
+  async function openAddress(address) {
+    app.addressHow = "replace"
+    try {
+      switch (address.view) {
+        case "thread": {
+          const id = address.threadId
+          if (draft.thread_id !== id) {
+            draft.thread_id = id
+            draft.config = null
+            app.prepared = null
+          }
+          const c = draft.config && draft.config.thread_id === id ? draft.config : null
+          const start = address.range ? address.range.start : null
+          const end = address.range ? address.range.end : null
+          if (c && ((c.range_start || null) !== start || (c.range_end || null) !== end)) {
+            draft.config = null
+            app.prepared = null
+          }
+          app.pendingRange = address.range ? { thread_id: id, range_start: start, range_end: end } : null
+          renderThreads()
+          showStep("configure")
+          inspect(id)
+          return
+        }
+        case "run":
+          return openRunAddress(address.runId)
+        case "batch":
+          app.runFocus = "batch"
+          if (batch.id !== address.batchId) {
+            batch.id = address.batchId
+            batch.summary = null
+          }
+          showStep("run")
+          pollBatch()
+          return
+        case "runs":
+          $("runs-query").value = address.filters.query
+          $("runs-status").value = address.filters.status
+          $("runs-winner").value = address.filters.winner
+          runsView.offset = 0
+          showStep("runs")
+          loadRunsView()
+          return
+        default:
+          showStep("thread")
+      }
+    } finally {
+      app.addressHow = "push"
+    }
+  }
+
+  /** A run's address: its Results once it completed, else its Run view; one the controller does not know is said. */
+  async function openRunAddress(id) {
+    app.runFocus = "runs"
+    let run
+    try {
+      run = (await callTool("get_run", { run_id: id })).run
+    } catch (error) {
+      notice(`Could not open the run ${id}: ${error.message}`)
+      showStep("runs")
+      loadRunsView()
+      return
+    }
+    if (!draft.run_ids.includes(id)) draft.run_ids = [id]
+    saveDraft()
+    app.addressHow = "replace"
+    if (run.status === "completed") {
+      pollRuns()
+      await openResults(id, false)
+    } else {
+      draft.results_run = null
+      showStep("run")
+      pollRuns()
     }
   }
 
@@ -243,11 +357,13 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
     app.inspect = null
     app.inspectError = null
     renderConfigure()
-    const range = draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
+    const pending = app.pendingRange && app.pendingRange.thread_id === id ? app.pendingRange : null
+    const range = pending ? { range_start: pending.range_start, range_end: pending.range_end } : draft.config && draft.config.thread_id === id ? rangeOf(draft.config) : {}
     try {
       const result = await callTool("inspect_thread", { thread_id: id, ...range })
       if (call !== latestInspection || draft.thread_id !== id) return
       app.inspect = result
+      if (pending && app.pendingRange === pending) app.pendingRange = null
       if (!draft.config || draft.config.thread_id !== id) draft.config = defaultConfig(result)
       else if (draft.config.range_changed) draft.config = withChoices(defaultConfig(result), draft.config)
       applyPendingModels()
@@ -769,6 +885,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
     c.range_changed = true
     app.prepared = null
     saveDraft()
+    syncAddress("replace")
     inspect(draft.thread_id)
   }
 
@@ -976,6 +1093,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
       rememberConfig(ids)
       if ((result.errors || []).length) notice(`Some models did not launch: ${result.errors.map((e) => e.message || e.error || JSON.stringify(e)).join(" ")}`)
       app.prepared = null
+      app.runFocus = "runs"
       saveDraft()
       showStep("run", true)
       renderRuns()
@@ -1899,6 +2017,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
 
   /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
   function openFromRunsView(run) {
+    app.runFocus = "runs"
     const siblings = ((runsView.result && runsView.result.runs) || [])
       .filter((other) => run.start_group && other.start_group === run.start_group)
       .map((other) => other.run_id)
@@ -1917,6 +2036,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
   function wireRunsView() {
     let timer = null
     const reload = () => {
+      syncAddress("replace")
       runsView.offset = 0
       clearTimeout(timer)
       timer = setTimeout(loadRunsView, 200)
@@ -2434,6 +2554,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
       batch.id = result.batch_id
       batch.summary = result.batch
       batch.prepared = null
+      app.runFocus = "batch"
       showStep("run", true)
       pollBatch()
     } catch (error) {
@@ -2726,13 +2847,19 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
     const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)
     const resume = active.filter((id) => !draft.run_ids.includes(id))
     if (resume.length) draft.run_ids = draft.run_ids.concat(resume)
-    if (draft.thread_id) inspect(draft.thread_id)
+    if (draft.thread_id && currentAddress().view !== "thread") inspect(draft.thread_id)
     if (state.batch) {
       batch.id = state.batch.batch_id
       batch.summary = state.batch
       pollBatch()
     }
-    if (active.length) {
+    onAddressChange(openAddress)
+    const address = currentAddress()
+    app.addressHow = "replace"
+    if (address.view !== "home") {
+      if (draft.run_ids.length) pollRuns()
+      await openAddress(address)
+    } else if (active.length) {
       showStep("run")
       draft.results_run = null
       await pollRuns()
@@ -2743,6 +2870,7 @@ import { callTool, post, postRaw, wasTokenRefused } from "./client.js"
       showStep(draft.step || "thread")
       if (draft.run_ids.length) pollRuns()
     }
+    app.addressHow = "push"
   }
 
   boot()
