@@ -21,7 +21,8 @@ export const wasTokenRefused = () => tokenRefused
 
 const decodeAnswer = Schema.decodeUnknownEither(ToolResultSchema)
 
-const textOf = (payload: unknown, response: Response) => {
+/** The controller's sentence in a refused answer, else the HTTP status. */
+export const failureText = (payload: unknown, response: Response) => {
   const decoded = decodeAnswer(payload)
   const first = Either.isRight(decoded) ? decoded.right.content[0] : undefined
   return first === undefined ? `${response.status} ${response.statusText}` : first.text
@@ -35,7 +36,7 @@ export async function postRaw(path: string, body: object): Promise<Response> {
     body: JSON.stringify(body)
   })
   if (!response.ok) {
-    const text = textOf(await response.json().catch(() => ({})), response)
+    const text = failureText(await response.json().catch(() => ({})), response)
     // 401: the page's cookie is missing or belongs to an earlier controller; say how to get in.
     if (response.status === 401) {
       tokenRefused = true
@@ -52,7 +53,7 @@ export async function post(path: string, body: object): Promise<unknown> {
   const payload: unknown = await response.json().catch(() => ({}))
   const decoded = decodeAnswer(payload)
   if (Either.isRight(decoded) && decoded.right.isError === true) {
-    throw new ControllerRefused({ message: textOf(payload, response), status: response.status })
+    throw new ControllerRefused({ message: failureText(payload, response), status: response.status })
   }
   return payload
 }
