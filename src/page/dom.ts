@@ -81,3 +81,21 @@ export const scrollTable = (label: string, table: HTMLElement) =>
  * every value they insert: the page shows the same markup `report.html` and `portfolio.html` do.
  */
 export const fromReportHtml = (html: string): DocumentFragment => document.createRange().createContextualFragment(html)
+
+/** Every wide table scrolls in a focusable, named region with a cue when it overflows. */
+export function labelScrollRegions(container: ParentNode) {
+  const used = new Set<string>()
+  for (const region of container.querySelectorAll<HTMLElement>(".table-scroll")) {
+    if (!region.hasAttribute("tabindex")) region.setAttribute("tabindex", "0")
+    if (!region.hasAttribute("role")) region.setAttribute("role", "region")
+    if (!region.hasAttribute("aria-label")) {
+      const heading = region.parentElement?.querySelector(":scope > h4, :scope > h3") ?? region.closest("section")?.querySelector("h3")
+      const base = `${heading ? (heading.textContent ?? "").trim() : "Table"} (scrolls sideways)`
+      let label = base
+      for (let n = 2; used.has(label); n++) label = `${base} ${n}`
+      region.setAttribute("aria-label", label)
+    }
+    used.add(region.getAttribute("aria-label") ?? "")
+    requestAnimationFrame(() => region.classList.toggle("overflowing", region.scrollWidth > region.clientWidth + 1))
+  }
+}

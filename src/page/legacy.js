@@ -1,7 +1,10 @@
 // The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
-import { $, fromReportHtml, h, nextId, notice, scrollTable } from "./dom.js"
+import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable } from "./dom.js"
+import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
+import { renderMarkdown } from "./markdown.js"
+import { renderDiff } from "./diffView.js"
 import { callTool, failureText, post, postRaw, wasTokenRefused } from "./client.js"
 import { currentAddress, onAddressChange, showAddress } from "./router.js"
 import { DIMENSIONS } from "../domain/review/dimensions.js"
@@ -10,7 +13,6 @@ import { TOKEN_ROWS, totalInput } from "../domain/report/tokens.js"
 import { formatUsd } from "../domain/report/format.js"
 import { visible } from "../domain/report/visible.js"
 import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
-import { classifyDiffLine } from "../domain/report/diff.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
@@ -243,20 +245,8 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
     }
   }
 
-  const totalTokens = (tokens) =>
-    (tokens.input || 0) + (tokens.cache_read || 0) + (tokens.cache_write_5m || 0) + (tokens.cache_write_1h || 0) + (tokens.output || 0)
 
-  function formatTokenCount(count) {
-    if (count >= 1e6) return `${(count / 1e6).toFixed(1)}M`
-    if (count >= 1e3) return `${(count / 1e3).toFixed(0)}k`
-    return String(count)
-  }
 
-  function formatDate(iso) {
-    if (!iso) return ""
-    const date = new Date(iso)
-    return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
-  }
 
   function renderThreads() {
     const listing = app.listing || {}
@@ -1317,22 +1307,6 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
     return h("ul", { className: "caveats", id, "aria-label": "Caveats" }, shown.map((caveat) =>
       h("li", { "data-kind": caveat.kind }, h("strong", { text: caveat.label }), caveat.detail ? `: ${caveat.detail}` : "")))
   }
-  const percent = (share) => (typeof share === "number" && Number.isFinite(share) ? `${Math.round(share * 100)}%` : "N/A")
-  const integer = (value) => (typeof value === "number" && Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "—")
-  function formatDuration(ms) {
-    if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) return "Not available"
-    if (ms < 1000) return `${Math.round(ms)} ms`
-    const seconds = ms / 1000
-    if (seconds < 60) return `${seconds.toFixed(1)} s`
-    const whole = Math.round(seconds)
-    const minutes = Math.floor(whole / 60)
-    if (minutes < 60) return `${minutes} min ${String(whole % 60).padStart(2, "0")} s`
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
-  }
-  function formatTime(iso) {
-    const date = new Date(iso)
-    return Number.isNaN(date.getTime()) ? String(iso || "") : date.toLocaleTimeString()
-  }
   function compareLower(value, other) {
     if (typeof value !== "number" || typeof other !== "number" || !Number.isFinite(value) || !Number.isFinite(other)) return "unknown"
     return value < other ? "better" : value > other ? "worse" : "same"
@@ -1740,23 +1714,6 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
       checkStateDetails("Codex's result", checks.codex))
   }
 
-  /** Every wide table scrolls in a focusable, named region with a cue when it overflows. */
-  function labelScrollRegions(container) {
-    const used = new Set()
-    for (const region of container.querySelectorAll(".table-scroll")) {
-      if (!region.hasAttribute("tabindex")) region.setAttribute("tabindex", "0")
-      if (!region.hasAttribute("role")) region.setAttribute("role", "region")
-      if (!region.hasAttribute("aria-label")) {
-        const heading = region.parentElement.querySelector(":scope > h4, :scope > h3") || (region.closest("section") && region.closest("section").querySelector("h3"))
-        const base = `${heading ? heading.textContent.trim() : "Table"} (scrolls sideways)`
-        let label = base
-        for (let n = 2; used.has(label); n++) label = `${base} ${n}`
-        region.setAttribute("aria-label", label)
-      }
-      used.add(region.getAttribute("aria-label"))
-      requestAnimationFrame(() => region.classList.toggle("overflowing", region.scrollWidth > region.clientWidth + 1))
-    }
-  }
 
   // ------------------------------------------------------------------------------------------
   // Runs view: every run of the run root, newest first, filtered and paged (list_runs)
@@ -1878,7 +1835,6 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
     setTimeout(() => URL.revokeObjectURL(url), 10000)
   }
 
-  const percentText = (share) => (share === null || share === undefined ? "—" : `${Math.round(share * 100)}%`)
 
   /** A checks rate in words, with its 95% Wilson interval. */
   const checkRateText = (figure) =>
@@ -2020,10 +1976,6 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   // ------------------------------------------------------------------------------------------
   // Run view: phase counters, a readable trajectory, review order, cancel confirmation
 
-  function clockText(ms) {
-    const seconds = Math.max(0, Math.floor(ms / 1000))
-    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
-  }
 
   /** When each phase started and ended, from the run's events. */
   function phaseTimes(run) {
@@ -2248,103 +2200,8 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   }
 
 
-  /** A unified diff as per-file collapsible blocks: file headers, added and removed lines coloured. */
-  /** The page's class of each kind of diff line (the report's classifier decides the kind). */
-  const DIFF_CLASSES = { meta: "meta", hunk: "hunk", added: "add", removed: "del", context: "ctx" }
-  function renderDiff(patch, label) {
-    if (!patch || !patch.trim()) return h("p", { className: "muted", text: "(no changes)" })
-    const files = []
-    for (const line of patch.split("\n")) {
-      if (line.startsWith("diff --git ") || !files.length) files.push({ name: line.startsWith("diff --git ") ? line.replace(/^diff --git a\/(.*?) b\/.*$/, "$1") : "", lines: [] })
-      const file = files[files.length - 1]
-      if (line.startsWith("+++ ") && !file.name) file.name = line.slice(4).replace(/^b\//, "")
-      file.lines.push(line)
-    }
-    const wrap = h("div", { className: "diff-files", "aria-label": label })
-    for (const file of files) {
-      const added = file.lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).length
-      const removed = file.lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).length
-      const pre = h("pre", { className: "diff-view", tabindex: "0", "aria-label": `Diff of ${file.name || "file"}` }, file.lines.map((line) => {
-        const kind = DIFF_CLASSES[classifyDiffLine(line)]
-        return h("span", { className: `diff-line diff-${kind}`, text: `${line}\n` })
-      }))
-      wrap.append(h("details", { className: "diff-file", open: files.length <= 5 },
-        h("summary", {}, h("span", { className: "mono", text: file.name || "(patch)" }), " ", h("span", { className: "diff-add", text: `+${added}` }), " ", h("span", { className: "diff-del", text: `−${removed}` })),
-        pre))
-    }
-    return wrap
-  }
 
-  /** Markdown as DOM nodes: headings, lists, code, emphasis; never markup, scripts or requests (links stay text). */
-  function renderMarkdown(text) {
-    const root = h("div", { className: "markdown response", tabindex: "0" })
-    const lines = String(text || "").split("\n")
-    let list = null
-    let code = null
-    let paragraph = []
-    const flush = () => {
-      if (paragraph.length) root.append(h("p", {}, inline(paragraph.join(" "))))
-      paragraph = []
-    }
-    for (const line of lines) {
-      if (code) {
-        if (/^\s*```/.test(line)) {
-          root.append(h("pre", { className: "md-code", tabindex: "0" }, h("code", { text: code.join("\n") })))
-          code = null
-        } else code.push(line)
-        continue
-      }
-      if (/^\s*```/.test(line)) {
-        flush()
-        list = null
-        code = []
-        continue
-      }
-      const heading = /^(#{1,6})\s+(.*)$/.exec(line)
-      const item = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line)
-      if (heading) {
-        flush()
-        list = null
-        root.append(h(`h${Math.min(6, heading[1].length + 3)}`, {}, inline(heading[2])))
-      } else if (item) {
-        flush()
-        if (!list) {
-          list = h(/^\s*\d/.test(line) ? "ol" : "ul")
-          root.append(list)
-        }
-        list.append(h("li", {}, inline(item[1])))
-      } else if (!line.trim()) {
-        flush()
-        list = null
-      } else {
-        list = null
-        paragraph.push(line.trim())
-      }
-    }
-    if (code) root.append(h("pre", { className: "md-code", tabindex: "0" }, h("code", { text: code.join("\n") })))
-    flush()
-    if (!root.childElementCount) root.append(h("p", { className: "muted", text: "(none)" }))
-    return root
-  }
 
-  function inline(text) {
-    const nodes = []
-    const pattern = /(`[^`]+`|\*\*[^*]+\*\*|\*[^*\s][^*]*\*|\[[^\]]+\]\([^)]+\))/g
-    let last = 0
-    for (const match of text.matchAll(pattern)) {
-      if (match.index > last) nodes.push(text.slice(last, match.index))
-      const token = match[0]
-      if (token.startsWith("`")) nodes.push(h("code", { text: token.slice(1, -1) }))
-      else if (token.startsWith("**")) nodes.push(h("strong", { text: token.slice(2, -2) }))
-      else if (token.startsWith("[")) {
-        const link = /^\[([^\]]+)\]\(([^)]+)\)$/.exec(token)
-        nodes.push(h("span", { className: "md-link", text: `${link[1]} (${link[2]})` }))
-      } else nodes.push(h("em", { text: token.slice(1, -1) }))
-      last = match.index + token.length
-    }
-    if (last < text.length) nodes.push(text.slice(last))
-    return nodes
-  }
 
 
   // ------------------------------------------------------------------------------------------
