@@ -11,7 +11,8 @@
 import { build } from "esbuild"
 import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { modulesByOwnPath } from "./modulesByOwnPath.js"
+import { readFile } from "node:fs/promises"
+import { importsByOwnPath, modulesByOwnPath } from "./modulesByOwnPath.js"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 const outdir = `${dist}bundle`
@@ -52,5 +53,15 @@ await build({
   target: "es2022",
   minify: true,
   sourcemap: false,
-  logLevel: "warning"
+  logLevel: "warning",
+  // The sources' `import { Schema } from "effect"` (no semicolon) by each module's own path, as for the bundle above.
+  plugins: [{
+    name: "sources-by-own-path",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async ({ path }) => ({
+        contents: importsByOwnPath((await readFile(path, "utf8")).replace(/^(import \{[^}\n]*\} from "[^"\n]+")$/gm, "$1;")),
+        loader: "ts"
+      }))
+    }
+  }]
 })
