@@ -5,6 +5,7 @@ import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable }
 import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
 import { renderMarkdown } from "./markdown.js"
 import { renderDiff } from "./diffView.js"
+import { loadRunsView as loadRunsList, renderPortfolioActions, runsFilters, selectedRuns, setRunsFilters, supervisionText, wireRunsView } from "./runsList.js"
 import { callTool, failureText, post, postRaw, wasTokenRefused } from "./client.js"
 import { currentAddress, onAddressChange, showAddress } from "./router.js"
 import { DIMENSIONS } from "../domain/review/dimensions.js"
@@ -125,7 +126,7 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
       case "results":
         return draft.results_run ? { view: "run", runId: draft.results_run } : home
       case "runs":
-        return { view: "runs", filters: { query: $("runs-query").value.trim(), status: $("runs-status").value, winner: $("runs-winner").value } }
+        return { view: "runs", filters: runsFilters() }
       default:
         return home
     }
@@ -172,10 +173,7 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
           pollBatch()
           return
         case "runs":
-          $("runs-query").value = address.filters.query
-          $("runs-status").value = address.filters.status
-          $("runs-winner").value = address.filters.winner
-          runsView.offset = 0
+          setRunsFilters(address.filters)
           showStep("runs")
           loadRunsView()
           return
@@ -1718,74 +1716,7 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   // ------------------------------------------------------------------------------------------
   // Runs view: every run of the run root, newest first, filtered and paged (list_runs)
 
-  const RUNS_PAGE = 50
   const VERDICTS = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
-  const runsView = { offset: 0, result: null, token: 0, selected: new Set() }
-
-  async function loadRunsView() {
-    const token = ++runsView.token
-    const args = { offset: runsView.offset, limit: RUNS_PAGE }
-    const query = $("runs-query").value.trim()
-    if (query) args.query = query
-    if ($("runs-status").value) args.status = $("runs-status").value
-    if ($("runs-winner").value) args.winner = $("runs-winner").value
-    $("runs-summary").textContent = "Loading runs…"
-    try {
-      const result = await callTool("list_runs", args)
-      if (token !== runsView.token) return
-      runsView.result = result
-      renderRunsView()
-    } catch (error) {
-      if (token === runsView.token) $("runs-summary").textContent = `Could not list runs: ${error.message}`
-    }
-  }
-
-  function supervisionText(run) {
-    const s = run.supervision || {}
-    if (s.read_only) return `Running in controller ${s.controller_session_id}${s.controller_url ? ` (${s.controller_url})` : ""}; read-only here.`
-    return s.this_controller ? "This controller" : "Earlier controller"
-  }
-
-  function renderRunsView() {
-    const result = runsView.result || { runs: [], total: 0, offset: 0 }
-    const body = $("runs-rows")
-    body.replaceChildren()
-    $("runs-summary").textContent = result.total === 0
-      ? `No runs match in ${result.run_root || "the run root"}.`
-      : `Runs ${result.offset + 1}–${result.offset + result.runs.length} of ${result.total}, newest first.`
-    const skipped = result.diagnostics || []
-    if (skipped.length > 0) {
-      $("runs-summary").textContent += ` ${skipped.length} run(s) left out, their state is damaged: ${skipped.join(" ")}`
-    }
-    for (const run of result.runs) {
-      if (stillBlind(run)) {
-        body.append(runsRow(run, notRevealedCell(run, () => openFromRunsView(run))))
-        continue
-      }
-      const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
-      const labels = caveatLabels(notLeak(run.caveats))
-      const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
-      const verdict = run.winner ? `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}` : "—"
-      body.append(runsRow(run, h("td", {}, verdict, typeof run.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(run.checks) })] : null)))
-    }
-    $("runs-prev").disabled = result.offset === 0
-    $("runs-next").disabled = !result.has_more
-    labelScrollRegions($("step-runs"))
-    renderPortfolioActions()
-  }
-
-  function runsRow(run, verdictCell) {
-    const label = run.report_ready ? "Open results" : "Open run"
-    return h("tr", { "data-run-id": run.run_id },
-      h("td", {}, compareBox(run)),
-      h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
-      h("td", { className: "mono", text: run.thread_id || "—" }),
-      h("td", { className: "mono", text: run.model || "—" }),
-      h("td", {}, statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
-      verdictCell,
-      h("td", { className: "muted", text: supervisionText(run) }),
-      h("td", {}, h("button", { type: "button", className: "secondary small", text: label, "aria-label": `${label}: ${run.model || ""} ${run.run_id}`, onClick: () => openFromRunsView(run) })))
-  }
 
   /** A completed run the controller says is still blind, unless this page revealed it since. */
   const stillBlind = (run) => run.blind === true && !(blind[run.run_id] && blind[run.run_id].revealed)
@@ -1800,29 +1731,6 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
         event.preventDefault()
         open()
       } }))
-  }
-
-  /** A completed run can be ticked for the portfolio; the selection outlives pages and filters. */
-  function compareBox(run) {
-    if (run.status !== "completed") return h("span", { className: "muted", text: "—" })
-    return h("input", {
-      type: "checkbox",
-      className: "compare-run",
-      checked: runsView.selected.has(run.run_id),
-      "aria-label": `Compare ${run.model || ""} ${run.run_id}`,
-      onChange: (event) => {
-        if (event.target.checked) runsView.selected.add(run.run_id)
-        else runsView.selected.delete(run.run_id)
-        renderPortfolioActions()
-      }
-    })
-  }
-
-  function renderPortfolioActions() {
-    const count = runsView.selected.size
-    $("portfolio-compare").disabled = count === 0
-    $("portfolio-compare").textContent = count === 0 ? "Compare selected" : `Compare ${count} selected run${count === 1 ? "" : "s"}`
-    $("portfolio-clear").disabled = count === 0
   }
 
   /** Hands a file to the browser's downloads. */
@@ -1869,7 +1777,7 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
 
   async function comparePortfolio() {
     const status = $("portfolio-status")
-    const runIds = [...runsView.selected]
+    const runIds = selectedRuns()
     $("portfolio-compare").disabled = true
     status.replaceChildren(h("p", { className: "muted", text: `Counting ${runIds.length} run${runIds.length === 1 ? "" : "s"}…` }))
     try {
@@ -1891,11 +1799,8 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   }
 
   /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
-  function openFromRunsView(run) {
+  function openFromRunsView(run, siblings) {
     app.runFocus = "runs"
-    const siblings = ((runsView.result && runsView.result.runs) || [])
-      .filter((other) => run.start_group && other.start_group === run.start_group)
-      .map((other) => other.run_id)
     draft.run_ids = siblings.length ? siblings : [run.run_id]
     draft.results_run = null
     saveDraft()
@@ -1908,32 +1813,25 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
     }
   }
 
-  function wireRunsView() {
-    let timer = null
-    const reload = () => {
-      syncAddress("replace")
-      runsView.offset = 0
-      clearTimeout(timer)
-      timer = setTimeout(loadRunsView, 200)
-    }
-    $("runs-query").addEventListener("input", reload)
-    $("runs-status").addEventListener("change", reload)
-    $("runs-winner").addEventListener("change", reload)
-    $("runs-prev").addEventListener("click", () => {
-      runsView.offset = Math.max(0, runsView.offset - RUNS_PAGE)
-      loadRunsView()
-    })
-    $("runs-next").addEventListener("click", () => {
-      runsView.offset += RUNS_PAGE
-      loadRunsView()
-    })
-    $("portfolio-compare").addEventListener("click", comparePortfolio)
-    $("portfolio-clear").addEventListener("click", () => {
-      runsView.selected.clear()
-      for (const box of document.querySelectorAll(".compare-run")) box.checked = false
-      renderPortfolioActions()
-    })
+  /** The Runs view's hooks into the rest of the page (src/page/runsList.ts). */
+  const runsHost = {
+    stillBlind: (run) => stillBlind(run),
+    notRevealedCell: (run, open) => notRevealedCell(run, open),
+    verdictText: (run) => {
+      if (!run.winner) return "—"
+      const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
+      const labels = caveatLabels(notLeak(run.caveats))
+      const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
+      return `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}`
+    },
+    checksNote: (checks) => (typeof checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(checks) })] : null),
+    statusBadge: (status) => statusBadge(status),
+    openRun: (run, siblings) => openFromRunsView(run, siblings),
+    filtersChanged: () => syncAddress("replace"),
+    compare: () => comparePortfolio()
   }
+  const loadRunsView = () => loadRunsList(runsHost)
+
 
   // ------------------------------------------------------------------------------------------
   // Replay again: a finished, failed or cancelled run's configuration, pre-filled
@@ -2595,7 +2493,7 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
     })
     $("stop-controller").addEventListener("click", stopController)
     $("batch-mode").addEventListener("change", (event) => setBatchMode(event.target.checked))
-    wireRunsView()
+    wireRunsView(runsHost)
     setInterval(tickPhaseCounters, 1000)
   }
 
