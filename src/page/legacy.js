@@ -15,6 +15,7 @@ import { formatUsd } from "../domain/report/format.js"
 import { visible } from "../domain/report/visible.js"
 import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
+import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
   const PAGE_SIZE = 20
@@ -1281,23 +1282,18 @@ import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
   // ------------------------------------------------------------------------------------------
   // Caveats: what the controller derived for a verdict (src/domain/report/caveats.ts), shown in its words.
 
-  const CAVEAT_VERDICTS = { no_verdict: "No verdict", inconclusive: "Inconclusive (the two orders disagreed)", split: "Split" }
-  const replacingCaveat = (caveats) => ["no_verdict", "inconclusive", "split"].find((kind) => (caveats || []).some((caveat) => caveat.kind === kind))
-  /** The words said instead of a winner (no verdict, orders that disagreed, judges that split), or null. */
+  /** The words said instead of a winner (no verdict, orders that disagreed, judges that split), or null: the reports' words, capitalised. */
   const caveatsVerdict = (caveats) => {
-    const kind = replacingCaveat(caveats)
-    return kind ? CAVEAT_VERDICTS[kind] : null
+    const all = caveats || []
+    if (caveatsBesideVerdict(all).length === all.length) return null
+    const words = verdictWords(null, all)
+    return words.charAt(0).toUpperCase() + words.slice(1)
   }
-  /** The caveats left to name beside the verdict's words. */
-  const caveatsBeside = (caveats) => {
-    const kind = replacingCaveat(caveats)
-    return (caveats || []).filter((caveat) => caveat.kind !== kind)
-  }
-  const caveatLabels = (caveats) => caveatsBeside(caveats).map((caveat) => caveat.label).join(" · ")
+  /** The labels of the caveats left to name beside the verdict's words. */
+  const caveatLabels = (caveats) => sharedCaveatLabels(caveatsBesideVerdict(caveats || []))
   /** A possible leak has its own badge and words wherever a verdict is shown. */
   const notLeak = (caveats) => (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
-  /** A tally of won, tied and lost means something only when there is a verdict from both orders. */
-  const tallyCounts = (winner, caveats) => winner !== "inconclusive" && !(caveats || []).some((caveat) => ["no_verdict", "inconclusive", "missing_ballot", "split"].includes(caveat.kind))
+  const tallyCounts = (winner, caveats) => sharedTallyCounts(winner, caveats || [])
   /** The verdict's caveats as a list under it: each label and why. */
   function caveatsList(caveats, id) {
     const shown = (caveats || []).filter((caveat) => caveat.kind !== "possible_leak")
