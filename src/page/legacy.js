@@ -15,6 +15,7 @@ import { formatUsd } from "../domain/report/format.js"
 import { visible } from "../domain/report/visible.js"
 import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
+import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS } from "../domain/checks/outcomes.js"
 import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
@@ -1662,8 +1663,8 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
   // ------------------------------------------------------------------------------------------
   // Checks: the approved checks on the start, Claude's result and Codex's result, side by side
 
-  const CHECK_STATUS = { passed: "passed", failed: "failed", timed_out: "timed out", could_not_run: "could not run" }
-  const CHECK_CHANGE = { fixed: "fixed", kept: "kept", broke: "broke", still_failing: "still failing", not_comparable: "not comparable" }
+  const CHECK_STATUS = CHECK_STATUS_LABELS
+  const CHECK_CHANGE = CHECK_CHANGE_LABELS
 
   /** A command as it is, with control, bidirectional and zero-width characters written as escapes. */
   const visibleText = (text) => visible(String(text))
