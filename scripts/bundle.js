@@ -11,7 +11,8 @@
 import { build } from "esbuild"
 import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { modulesByOwnPath } from "./modulesByOwnPath.js"
+import { readFile } from "node:fs/promises"
+import { importsByOwnPath, modulesByOwnPath } from "./modulesByOwnPath.js"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 const outdir = `${dist}bundle`
@@ -37,4 +38,30 @@ await build({
   outExtension: { ".js": ".mjs" },
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" }
+})
+
+// The page: its TypeScript modules (and the pure domain modules they share with the reports) as one script
+// for the browser, served by the daemon as `/controller.js`.
+const page = `${dist}page`
+rmSync(page, { recursive: true, force: true })
+await build({
+  entryPoints: { controller: fileURLToPath(new URL("../src/page/main.ts", import.meta.url)) },
+  outdir: page,
+  bundle: true,
+  platform: "browser",
+  format: "iife",
+  target: "es2022",
+  minify: true,
+  sourcemap: false,
+  logLevel: "warning",
+  // The sources' `import { Schema } from "effect"` (no semicolon) by each module's own path, as for the bundle above.
+  plugins: [{
+    name: "sources-by-own-path",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async ({ path }) => ({
+        contents: importsByOwnPath((await readFile(path, "utf8")).replace(/^(import \{[^}\n]*\} from "[^"\n]+")$/gm, "$1;")),
+        loader: "ts"
+      }))
+    }
+  }]
 })

@@ -2,6 +2,7 @@ import { Either } from "effect"
 import { type ControllerError, invalidArgument } from "./errors.js"
 import type { Cost } from "./report/report.js"
 import type { TokenBuckets } from "./report/tokens.js"
+import { utf8Length } from "./utf8.js"
 
 /** Dollars per million tokens; cached input is the part of the input read from the provider's cache. */
 export interface CodexPrice {
@@ -87,7 +88,7 @@ const priceEntry = (model: string, entry: unknown): Either.Either<CodexPrice, Co
  * "cached_input_per_million": 0.2, "output_per_million": 10}}}`. Every message is one sentence naming the variable.
  */
 export const parseCodexPricing = (text: string, file: string): Either.Either<CodexPriceTable, ControllerError> => {
-  if (Buffer.byteLength(text, "utf8") > MAX_PRICING_BYTES) return invalid(`names ${file}, which is larger than 1 MiB.`)
+  if (utf8Length(text) > MAX_PRICING_BYTES) return invalid(`names ${file}, which is larger than 1 MiB.`)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

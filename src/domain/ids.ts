@@ -44,3 +44,6 @@ export const newControllerSessionId = Effect.map(
   Effect.all(Array.from({ length: 8 }, () => Random.nextIntBetween(0, 0x10000))),
   (parts) => parts.map((part) => part.toString(16).padStart(4, "0")).join("")
 )
+
+/** What a Codex model id looks like (`gpt-5.5`, `gpt-6.1-sol`). */
+export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/

@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { cacheRootOf, type Environment, expandHome, nonEmpty, runRootOf } from "./cacheRoot.js"
 import type { CodexPriceTable } from "./codexPricing.js"
 import { type ControllerError, invalidArgument } from "./errors.js"
-import { type ControllerSessionId, isControllerSessionId } from "./ids.js"
+import { type ControllerSessionId, isControllerSessionId, MODEL_ID_PATTERN } from "./ids.js"
 import { DEFAULT_CONTROLLER_PORT, DEFAULT_IDLE_TIMEOUT_SECONDS } from "./product.js"
 
 export interface ResolvedSettings {
@@ -71,8 +71,7 @@ export const parseSessionId = (
     : Either.left(invalidArgument("CODEX_REPLAY_CONTROLLER_SESSION_ID must be 32 lowercase hexadecimal characters."))
 }
 
-/** What a Codex model id looks like (`gpt-5.5`, `gpt-6.1-sol`). */
-export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
+export { MODEL_ID_PATTERN }
 
 export const parseReviewerModel = (raw: string | undefined): Either.Either<string | undefined, ControllerError> => {
   const value = nonEmpty(raw)?.trim()

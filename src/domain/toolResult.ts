@@ -1,5 +1,6 @@
 import { Option, ParseResult, SchemaAST } from "effect"
 import { MAX_TEXT_BYTES } from "./product.js"
+import { utf8Bytes, utf8Text } from "./utf8.js"
 
 export interface ToolResult {
   readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
@@ -11,9 +12,9 @@ export interface ToolResult {
 export const boundText = (text: string, maxBytes = MAX_TEXT_BYTES) => {
   // A UTF-16 code unit never takes more than 3 UTF-8 bytes, so short texts need no encoding.
   if (text.length * 3 <= maxBytes) return text
-  const bytes = Buffer.from(text, "utf8")
+  const bytes = utf8Bytes(text)
   if (bytes.length <= maxBytes) return text
-  return new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "")
+  return utf8Text(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "")
 }
 
 const EXCERPT_CHARS = 100

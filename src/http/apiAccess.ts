@@ -31,13 +31,28 @@ export const queryToken = (target: string) => {
   return query === -1 ? undefined : new URLSearchParams(target.slice(query + 1)).get("token") ?? undefined
 }
 
-/** Sets the page's cookie and sends the browser to `/`, so the token leaves the address bar at once. */
-export const cookieRedirect = (cookieName: string, token: string) =>
+/**
+ * The same address without its `token` parameter: the path the router matched (one of the page's own) and the
+ * other parameters, so `/runs/<id>?token=…` lands on `/runs/<id>`.
+ */
+export const withoutToken = (target: string) => {
+  const query = target.indexOf("?")
+  const pathname = query === -1 ? target : target.slice(0, query)
+  const parameters = new URLSearchParams(query === -1 ? "" : target.slice(query + 1))
+  parameters.delete("token")
+  const rest = parameters.toString()
+  // Only a path of this origin: never `//host`, which a browser would read as another site.
+  const safe = pathname.startsWith("/") && !pathname.startsWith("//") ? pathname : "/"
+  return rest === "" ? safe : `${safe}?${rest}`
+}
+
+/** Sets the page's cookie and sends the browser to `location` without the token, so it leaves the address bar at once. */
+export const cookieRedirect = (cookieName: string, token: string, location = "/") =>
   HttpServerResponse.empty({
     status: 303,
     headers: {
       ...SECURITY_HEADERS,
-      Location: "/",
+      Location: location,
       "Set-Cookie": `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`
     }
   })

@@ -18,7 +18,7 @@ import { callTool, type ToolRegistry } from "../programs/controller/tool.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody, TOO_DEEP_MESSAGE } from "./requestBody.js"
-import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
+import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken, withoutToken } from "./apiAccess.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
@@ -183,12 +183,16 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     }
 
     /**
-     * The page: `/?token=<API token>` trades the token for the cookie and sends the browser to `/`; `/` with
-     * the cookie is the app, without it a page that says how to get in.
+     * The page, at `/` and at each view's address (`/threads/<id>`, `/runs/<id>`, `/batches/<id>`, `/runs`):
+     * `?token=<API token>` trades the token for the cookie and sends the browser to the same address without it;
+     * with the cookie it is the app (which opens the view the address names), without it a page that says how
+     * to get in.
      */
     const page = (request: HttpServerRequest.HttpServerRequest) => {
       const token = queryToken(request.url)
-      if (token !== undefined) return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token) : gatePage()
+      if (token !== undefined) {
+        return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token, withoutToken(request.url)) : gatePage()
+      }
       const app = options.assets.get("/index.html")
       return hasApiToken(request) && app !== undefined ? bytesResponse(app.body, app.contentType) : gatePage()
     }
@@ -243,6 +247,10 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       HttpRouter.get("/health", Effect.flatMap(HttpServerRequest.HttpServerRequest, health)),
       HttpRouter.get("/", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("/index.html", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/threads/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/runs/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/batches/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/runs", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),

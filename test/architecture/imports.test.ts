@@ -71,6 +71,39 @@ describe("the import graph of src", () => {
     expect(found.map(show)).toEqual([])
   })
 
+  it("keeps the page on the domain: its value imports reach only its own modules and pure domain modules, none importing Node", () => {
+    const page = join(SRC, "page")
+    const pageFiles = readdirSync(page).filter((name) => /\.(ts|js)$/.test(name)).map((name) => join(page, name))
+    // Type-only imports are erased from the bundle: what the page runs is what its value imports reach.
+    const importsOf = (file: string) =>
+      [...readFileSync(file, "utf8").matchAll(SPECIFIER)].filter((match) => !/^\s*(import|export) type\s/.test(match[0])).map((match) => match[1] ?? match[2] ?? "").map((specifier) => ({
+        file,
+        specifier,
+        target: specifier.startsWith(".") ? resolve(dirname(file), specifier).replace(/\.js$/, "") : undefined
+      }))
+    const sourceOf = (target: string) => [`${target}.ts`, `${target}.js`].find((candidate) => sourceFiles(SRC).includes(candidate) || pageFiles.includes(candidate))
+    const reached = new Set<string>()
+    const found: Array<string> = []
+    const visit = (file: string) => {
+      if (reached.has(file)) return
+      reached.add(file)
+      for (const entry of importsOf(file)) {
+        if (entry.target === undefined) {
+          if (entry.specifier !== "effect") found.push(`${relative(SRC, file)} imports ${entry.specifier}`)
+          continue
+        }
+        const source = sourceOf(entry.target)
+        if (source === undefined) found.push(`${relative(SRC, file)} imports ${entry.specifier}, which is no source file`)
+        else if (!source.startsWith(page) && layerOf(source) !== 0) found.push(`${relative(SRC, file)} imports ${entry.specifier} (not the domain)`)
+        else visit(source)
+      }
+    }
+    pageFiles.forEach(visit)
+    // The page does reach the report modules it renders with.
+    expect([...reached].map((file) => relative(SRC, file))).toContain("domain/report/evaluationTable.ts")
+    expect(found).toEqual([])
+  })
+
   it("imports node:fs only in the platform adapters", () => {
     const platform = join(SRC, "services", "platform")
     const found = imports.filter((entry) => /^(node:)?fs(\/promises)?$/.test(entry.specifier) && !entry.file.startsWith(platform))

@@ -6,7 +6,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { parseSecondJudge } from "../review/secondJudge.js"
 import { MAX_REPLAY_THREADS } from "../product.js"
-import { MODEL_ID_PATTERN } from "../settings.js"
+import { MODEL_ID_PATTERN } from "../ids.js"
 import { excerptOf, optionalOrNull, text } from "./fields.js"
 import { InspectThreadArguments, ListThreadsArguments } from "./threadPayloads.js"
 import { SynthesizeRequestPayload } from "./taskSource.js"

@@ -4,6 +4,7 @@
  * a line in the patch or the response, an entry of the candidate's `output_cuts`, and a concern of the
  * comparability panel. The daemon reads agent output through these ceilings, never whole.
  */
+import { utf8Bytes, utf8Length, utf8Text } from "../utf8.js"
 
 /** A side's patch as the report and the reviewer see it. */
 export const PATCH_CEILING_BYTES = 2 * 1024 * 1024
@@ -81,12 +82,12 @@ const utf8Prefix = (text: string, maxBytes: number): string => {
   // No more UTF-16 units than bytes wanted (each is at least a byte), and no half of a surrogate pair.
   let head = text.slice(0, maxBytes)
   if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1)
-  const bytes = Buffer.from(head, "utf8")
+  const bytes = utf8Bytes(head)
   if (bytes.length <= maxBytes) return head
   let end = maxBytes
   // Back off continuation bytes (10xxxxxx) so the cut falls on a character's first byte.
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--
-  return bytes.subarray(0, end).toString("utf8")
+  return utf8Text(bytes.subarray(0, end))
 }
 
 /** A final response within its ceiling; a longer one is cut and ends with the marker. */
@@ -94,10 +95,10 @@ export const boundFinalResponse = (
   text: string,
   maxBytes = FINAL_RESPONSE_CEILING_BYTES
 ): { readonly text: string; readonly cut: OutputCut | null } => {
-  const total = Buffer.byteLength(text, "utf8")
+  const total = utf8Length(text)
   if (total <= maxBytes) return { text, cut: null }
   const shown = utf8Prefix(text, maxBytes)
-  const cut: OutputCut = { kind: "final_response", shown: Buffer.byteLength(shown, "utf8"), total, unit: "bytes" }
+  const cut: OutputCut = { kind: "final_response", shown: utf8Length(shown), total, unit: "bytes" }
   return { text: `${shown}\n\n${cutMarker(cut)}`, cut }
 }
 
@@ -113,8 +114,8 @@ export const boundFileList = <A>(
 
 /** A log message within its ceiling; a longer one keeps its start and says how long it was. */
 export const boundLogMessage = (message: string, maxBytes = LOG_LINE_CEILING_BYTES): string => {
-  const total = Buffer.byteLength(message, "utf8")
+  const total = utf8Length(message)
   if (total <= maxBytes) return message
   const shown = utf8Prefix(message, maxBytes)
-  return `${shown} … line ${truncationText({ kind: "patch", shown: Buffer.byteLength(shown, "utf8"), total, unit: "bytes" })}`
+  return `${shown} … line ${truncationText({ kind: "patch", shown: utf8Length(shown), total, unit: "bytes" })}`
 }

@@ -208,6 +208,35 @@ describe("the page and its cookie", () => {
       await daemon.stop()
     }
   })
+
+  it("each view's address is the page behind the same cookie, and its ?token= redirect keeps the address without the token", async () => {
+    const daemon = await startDaemon()
+    try {
+      const token = daemon.apiToken()
+      const cookie = { headers: { Cookie: `codex_replay_${daemon.port}=${token}` }, token: null }
+      const addresses = ["/threads/7f0c2d", "/threads/7f0c2d?range_start=2&range_end=5", "/runs/run-1", "/batches/batch-1", "/runs", "/runs?query=spotter&status=completed"]
+      for (const address of addresses) {
+        const page = await request(daemon.port, address, cookie)
+        expect(page.status, address).toBe(200)
+        expect(page.text, address).toContain(`<script src="/controller.js" defer></script>`)
+        const refused = await request(daemon.port, address, { token: null })
+        expect(refused.status, address).toBe(401)
+        expect(refused.text, address).not.toContain("controller.js")
+        const separator = address.includes("?") ? "&" : "?"
+        const opened = await request(daemon.port, `${address}${separator}token=${token}`, { token: null })
+        expect(opened.status, address).toBe(303)
+        expect(opened.headers.location, address).toBe(address)
+        expect(opened.headers["set-cookie"]).toEqual([`codex_replay_${daemon.port}=${token}; Path=/; HttpOnly; SameSite=Strict`])
+      }
+      const first = await request(daemon.port, `/runs?token=${token}&query=a%20b`, { token: null })
+      expect(first.headers.location).toBe("/runs?query=a+b")
+      for (const other of ["/threads", "/threads/a/b", "/batches", "/runs/a/b"]) {
+        expect((await request(daemon.port, other, cookie)).status, other).toBe(404)
+      }
+    } finally {
+      await daemon.stop()
+    }
+  })
 })
 
 describe("an agent on the same machine cannot drive the controller", () => {

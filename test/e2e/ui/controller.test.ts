@@ -216,7 +216,7 @@ describe("browser controller", () => {
     const table = page.locator(".evaluation-table").first()
     expect(await table.locator("thead th").allTextContents()).toEqual(["Check", "Codex replay", "Historical Claude"])
     expect(await table.locator("tr.dimension strong").first().textContent()).toBe("Reliability")
-    expect(await table.locator("tr.check-row td").nth(1).textContent()).toMatch(/^(Pass|Fail|N\/A)$/)
+    expect(await table.locator("tr.check td").nth(1).textContent()).toMatch(/^(Pass|Fail|N\/A)$/)
     expect(await table.locator("tr.score td").nth(1).textContent()).toMatch(/^\d+%$/)
     expect(await page.locator(".legend").first().textContent()).toContain("Pass: satisfied. Fail: failed.")
     // The neutral reviewer prepare showed, not a self-review; each order's reason (the fake's "fake").
