@@ -13,6 +13,7 @@ import { SynthesizeRequestPayload } from "./taskSource.js"
 import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
+import { DateRangeFields } from "../dateRange.js"
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
@@ -311,7 +312,7 @@ export const ListRunsArguments = Schema.Struct({
   status: Schema.optional(oneOf(RUN_STATUSES)),
   winner: Schema.optional(oneOf(RUN_WINNERS)),
   limit: Schema.optional(wholeNumber(1, MAX_RUNS_PAGE)),
-  offset: Schema.optional(wholeNumber(0, 1_000_000))
+  offset: Schema.optional(wholeNumber(0, 1_000_000)), ...DateRangeFields
 })
 export type ListRunsArguments = typeof ListRunsArguments.Type
 
@@ -363,7 +364,6 @@ export type ToolPayloadInput<Name extends ToolName> = (typeof ToolPayloads)[Name
 /** Why a call names no controller tool: the same words over /api/call, /api/rpc and the RPC client. */
 export const unknownToolMessage = (name: string) =>
   name === "open_controller" ? "open_controller is only available through MCP." : `Unknown Codex Replay tool: ${excerpt(name)}`
-
 
 // ---------------------------------------------------------------------------------------------------
 // open_controller (MCP)
