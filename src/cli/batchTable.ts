@@ -39,7 +39,7 @@ export const batchTable = (summary: Pick<BatchSummary, "items">, titles: Readonl
       `${threads} thread(s)`,
       "",
       `${completed.length} of ${summary.items.length} completed`,
-      `Codex ${count("codex")} · tie ${count("tie")} · Claude ${count("claude")}`
+      `Codex wins ${count("codex")} · Claude wins ${count("claude")} · neither ${completed.length - count("codex") - count("claude")}`
     ]
   }
 }

@@ -55,6 +55,6 @@ describe("runs and batch lines carry the verdict's caveats", () => {
       ["run-b", "Fix the login", "gpt-5.6-terra", "completed", "Codex wins [self-review]"],
       ["run-c", "Fix the login", "gpt-5.6-terra", "completed", "Claude wins"]
     ])
-    expect(table.totals).toEqual(["Total", "1 thread(s)", "", "3 of 3 completed", "Codex 0 · tie 0 · Claude 1"])
+    expect(table.totals).toEqual(["Total", "1 thread(s)", "", "3 of 3 completed", "Codex wins 1 · Claude wins 1 · neither 1"])
   })
 })
