@@ -135,3 +135,17 @@ export const helpRequested = (argv: ReadonlyArray<string>) => {
   const command = args.find((argument) => !argument.startsWith("-"))
   return command !== undefined && command in COMMAND_HELP ? commandHelp(command) : topLevelHelp()
 }
+
+/** What a bare `codex-replay` on a terminal prints (on a pipe it is the MCP server). */
+export const usageHint = () =>
+  [
+    "codex-replay replays past Claude Code tasks with OpenAI Codex and compares the results.",
+    "",
+    "  codex-replay open                  the browser controller's URL (starts one if none runs)",
+    "  codex-replay threads               the threads you can replay, numbered #N",
+    "  codex-replay replay #1 --model M   replay one with a Codex model",
+    "  codex-replay runs                  the runs so far, with their verdicts and costs",
+    "  codex-replay --help                every command; codex-replay <command> --help for one",
+    "",
+    "With stdin not a terminal, codex-replay speaks MCP on stdio (for an MCP client)."
+  ].join("\n") + "\n"

@@ -5,6 +5,7 @@
  * thing, is one sentence (with the candidates) and changes nothing.
  */
 import { Effect, Option } from "effect"
+import * as path from "node:path"
 import { invalidArgument, notFound } from "../domain/errors.js"
 import { isRunId } from "../domain/ids.js"
 import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
@@ -109,11 +110,12 @@ export const resolveRunId = (reference: string) =>
   Effect.gen(function*() {
     const runRoot = (yield* Settings).runRoot
     const wanted = reference.trim()
+    if (!isRunId(wanted)) return yield* invalidArgument("The run ID is invalid.")
     const files = yield* FileStore
-    if (isRunId(wanted) && (yield* Effect.orElseSucceed(files.isDirectory(`${runRoot}/${wanted}`), () => false))) return wanted
+    if (yield* Effect.orElseSucceed(files.isDirectory(path.join(runRoot, wanted)), () => false)) return wanted
     const ids = (yield* Effect.orElseSucceed(files.listDirectories(runRoot), () => [] as Array<string>)).filter(isRunId).sort().reverse()
-    const picked = pickByPrefix(wanted, ids, "run", `see \`codex-replay runs\` (run root ${runRoot})`)
-    if (picked._tag === "None") return yield* notFound(picked.message)
+    const picked = pickByPrefix(wanted, ids, "run", "see `codex-replay runs`")
+    if (picked._tag === "None") return yield* notFound(`No run ${wanted} in ${runRoot}.`)
     if (picked._tag === "Many") return yield* invalidArgument(ambiguityMessage(wanted, "run", picked.ids.map((id) => ({ id, label: "" }))))
     return picked.id
   })
