@@ -5,6 +5,7 @@
  */
 import { Effect, Either } from "effect"
 import { invalidArgument, notFound } from "../domain/errors.js"
+import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
 import { listThreads } from "../programs/threads/threadList.js"
 import { type BatchOptions, validateBatchOptions } from "./batch.js"
@@ -29,8 +30,13 @@ export const selectBatchThreads = (selection: Selection) =>
     // Every other mistake (models, --recent's range, an empty --query) is said before the history is read.
     const probe = { ...selection, threads: selection.threads === undefined ? undefined : "probe", yes: false, json: false }
     yield* Either.match(validateBatchOptions(probe), { onLeft: Effect.fail, onRight: () => Effect.void })
+    const references = (selection.threads ?? "").split(",").map((reference) => reference.trim()).filter((reference) => reference !== "")
+    const invalid = references.find((reference) => !/^#\d+$/.test(reference) && !THREAD_ID_PATTERN.test(reference))
+    if (invalid !== undefined) return yield* invalidArgument(`Invalid thread ID ${JSON.stringify(invalid.slice(0, 100))}; see \`codex-replay threads\`.`)
+    const repeated = references.find((reference, index) => references.indexOf(reference) !== index)
+    if (repeated !== undefined) return yield* invalidArgument(`Thread ${repeated} is given more than once in --threads.`)
     const threads = selection.threads !== undefined
-      ? yield* Effect.forEach(selection.threads.split(",").map((reference) => reference.trim()).filter((reference) => reference !== ""), resolveThread)
+      ? yield* Effect.forEach(references, resolveThread)
       : selection.query !== undefined
       ? yield* listed({ query: selection.query.trim(), limit: MAX_REPLAY_THREADS })
       : yield* listed({ limit: selection.recent! })
