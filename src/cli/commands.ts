@@ -11,13 +11,22 @@ import { threadsAnsweredBy } from "./threadsCommand.js"
 
 /**
  * The thread a command names (`#N`, a whole id or a unique prefix), resolved from the history in this process
- * before `then` asks, or starts, a controller: an unknown or ambiguous thread starts nothing.
+ * before `then` asks, or starts, a controller: an unknown or ambiguous thread starts nothing. The rest of the
+ * command line is checked first (`check`, given the reference with a `#N` read as an id), so that a mistake
+ * there neither reads the history nor writes its index.
  */
-const withThread = <A, E, R>(reference: string, then: (threadId: string) => Effect.Effect<A, E, R>) =>
-  lazily(async () => {
-    const [{ resolveThread }, { HistoryLive }] = await Promise.all([import("./threadRefs.js"), import("./historyLayer.js")])
-    return Effect.flatMap(Effect.provide(resolveThread(reference), HistoryLive), (thread) => then(thread.threadId))
-  })
+const withThread = <A, E, R, E2>(
+  reference: string,
+  check: (reference: string) => Effect.Effect<void, E2>,
+  then: (threadId: string) => Effect.Effect<A, E, R>
+) =>
+  Effect.zipRight(
+    check(/^#\d+$/.test(reference.trim()) ? `n${reference.trim().slice(1)}` : reference),
+    lazily(async () => {
+      const [{ resolveThread }, { HistoryLive }] = await Promise.all([import("./threadRefs.js"), import("./historyLayer.js")])
+      return Effect.flatMap(Effect.provide(resolveThread(reference), HistoryLive), (thread) => then(thread.threadId))
+    })
+  )
 
 const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   lazily(async () => {
@@ -59,24 +68,23 @@ const replay = Command.make("replay", {
   setup: Options.text("setup").pipe(Options.withDescription("A set-up command to run before the checks; repeat for several."), Options.repeated),
   noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
   json
-}, (options) =>
-  withThread(options.threadId, (threadId) => launcher(lazily(async () =>
-    (await import("./replay.js")).replayCommand(
-      {
-        threadId,
-        models: options.models,
-        reviewerModel: Option.getOrUndefined(options.reviewerModel),
-        secondJudge: Option.getOrUndefined(options.secondJudge),
-        yes: options.yes,
-        acceptEmptyBeginning: options.acceptEmptyBeginning,
-        commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
-        json: options.json
-      },
-      process.env,
-      homedir()
-    )
-  )))
-).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
+}, (options) => {
+  const replayOptions = (threadId: string) => ({
+    threadId,
+    models: options.models,
+    reviewerModel: Option.getOrUndefined(options.reviewerModel),
+    secondJudge: Option.getOrUndefined(options.secondJudge),
+    yes: options.yes,
+    acceptEmptyBeginning: options.acceptEmptyBeginning,
+    commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
+    json: options.json
+  })
+  return withThread(
+    options.threadId,
+    (reference) => lazily(async () => Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference)))),
+    (threadId) => launcher(lazily(async () => (await import("./replay.js")).replayCommand(replayOptions(threadId), process.env, homedir())))
+  )
+}).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
 const batch = Command.make("batch", {
   query: Options.text("query").pipe(
