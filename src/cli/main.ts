@@ -13,7 +13,7 @@ if (argv.length === 0 && process.stdin.isTTY === true) {
   const [{ commandLineMain }, { run }, { CommandLogLive }, { homedir }] = await Promise.all([
     import("./commands.js"),
     import("./runMode.js"),
-    import("./commandLog.js"),
+    import("../services/platform/commandLog.js"),
     import("node:os")
   ])
   run(commandLineMain(process.argv), 130, CommandLogLive(process.env, homedir()))

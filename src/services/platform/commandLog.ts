@@ -6,7 +6,7 @@
 import { Logger } from "effect"
 import { appendFileSync, chmodSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
-import { cacheRootOf, type Environment, runRootOf } from "../domain/cacheRoot.js"
+import { cacheRootOf, type Environment, runRootOf } from "../../domain/cacheRoot.js"
 
 export const commandLogFile = (env: Environment, home: string) => path.join(cacheRootOf(runRootOf(env, home)), "cli", "codex-replay.log")
 
