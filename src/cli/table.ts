@@ -42,19 +42,25 @@ export const usd = (value: number | null | undefined): string => {
 export const tokens = (value: number | null | undefined): string =>
   value === null || value === undefined || !Number.isFinite(value) ? "-" : formatInteger(value)
 
+/** What a table reads of the stream it is written to. */
+export interface Screen {
+  readonly isTTY?: boolean
+  readonly columns?: number
+}
+
 /** The width of the terminal a stream writes to: its columns, else `COLUMNS`, else none (a pipe or a file). */
-export const widthOf = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): number | undefined => {
+export const widthOf = (stream: Screen, env: NodeJS.ProcessEnv = process.env): number | undefined => {
   if (stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0) return stream.columns
   const columns = Number(env.COLUMNS)
   return Number.isInteger(columns) && columns > 0 ? columns : undefined
 }
 
 /** Colour only on a terminal, and never when `NO_COLOR` is set to anything (no-color.org). */
-export const colourFor = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env) =>
+export const colourFor = (stream: Screen, env: NodeJS.ProcessEnv = process.env) =>
   stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
 
 /** How a table looks on this stream. */
-export const lookOf = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): TableLook => ({
+export const lookOf = (stream: Screen, env: NodeJS.ProcessEnv = process.env): TableLook => ({
   width: widthOf(stream, env),
   colour: colourFor(stream, env)
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { renderTable, usd, tokens } from "../../src/cli/table.js"
+import { colourFor, renderTable, tokens, usd, widthOf } from "../../src/cli/table.js"
 
 const COLUMNS = [
   { header: "#", align: "right" as const },
@@ -51,5 +51,14 @@ describe("the command line's tables", () => {
 
   it("colours the header and borders only when asked", () => {
     expect(renderTable({ columns: COLUMNS, rows: ROWS }, { width: undefined, colour: true })).toContain("\u001b[")
+  })
+
+  it("colours only a terminal without NO_COLOR, and reads the width of a terminal, else COLUMNS, else none", () => {
+    const terminal = { isTTY: true, columns: 91 }
+    const pipe = { isTTY: false }
+    expect([colourFor(terminal, {}), colourFor(terminal, { NO_COLOR: "1" }), colourFor(pipe, {})]).toEqual([true, false, false])
+    expect([widthOf(terminal, { COLUMNS: "50" }), widthOf(pipe, { COLUMNS: "50" }), widthOf(pipe, {}), widthOf(pipe, { COLUMNS: "wide" })]).toEqual([
+      91, 50, undefined, undefined
+    ])
   })
 })
