@@ -109,12 +109,13 @@ const fitted = (columns: ReadonlyArray<Column>, natural: ReadonlyArray<number>, 
   return widths
 }
 
-/** The text under a rule: the rule drawn as the top border is, with the inner joints. */
-const withTotalsRule = (text: string) => {
+/** The table with a rule above its last `height` lines of rows (the totals row, wrapped or not). */
+const withTotalsRule = (text: string, height: number) => {
   const lines = text.split("\n")
   const top = lines[0] ?? ""
   const rule = top.replace("┌", "├").replace("┐", "┤").replaceAll("┬", "┼")
-  return [...lines.slice(0, -2), rule, ...lines.slice(-2)].join("\n")
+  const at = lines.length - 1 - height
+  return [...lines.slice(0, at), rule, ...lines.slice(at)].join("\n")
 }
 
 /**
@@ -137,7 +138,11 @@ export const renderTable = (spec: TableSpec, look: TableLook): string => {
       columns = columns.filter((each) => each !== next)
       continue
     }
-    const text = draw(columns.map(({ column }) => column), rows, look.colour, fit ?? widths)
-    return totals === undefined || spec.rows.length === 0 ? text : withTotalsRule(text)
+    const shown = columns.map(({ column }) => column)
+    const text = draw(shown, rows, look.colour, fit ?? widths)
+    if (totals === undefined || spec.rows.length === 0) return text
+    // The totals row may wrap too: its height is what it adds to the table.
+    const height = text.split("\n").length - draw(shown, rows.slice(0, -1), false, fit ?? widths).split("\n").length
+    return withTotalsRule(text, height)
   }
 }

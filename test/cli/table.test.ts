@@ -61,4 +61,18 @@ describe("the command line's tables", () => {
       91, 50, undefined, undefined
     ])
   })
+
+  it("draws the rule above the whole totals row when it wraps", () => {
+    const columns = [{ header: "Run" }, { header: "Verdict", wraps: true }]
+    const text = renderTable({
+      columns,
+      rows: [["run-a", "Codex wins"]],
+      totals: ["Total", "Codex wins 1 · Claude wins 0 · neither 0"]
+    }, { width: 30, colour: false })
+    const lines = text.split("\n")
+    const rule = lines.findIndex((line, index) => index > 2 && line.startsWith("├"))
+    expect(lines[rule + 1]).toMatch(/^│ Total │/)
+    expect(lines.slice(rule + 1, -1).length).toBeGreaterThan(1)
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(30)
+  })
 })
