@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli as runCliWithin } from "../../cli/support.js"
+import { daemonsOf, runCli as runCliWithin } from "../../cli/support.js"
 import { BIN, installEnv, scratch } from "../../rpc/support.js"
 import { writeRun } from "../../support/daemon.js"
 import { REPO } from "../../support/spawnBin.js"
@@ -22,6 +22,8 @@ const lastListing = () => path.join(root, "cache", "cli", "last-threads.json")
 const FIVES = ["55604662-cf2a-4331-851a-ec234028f8ca", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
 
 const lines = (text: string) => text.trimEnd().split("\n")
+
+
 
 beforeAll(() => {
   root = scratch("codex-replay-cli-daily-")
@@ -144,8 +146,7 @@ describe("#N and id prefixes, resolved before any controller starts", () => {
     }
     // No controller was started: none registered its runtime, none is running for this install.
     expect(fs.existsSync(controllers()) ? fs.readdirSync(controllers()) : []).toEqual([])
-    const processes = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
-    expect(processes.split("\n").filter((line) => line.includes(BIN) && line.includes("--http") && line.includes(root))).toEqual([])
+    expect(daemonsOf(env.CODEX_REPLAY_RUN_ROOT!)).toEqual([])
   })
 
   it("report takes a unique run-id prefix, and --json prints a cancelled run's state without a report", async () => {

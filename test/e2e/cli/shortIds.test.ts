@@ -3,7 +3,7 @@
  * codex, and the controller's `list_runs` (what the page's Runs filter asks) shows and searches its title.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli } from "../../cli/support.js"
+import { daemonsOf, runCli } from "../../cli/support.js"
 import { type Daemon, startDaemon } from "../../rpc/support.js"
 
 const MODEL = "gpt-5.6-terra"
@@ -37,6 +37,8 @@ describe("#N of the last listing, through a real controller", () => {
     expect(answer.thread_id).toBe("sample-word-count")
     expect(answer.runs.map((run) => run.status)).toEqual(["completed"])
     const runId = answer.runs[0]!.run_id
+    // The controller that ran it is the one found by its run root (what dailyUse.test.ts counts as none).
+    expect(daemonsOf(daemon.runRoot)).toEqual([String(daemon.child.pid)])
 
     // The controller's runs listing carries the title and searches it, as the page's Runs filter does.
     const found = await listRuns({ query: "WORDS OPTION" })
