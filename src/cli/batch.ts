@@ -4,7 +4,6 @@ import { conflict, type ControllerError, invalidArgument, notFound } from "../do
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_PORTFOLIO_FILE_BYTES, type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
-import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
@@ -13,7 +12,9 @@ import { costLines, modelLines } from "./portfolio.js"
 import { checkModels, configurationFrom } from "./replay.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
-import { commandsLine, visible } from "./replayCommands.js"
+import { commandsLine } from "./replayCommands.js"
+import { batchTable } from "./batchTable.js"
+import { lookOf, renderTable } from "./table.js"
 import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
 export interface BatchOptions {
@@ -28,6 +29,8 @@ export interface BatchOptions {
   readonly repeats?: number | undefined
   readonly yes: boolean
   readonly json: boolean
+  /** The threads' titles, as the command line resolved them, for the summary table. */
+  readonly titles?: ReadonlyMap<string, string>
 }
 
 type Selection =
@@ -165,16 +168,6 @@ const readPortfolio = (file: string, out: Output) =>
     Effect.catchAll((error) => Effect.as(out.say(`The portfolio cannot be read: ${error.message}`), Option.none<Portfolio>()))
   )
 
-/** One line per completed run of the batch: its verdict and caveats' labels (`caveatsOf`) and, when it has checks, their sentence (control characters escaped). */
-export const batchRunLines = (summary: Pick<BatchSummary, "items">) =>
-  summary.items.flatMap((item) => {
-    if (item.status !== "completed" || item.run_id === null) return []
-    const labels = caveatLabels(caveatsBesideVerdict(item.caveats ?? []))
-    return [`  ${item.run_id} (${item.model}, thread ${item.thread_id}): ${verdictWords(item.winner, item.caveats ?? [])}${labels === "" ? "" : ` [${labels}]`}${
-      typeof item.checks === "string" ? `; ${visible(item.checks)}` : ""
-    }`]
-  })
-
 const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
   Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
 
@@ -239,7 +232,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     } else {
       yield* out.say("")
       yield* out.say(`Batch ${summary.batch_id} ${summary.status} in ${formatElapsed(summary.elapsed_ms)}.`)
-      for (const line of batchRunLines(summary)) yield* out.say(line)
+      yield* out.say(renderTable(batchTable(summary, options.titles ?? new Map()), lookOf(process.stdout)))
       if (Option.isSome(portfolio)) {
         yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
         for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)

@@ -6,8 +6,27 @@ import { Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { commandLineOf } from "./commandLine.js"
-import { integerOf, json, lazily, wholeNumber } from "./options.js"
+import { dayOption, integerOf, json, lazily, wholeNumber } from "./options.js"
 import { threadsAnsweredBy } from "./threadsCommand.js"
+
+/**
+ * The thread a command names (`#N`, a whole id or a unique prefix), resolved from the history in this process
+ * before `then` asks, or starts, a controller: an unknown or ambiguous thread starts nothing. The rest of the
+ * command line is checked first (`check`, given the reference with a `#N` read as an id), so that a mistake
+ * there neither reads the history nor writes its index.
+ */
+const withThread = <A, E, R, E2>(
+  reference: string,
+  check: (reference: string) => Effect.Effect<void, E2>,
+  then: (threadId: string) => Effect.Effect<A, E, R>
+) =>
+  Effect.zipRight(
+    check(/^#\d+$/.test(reference.trim()) ? `n${reference.trim().slice(1)}` : reference),
+    lazily(async () => {
+      const [{ resolveThread }, { HistoryLive }] = await Promise.all([import("./threadRefs.js"), import("./historyLayer.js")])
+      return Effect.flatMap(Effect.provide(resolveThread(reference), HistoryLive), (thread) => then(thread.threadId))
+    })
+  )
 
 const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   lazily(async () => {
@@ -52,25 +71,24 @@ const replay = Command.make("replay", {
   noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
   repeats: repeatsOption("Replay with each model K times from the same start (1 through 5; each repeat a run of its own)."),
   json
-}, (options) =>
-  launcher(lazily(async () =>
-    (await import("./replay.js")).replayCommand(
-      {
-        threadId: options.threadId,
-        models: options.models,
-        reviewerModel: Option.getOrUndefined(options.reviewerModel),
-        secondJudge: Option.getOrUndefined(options.secondJudge),
-        yes: options.yes,
-        acceptEmptyBeginning: options.acceptEmptyBeginning,
-        commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
-        repeats: Option.getOrUndefined(options.repeats),
-        json: options.json
-      },
-      process.env,
-      homedir()
-    )
-  ))
-).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
+}, (options) => {
+  const replayOptions = (threadId: string) => ({
+    threadId,
+    models: options.models,
+    reviewerModel: Option.getOrUndefined(options.reviewerModel),
+    secondJudge: Option.getOrUndefined(options.secondJudge),
+    yes: options.yes,
+    acceptEmptyBeginning: options.acceptEmptyBeginning,
+    commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
+    repeats: Option.getOrUndefined(options.repeats),
+    json: options.json
+  })
+  return withThread(
+    options.threadId,
+    (reference) => lazily(async () => Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference)))),
+    (threadId) => launcher(lazily(async () => (await import("./replay.js")).replayCommand(replayOptions(threadId), process.env, homedir())))
+  )
+}).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
 const batch = Command.make("batch", {
   query: Options.text("query").pipe(
@@ -96,12 +114,18 @@ const batch = Command.make("batch", {
   repeats: repeatsOption("Replay every (thread, model) K times from the same start (1 through 5; each repeat a run of its own)."),
   json
 }, (options) =>
-  launcher(lazily(async () =>
+  lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
+    query: Option.getOrUndefined(options.query),
+    threads: Option.getOrUndefined(options.threads),
+    recent: Option.getOrUndefined(options.recent),
+    models: options.models,
+    reviewerModel: Option.getOrUndefined(options.reviewerModel),
+    secondJudge: Option.getOrUndefined(options.secondJudge)
+  })).pipe(Effect.flatMap((selected) => launcher(lazily(async () =>
     (await import("./batch.js")).batchCommand(
       {
-        query: Option.getOrUndefined(options.query),
-        threads: Option.getOrUndefined(options.threads),
-        recent: Option.getOrUndefined(options.recent),
+        threads: selected.threads,
+        titles: selected.titles,
         models: options.models,
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
         secondJudge: Option.getOrUndefined(options.secondJudge),
@@ -112,7 +136,7 @@ const batch = Command.make("batch", {
       process.env,
       homedir()
     )
-  ))
+  ))))
 ).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
@@ -128,16 +152,20 @@ const report = Command.make("report", {
 const runs = Command.make("runs", {
   query: Options.text("query").pipe(
     Options.withPseudoName("text"),
-    Options.withDescription("Only runs whose run id, thread id, model or controller session contains this text (case-insensitive)."),
+    Options.withDescription("Only runs whose thread title, thread id, run id, model or controller session contains this text (case-insensitive)."),
     Options.optional
   ),
   status: Options.choice("status", RUN_STATUSES).pipe(Options.withDescription("Only runs with this status."), Options.optional),
   winner: Options.choice("winner", RUN_WINNERS).pipe(Options.withDescription("Only runs with this verdict."), Options.optional),
   limit: wholeNumber("limit", `Runs per page: a whole number from 1 through ${MAX_RUNS_PAGE}.`, DEFAULT_RUNS_PAGE),
   offset: wholeNumber("offset", "Runs to skip: a whole number from 0 through 1000000.", 0),
+  since: dayOption("since", "Only runs started on or after this day (YYYY-MM-DD or YYYYMMDD)."),
+  until: dayOption("until", "Only runs started on or before this day (YYYY-MM-DD or YYYYMMDD)."),
   json
 }, (options) =>
   lazily(async () => (await import("./runs.js")).runsCommand({
+    since: Option.getOrUndefined(options.since),
+    until: Option.getOrUndefined(options.until),
     query: Option.getOrUndefined(options.query),
     status: Option.getOrUndefined(options.status),
     winner: Option.getOrUndefined(options.winner),

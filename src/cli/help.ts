@@ -20,13 +20,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: []
   },
   threads: {
-    usage: "codex-replay threads [--query TEXT] [--source imported|sample] [--sort date|cost] [--limit N] [--offset N] [--json]",
+    usage: "codex-replay threads [--query TEXT] [--source imported|sample] [--sort date|cost] [--since DAY] [--until DAY] [--limit N] [--offset N] [--json]",
     summary:
-      "List the Claude Code threads that can be replayed, newest first, numbered #N as in the browser. Reads $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects); no controller needed.",
+      "List the Claude Code threads that can be replayed, newest first, as a table numbered #N as in the browser (the next command takes #N). Reads $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects); no controller needed.",
     options: [
       ["--query TEXT", "Only threads whose title, project directory, model or thread id contains TEXT (case-insensitive)."],
       ["--source imported|sample", "Your imported Claude Code threads, or the packaged sample threads."],
       ["--sort date|cost", "Most recent first (date, the default) or most expensive first (cost)."],
+      ["--since DAY", "Only threads started on or after DAY (YYYY-MM-DD or YYYYMMDD, local time)."],
+      ["--until DAY", "Only threads started on or before DAY (YYYY-MM-DD or YYYYMMDD, local time)."],
       ["--limit N", "Threads per page, 1 through 100 (default 20)."],
       ["--offset N", "Threads to skip, 0 through 100000 (default 0)."],
       JSON_OPTION
@@ -36,7 +38,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--second-judge claude[:MODEL]] [--check CMD …] [--setup CMD …] [--no-checks] [--repeats K] [--yes] [--accept-empty-beginning] [--json]",
     summary:
       "Replay a thread with one to four Codex models in parallel: show the configuration, ask for approval, follow each model's phase with an elapsed-time counter, then print the verdict per model and the report paths. Ctrl-C cancels the started runs.",
-    arguments: [["<thread-id>", "The thread to replay, as listed by `codex-replay threads`."]],
+    arguments: [["<thread-id>", "The thread to replay: its #N in the last `codex-replay threads` listing, its ID or any unique start of it."]],
     options: [
       ["--model MODEL", "A Codex model to replay with; repeat it for several models (at most 4)."],
       ["--reviewer-model MODEL", "The Codex model that reviews both sides (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."],
@@ -57,7 +59,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "Replay many threads with the same models as one batch: configure each thread as replay does, report the blocked ones and leave them out, ask for approval, run 4 replays at a time with a progress line, then print the batch's portfolio verdict. Ctrl-C cancels the batch.",
     options: [
       ["--query TEXT", "The threads whose title, project directory, model or thread id contains TEXT (at most 100)."],
-      ["--threads ID,…", "These threads, by thread id, separated by commas (at most 100)."],
+      ["--threads ID,…", "These threads, separated by commas (at most 100): each a #N of the last listing, an ID or a unique start of one."],
       ["--recent N", "The N most recent threads, 1 through 100."],
       ["--model MODEL", "A Codex model to replay every thread with; repeat it for several models (at most 4)."],
       ["--reviewer-model MODEL", "The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."],
@@ -72,16 +74,18 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: "codex-replay report <run-id> [--open] [--json]",
     summary:
       "Print the verdict of a run (winner, dimensions won, tied and lost, time and cost on both sides, and what the evaluation itself cost) and the paths of its report.html and report.json; a cancelled or failed run says so.",
-    arguments: [["<run-id>", "A run of the run root, as listed by `codex-replay runs`."]],
-    options: [["--open", "Open report.html with the desktop's browser."], JSON_OPTION]
+    arguments: [["<run-id>", "A run of the run root, as listed by `codex-replay runs`: its ID or any unique start of it."]],
+    options: [["--open", "Open report.html with the desktop's browser."], ["--json", "Print the run's state as one JSON document on stdout (any run: a cancelled or failed one too)."]]
   },
   runs: {
-    usage: "codex-replay runs [--query TEXT] [--status STATUS] [--winner WINNER] [--limit N] [--offset N] [--json]",
-    summary: "List every replay run in the run root, newest first, whichever controller ran it. No controller needed.",
+    usage: "codex-replay runs [--query TEXT] [--status STATUS] [--winner WINNER] [--since DAY] [--until DAY] [--limit N] [--offset N] [--json]",
+    summary: "List every replay run in the run root as a table, newest first, whichever controller ran it. No controller needed.",
     options: [
-      ["--query TEXT", "Only runs whose run id, thread id, model or controller session contains TEXT (case-insensitive)."],
+      ["--query TEXT", "Only runs whose thread title, thread id, run id, model or controller session contains TEXT (case-insensitive)."],
       ["--status running|completed|failed|cancelled", "Only runs with this status."],
       ["--winner codex|claude|tie|inconclusive", "Only runs with this verdict."],
+      ["--since DAY", "Only runs started on or after DAY (YYYY-MM-DD or YYYYMMDD, local time)."],
+      ["--until DAY", "Only runs started on or before DAY (YYYY-MM-DD or YYYYMMDD, local time)."],
       ["--limit N", "Runs per page, 1 through 200 (default 50)."],
       ["--offset N", "Runs to skip (default 0)."],
       JSON_OPTION
@@ -91,7 +95,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: "codex-replay portfolio (<run-id> … | --recent N) [--json]",
     summary:
       "Write the portfolio verdict of completed runs under the run root (portfolios/<id>/portfolio.html and portfolio.json) and print it: per Codex model, wins, ties and losses against Claude, the win rate with a 95% Wilson interval, the sign test, flips, comparability, time and cost. No controller needed.",
-    arguments: [["<run-id> …", "1 to 100 completed runs, as listed by `codex-replay runs`."]],
+    arguments: [["<run-id> …", "1 to 100 completed runs, as listed by `codex-replay runs` (an ID or any unique start of one)."]],
     options: [["--recent N", "Count the N most recent completed runs instead, 1 through 100."], JSON_OPTION]
   },
   stop: {
@@ -120,7 +124,7 @@ export const commandHelp = (name: string) => {
 export const topLevelHelp = () =>
   [
     "Usage: codex-replay <command> [options]",
-    "Replay past Claude Code tasks with OpenAI Codex and compare the results with a blind, order-balanced review.\nWith no arguments, codex-replay speaks MCP on stdio; `codex-replay --http` is the controller daemon.",
+    "Replay past Claude Code tasks with OpenAI Codex and compare the results with a blind, order-balanced review.\nWith no arguments and stdin not a terminal, codex-replay speaks MCP on stdio; `codex-replay --http` is the controller daemon.",
     `Commands:\n${table(Object.entries(COMMAND_HELP).map(([name, help]) => [name, help.summary.split(". ")[0]!.replace(/\.$/, "") + "."]))}`,
     `Options:\n${table([["--help", "Show this help; `codex-replay <command> --help` shows a command's."], ["--version", "Print the version."]])}`,
     "Settings come from the environment: CODEX_REPLAY_RUN_ROOT, CLAUDE_CONFIG_DIR, CODEX_CLI_PATH, …"
@@ -133,3 +137,17 @@ export const helpRequested = (argv: ReadonlyArray<string>) => {
   const command = args.find((argument) => !argument.startsWith("-"))
   return command !== undefined && command in COMMAND_HELP ? commandHelp(command) : topLevelHelp()
 }
+
+/** What a bare `codex-replay` on a terminal prints (on a pipe it is the MCP server). */
+export const usageHint = () =>
+  [
+    "codex-replay replays past Claude Code tasks with OpenAI Codex and compares the results.",
+    "",
+    "  codex-replay open                  the browser controller's URL (starts one if none runs)",
+    "  codex-replay threads               the threads you can replay, numbered #N",
+    "  codex-replay replay #1 --model M   replay one with a Codex model",
+    "  codex-replay runs                  the runs so far, with their verdicts and costs",
+    "  codex-replay --help                every command; codex-replay <command> --help for one",
+    "",
+    "With stdin not a terminal, codex-replay speaks MCP on stdio (for an MCP client)."
+  ].join("\n") + "\n"

@@ -20,3 +20,7 @@ export const wholeNumber = (name: string, description: string, fallback: number)
     Options.map(integerOf),
     Options.withDefault(fallback)
   )
+
+/** `--since` / `--until`: a day as YYYY-MM-DD or YYYYMMDD, checked by the command (one sentence for a bad one). */
+export const dayOption = (name: "since" | "until", description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("YYYY-MM-DD"), Options.withDescription(description), Options.optional)

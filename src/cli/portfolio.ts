@@ -12,6 +12,7 @@ import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio/port
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput } from "./terminal.js"
+import { resolveRunId } from "./threadRefs.js"
 
 export interface PortfolioOptions {
   readonly runIds: ReadonlyArray<string>
@@ -27,7 +28,8 @@ const chosenRuns = (options: PortfolioOptions) =>
   Effect.gen(function*() {
     if (options.recent === undefined) {
       if (options.runIds.length === 0) return yield* invalidArgument("Choose the runs: give their run ids or --recent N.")
-      return options.runIds
+      // Each run by its id or a unique start of it.
+      return yield* Effect.forEach(options.runIds, resolveRunId)
     }
     if (options.runIds.length > 0) return yield* invalidArgument("Give run ids or --recent N, not both.")
     if (!(Number.isInteger(options.recent) && options.recent >= 1 && options.recent <= MAX_PORTFOLIO_RUNS)) {

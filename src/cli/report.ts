@@ -8,6 +8,7 @@ import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
 import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
+import { resolveRunId } from "./threadRefs.js"
 import { checksLines, noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
 import { voteLines, voteView } from "./voteLines.js"
 
@@ -23,7 +24,7 @@ const ReportLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
  * A completed run's state, its verdict and the real paths of its `report.html` and
  * `report.json` (each inside the run directory). A cancelled or failed run says so instead.
  */
-export const reportPaths = (runId: string) =>
+export const reportPaths = (runId: string, anyState = false) =>
   Effect.gen(function*() {
     if (!isRunId(runId)) return yield* invalidArgument("The run ID is invalid.")
     const runs = yield* RunStore
@@ -38,7 +39,23 @@ export const reportPaths = (runId: string) =>
     // that ended another way (killed while reporting, say) left behind.
     const state = Option.getOrUndefined(Option.map(yield* Effect.option(runs.readAny(runId)), (run) => run.state))
     if (state === undefined) return yield* conflict("The replay report is not ready.")
-    if (state.status !== "completed") return yield* conflict(`Run ${runId}: ${noReportSentence(state)}.`)
+    if (state.status !== "completed") {
+      if (!anyState) return yield* conflict(`Run ${runId}: ${noReportSentence(state)}.`)
+      // `--json` prints any run's state: one that ended without a report says so in `no_report`.
+      return {
+        run_id: runId,
+        run_directory: directory,
+        report_html: null,
+        report_json: null,
+        status: state.status,
+        model: typeof state.model === "string" ? state.model : null,
+        thread_id: typeof state.thread_id === "string" ? state.thread_id : null,
+        verdict: null,
+        vote: null,
+        no_report: `Run ${runId}: ${noReportSentence(state)}.`,
+        state
+      }
+    }
     const html = yield* Effect.either(locateReport(directory, "html"))
     const json = yield* Effect.either(locateReport(directory, "json"))
     if (Either.isLeft(html) && Either.isLeft(json)) return yield* html.left
@@ -59,11 +76,14 @@ export const reportPaths = (runId: string) =>
     }
   })
 
-/** `codex-replay report <run-id> [--open]`: reads the run root directly, no controller needed. */
+/**
+ * `codex-replay report <run-id> [--open]`: reads the run root directly, no controller needed. The run is named by
+ * its id or any unique start of it; `--json` prints any run's state, a cancelled or failed one too.
+ */
 export const reportCommand = (options: ReportOptions) =>
   Effect.gen(function*() {
     const out = makeOutput(options.json)
-    const found = yield* reportPaths(options.runId)
+    const found = yield* reportPaths(yield* resolveRunId(options.runId), options.json && !options.open)
     if (options.open) {
       if (found.report_html === null) return yield* conflict("The HTML report is not ready.")
       yield* openWithDesktop(found.report_html)

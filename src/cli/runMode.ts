@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Logger } from "effect"
+import { Cause, Effect, Exit, type Layer, Logger } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 
 /** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */
@@ -21,11 +21,12 @@ const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) =>
 /**
  * Runs one mode; each mode loads only its own modules, which keeps the daemon's cold start short.
  * Spans are off: nothing exports them here, and making them costs more than answering a request.
- * An embedding program keeps them for its own tracer.
+ * An embedding program keeps them for its own tracer. Log lines go to stderr (the daemon's is its log file)
+ * unless `logger` says otherwise (a terminal command's go to the command log).
  */
-export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0) => {
+export const run = <E>(program: Effect.Effect<void, E>, interruptedCode = 0, logger: Layer.Layer<never> = StderrLogger) => {
   endQuietlyWhenStdoutCloses()
-  NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(StderrLogger)), {
+  NodeRuntime.runMain(program.pipe(Effect.withTracerEnabled(false), Effect.provide(logger)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
     teardown: (exit) => exitWith(exit, interruptedCode)

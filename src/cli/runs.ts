@@ -1,4 +1,4 @@
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Either, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
 import { caveatLabels, caveatsBesideVerdict, tallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
@@ -6,8 +6,10 @@ import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runs/history.js"
 import { visible } from "../domain/report/visible.js"
-import { spendLineText } from "../domain/spend.js"
+import { dateRangeOf, localMinute } from "../domain/dateRange.js"
 import { Settings } from "../services/Settings.js"
+import { HistoryLive } from "./historyLayer.js"
+import { lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
 import { makeOutput, orDash, pageLine } from "./terminal.js"
 
 export interface RunsOptions {
@@ -16,11 +18,14 @@ export interface RunsOptions {
   readonly winner: (typeof RUN_WINNERS)[number] | undefined
   readonly limit: number
   readonly offset: number
+  /** `--since` / `--until`: the local days the runs started in (YYYY-MM-DD or YYYYMMDD). */
+  readonly since?: string | undefined
+  readonly until?: string | undefined
   readonly json: boolean
 }
 
-/** The run root is read in this process: listing runs needs no controller. */
-const RunsLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
+/** The run root (and the history, for the threads' titles) is read in this process: listing runs needs no controller. */
+const RunsLive = Layer.merge(CoreLive, HistoryLive).pipe(Layer.provideMerge(Settings.fromEnv))
 
 const validate = (options: RunsOptions) =>
   Effect.gen(function*() {
@@ -33,38 +38,86 @@ const validate = (options: RunsOptions) =>
     if (options.query !== undefined && options.query.length > 1000) {
       return yield* invalidArgument("--query must be at most 1000 characters.")
     }
+    return yield* Either.mapLeft(dateRangeOf(options), invalidArgument)
   })
 
 /**
- * One line per run: when, id, thread, model, status and the verdict with its caveats' labels (`caveatsOf`: a tie
- * by disagreement reads "inconclusive (the two orders disagreed)", never a tally); under it, indented, the
- * checks' sentence when the run has checks.
+ * A run's verdict as the table shows it: the verdict with its caveats' labels (`caveatsOf`: a tie by
+ * disagreement reads "inconclusive (the two orders disagreed)", never a tally), who runs it when another
+ * controller does, and under it the checks' sentence when the run has checks.
  */
-export const runLine = (run: RunSummary) => {
+export const verdictCell = (run: RunSummary) => {
   const caveats = run.caveats ?? []
-  const verdict = run.winner === null ? "" : `  ${verdictWords(run.winner, caveats)}`
+  const verdict = run.winner === null ? "" : verdictWords(run.winner, caveats)
   const tally = run.dimensions === null || !tallyCounts(run.winner, caveats) ? "" : ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)`
   const leak = run.possible_leak === true ? `  [${POSSIBLE_LEAK}]` : ""
   // A possible leak is said above, with its words.
   const labels = caveatLabels(caveatsBesideVerdict(caveats).filter((caveat) => caveat.kind !== "possible_leak"))
   const where = run.supervision.read_only ? `  [running in controller ${run.supervision.controller_session_id}]` : ""
-  const checks = typeof run.checks === "string" ? `\n    ${visible(run.checks)}` : ""
-  const spend = run.spend === undefined
-    ? ""
-    : `\n    Cost: Codex implementation ${spendLineText(run.spend.implementation)} · evaluation ${spendLineText(run.spend.evaluation)} (what it cost to know)`
-  return `${run.started_at.slice(0, 16).replace("T", " ")}  ${run.run_id}  ${orDash(run.thread_id)}  ${orDash(run.model)}  ${run.status}${verdict}${tally}${leak}${
-    labels === "" ? "" : `  [${labels}]`
-  }${where}${checks}${spend}`
+  const checks = typeof run.checks === "string" ? `\n${visible(run.checks)}` : ""
+  return `${verdict}${tally}${leak}${labels === "" ? "" : `  [${labels}]`}${where}`.trim() + checks
+}
+
+/** The thread a run replayed, by its title when the history has it, else by its id. */
+const threadCell = (run: RunSummary) => run.thread_title ?? run.thread_id ?? "-"
+
+/**
+ * The runs as a table: when, run id, thread title, model, status, verdict, the tokens of the run's calls and
+ * its cost split into the Codex implementation and the evaluation (what it cost to know); a totals row.
+ */
+export const runsTable = (runs: ReadonlyArray<RunSummary>, whole: boolean): TableSpec => {
+  const sum = (value: (run: RunSummary) => number | undefined) => runs.reduce((total, run) => total + (value(run) ?? 0), 0)
+  const any = (value: (run: RunSummary) => unknown) => runs.some((run) => value(run) !== undefined)
+  return {
+    columns: [
+      { header: "Started" },
+      { header: "Run" },
+      { header: "Thread", wraps: true },
+      { header: "Model", dropOrder: 3 },
+      { header: "Status" },
+      { header: "Verdict", wraps: true },
+      { header: "Input", align: "right", dropOrder: 1 },
+      { header: "Output", align: "right", dropOrder: 1 },
+      { header: "Codex", align: "right" },
+      { header: "Evaluation", align: "right", dropOrder: 2 }
+    ],
+    rows: runs.map((run) => [
+      localMinute(run.started_at),
+      run.run_id,
+      threadCell(run),
+      orDash(run.model),
+      run.status,
+      verdictCell(run),
+      tokens(run.tokens?.input),
+      tokens(run.tokens?.output),
+      usd(run.spend?.implementation.usd),
+      usd(run.spend?.evaluation.usd)
+    ]),
+    totals: [
+      whole ? "Total" : "Page",
+      "",
+      "",
+      "",
+      "",
+      "",
+      any((run) => run.tokens) ? tokens(sum((run) => run.tokens?.input)) : "-",
+      any((run) => run.tokens) ? tokens(sum((run) => run.tokens?.output)) : "-",
+      any((run) => run.spend) ? usd(sum((run) => run.spend?.implementation.usd)) : "-",
+      any((run) => run.spend) ? usd(sum((run) => run.spend?.evaluation.usd)) : "-"
+    ]
+  }
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */
 export const runsCommand = (options: RunsOptions) =>
   Effect.gen(function*() {
-    yield* validate(options)
+    const range = yield* validate(options)
     const out = makeOutput(options.json)
     const result = yield* listRuns({
       limit: options.limit,
       offset: options.offset,
+      ...(range.since === undefined ? {} : { since: range.since }),
+      ...(range.until === undefined ? {} : { until: range.until }),
       ...(options.query === undefined ? {} : { query: options.query }),
       ...(options.status === undefined ? {} : { status: options.status }),
       ...(options.winner === undefined ? {} : { winner: options.winner })
@@ -75,7 +128,8 @@ export const runsCommand = (options: RunsOptions) =>
     if (result.runs.length === 0) {
       return yield* out.say(result.total === 0 ? `No replay runs in ${result.run_root}.` : "No runs on this page.")
     }
-    for (const run of result.runs) yield* out.say(runLine(run))
+    const whole = result.offset === 0 && !result.has_more
+    yield* out.say(renderTable(runsTable(result.runs, whole), lookOf(process.stdout)))
     const page = { offset: result.offset, shown: result.runs.length, total: result.total, hasMore: result.has_more }
     yield* out.say(pageLine(page, `run(s) in ${result.run_root}`))
   }).pipe(Effect.provide(RunsLive))

@@ -1,11 +1,14 @@
-import { Effect, Fiber, Layer, Schedule } from "effect"
+import { Effect, Either, Fiber, Schedule } from "effect"
+import { dateRangeOf, localDay } from "../domain/dateRange.js"
 import { invalidArgument } from "../domain/errors.js"
-import { formatUsd } from "../domain/report/format.js"
+import type { ThreadSummary } from "../domain/history/session.js"
+import { promptTokens } from "../domain/history/pricing.js"
 import { listThreads, readingMessage } from "../programs/threads/threadList.js"
 import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
-import { Samples } from "../services/Samples.js"
-import { Settings } from "../services/Settings.js"
-import { makeOutput, orDash, pageLine } from "./terminal.js"
+import { HistoryLive } from "./historyLayer.js"
+import { saveLastListing } from "./lastListing.js"
+import { lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
+import { makeOutput, pageLine } from "./terminal.js"
 
 export interface ThreadsOptions {
   readonly query: string | undefined
@@ -13,16 +16,11 @@ export interface ThreadsOptions {
   readonly sort: "date" | "cost"
   readonly limit: number
   readonly offset: number
+  /** `--since` / `--until`: the local days the threads started in (YYYY-MM-DD or YYYYMMDD). */
+  readonly since?: string | undefined
+  readonly until?: string | undefined
   readonly json: boolean
 }
-
-/**
- * The history is read in this process: listing needs no controller, and only the two services it reads
- * (loading the run engine's modules would cost a second listing, answered from the index, most of its time).
- */
-const HistoryLive = Layer.mergeAll(ClaudeHistory.layerWith({ workers: "auto" }), Samples.Default).pipe(
-  Layer.provideMerge(Settings.fromEnv)
-)
 
 const validate = (options: ThreadsOptions) =>
   Effect.gen(function*() {
@@ -35,10 +33,49 @@ const validate = (options: ThreadsOptions) =>
     if (options.query !== undefined && options.query.length > 1000) {
       return yield* invalidArgument("--query must be at most 1000 characters.")
     }
+    return yield* Either.mapLeft(dateRangeOf(options), invalidArgument)
   })
 
-const day = (iso: string | null) => (iso === null ? "-" : iso.slice(0, 10))
-const cost = (usd: number | null) => (usd === null ? "-" : formatUsd(usd))
+/** A UUID is shown by its first 8 characters (any unique prefix names it); another id whole. */
+export const shortThreadId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id) ? id.slice(0, 8) : id)
+
+/** The listing as a table: `#N`, the day it started, title, project, Claude's tokens and cost, and a totals row. */
+export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: number, whole: boolean): TableSpec => {
+  const sum = (value: (thread: ThreadSummary) => number) => threads.reduce((total, thread) => total + value(thread), 0)
+  const priced = threads.filter((thread) => thread.cost_usd !== null)
+  return {
+    columns: [
+      { header: "#", align: "right" },
+      { header: "Date" },
+      { header: "Title", wraps: true },
+      { header: "Project", wraps: true, dropOrder: 2 },
+      { header: "Input", align: "right", dropOrder: 1 },
+      { header: "Output", align: "right", dropOrder: 1 },
+      { header: "Cost", align: "right" },
+      { header: "Thread" }
+    ],
+    rows: threads.map((thread, index) => [
+      `#${offset + index + 1}`,
+      localDay(thread.started_at) ?? "-",
+      thread.title,
+      thread.project_dir ?? "-",
+      tokens(promptTokens(thread.tokens)),
+      tokens(thread.tokens.output),
+      usd(thread.cost_usd),
+      shortThreadId(thread.imported_thread_id)
+    ]),
+    totals: [
+      whole ? "Total" : "Page",
+      "",
+      "",
+      "",
+      tokens(sum((thread) => promptTokens(thread.tokens))),
+      tokens(sum((thread) => thread.tokens.output)),
+      priced.length === 0 ? "-" : usd(sum((thread) => thread.cost_usd ?? 0)),
+      ""
+    ]
+  }
+}
 
 const PROGRESS_INTERVAL = "200 millis"
 
@@ -63,18 +100,21 @@ const withProgress = <A, E, R>(listing: Effect.Effect<A, E, R>) =>
     }))))
   })
 
-/** `codex-replay threads`: one line per thread, numbered as in the browser (`#N`), and the paging. */
+/** `codex-replay threads`: a table of threads, numbered as in the browser (`#N`, kept for the next command), and the paging. */
 export const threadsCommand = (options: ThreadsOptions) =>
   Effect.gen(function*() {
-    yield* validate(options)
+    const range = yield* validate(options)
     const out = makeOutput(options.json)
     const result = yield* withProgress(listThreads({
       sort: options.sort,
       offset: options.offset,
       limit: options.limit,
+      ...range,
       ...(options.query === undefined ? {} : { query: options.query }),
       ...(options.source === undefined ? {} : { source: options.source })
     }))
+    // What `#N` names on the next command (`replay #3`).
+    yield* saveLastListing({ offset: result.offset, thread_ids: result.threads.map((thread) => thread.imported_thread_id) })
     if (options.json) return yield* out.result(result)
     if (result.empty_history !== null && result.source === "sample" && options.source === undefined) {
       yield* out.say(`${result.empty_history} Showing the packaged samples.`)
@@ -83,15 +123,11 @@ export const threadsCommand = (options: ThreadsOptions) =>
       if (result.source === "imported" && result.empty_history !== null) {
         return yield* out.say(`${result.empty_history} Try the packaged samples: codex-replay threads --source sample`)
       }
-      return yield* out.say(result.total === 0 && options.query !== undefined ? "No thread matches the search." : "No threads.")
+      const filtered = options.query !== undefined || range.since !== undefined || range.until !== undefined
+      return yield* out.say(result.total === 0 && filtered ? "No thread matches the search." : "No threads.")
     }
-    for (const [index, thread] of result.threads.entries()) {
-      yield* out.say(
-        `#${result.offset + index + 1}  ${thread.imported_thread_id}  ${day(thread.started_at)}  ${cost(thread.cost_usd)}  ${
-          orDash(thread.project_dir)
-        }  ${thread.title}`
-      )
-    }
+    const whole = result.offset === 0 && !result.has_more
+    yield* out.say(renderTable(threadsTable(result.threads, result.offset, whole), lookOf(process.stdout)))
     const page = { offset: result.offset, shown: result.threads.length, total: result.total, hasMore: result.has_more }
     yield* out.say(pageLine(page, `${result.source} thread(s)`))
   }).pipe(Effect.provide(HistoryLive))

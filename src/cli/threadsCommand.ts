@@ -1,7 +1,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { type Effect, Option } from "effect"
-import { json, wholeNumber } from "./options.js"
+import { dayOption, json, wholeNumber } from "./options.js"
 import type { ThreadsOptions } from "./threads.js"
 
 const options = {
@@ -19,6 +19,8 @@ const options = {
   ),
   limit: wholeNumber("limit", "Threads per page: a whole number from 1 through 100.", 20),
   offset: wholeNumber("offset", "Threads to skip: a whole number from 0 through 100000.", 0),
+  since: dayOption("since", "Only threads started on or after this day (YYYY-MM-DD or YYYYMMDD)."),
+  until: dayOption("until", "Only threads started on or before this day (YYYY-MM-DD or YYYYMMDD)."),
   json
 }
 
@@ -33,5 +35,7 @@ export const threadsAnsweredBy = <E, R>(list: (options: ThreadsOptions) => Effec
       sort: given.sort,
       limit: given.limit,
       offset: given.offset,
+      since: Option.getOrUndefined(given.since),
+      until: Option.getOrUndefined(given.until),
       json: given.json
     })).pipe(Command.withDescription("List (or search) the Claude Code threads that can be replayed."))

@@ -3,6 +3,7 @@ import type { CodexPriceTable } from "../domain/codexPricing.js"
 import type { WorkerError } from "../domain/errors.js"
 import { codexCall, type ModelCall, purposeLines, type Spend, spendOf, type Usage } from "../domain/spend.js"
 
+import { totalInput } from "../domain/report/tokens.js"
 export type { ModelCall } from "../domain/spend.js"
 
 /**
@@ -53,5 +54,10 @@ export const spendLines = (spend: Spend) => ({
   implementation: spend.implementation,
   evaluation: spend.evaluation,
   total: spend.total,
-  ...purposeLines(spend.calls)
+  ...purposeLines(spend.calls),
+  /** Every call's tokens: input with cache reads and writes, and output (what `codex-replay runs` shows). */
+  tokens: {
+    input: spend.calls.reduce((sum, call) => sum + totalInput(call.tokens), 0),
+    output: spend.calls.reduce((sum, call) => sum + call.tokens.output, 0)
+  }
 })

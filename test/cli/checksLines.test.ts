@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { batchRunLines } from "../../src/cli/batch.js"
-import { runLine } from "../../src/cli/runs.js"
+import { batchTable } from "../../src/cli/batchTable.js"
+import { verdictCell } from "../../src/cli/runs.js"
 import { checksLines, verdictOf } from "../../src/cli/verdict.js"
 import type { RunSummary } from "../../src/programs/runs/history.js"
 import { sampleChecks } from "../report/checksFixture.js"
@@ -35,6 +35,7 @@ describe("the checks on the command line", () => {
     const run: RunSummary = {
       run_id: "run-20261130T100000Z-aaaaaaaaaa",
       thread_id: "t-1",
+      thread_title: null,
       model: "gpt-5.6-terra",
       models: ["gpt-5.6-terra"],
       status: "completed",
@@ -54,26 +55,27 @@ describe("the checks on the command line", () => {
       start_group: null,
       supervision: { controller_session_id: "a".repeat(32), this_controller: true, live: true, read_only: false, controller_url: null }
     }
-    expect(runLine({ ...run, checks: checks.sentence }).split("\n")).toEqual([
-      "2026-11-30 10:00  run-20261130T100000Z-aaaaaaaaaa  t-1  gpt-5.6-terra  completed  Codex wins",
-      `    ${checks.sentence.replace("\u001b", "\\u{1b}")}`
+    expect(verdictCell({ ...run, checks: checks.sentence }).split("\n")).toEqual([
+      "Codex wins",
+      checks.sentence.replace("\u001b", "\\u{1b}")
     ])
-    expect(runLine({ ...run, checks: null })).not.toContain("\n")
+    expect(verdictCell({ ...run, checks: null })).not.toContain("\n")
   })
 
   it("batch: one line per completed run with its verdict and its checks' sentence", () => {
     const item = { thread_id: "t-1", model: "gpt-5.6-terra", phase: "reporting", error: null }
-    expect(batchRunLines({
+    expect(batchTable({
       items: [
         { ...item, run_id: "run-a", status: "completed", winner: "codex", checks: "checks: Codex 1 of 1, Claude 1 of 1." },
         { ...item, run_id: "run-b", status: "completed", winner: "tie", checks: null },
         { ...item, run_id: "run-c", status: "failed", winner: null, checks: null },
         { ...item, run_id: "run-d", status: "completed", winner: "claude", checks: "checks: `a\u0007`" }
       ]
-    })).toEqual([
-      "  run-a (gpt-5.6-terra, thread t-1): Codex wins; checks: Codex 1 of 1, Claude 1 of 1.",
-      "  run-b (gpt-5.6-terra, thread t-1): tie",
-      "  run-d (gpt-5.6-terra, thread t-1): Claude wins; checks: `a\\u{7}`"
+    }, new Map()).rows.map((row) => row[4])).toEqual([
+      "Codex wins\nchecks: Codex 1 of 1, Claude 1 of 1.",
+      "tie",
+      "",
+      "Claude wins\nchecks: `a\\u{7}`"
     ])
   })
 })

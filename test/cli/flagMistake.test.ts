@@ -10,7 +10,7 @@ const mistake = (...args: Array<string>) => flagMistake(["node", "codex-replay",
 
 describe("flagMistake", () => {
   it.each([
-    [["threads", "--bogus"], "`codex-replay threads` has no flag --bogus; it has the flags --query, --source, --sort, --limit, --offset or --json (see `codex-replay threads --help`)."],
+    [["threads", "--bogus"], "`codex-replay threads` has no flag --bogus; it has the flags --query, --source, --sort, --since, --until, --limit, --offset or --json (see `codex-replay threads --help`)."],
     [["open", "--bogus"], "`codex-replay open` has no flag --bogus; it has no flags (see `codex-replay open --help`)."],
     [["report", "run-x", "--format", "pdf"], "`codex-replay report` has no flag --format;"],
     [["report", "run-x", "-f"], "`codex-replay report` has no flag -f;"],

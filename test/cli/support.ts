@@ -26,3 +26,15 @@ export const waitUntil = async (what: string, condition: () => boolean, timeoutM
 /** The run directories of a run root (none when it does not exist yet). */
 export const runDirectories = (runRoot: string) =>
   fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => name.startsWith("run-")) : []
+
+/** The controller daemons (`codex-replay --http`) running for this run root, read from /proc. */
+export const daemonsOf = (runRoot: string) =>
+  fs.readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+      const environment = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
+      return command.includes("--http") && environment.includes(`CODEX_REPLAY_RUN_ROOT=${runRoot}`)
+    } catch {
+      return false
+    }
+  })

@@ -14,6 +14,7 @@ import { excerpt, sentence } from "../toolResult.js"
 import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
 import { RepeatsField } from "./repeats.js"
+import { DateRangeFields } from "../dateRange.js"
 
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
   Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
@@ -312,7 +313,7 @@ export const ListRunsArguments = Schema.Struct({
   status: Schema.optional(oneOf(RUN_STATUSES)),
   winner: Schema.optional(oneOf(RUN_WINNERS)),
   limit: Schema.optional(wholeNumber(1, MAX_RUNS_PAGE)),
-  offset: Schema.optional(wholeNumber(0, 1_000_000))
+  offset: Schema.optional(wholeNumber(0, 1_000_000)), ...DateRangeFields
 })
 export type ListRunsArguments = typeof ListRunsArguments.Type
 

@@ -52,6 +52,8 @@ export type GetRunResult = typeof GetRunResult.Type
 export const RunSummary = Schema.Struct({
   run_id: Schema.String,
   thread_id: NullableString,
+  /** Its thread's title as the history names it now; null when the history has no such thread. */
+  thread_title: Schema.optionalWith(NullableString, { exact: true }),
   model: NullableString,
   /** The run's models, as its state records them (a start group's run has one). */
   models: Strings,
@@ -67,6 +69,8 @@ export const RunSummary = Schema.Struct({
   checks: Schema.optionalWith(NullableString, { exact: true }),
   /** The run's model calls summed (implementation, evaluation, whole run); absent in older runs. */
   spend: Schema.optionalWith(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }), { exact: true }),
+  /** The tokens of the run's calls (input with cache reads and writes, output); absent in older runs. */
+  tokens: Schema.optionalWith(Schema.Struct({ input: Schema.Number, output: Schema.Number }), { exact: true }),
   /** The caveats of its verdict (`caveatsOf`); empty without a report. */
   caveats: Schema.optionalWith(Caveats, { exact: true }),
   started_at: Schema.String,

@@ -4,6 +4,7 @@
 import { Schema } from "effect"
 import { boundedInteger, optionalOrNull, text } from "./fields.js"
 import { sentence } from "../toolResult.js"
+import { dayField } from "../dateRange.js"
 
 export const THREAD_SORTS = ["date", "cost"] as const
 export type ThreadSort = (typeof THREAD_SORTS)[number]
@@ -17,7 +18,9 @@ export const ListThreadsArguments = Schema.Struct({
   sort: optionalOrNull(Schema.Literal(...THREAD_SORTS).annotations(sentence("sort must be date or cost."))),
   offset: optionalOrNull(boundedInteger("offset", 0, MAX_THREADS_OFFSET)),
   limit: optionalOrNull(boundedInteger("limit", 1, MAX_THREADS_PAGE)),
-  query: optionalOrNull(text("query must be a string."))
+  query: optionalOrNull(text("query must be a string.")),
+  since: optionalOrNull(dayField("since")),
+  until: optionalOrNull(dayField("until"))
 }).annotations(sentence("The tool arguments must be an object."))
 export type ListThreadsArguments = typeof ListThreadsArguments.Type
 

@@ -10,6 +10,8 @@ import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { blindnessOf } from "../votes/blindness.js"
+import { inDateRange } from "../../domain/dateRange.js"
+import { threadTitles } from "./runTitles.js"
 
 export { ListRunsArguments } from "../../domain/contracts/index.js"
 
@@ -109,10 +111,19 @@ export const spendSummaryOf = (state: RunState) => {
   return decoded._tag === "Some" ? { spend: decoded.value } : {}
 }
 
-/** One row of the run history. */
-export const runSummary = (state: RunState, supervision: Supervision) => ({
+/** The tokens of a run's calls (input with cache reads and writes, output), when its state recorded them. */
+const tokensOf = (state: RunState): { readonly tokens?: { readonly input: number; readonly output: number } } => {
+  const summary = state.report_summary as { spend?: { tokens?: unknown } } | null | undefined
+  const decoded = Schema.decodeUnknownOption(RunTokens)(summary?.spend?.tokens ?? (state.spend as { tokens?: unknown } | undefined)?.tokens)
+  return decoded._tag === "Some" ? { tokens: decoded.value } : {}
+}
+const RunTokens = Schema.Struct({ input: Schema.Number, output: Schema.Number })
+
+/** One row of the run history; `title` is its thread's, as the history names it now (null when unknown). */
+export const runSummary = (state: RunState, supervision: Supervision, title: string | null = null) => ({
   run_id: state.run_id,
   thread_id: text(state.thread_id),
+  thread_title: title,
   model: text(state.model),
   models: Array.isArray(state.models) ? state.models : [],
   status: state.status,
@@ -124,6 +135,7 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
   ...judgesSplitOf(state),
   checks: checksSentenceOf(state),
   ...spendSummaryOf(state),
+  ...tokensOf(state),
   caveats: caveatsOfSummary(state.report_summary),
   started_at: state.started_at,
   completed_at: state.completed_at ?? null,
@@ -140,29 +152,37 @@ export const runSummary = (state: RunState, supervision: Supervision) => ({
 })
 export type RunSummary = ReturnType<typeof runSummary>
 
-const matchesQuery = (state: RunState, query: string) => {
+const matchesQuery = (state: RunState, title: string | null, query: string) => {
   const needle = query.trim().toLowerCase()
   if (needle === "") return true
-  return [state.run_id, state.thread_id, state.model, state.controller_session_id]
+  return [state.run_id, state.thread_id, title, state.model, state.controller_session_id]
     .some((value) => typeof value === "string" && value.toLowerCase().includes(needle))
 }
 
 /**
- * Every run in the run root, whichever controller ran it, newest first: `query` matches run id,
- * thread id, model and controller session (case-insensitive), then status and winner filter.
+ * Every run in the run root, whichever controller ran it, newest first: `query` matches run id, thread id,
+ * thread title, model and controller session (case-insensitive), then status, winner and the local day it
+ * started (`since`/`until`) filter.
  */
 export const listRuns = Effect.fn("runHistory.listRuns")(function*(args: ListRunsArguments) {
   const runs = yield* RunStore
   const limit = args.limit ?? DEFAULT_RUNS_PAGE
   const offset = args.offset ?? 0
-  const matching = (yield* runs.listAll()).filter((state) =>
-    matchesQuery(state, args.query ?? "") &&
+  const all = yield* runs.listAll()
+  const titles = yield* threadTitles(all.flatMap((state) => (typeof state.thread_id === "string" ? [state.thread_id] : [])))
+  const titleOf = (state: RunState) => (typeof state.thread_id === "string" ? titles.get(state.thread_id) ?? null : null)
+  const matching = all.filter((state) =>
+    matchesQuery(state, titleOf(state), args.query ?? "") &&
     (args.status === undefined || state.status === args.status) &&
-    (args.winner === undefined || winnerOf(state) === args.winner)
+    (args.winner === undefined || winnerOf(state) === args.winner) &&
+    inDateRange(state.started_at, args)
   )
   // Only the returned page's completed runs are looked at for a vote or a reveal (two existence checks each).
   const page = yield* Effect.forEach(matching.slice(offset, offset + limit), (state) =>
-    Effect.zipWith(supervisionOf(state), blindnessOf(runs.runRoot, state), (supervision, blindness) => ({ ...runSummary(state, supervision), ...blindness })))
+    Effect.zipWith(supervisionOf(state), blindnessOf(runs.runRoot, state), (supervision, blindness) => ({
+      ...runSummary(state, supervision, titleOf(state)),
+      ...blindness
+    })))
   const diagnostics = (yield* runs.listDamaged).slice(0, 20)
   return { runs: page, total: matching.length, offset, limit, has_more: offset + page.length < matching.length, run_root: runs.runRoot, diagnostics }
 })

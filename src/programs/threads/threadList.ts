@@ -5,6 +5,7 @@
 import { Effect, Either, Schema } from "effect"
 import * as path from "node:path"
 import { DEFAULT_THREADS_PAGE, ListThreadsArguments, type ThreadSort } from "../../domain/contracts/threadPayloads.js"
+import { inDateRange } from "../../domain/dateRange.js"
 import { invalidArgument } from "../../domain/errors.js"
 import { formatInteger } from "../../domain/report/format.js"
 import { describeParseError } from "../../domain/toolResult.js"
@@ -42,7 +43,8 @@ export const decodeListThreadsArguments = (payload: unknown) =>
     limit: args.limit ?? DEFAULT_THREADS_PAGE,
     query: args.query,
     source: args.source,
-    sort: args.sort ?? "date"
+    sort: args.sort ?? "date",
+    range: { since: args.since ?? undefined, until: args.until ?? undefined }
   }))
 
 const SEARCH_FIELDS = ["title", "project_dir", "claude_model", "imported_thread_id"] as const
@@ -62,7 +64,10 @@ const listedSample = (summary: ThreadSummary): ListedThread => ({
   summary: Effect.succeed(summary)
 })
 
-/** `list_threads` (docs/controller.md): a search covers every thread of the source, then the matches are paginated. */
+/**
+ * `list_threads` (docs/controller.md): a search (and `since`/`until`, on the local day a thread started) covers every
+ * thread of the source, then the matches are paginated.
+ */
 export const listThreads = Effect.fn("threads.listThreads")(function*(payload: unknown) {
   const args = yield* decodeListThreadsArguments(payload)
   const history = yield* ClaudeHistory
@@ -75,8 +80,11 @@ export const listThreads = Effect.fn("threads.listThreads")(function*(payload: u
   const collection = source === "sample" ? (yield* samples.list()).map(listedSample) : imported.threads
   const sampleTotal = source === "sample" ? collection.length : yield* samples.count()
   const searching = args.query !== undefined && args.query.trim() !== ""
-  const matching = searching
-    ? yield* Effect.filter(collection, (thread) => Effect.map(thread.summary, (summary) => matchesQuery(summary, args.query!)))
+  const dated = args.range.since !== undefined || args.range.until !== undefined
+  const matching = searching || dated
+    ? yield* Effect.filter(collection, (thread) =>
+      Effect.map(thread.summary, (summary) =>
+        (!searching || matchesQuery(summary, args.query!)) && inDateRange(summary.started_at, args.range)))
     : collection
   const selected = args.sort === "cost" ? byCost(matching) : matching
   const threads = yield* Effect.forEach(selected.slice(args.offset, args.offset + args.limit), (thread) => thread.summary)

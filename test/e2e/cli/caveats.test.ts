@@ -73,11 +73,13 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 describe("the CLI carries each verdict's caveats", () => {
   it("runs: an all-tie from flips is inconclusive, never 0 won, 6 tied, 0 lost; other caveats by label; --json whole", async () => {
-    const result = await runCli(["runs"], env)
+    const result = await runCli(["runs"], { ...env, TZ: "UTC", COLUMNS: "400" })
     expect(result.code).toBe(0)
-    const lines = result.stdout.split("\n")
-    expect(lines[0]).toBe(`2026-11-30 11:00  ${FLIPS}  sample-hello-cli  gpt-5.6-terra  completed  inconclusive (the two orders disagreed)`)
-    expect(lines[1]).toBe(`2026-11-30 10:00  ${SELF}  sample-hello-cli  gpt-5.6-terra  completed  Codex wins (6 won, 0 tied, 0 lost)  [not like-for-like · self-review]`)
+    // The table's rows (border, header, rule, then the runs), the cells' padding squeezed.
+    const lines = result.stdout.split("\n").map((line) => line.replace(/ +/g, " "))
+    expect(lines[3]).toMatch(new RegExp(`^│ 2026-11-30 11:00 │ ${FLIPS} │ .+ │ gpt-5\\.6-terra │ completed │ inconclusive \\(the two orders disagreed\\) │`))
+    expect(lines[4]).toContain(`│ ${SELF} │`)
+    expect(lines[4]).toContain("│ completed │ Codex wins (6 won, 0 tied, 0 lost) [not like-for-like · self-review] │")
     expect(result.stdout).not.toContain("0 won, 6 tied, 0 lost")
     const json = JSON.parse((await runCli(["runs", "--json"], env)).stdout)
     expect(json.runs.map((run: { caveats: ReadonlyArray<{ kind: string }> }) => run.caveats.map((caveat) => caveat.kind))).toEqual([["inconclusive"], ["not_like_for_like", "self_review"]])

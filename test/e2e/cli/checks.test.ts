@@ -54,11 +54,13 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 describe("the checks on the command line", () => {
   it("runs: the sentence, escaped, under the run that has checks only", async () => {
-    const result = await runCli(["runs"], env)
+    const result = await runCli(["runs"], { ...env, COLUMNS: "400" })
     expect(result.code).toBe(0)
     const lines = result.stdout.split("\n")
     const at = lines.findIndex((line) => line.includes(WITH_CHECKS))
-    expect(lines[at + 1]).toBe(`    ${SENTENCE}`)
+    // The sentence is the second line of the run's verdict cell, in the table's next line.
+    expect(lines[at + 1]).toContain(`│ ${SENTENCE} `)
+    expect(lines[at + 1]).not.toContain("run-")
     expect(lines[lines.findIndex((line) => line.includes(OLDER)) + 1]).not.toContain("checks:")
     expect(result.stdout).not.toContain("\u001b")
   })

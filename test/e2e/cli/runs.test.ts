@@ -69,16 +69,20 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 describe("codex-replay runs", () => {
   it("lists every run of the run root, newest first, with the verdict", async () => {
-    const result = await runCli(["runs"], env)
+    const result = await runCli(["runs"], { ...env, TZ: "UTC", COLUMNS: "300" })
     expect(result.code).toBe(0)
-    const lines = result.stdout.trim().split("\n")
-    expect(lines).toHaveLength(4)
-    expect(lines[0]).toBe("2026-11-30 11:00  run-20261130T110000Z-bbbbbbbbbb  sample-hello-cli  gpt-5.6-luna  cancelled")
-    expect(lines[1]).toBe(
-      "2026-11-30 10:00  run-20261130T100000Z-aaaaaaaaaa  sample-hello-cli  gpt-5.6-terra  completed  Codex wins (3 won, 2 tied, 1 lost)"
+    // A table (border, header, rule, three runs, totals under a rule, border), then the paging line.
+    const lines = result.stdout.trim().split("\n").map((line) => line.replace(/ +/g, " "))
+    expect(lines).toHaveLength(10)
+    expect(lines[1]).toBe("│ Started │ Run │ Thread │ Model │ Status │ Verdict │ Input │ Output │ Codex │ Evaluation │")
+    // The thread by its title (the packaged sample's).
+    expect(lines[3]).toBe("│ 2026-11-30 11:00 │ run-20261130T110000Z-bbbbbbbbbb │ Sample: create a greeting script (non-git) │ gpt-5.6-luna │ cancelled │ │ - │ - │ - │ - │")
+    expect(lines[4]).toBe(
+      "│ 2026-11-30 10:00 │ run-20261130T100000Z-aaaaaaaaaa │ Sample: create a greeting script (non-git) │ gpt-5.6-terra │ completed │ Codex wins (3 won, 2 tied, 1 lost) │ - │ - │ - │ - │"
     )
-    expect(lines[2]).toBe("2026-11-30 09:00  run-20261130T090000Z-cccccccccc  sample-hello-cli  gpt-5.6-terra  failed")
-    expect(lines[3]).toBe(`1–3 of 3 run(s) in ${env.CODEX_REPLAY_RUN_ROOT}.`)
+    expect(lines[5]).toBe("│ 2026-11-30 09:00 │ run-20261130T090000Z-cccccccccc │ Sample: create a greeting script (non-git) │ gpt-5.6-terra │ failed │ │ - │ - │ - │ - │")
+    expect(lines[7]).toBe("│ Total │ │ │ │ │ │ - │ - │ - │ - │")
+    expect(lines[9]).toBe(`1–3 of 3 run(s) in ${env.CODEX_REPLAY_RUN_ROOT}.`)
   })
 
   it("prints the list_runs result with --json and filters by status, verdict and text", { timeout: 120_000 }, async () => {

@@ -118,8 +118,8 @@ describe("codex-replay replay --second-judge", () => {
     expect(lines[2]).toBe("Judges:  Codex reviewer: Claude · Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
 
     // `runs` marks it.
-    const runs = await runCli(["runs"], daemon.env)
-    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toMatch(/  completed  split$/)
+    const runs = await runCli(["runs"], { ...daemon.env, COLUMNS: "400" })
+    expect(runs.stdout.split("\n").find((line) => line.includes(run.run_id))).toMatch(/│ completed +│ split +│/)
 
     // The portfolio counts the split.
     const portfolio = await runCli(["portfolio", run.run_id], daemon.env)

@@ -61,10 +61,12 @@ describe("every dollar counted", () => {
 
     const shown = await runCli(["report", run.run_id], daemon.env)
     expect(shown.stdout).toMatch(/^Cost: {4}Codex \$\S+ · Claude \S+ · evaluation \$\S+ in 2 calls \(what it cost to know\)$/m)
-    const runs = await runCli(["runs", "--query", run.run_id], daemon.env)
-    expect(runs.stdout).toMatch(/\n {4}Cost: Codex implementation \$\S+ · evaluation \$\S+ \(what it cost to know\)\n/)
+    const runs = await runCli(["runs", "--query", run.run_id], { ...daemon.env, COLUMNS: "400" })
+    // The run's tokens and its cost split into the implementation and the evaluation, two decimals each.
+    expect(runs.stdout).toMatch(new RegExp(`│ ${run.run_id} │.*│ +[\\d,]+ │ +[\\d,]+ │ +(\\$\\d+\\.\\d\\d|<\\$0\\.01) │ +(\\$\\d+\\.\\d\\d|<\\$0\\.01) │`))
     const listed = JSON.parse((await runCli(["runs", "--query", run.run_id, "--json"], daemon.env)).stdout) as { runs: Array<Json> }
     expect(listed.runs[0]!.spend.evaluation.calls).toBe(2)
+    expect(listed.runs[0]!.tokens.input).toBeGreaterThan(0)
   }, 90_000)
 
   it("counts Claude's cost once for a thread replayed by two models, in the batch and its portfolio", async () => {
@@ -99,6 +101,9 @@ describe("every dollar counted", () => {
       timeoutMillis: 120_000
     })
     expect(again.code).toBe(0)
+    // The batch's replays as a table: its threads by title, and the counts in a totals row.
+    expect(again.stdout).toMatch(/│ Run +│ Thread +│ Model +│ Status +│ Verdict +│/)
+    expect(again.stdout).toMatch(/│ Total +│ 1 thread\(s\) +│ +│ 2 of 2 completed +│ Codex wins \d · Claude wins \d · neither \d +│/)
     const output = again.stdout + again.stderr
     expect(output).toContain("An estimate from the mean of 2 earlier run(s) of the same thread and model;")
     expect(output).toMatch(/All runs: Codex implementations \$\S+ in all, .*· Claude \$\S+ in all, counted once per thread \(1 thread\) · evaluation \$\S+ in all/)

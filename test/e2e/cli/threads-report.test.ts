@@ -21,10 +21,12 @@ const IMPORTED_THREADS = 5
 
 /**
  * Whatever a refused command line may have written under the install (nothing is expected). The thread
- * index is left out: the listings running concurrently write it.
+ * index and the last listing (for `#N`) are left out: the listings running concurrently write them.
  */
 const written = () =>
-  listTree(root).filter((entry) => !entry.startsWith("bin") && entry !== "cache" && !entry.startsWith(path.join("cache", "index")))
+  listTree(root).filter((entry) =>
+    !entry.startsWith("bin") && entry !== "cache" && !entry.startsWith(path.join("cache", "index")) && !entry.startsWith(path.join("cache", "cli"))
+  )
 
 describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
   it("prints every imported thread of the fixtures as JSON only on stdout", async () => {
@@ -57,12 +59,14 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     const result = await runCli(["threads", "--limit", "2"], env)
     expect(result.code).toBe(0)
     const lines = result.stdout.trim().split("\n")
-    expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatch(/^#1  [0-9a-f-]{36}  \d{4}-\d{2}-\d{2}  /)
-    expect(lines[1]).toMatch(/^#2  /)
-    expect(lines[2]).toBe(`1–2 of ${IMPORTED_THREADS} imported thread(s); more with --offset 2.`)
+    // A table: border, header, rule, two threads, the page's totals under a rule, border; then the paging.
+    expect(lines).toHaveLength(9)
+    expect(lines[3]).toMatch(/^│ +#1 │ \d{4}-\d{2}-\d{2} │ .+ │ [0-9a-f]{8} +│$/)
+    expect(lines[4]).toMatch(/^│ +#2 │ /)
+    expect(lines[6]).toMatch(/^│ +Page │ /)
+    expect(lines[8]).toBe(`1–2 of ${IMPORTED_THREADS} imported thread(s); more with --offset 2.`)
     const next = await runCli(["threads", "--limit", "2", "--offset", "2"], env)
-    expect(next.stdout.split("\n")[0]).toMatch(/^#3  /)
+    expect(next.stdout.split("\n")[3]).toMatch(/^│ +#3 │ /)
     // Whole numbers may carry a sign or padding; the answer is the same page.
     const signed = await runCli(["threads", "--limit", "+2", "--offset", " 2 "], env)
     expect(signed.stdout).toBe(next.stdout)
@@ -77,7 +81,7 @@ describe.concurrent("codex-replay threads (read-only, concurrently)", () => {
     expect(costs).toEqual([...costs].sort((left, right) => right - left))
     expect(listing.threads.every((thread) => thread.tokens.output > 0)).toBe(true)
     const text = await runCli(["threads", "--sort", "cost", "--limit", "1"], env)
-    expect(text.stdout.split("\n")[0]).toMatch(/^#1  [0-9a-f-]{36}  \d{4}-\d{2}-\d{2}  \$\d+\.\d+  /)
+    expect(text.stdout.split("\n")[3]).toMatch(/^│ +#1 │ \d{4}-\d{2}-\d{2} │ .+ │ \$\d+\.\d\d │ [0-9a-f]{8} +│$/)
     const refused = await runCli(["threads", "--sort", "price"], env)
     expect(refused.code).toBe(1)
     expect(refused.stdout).toBe("")
@@ -235,11 +239,16 @@ describe("codex-replay report", () => {
   it("serves no report for a run that did not complete or has no state, whatever files it left", async () => {
     const files = { "report.html": "<html></html>", "report.json": "{}" }
     makeRun("run-killed-reporting", files, { status: "failed", phase: "reporting", error: "Interrupted." })
-    const killed = await runCli(["report", "run-killed-reporting", "--json"], env)
+    const killed = await runCli(["report", "run-killed-reporting"], env)
     expect(killed.code).toBe(1)
     expect(killed.stderr).toContain("Run run-killed-reporting: failed")
     expect(killed.stderr).toContain("— no report")
     expect(killed.stdout).toBe("")
+    // --json prints the run's state all the same, with no report whatever files it left.
+    const state = await runCli(["report", "run-killed-reporting", "--json"], env)
+    expect(state.code).toBe(0)
+    expect(JSON.parse(state.stdout)).toMatchObject({ status: "failed", report_html: null, report_json: null, verdict: null })
+    expect(JSON.parse(state.stdout).no_report).toMatch(/^Run run-killed-reporting: failed.* — no report\.$/)
     makeRun("run-without-state", files, null)
     const stateless = await runCli(["report", "run-without-state"], env)
     expect(stateless.code).toBe(1)

@@ -87,8 +87,10 @@ describe("a Codex result that is Claude's", () => {
     )
     const json = JSON.parse((await runCli(["report", runId, "--json"], env, { timeoutMillis: 90_000 })).stdout)
     expect(json.verdict.integrity).toEqual({ matches_claude: true, similarity: 1 })
-    const runs = await runCli(["runs"], env, { timeoutMillis: 90_000 })
-    expect(runs.stdout.split("\n")[0]).toContain(`${runId}  ${SAMPLE}`)
-    expect(runs.stdout.split("\n")[0]).toContain("  [matches Claude's result: possible leak]")
+    const runs = await runCli(["runs"], { ...env, COLUMNS: "400" }, { timeoutMillis: 90_000 })
+    // The run's row names its thread by title (the packaged sample's) and carries the leak's words.
+    const row = runs.stdout.split("\n")[3]!
+    expect(row).toMatch(new RegExp(`│ ${runId} │ Sample: `))
+    expect(row).toContain("  [matches Claude's result: possible leak]")
   }, 200_000)
 })
