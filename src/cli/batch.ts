@@ -192,6 +192,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
     const batchPayload = withSecondJudge(options.secondJudge)({ configurations, reviewer_model: options.reviewerModel ?? null })
     const prepared = yield* call("prepare_run", batchPayload)
+    if (prepared.preflight?.ready === false) return yield* conflict(prepared.preflight.message ?? "Codex cannot run here.")
     yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
     for (const line of secondJudgeLine(prepared)) yield* out.say(line)

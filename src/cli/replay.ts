@@ -305,6 +305,8 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     yield* describeConfiguration(out, inspection, configuration)
     yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
+    // No Codex that runs and is logged in: say what to do, before any approval is asked.
+    if (prepared.preflight?.ready === false) return yield* conflict(prepared.preflight.message ?? "Codex cannot run here.")
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
     for (const line of secondJudgeLine(prepared)) yield* out.say(line)
     if ("checks" in prepared) {

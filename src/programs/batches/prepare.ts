@@ -17,6 +17,7 @@ import {
 } from "../../domain/runConfig.js"
 import { selfReviewModels } from "../../domain/reviewer.js"
 import { Batches } from "../../services/Batches.js"
+import { CodexPreflight } from "../../services/CodexPreflight.js"
 import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
@@ -119,7 +120,9 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const reviewer = yield* resolveReviewerModel(requested, [...new Set(configurations.flatMap((configuration) => configuration.models))])
   yield* requireSecondJudge(configurations[0]?.second_judge)
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
-  const readyEntries = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
+  const preflight = yield* (yield* CodexPreflight).check()
+  // Without a Codex that runs and is logged in nothing is approved: the batch is blocked by that one sentence.
+  const readyEntries = preflight.ready ? prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : [])) : []
   const ready = readyEntries.map(({ entry }) => entry)
   const blocked = prepared.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
   const token = ready.length === 0 ? null : yield* batches.issuePrepared({
@@ -132,7 +135,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const prompt = token === null ? null : batchApprovalPrompt(ready)
   const estimate = yield* estimateRuns(readyEntries.map(({ entry, size }) => ({ size, models: entry.configuration.models })), reviewer, configurations[0]?.second_judge)
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
-  const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
+  const blockers = preflight.message !== null ? [preflight.message] : ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
   return {
     status: token === null ? "blocked" : "ready_for_approval",
     ready: token !== null,
@@ -158,6 +161,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     prepare_token: token,
     approval: { required: true, prompt, prepare_token: token },
     configuration_fingerprint: fingerprint,
-    ...(ready.length === 0 ? {} : { estimate })
+    ...(ready.length === 0 ? {} : { estimate }),
+    preflight
   } satisfies PrepareBatchResult
 })

@@ -14,6 +14,7 @@ import {
 import type { RunState } from "../../domain/runState.js"
 import { excerpt } from "../../domain/toolResult.js"
 import { CodexModels } from "../../services/CodexModels.js"
+import { CodexPreflight } from "../../services/CodexPreflight.js"
 import { PrepareTokens } from "../../services/PrepareTokens.js"
 import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
@@ -88,7 +89,11 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   // One snapshot serves every model, so the models cannot disagree on the baseline.
   const asked = asAsked(configuration, historical)
   const digests = digestsOf(preparedByModel(asked, historical.snapshot))
-  const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+  const preflight = yield* (yield* CodexPreflight).check()
+  const blockers = [
+    ...(preflight.message === null ? [] : [preflight.message]),
+    ...configurationBlockers(configuration, historical.comparability.existing_files_changed)
+  ]
   const ready = blockers.length === 0
   const fingerprint = configurationFingerprint(configuration)
   const token = ready
@@ -129,7 +134,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     checks: asked.checks ?? [],
     setup: asked.setup ?? [],
     task_check: taskCheck,
-    estimate
+    estimate,
+    preflight
   }
   return result
 })
