@@ -45,6 +45,11 @@ const replay = Command.make("replay", {
       "Accept a replay from an empty directory although Claude changed files that already existed (not like-for-like)."
     )
   ),
+  repo: Options.text("repo").pipe(
+    Options.withPseudoName("PATH"),
+    Options.withDescription("The folder that holds the thread's repository now (it moved): the replay starts from the thread's commit there."),
+    Options.optional
+  ),
   checks: Options.text("check").pipe(Options.withDescription("A check to run on every side; repeat for several."), Options.repeated),
   setup: Options.text("setup").pipe(Options.withDescription("A set-up command to run before the checks; repeat for several."), Options.repeated),
   noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
@@ -59,6 +64,7 @@ const replay = Command.make("replay", {
         secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
         acceptEmptyBeginning: options.acceptEmptyBeginning,
+        repo: Option.getOrUndefined(options.repo),
         commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
         json: options.json
       },
@@ -89,6 +95,9 @@ const batch = Command.make("batch", {
   reviewerModel: reviewerModelOption("The Codex model that reviews every replay (default: CODEX_REPLAY_REVIEWER_MODEL, else a Codex model that implements none of the replays)."),
   secondJudge: secondJudgeOption("Add Claude (Claude Code) as a second judge of every replay: claude or claude:MODEL."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
+  acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
+    Options.withDescription("Let threads without a Git beginning start from an empty folder, even where Claude changed existing files (not like-for-like).")
+  ),
   json
 }, (options) =>
   launcher(lazily(async () =>
@@ -101,6 +110,7 @@ const batch = Command.make("batch", {
         reviewerModel: Option.getOrUndefined(options.reviewerModel),
         secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
+        acceptEmptyBeginning: options.acceptEmptyBeginning,
         json: options.json
       },
       process.env,

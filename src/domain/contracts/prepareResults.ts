@@ -79,7 +79,9 @@ export const PrepareBatchResult = Schema.Struct({
     thread_id: Schema.String,
     models: Strings,
     checks: Schema.Array(ApprovedCommand),
-    setup: Schema.Array(ApprovedCommand)
+    setup: Schema.Array(ApprovedCommand),
+    /** Why this thread's replay is not like-for-like, said before the approval (an accepted empty beginning). */
+    warnings: Schema.optional(Strings)
   })),
   blocked: Schema.Array(BlockedThread),
   runs: Schema.Number,

@@ -16,12 +16,14 @@ import {
   sha256
 } from "../../domain/runConfig.js"
 import { selfReviewModels } from "../../domain/reviewer.js"
+import { emptyBeginningWarning } from "../../domain/unblock.js"
 import { Batches } from "../../services/Batches.js"
 import { CodexPreflight } from "../../services/CodexPreflight.js"
 import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
 import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
+import { relocated } from "../runs/relocation.js"
 
 // ---------------------------------------------------------------------------------------------
 // The batch's configurations, checked before anything is read or written
@@ -59,7 +61,14 @@ const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized,
       if (earlier >= 0) {
         return yield* Either.left(entryError(index, `thread ${configuration.thread_id} is already configurations[${earlier}]; give each thread once.`))
       }
-      configurations.push({ ...configuration, reviewer_model: reviewer, ...(secondJudge === null ? {} : { second_judge: secondJudge }) })
+      // `batch --accept-empty-beginning`: every thread without a Git beginning may start from an empty folder.
+      const accepted = payload.accept_empty_beginning === true && configuration.beginning_kind === "non_git"
+      configurations.push({
+        ...configuration,
+        ...(accepted ? { confirm_empty_beginning: true } : {}),
+        reviewer_model: reviewer,
+        ...(secondJudge === null ? {} : { second_judge: secondJudge })
+      })
     }
     return { configurations, reviewer, fingerprint: sha256(canonicalJson({ configurations, reviewer_model: reviewer })) }
   })
@@ -75,18 +84,23 @@ interface PreparedEntry {
   readonly size: ThreadSize
   readonly checks: ReadonlyArray<ApprovedCommand>
   readonly setup: ReadonlyArray<ApprovedCommand>
+  readonly warnings: ReadonlyArray<string>
+  readonly index: number
 }
 
 /** One configuration prepared on its own: approved with its digests, or blocked with its reasons. */
-const prepareEntry = (configuration: RunConfiguration, index: number) =>
+const prepareEntry = (asSent: RunConfiguration, index: number) =>
   Effect.gen(function*() {
+    const configuration = yield* relocated(asSent)
     yield* ensureModelsOffered(configuration.models)
     yield* ensureCanStart(configuration)
     const historical = yield* readHistorical(configuration)
-    const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+    const existing = historical.comparability.existing_files_changed
+    const blockers = configurationBlockers(configuration, existing, "batch")
     if (blockers.length > 0) return Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: blockers })
     const asked = asAsked(configuration, historical)
     return Either.right<PreparedEntry>({
+      index,
       size: threadSizeOf(configuration, historical),
       entry: {
         configuration,
@@ -95,14 +109,15 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
         prepared_configuration_sha256_by_model: digestsOf(preparedByModel(asked, historical.snapshot)),
         claude_usd: historical.claude.cost.usd
       },
-      // Shown before the approval: what each thread would run on every side.
+      // Shown before the approval: what each thread would run on every side, and why it is not like-for-like.
       checks: asked.checks ?? [],
-      setup: asked.setup ?? []
+      setup: asked.setup ?? [],
+      warnings: configuration.beginning_kind === "non_git" && existing.length > 0 ? [emptyBeginningWarning(existing)] : []
     })
   }).pipe(
     // A thread that cannot be prepared is reported and left out; the controller's own failures are not the thread's.
     Effect.catchIf(isControllerError, (error) =>
-      Effect.succeed(Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: [error.message] })))
+      Effect.succeed(Either.left<BlockedThread>({ index, thread_id: asSent.thread_id, reasons: [error.message] })))
   )
 
 const runCount = (configurations: ReadonlyArray<BatchConfiguration>) =>
@@ -146,12 +161,13 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, models),
     second_judge: configurations[0]?.second_judge ?? null,
-    ready_threads: readyEntries.map(({ checks, entry, setup }) => ({
-      index: configurations.indexOf(entry.configuration),
+    ready_threads: readyEntries.map(({ checks, entry, index, setup, warnings }) => ({
+      index,
       thread_id: entry.configuration.thread_id,
       models: entry.configuration.models,
       checks,
-      setup
+      setup,
+      warnings
     })),
     blocked,
     runs: runCount(ready),

@@ -20,6 +20,7 @@ import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
+import { relocated } from "./relocation.js"
 import { taskCheckOf } from "./taskCheck.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -79,7 +80,9 @@ const approvalPrompt = (configuration: RunConfiguration) =>
 export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
   const settings = yield* Settings
   const tokens = yield* PrepareTokens
-  const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const asSent = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  // A repository folder given (`--repo`, “Repository folder”): the beginning is found there, or one sentence says why not.
+  const configuration = yield* relocated(asSent)
   yield* ensureModelsOffered(configuration.models)
   const reviewer = yield* resolveReviewerModel(configuration.reviewer_model, configuration.models)
   yield* requireSecondJudge(configuration.second_judge)
@@ -95,7 +98,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     ...configurationBlockers(configuration, historical.comparability.existing_files_changed)
   ]
   const ready = blockers.length === 0
-  const fingerprint = configurationFingerprint(configuration)
+  // Bound to the configuration as sent: `start_run` sends it again.
+  const fingerprint = configurationFingerprint(asSent)
   const token = ready
     ? yield* tokens.issue({
       controller_session_id: settings.controllerSessionId,
