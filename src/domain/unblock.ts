@@ -32,7 +32,7 @@ export const emptyBeginningHint = (setting: Setting = "replay") =>
     ? `pass --accept-empty-beginning to \`batch\` or tick ${quoted(CONTROLS.batchEmptyBeginnings)} in the batch form`
     : `pass --accept-empty-beginning or tick ${quoted(CONTROLS.emptyBeginning)} in Configure`
 
-const plural = (count: number) => `${count} file${count === 1 ? "" : "s"}`
+const plural = (count: number) => `${count} file(s)`
 
 /**
  * The warning a replay from an empty folder carries when Claude modified files that already existed

@@ -129,7 +129,7 @@ describe("an empty beginning while Claude changed existing files", () => {
     const prepared = await daemon.call("prepare_run", demoConfig())
     expect(prepared).toMatchObject({ ready: false, status: "blocked", prepare_token: null })
     expect(prepared.blockers).toEqual([
-      "Claude modified 1 file that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like: " +
+      "Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like: " +
         "pass --repo PATH or fill “Repository folder” in Configure with the folder that holds the thread's repository now, " +
         "or accept it anyway (pass --accept-empty-beginning or tick “Start from an empty folder” in Configure)."
     ])
