@@ -23,6 +23,8 @@ export interface BaselineRequest {
   readonly baselineCommit?: string | undefined
   readonly endingCommit?: string | undefined
   readonly excludedFiles?: ReadonlyArray<string> | undefined
+  /** A packaged sample's recorded folder is never on this machine: no repository folder is offered for it. */
+  readonly sample?: boolean | undefined
 }
 
 export interface FileCandidate {
@@ -349,7 +351,7 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       if (repository === null) return yield* nonGit(request, null, ["The thread records no project directory."])
       if (!(yield* isDirectory(repository))) {
         const proposal = yield* nonGit(request, repository, [`${repository} does not exist on this machine.`])
-        if (request.repo !== undefined) return proposal
+        if (request.repo !== undefined || request.sample === true) return proposal
         // The recorded folder moved or was deleted: the way back to a like-for-like replay is the repository's new place.
         const moved = `The thread's folder ${repository} is not on this machine; if its repository moved, ${repositoryHint()}.`
         return { ...proposal, questions: [moved, ...proposal.questions] }

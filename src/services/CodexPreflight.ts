@@ -11,7 +11,11 @@ export const LOGIN_STATUS_TIMEOUT = Duration.seconds(10)
 
 const LOGIN = "run `codex login` (or set CODEX_API_KEY), then try again"
 
-const firstLine = (lines: ReadonlyArray<string>) => (lines.find((line) => line.trim() !== "")?.trim() ?? "").slice(0, 200)
+/** What `codex login status` said: its "Logged in…" or "Not logged in" line, else its last line (Codex may warn first). */
+const statusLine = (lines: ReadonlyArray<string>) => {
+  const meaningful = lines.map((line) => line.trim()).filter((line) => line !== "")
+  return (meaningful.find((line) => /^(not )?logged in/i.test(line)) ?? meaningful.at(-1) ?? "").slice(0, 200)
+}
 
 /**
  * Before a replay or a batch is approved: the Codex CLI the worker would run (the same lookup) answers
@@ -44,7 +48,7 @@ export class CodexPreflight extends Effect.Service<CodexPreflight>()("codex-repl
         env: environment,
         onLine: (_stream, line) => Effect.sync(() => void lines.push(line))
       }).pipe(Effect.timeout(LOGIN_STATUS_TIMEOUT), Effect.either)
-      const said = firstLine(lines)
+      const said = statusLine(lines)
       if (outcome._tag === "Left") {
         const why = outcome.left._tag === "TimeoutException"
           ? `did not answer \`codex login status\` within ${Duration.format(LOGIN_STATUS_TIMEOUT)}`
@@ -54,7 +58,7 @@ export class CodexPreflight extends Effect.Service<CodexPreflight>()("codex-repl
       if (outcome.right.exitCode === 0 || (environment.CODEX_API_KEY ?? "") !== "") {
         return { status: "ready", ready: true, ...found, login: said === "" ? null : said, message: null } satisfies Preflight
       }
-      if (/not logged in/i.test(said)) {
+      if (/^not logged in/i.test(said)) {
         return { status: "not_logged_in", ready: false, ...found, login: said, message: `Codex is not logged in: ${LOGIN}.` } satisfies Preflight
       }
       return {

@@ -108,6 +108,22 @@ describe("a thread whose repository moved", () => {
     expect(runDirectories(daemon.runRoot)).toEqual([])
   })
 
+  it("a batch accepts empty beginnings with accept_empty_beginning; malformed fields are one sentence and change nothing", async () => {
+    const batch = { configurations: [fromInspection({ repo: undefined })] }
+    const blocked = await daemon.call("prepare_run", batch)
+    expect(blocked).toMatchObject({ ready: false, prepare_token: null, preflight: { ready: true } })
+    expect(blocked.blocked[0].reasons).toEqual([
+      "Confirm that the replay starts from an empty folder: pass --accept-empty-beginning to `batch` or tick “Accept empty beginnings” in the batch form."
+    ])
+    const accepted = await daemon.call("prepare_run", { ...batch, accept_empty_beginning: true })
+    expect(accepted).toMatchObject({ ready: true, blocked: [], ready_threads: [{ index: 0, thread_id: threadId, warnings: [] }] })
+    const before = fs.readdirSync(daemon.root).sort()
+    expect(await daemon.refused("prepare_run", { ...batch, accept_empty_beginning: "yes" })).toBe("accept_empty_beginning must be true or false.")
+    expect(await daemon.refused("prepare_run", fromInspection({ repository_path: 7 }))).toBe("repository_path must be a string.")
+    expect(fs.readdirSync(daemon.root).sort()).toEqual(before)
+    expect(runDirectories(daemon.runRoot)).toEqual([])
+  })
+
   it("replays from the new place, and the report records that the repository was relocated", async () => {
     const started = await approveAndStart(daemon, fromInspection({ repository_path: moved }))
     const run = await awaitTerminal(daemon, started.run_id, 60_000)
