@@ -72,10 +72,4 @@ export class CodexPreflight extends Effect.Service<CodexPreflight>()("codex-repl
 
     return { check } as const
   })
-}) {
-  /** A preflight that always answers `result` (tests of the programs that need no Codex). */
-  static readonly answering = (result: Preflight) => CodexPreflight.make({ check: () => Effect.succeed(result) })
-}
-
-/** What a check answers when Codex runs and is logged in. */
-export const READY_PREFLIGHT: Preflight = { status: "ready", ready: true, codex_path: null, codex_source: null, login: null, message: null }
+}) {}

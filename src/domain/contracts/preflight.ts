@@ -15,7 +15,7 @@ export const Preflight = Schema.Struct({
   /** The executable that was checked (and that the replays will run), null when none was found. */
   codex_path: NullableString,
   codex_source: Schema.NullOr(CodexSource),
-  /** What `codex login status` said (its first line), null when it did not run. */
+  /** What `codex login status` said (its "Logged in…" or "Not logged in" line), null when it did not run or said nothing. */
   login: NullableString,
   message: NullableString
 })

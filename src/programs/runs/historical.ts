@@ -134,7 +134,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
         comparabilityFacts({
           beginning_kind: configuration.beginning_kind,
           baseline_commit: baselineCommit,
-          relocated_repository: configuration.repository_path === undefined || used === undefined
+          relocated_repository: configuration.repository_path === undefined || used === undefined || used === thread.record.project_dir
             ? undefined
             : { recorded: thread.record.project_dir, used },
           carried_forward_files: carriedNames,
