@@ -95,3 +95,22 @@ it.live("the preflight runs `codex login status` in the worker's environment and
       message: expect.stringMatching(/failed `codex login status` \(exit code 2: error: unrecognized subcommand\): install Codex/)
     })
   }))
+
+it.live("the Codex installed with the package, found with nothing on PATH, is asked too: with an empty CODEX_HOME it is not logged in", () =>
+  Effect.gen(function*() {
+    const codexHome = fs.mkdtempSync(path.join(os.homedir(), ".codex-replay-preflight-"))
+    try {
+      const answer = yield* preflight(undefined, { PATH: `${path.dirname(process.execPath)}`, CODEX_HOME: codexHome })
+      expect(answer).toMatchObject({ status: "not_logged_in", ready: false, codex_source: "bundled", login: "Not logged in" })
+      expect(answer.codex_path !== null && fs.realpathSync(answer.codex_path)).toBe(fs.realpathSync(path.resolve("node_modules/.bin/codex")))
+    } finally {
+      fs.rmSync(codexHome, { recursive: true, force: true })
+    }
+  }))
+
+it.live("a warning Codex prints before its answer does not hide that it is not logged in", () =>
+  Effect.gen(function*() {
+    const folder = scratch("warning-codex-")
+    fs.writeFileSync(path.join(folder, "codex"), "#!/bin/sh\necho 'WARNING: proceeding, even though we could not create PATH aliases' >&2\necho 'Not logged in' >&2\nexit 1\n", { mode: 0o755 })
+    expect(yield* preflight(undefined, { PATH: folder })).toMatchObject({ status: "not_logged_in", login: "Not logged in" })
+  }))
