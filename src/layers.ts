@@ -10,6 +10,7 @@ import { Batches } from "./services/Batches.js"
 import { BlindBallots } from "./services/BlindBallots.js"
 import { ClaudeHistory } from "./services/history/ClaudeHistory.js"
 import { CodexModels } from "./services/CodexModels.js"
+import { CodexPreflight } from "./services/CodexPreflight.js"
 import { CheckRunner } from "./services/checks/CheckRunner.js"
 import { CodexWorker } from "./services/CodexWorker.js"
 import { Git } from "./services/Git.js"
@@ -51,7 +52,7 @@ const DiscoveryLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Git.DefaultWithoutDependencies))
 
 /** The run pipeline (docs/controller.md): prepare tokens, workspaces, review, report and the coordinator. */
-export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, BlindBallots.Default, Batches.DefaultWithoutDependencies).pipe(
+export const RunPipelineLive = Layer.mergeAll(RunCoordinator.Default, PrepareTokens.Default, BlindBallots.Default, Batches.DefaultWithoutDependencies, CodexPreflight.Default).pipe(
   Layer.provideMerge(CheckRunner.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Workspace.DefaultWithoutDependencies,

@@ -28,6 +28,8 @@ export interface BatchOptions {
   /** `--repeats K`: every (thread, model) replayed K times. */
   readonly repeats?: number | undefined
   readonly yes: boolean
+  /** `--accept-empty-beginning`: threads without a Git beginning may start from an empty folder. */
+  readonly acceptEmptyBeginning?: boolean
   readonly json: boolean
   /** The threads' titles, as the command line resolved them, for the summary table. */
   readonly titles?: ReadonlyMap<string, string>
@@ -94,7 +96,7 @@ interface Blocked {
 }
 
 /** Each thread's configuration, as `replay` builds it from the controller's inspection; a thread that cannot be configured is blocked. */
-const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, models: ReadonlyArray<string>) =>
+const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, models: ReadonlyArray<string>, acceptEmpty: boolean) =>
   Effect.gen(function*() {
     const files = yield* FileStore
     const configured = yield* Effect.forEach(threadIds, (threadId) =>
@@ -107,7 +109,7 @@ const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, mode
         }
         const recorded = inspection.baseline.repository
         const repositoryIsHere = typeof recorded === "string" && (yield* Effect.orElseSucceed(files.exists(recorded), () => false))
-        return Either.right(yield* configurationFrom(threadId, inspection, request, models, false, undefined, repositoryIsHere))
+        return Either.right(yield* configurationFrom(threadId, inspection, request, models, acceptEmpty, undefined, repositoryIsHere))
       }).pipe(Effect.catchAll((error) => Effect.succeed(Either.left<Blocked>({ thread_id: threadId, reasons: [error.message] })))), {
       concurrency: 4
     })
@@ -186,16 +188,22 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     const threadIds = yield* threadIdsOf(call, selection)
     yield* out.say(`Threads:    ${threadIds.length}`)
     yield* out.say(`Models:     ${options.models.join(", ")}`)
-    const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models)
+    const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models, options.acceptEmptyBeginning === true)
     yield* printBlocked(out, unconfigured)
     if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
-    const batchPayload = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)({ configurations, reviewer_model: options.reviewerModel ?? null }))
+    const batchPayload = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)({
+      configurations,
+      reviewer_model: options.reviewerModel ?? null,
+      ...(options.acceptEmptyBeginning === true ? { accept_empty_beginning: true } : {})
+    }))
     const prepared = yield* call("prepare_run", batchPayload)
+    if (prepared.preflight?.ready === false) return yield* conflict(prepared.preflight.message ?? "Codex cannot run here.")
     yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
     for (const line of [...secondJudgeLine(prepared), ...repeatsLine(prepared)]) yield* out.say(line)
     // What each thread would run on every side, before the approval.
     for (const ready of "batch" in prepared ? prepared.ready_threads : []) {
+      for (const warning of ready.warnings ?? []) yield* out.say(`Warning for ${ready.thread_id}: ${warning}`)
       if (ready.checks.length + ready.setup.length === 0) continue
       yield* out.say(`Checks of ${ready.thread_id}: ${commandsLine(ready.checks)}; set-up: ${commandsLine(ready.setup)}`)
     }

@@ -66,6 +66,11 @@ const replay = Command.make("replay", {
       "Accept a replay from an empty directory although Claude changed files that already existed (not like-for-like)."
     )
   ),
+  repo: Options.text("repo").pipe(
+    Options.withPseudoName("PATH"),
+    Options.withDescription("The folder that holds the thread's repository now (it moved): the replay starts from the thread's commit there."),
+    Options.optional
+  ),
   checks: Options.text("check").pipe(Options.withDescription("A check to run on every side; repeat for several."), Options.repeated),
   setup: Options.text("setup").pipe(Options.withDescription("A set-up command to run before the checks; repeat for several."), Options.repeated),
   noChecks: Options.boolean("no-checks").pipe(Options.withDescription("Run no check and no set-up command.")),
@@ -81,6 +86,7 @@ const replay = Command.make("replay", {
     acceptEmptyBeginning: options.acceptEmptyBeginning,
     commands: { checks: options.checks, setup: options.setup, none: options.noChecks },
     repeats: Option.getOrUndefined(options.repeats),
+    repo: Option.getOrUndefined(options.repo),
     json: options.json
   })
   return withThread(
@@ -112,6 +118,9 @@ const batch = Command.make("batch", {
   secondJudge: secondJudgeOption("Add Claude (Claude Code) as a second judge of every replay: claude or claude:MODEL."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Approve the batch without asking.")),
   repeats: repeatsOption("Replay every (thread, model) K times from the same start (1 through 5; each repeat a run of its own)."),
+  acceptEmptyBeginning: Options.boolean("accept-empty-beginning").pipe(
+    Options.withDescription("Let threads without a Git beginning start from an empty folder, even where Claude changed existing files (not like-for-like).")
+  ),
   json
 }, (options) =>
   lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
@@ -131,6 +140,7 @@ const batch = Command.make("batch", {
         secondJudge: Option.getOrUndefined(options.secondJudge),
         yes: options.yes,
         repeats: Option.getOrUndefined(options.repeats),
+        acceptEmptyBeginning: options.acceptEmptyBeginning,
         json: options.json
       },
       process.env,

@@ -35,7 +35,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ]
   },
   replay: {
-    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--second-judge claude[:MODEL]] [--check CMD …] [--setup CMD …] [--no-checks] [--repeats K] [--yes] [--accept-empty-beginning] [--json]",
+    usage: "codex-replay replay <thread-id> --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--second-judge claude[:MODEL]] [--check CMD …] [--setup CMD …] [--no-checks] [--repeats K] [--yes] [--accept-empty-beginning] [--repo PATH] [--json]",
     summary:
       "Replay a thread with one to four Codex models in parallel: show the configuration, ask for approval, follow each model's phase with an elapsed-time counter, then print the verdict per model and the report paths. Ctrl-C cancels the started runs.",
     arguments: [["<thread-id>", "The thread to replay: its #N in the last `codex-replay threads` listing, its ID or any unique start of it."]],
@@ -45,6 +45,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ["--second-judge claude[:MODEL]", "Add Claude (Claude Code, when installed) as a second judge of the same anonymous candidates; the verdict says when the judges split."],
       ["--yes", "Approve the configuration without asking."],
       ["--accept-empty-beginning", "Replay from an empty directory although Claude changed files that already existed (not like-for-like)."],
+      ["--repo PATH", "The folder that holds the thread's repository now, when it moved: it must hold the thread's start commit."],
       ["--check CMD", "A check to run on every side, from the project directory; repeat it for several. Without --check, the checks Claude ran that passed after its last edit."],
       ["--setup CMD", "A set-up command (a dependency install) to run before the checks; repeat it for several. Without --setup, the ones Claude ran."],
       ["--no-checks", "Run no check and no set-up command."],
@@ -54,7 +55,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     notes: ["Exit code 0 only when every run completed."]
   },
   batch: {
-    usage: "codex-replay batch (--query TEXT | --threads ID,… | --recent N) --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--second-judge claude[:MODEL]] [--repeats K] [--yes] [--json]",
+    usage: "codex-replay batch (--query TEXT | --threads ID,… | --recent N) --model MODEL [--model MODEL …] [--reviewer-model MODEL] [--second-judge claude[:MODEL]] [--repeats K] [--yes] [--accept-empty-beginning] [--json]",
     summary:
       "Replay many threads with the same models as one batch: configure each thread as replay does, report the blocked ones and leave them out, ask for approval, run 4 replays at a time with a progress line, then print the batch's portfolio verdict. Ctrl-C cancels the batch.",
     options: [
@@ -66,6 +67,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ["--second-judge claude[:MODEL]", "Add Claude (Claude Code, when installed) as a second judge of every replay; the portfolio counts splits."],
       ["--repeats K", "Replay every (thread, model) K times from the same start, 1 through 5; the portfolio counts each thread once."],
       ["--yes", "Approve the batch without asking."],
+      ["--accept-empty-beginning", "Let threads without a Git beginning start from an empty folder, even where Claude changed existing files (not like-for-like)."],
       JSON_OPTION
     ],
     notes: ["Exit code 0 only when every replay of the batch completed."]

@@ -9,9 +9,10 @@ import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { FileStore } from "../services/FileStore.js"
+import { emptyBeginningRefusal, inspectArguments, relocatedLine, repositoryPathOf, withRepositoryPath } from "./relocate.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { checkRepeats, repeatsLine, repeatsOfStart, withRepeats } from "./repeats.js"
-import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
+import { ask, firstLine, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { checksLines, clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
 export interface ReplayOptions {
@@ -22,6 +23,8 @@ export interface ReplayOptions {
   readonly yes: boolean
   /** `--accept-empty-beginning`: an empty-directory replay although Claude changed existing files. */
   readonly acceptEmptyBeginning?: boolean
+  /** `--repo PATH`: the folder that holds the thread's repository now. */
+  readonly repo?: string | undefined
   /** `--check CMD` / `--setup CMD` / `--no-checks`: what runs on every side; none given is the thread's own. */
   readonly commands?: CommandChoice
   /** `--second-judge claude[:MODEL]`: Claude judges too. */
@@ -60,11 +63,6 @@ export const validateReplayOptions = (options: ReplayOptions): Either.Either<Rep
     Either.flatMap(Either.flatMap(checkRepeats(options.repeats), () => checkSecondJudge(options.secondJudge)), () => checkModels(options.models, options.reviewerModel)),
     () => ({ ...options, threadId })
   )
-}
-
-const firstLine = (text: string, max = 160) => {
-  const line = text.trim().split("\n")[0] ?? ""
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
 /** Files that existed before the session and that Claude modified: an empty beginning would not be like-for-like. */
@@ -152,9 +150,7 @@ const ensureEmptyBeginningAccepted = (configuration: Configuration, inspection: 
   const existing = existingFilesChanged(inspection)
   return configuration.beginning_kind !== "non_git" || configuration.confirm_empty_beginning || existing.length === 0
     ? Effect.void
-    : Effect.fail(conflict(
-      `This replay would start from an empty directory although Claude modified ${existing.length} file(s) that existed before the session, so it would not be like-for-like; nothing was started: pass --accept-empty-beginning to run it anyway.`
-    ))
+    : Effect.fail(conflict(emptyBeginningRefusal(existing.length)))
 }
 
 /** The reviewer `prepare_run` resolved, and which models it would review as their own replay. */
@@ -275,15 +271,17 @@ const printRunSummary = (
 export const replayCommand = (raw: ReplayOptions, env: Environment, home: string) =>
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const repositoryPath = yield* repositoryPathOf(options.repo, process.cwd())
     const out = makeOutput(options.json)
     const { url, call, passedOver, watchRun } = yield* connectController(env, home)
     if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const runRoot = (yield* call("get_state", {})).state.run_root
 
-    const inspection = yield* call("inspect_thread", { thread_id: options.threadId })
+    const inspection = yield* call("inspect_thread", inspectArguments(options.threadId, repositoryPath))
     const blockers = inspection.blockers
-    if (blockers.length > 0) {
+    // With --repo the controller checks the folder itself and says in one sentence why it cannot be used.
+    if (blockers.length > 0 && repositoryPath === undefined) {
       return yield* conflict(`This thread cannot be replayed as it is: ${blockers.join(" ")}`)
     }
     const thread = inspection.thread
@@ -298,7 +296,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const recordedRepository = inspection.baseline.repository
     const repositoryIsHere = typeof recordedRepository === "string" &&
       (yield* Effect.orElseSucceed((yield* FileStore).exists(recordedRepository), () => false))
-    const configuration = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)(yield* configurationFrom(
+    const configuration = withRepositoryPath(withRepeats(options.repeats)(withSecondJudge(options.secondJudge)(yield* configurationFrom(
       options.threadId,
       inspection,
       request,
@@ -307,10 +305,13 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       options.reviewerModel,
       repositoryIsHere,
       options.commands
-    )))
+    ))), repositoryPath)
     yield* describeConfiguration(out, inspection, configuration)
-    yield* ensureEmptyBeginningAccepted(configuration, inspection)
+    if (repositoryPath === undefined) yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
+    // No Codex that runs and is logged in: say what to do, before any approval is asked.
+    if (prepared.preflight?.ready === false) return yield* conflict(prepared.preflight.message ?? "Codex cannot run here.")
+    if (repositoryPath !== undefined && "run_config" in prepared) yield* out.say(relocatedLine(prepared.run_config))
     yield* out.say(`Reviewer:   ${reviewerLine(prepared)}`)
     for (const line of [...secondJudgeLine(prepared), ...repeatsLine(prepared)]) yield* out.say(line)
     if ("checks" in prepared) {

@@ -75,3 +75,9 @@ export const pageLine = (
 
 /** A one-line rendering of a value that may be missing. */
 export const orDash = (value: unknown) => (typeof value === "string" && value !== "" ? value : "-")
+
+/** The first line of a text, cut to `max` characters. */
+export const firstLine = (text: string, max = 160) => {
+  const line = text.trim().split("\n")[0] ?? ""
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}

@@ -6,6 +6,7 @@ import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
 import { parseSecondJudge, secondJudgeText } from "./review/secondJudge.js"
 import { describeParseError } from "./toolResult.js"
+import { emptyBeginningBlocker, type Setting } from "./unblock.js"
 
 export {
   COMMIT_PATTERN,
@@ -81,12 +82,17 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
     if ((range_start === null) !== (range_end === null)) return yield* fail<never>("A chunk needs both range_start and range_end.")
     const reviewer = input.reviewer_model?.trim()
     const secondJudge = secondJudgeOf(input.second_judge)
+    const repositoryPath = textOrNull(input.repository_path)?.trim() ?? null
+    if (repositoryPath !== null && !path.isAbsolute(repositoryPath)) {
+      return yield* fail<never>("The repository folder (repository_path) must be an absolute path.")
+    }
     return {
       thread_id: input.thread_id,
       source_path: textOrNull(input.source_path),
       message_uuid: textOrNull(input.message_uuid),
       request: input.request,
       repo,
+      ...(repositoryPath === null ? {} : { repository_path: path.resolve(repositoryPath) }),
       beginning_kind,
       ending_kind,
       baseline_commit,
@@ -126,20 +132,12 @@ export const normalizeConfiguration = (input: unknown): Check<RunConfiguration> 
  */
 export const configurationBlockers = (
   configuration: RunConfiguration,
-  existingFilesChanged: ReadonlyArray<string> = []
-): ReadonlyArray<string> => {
-  const blockers: Array<string> = []
-  if (configuration.beginning_kind === "non_git" && !configuration.confirm_empty_beginning) {
-    blockers.push(
-      existingFilesChanged.length === 0
-        ? "Confirm that the replay starts from an empty directory (confirm_empty_beginning)."
-        : `Claude modified ${existingFilesChanged.length} file(s) that existed before the session (${
-          existingFilesChanged.join(", ")
-        }), so a replay from an empty directory is not like-for-like: accept the empty beginning explicitly (confirm_empty_beginning) or choose a Git repository.`
-    )
-  }
-  return blockers
-}
+  existingFilesChanged: ReadonlyArray<string> = [],
+  setting: Setting = "replay"
+): ReadonlyArray<string> =>
+  configuration.beginning_kind === "non_git" && !configuration.confirm_empty_beginning
+    ? [emptyBeginningBlocker(existingFilesChanged, setting)]
+    : []
 
 export const isChunk = (configuration: RunConfiguration) => configuration.range_start !== null
 

@@ -1,5 +1,6 @@
 import { Effect, Either } from "effect"
 import { notARepositoryReason } from "../domain/gitRefusal.js"
+import { emptyBeginningHint, repositoryHint } from "../domain/unblock.js"
 import * as path from "node:path"
 import type { ProjectInstructions } from "../domain/history/capabilities.js"
 import type { ChangedFile } from "../domain/history/changes.js"
@@ -22,6 +23,8 @@ export interface BaselineRequest {
   readonly baselineCommit?: string | undefined
   readonly endingCommit?: string | undefined
   readonly excludedFiles?: ReadonlyArray<string> | undefined
+  /** A packaged sample's recorded folder is never on this machine: no repository folder is offered for it. */
+  readonly sample?: boolean | undefined
 }
 
 export interface FileCandidate {
@@ -115,7 +118,7 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       if (preexisting.length > 0) {
         questions.push(
           `Claude modified ${preexisting.length} file(s) that existed before the session (${preexisting.join(", ")}). ` +
-            "A non-git replay starts from an empty directory: confirm the empty beginning or choose a Git repository."
+            `A non-git replay starts from an empty folder: ${repositoryHint()}, or accept the empty beginning (${emptyBeginningHint()}).`
         )
       }
       if (liveFiles(request.changedFiles).length === 0) {
@@ -347,7 +350,11 @@ export class Baseline extends Effect.Service<Baseline>()("codex-replay/Baseline"
       const repository = request.repo ?? request.projectDir
       if (repository === null) return yield* nonGit(request, null, ["The thread records no project directory."])
       if (!(yield* isDirectory(repository))) {
-        return yield* nonGit(request, repository, [`${repository} does not exist on this machine.`])
+        const proposal = yield* nonGit(request, repository, [`${repository} does not exist on this machine.`])
+        if (request.repo !== undefined || request.sample === true) return proposal
+        // The recorded folder moved or was deleted: the way back to a like-for-like replay is the repository's new place.
+        const moved = `The thread's folder ${repository} is not on this machine; if its repository moved, ${repositoryHint()}.`
+        return { ...proposal, questions: [moved, ...proposal.questions] }
       }
       const probed = yield* git.run(["rev-parse", "--show-toplevel"], { cwd: repository }).pipe(Effect.either)
       const toplevel = Either.isRight(probed) ? probed.right.trim() : ""

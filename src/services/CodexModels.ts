@@ -1,6 +1,8 @@
 import { Duration, Effect } from "effect"
 import { BUILT_IN_MODELS, type ModelOption, parseModelCatalogue } from "../domain/history/models.js"
 import { cachedFor } from "./internal/cachedFor.js"
+import { locateCodex } from "./platform/codexCli.js"
+import { NodeLinkSafeFilesLive } from "./platform/nodeFiles.js"
 import { ProcessRunner } from "./ProcessRunner.js"
 import { Settings } from "./Settings.js"
 
@@ -19,7 +21,6 @@ export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/Cod
   effect: Effect.gen(function*() {
     const settings = yield* Settings
     const runner = yield* ProcessRunner
-    const command = settings.codexCliPath ?? "codex"
 
     const fallback = (reason: string): ModelList => ({
       options: BUILT_IN_MODELS,
@@ -28,6 +29,9 @@ export class CodexModels extends Effect.Service<CodexModels>()("codex-replay/Cod
     })
 
     const ask = Effect.fn("CodexModels.ask")(function*() {
+      const located = yield* Effect.provide(locateCodex(settings.codexCliPath, runner.environment), NodeLinkSafeFilesLive)
+      if (!located.found) return fallback(located.message)
+      const command = located.path
       const stdout: Array<string> = []
       const outcome = yield* runner.run({
         command,

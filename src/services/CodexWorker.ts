@@ -71,7 +71,8 @@ const settledWithin = (session: Session, within: Duration.Duration) =>
 
 interface ResolvedOptions {
   readonly hiddenRoots: ReadonlyArray<string>
-  readonly cliPath: string
+  /** `CODEX_CLI_PATH`, else undefined: the Codex CLI is looked up (`locateCodex`). */
+  readonly cliPath: string | undefined
   readonly environment: Readonly<Record<string, string>>
   readonly config: CodexOptions["config"] | undefined
   readonly apiKey: string | undefined
@@ -92,7 +93,7 @@ const resolveOptions = (options: CodexWorkerOptions, inherited: Readonly<Record<
       systemTemporaryDirectory(),
       ...toolchainSecrets(environment, homeDirectoryOf(environment))
     ],
-    cliPath: options.cliPath ?? "codex",
+    cliPath: options.cliPath,
     environment,
     config: options.config,
     apiKey: options.apiKey,

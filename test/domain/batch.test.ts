@@ -24,7 +24,7 @@ const record = (items: BatchRecord["items"], status: BatchRecord["status"] = "ru
   ended_at: null,
   prepare_token_hash: "h",
   reviewer_model: "gpt-5.5",
-  blocked: [{ index: 2, thread_id: "t2", reasons: ["Confirm that the replay starts from an empty directory (confirm_empty_beginning)."] }],
+  blocked: [{ index: 2, thread_id: "t2", reasons: ["Confirm that the replay starts from an empty folder: pass --accept-empty-beginning to `batch` or tick “Accept empty beginnings” in the batch form."] }],
   items,
   resumed_by: [],
   portfolio: null

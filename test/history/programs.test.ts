@@ -45,7 +45,8 @@ describe("models from `codex debug models`", () => {
     Effect.gen(function*() {
       const missing = yield* (yield* CodexModels).list()
       expect(missing.source).toBe("built_in")
-      expect(missing.diagnostic).toMatch(/could not be started.*Showing the built-in model list\.$/s)
+      // The same lookup as the worker's: a CODEX_CLI_PATH that names nothing is said before anything is started.
+      expect(missing.diagnostic).toMatch(/^The Codex CLI \S+no-such-codex does not exist or is not executable\. Showing the built-in model list\.$/)
       expect(missing.options.length).toBeGreaterThan(3)
     }).pipe(Effect.provide(historyLayer(settingsFor(CLAUDE_HOME)))))
 

@@ -10,6 +10,7 @@ import { Batches } from "../../src/services/Batches.js"
 import { BlindBallots } from "../../src/services/BlindBallots.js"
 import { ClaudeHistory } from "../../src/services/history/ClaudeHistory.js"
 import { CodexModels } from "../../src/services/CodexModels.js"
+import { CodexPreflight } from "../../src/services/CodexPreflight.js"
 import { ControllerRuntime } from "../../src/services/ControllerRuntime.js"
 import { Git } from "../../src/services/Git.js"
 import { PrepareTokens } from "../../src/services/PrepareTokens.js"
@@ -50,6 +51,7 @@ export const inProcessController = Effect.gen(function*() {
     makeTestLayer(Git)({}),
     makeTestLayer(PrepareTokens)({}),
     makeTestLayer(BlindBallots)({}),
+    makeTestLayer(CodexPreflight)({}),
     ControllerRuntime.test({ sessionId: SESSION_ID, port: PORT, token: CONTROL_TOKEN, apiToken: API_TOKEN })
   )
   const app = yield* Effect.gen(function*() {

@@ -14,3 +14,15 @@ export const boundedInteger = (field: string, minimum: number, maximum: number) 
     Schema.int(sentence(`${field} must be an integer.`)),
     Schema.between(minimum, maximum, sentence(`${field} must be from ${minimum} through ${maximum}.`))
   )
+
+/** One of `values` (a listing's filter). */
+export const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
+  Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
+    message: () => `must be one of ${values.join(", ")}.`
+  }))
+
+/** A whole number from `min` through `max` (a listing's page). */
+export const wholeNumber = (min: number, max: number) =>
+  Schema.Number.pipe(Schema.filter((value) => Number.isInteger(value) && value >= min && value <= max, {
+    message: () => `must be a whole number from ${min} through ${max}.`
+  }))

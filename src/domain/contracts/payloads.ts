@@ -7,7 +7,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { parseSecondJudge } from "../review/secondJudge.js"
 import { MAX_REPLAY_THREADS } from "../product.js"
 import { MODEL_ID_PATTERN } from "../ids.js"
-import { excerptOf, optionalOrNull, text } from "./fields.js"
+import { excerptOf, oneOf, optionalOrNull, text, wholeNumber } from "./fields.js"
 import { InspectThreadArguments, ListThreadsArguments } from "./threadPayloads.js"
 import { SynthesizeRequestPayload } from "./taskSource.js"
 import { excerpt, sentence } from "../toolResult.js"
@@ -15,16 +15,6 @@ import { MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "./files.js"
 import { SubmitVotePayload, VoteRunPayload } from "./votes.js"
 import { RepeatsField } from "./repeats.js"
 import { DateRangeFields } from "../dateRange.js"
-
-const oneOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
-  Schema.String.pipe(Schema.filter((value): value is Values[number] => values.includes(value), {
-    message: () => `must be one of ${values.join(", ")}.`
-  }))
-
-const wholeNumber = (min: number, max: number) =>
-  Schema.Number.pipe(Schema.filter((value) => Number.isInteger(value) && value >= min && value <= max, {
-    message: () => `must be a whole number from ${min} through ${max}.`
-  }))
 
 // ---------------------------------------------------------------------------------------------------
 // The replay configuration (`prepare_run`, `start_run`)
@@ -152,6 +142,8 @@ export const RunConfigurationInput = Schema.Struct({
   baseline_commit: commit("baseline_commit", "historical Git commit"),
   ending_commit: commit("ending_commit", "historical ending Git commit"),
   repo: configurationText("repo"),
+  /** The folder that holds the thread's repository now (`--repo`, Configure's “Repository folder”): the beginning is found there. */
+  repository_path: configurationText("repository_path"),
   source_path: configurationText("source_path"),
   message_uuid: configurationText("message_uuid"),
   created_by_claude: pathList("created_by_claude"),
@@ -188,6 +180,8 @@ export const RunConfiguration = Schema.Struct({
   message_uuid: Schema.NullOr(Schema.String),
   request: Schema.String,
   repo: Schema.NullOr(Schema.String),
+  /** The repository's current place the user gave; absent: none (absent rather than null keeps older fingerprints). */
+  repository_path: Schema.optional(Schema.String),
   beginning_kind: StateKind,
   ending_kind: StateKind,
   baseline_commit: Schema.NullOr(Schema.String),
@@ -243,7 +237,9 @@ export const PrepareBatchPayload = Schema.Struct({
   reviewer_model: optionalOrNull(reviewerModelId),
   /** The batch's second judge, for every replay of it. */
   second_judge: optionalOrNull(SecondJudgeField),
-  repeats: RepeatsField
+  repeats: RepeatsField,
+  /** Every thread of the batch without a Git beginning may start from an empty folder (`batch --accept-empty-beginning`). */
+  accept_empty_beginning: flag("accept_empty_beginning")
 }).annotations(sentence("The batch arguments must be an object."))
 export type PrepareBatchPayload = typeof PrepareBatchPayload.Type
 

@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { CostEstimate } from "../estimate.js"
 import { ApprovedCommand, RunConfiguration } from "./payloads.js"
+import { Preflight } from "./preflight.js"
 import { NullableString, open, Strings } from "./resultFields.js"
 import { TaskCheck } from "./taskSource.js"
 
@@ -55,7 +56,9 @@ export const PrepareRunResult = Schema.Struct({
   /** The prompt checked against the user's messages it should come from; null when the thread has none to compare. */
   task_check: Schema.optional(Schema.NullOr(TaskCheck)),
   /** What approving would cost, as an estimate with its basis (docs/verdicts.md#cost). */
-  estimate: Schema.optional(CostEstimate)
+  estimate: Schema.optional(CostEstimate),
+  /** Whether a Codex CLI runs and is logged in; when not, the replay is blocked with its sentence. */
+  preflight: Schema.optional(Preflight)
 })
 export type PrepareRunResult = typeof PrepareRunResult.Type
 
@@ -80,7 +83,9 @@ export const PrepareBatchResult = Schema.Struct({
     thread_id: Schema.String,
     models: Strings,
     checks: Schema.Array(ApprovedCommand),
-    setup: Schema.Array(ApprovedCommand)
+    setup: Schema.Array(ApprovedCommand),
+    /** Why this thread's replay is not like-for-like, said before the approval (an accepted empty beginning). */
+    warnings: Schema.optional(Strings)
   })),
   blocked: Schema.Array(BlockedThread),
   runs: Schema.Number,
@@ -91,7 +96,9 @@ export const PrepareBatchResult = Schema.Struct({
   approval: Approval,
   configuration_fingerprint: Schema.String,
   /** What approving would cost, every ready thread × model, as an estimate with its basis. */
-  estimate: Schema.optional(CostEstimate)
+  estimate: Schema.optional(CostEstimate),
+  /** Whether a Codex CLI runs and is logged in; when not, the batch is blocked with its sentence. */
+  preflight: Schema.optional(Preflight)
 })
 export type PrepareBatchResult = typeof PrepareBatchResult.Type
 

@@ -25,6 +25,8 @@ export interface ComparabilityFacts {
   readonly existing_files_changed: ReadonlyArray<string>
   readonly capability_gaps: ReadonlyArray<{ readonly name: string; readonly title: string; readonly status: string; readonly guidance: string }>
   readonly claude_final_response_missing: boolean
+  /** The thread's repository was pointed at its current place (`--repo`): where it was recorded, where it was replayed from. */
+  readonly relocated_repository?: { readonly recorded: string | null; readonly used: string }
 }
 
 export interface Comparability extends ComparabilityFacts {
@@ -46,6 +48,7 @@ export interface BeginningInput {
   readonly baseline_commit: string | null
   readonly carried_forward_files: ReadonlyArray<string>
   readonly existing_files_changed: ReadonlyArray<string>
+  readonly relocated_repository?: { readonly recorded: string | null; readonly used: string } | undefined
 }
 
 export const beginningState = (input: BeginningInput): BeginningState =>
@@ -69,7 +72,8 @@ export const comparabilityFacts = (
   capability_gaps: capabilities
     .filter((capability) => capability.status !== "available")
     .map(({ guidance, name, status, title }) => ({ name, title, status, guidance })),
-  claude_final_response_missing: claudeFinalResponse.trim() === ""
+  claude_final_response_missing: claudeFinalResponse.trim() === "",
+  ...(input.relocated_repository === undefined ? {} : { relocated_repository: input.relocated_repository })
 })
 
 const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`

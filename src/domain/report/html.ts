@@ -96,6 +96,10 @@ const comparabilityRows = (comparability: Comparability) => {
     : `${comparability.reviewer_model} (not the implementing model)`
   const rows: ReadonlyArray<readonly [string, string]> = [
     ["Beginning state", comparability.beginning_label],
+    ...(comparability.relocated_repository === undefined ? [] : [[
+      "Repository",
+      `Relocated: recorded at ${comparability.relocated_repository.recorded ?? "no recorded folder"}, replayed from ${comparability.relocated_repository.used}`
+    ] as const]),
     ["Capability gaps", gaps],
     ["Reviewer", reviewer],
     ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"],

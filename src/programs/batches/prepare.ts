@@ -16,12 +16,15 @@ import {
   sha256
 } from "../../domain/runConfig.js"
 import { selfReviewModels } from "../../domain/reviewer.js"
+import { emptyBeginningWarning } from "../../domain/unblock.js"
 import { Batches } from "../../services/Batches.js"
+import { CodexPreflight } from "../../services/CodexPreflight.js"
 import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "../runs/historical.js"
 import { ensureCanStart, ensureModelsOffered, resolveReviewerModel } from "../runs/prepare.js"
 import { launchUnits } from "../runs/repeats.js"
+import { relocated } from "../runs/relocation.js"
 
 // ---------------------------------------------------------------------------------------------
 // The batch's configurations, checked before anything is read or written
@@ -63,8 +66,11 @@ const normalizeBatch = (payload: PrepareBatchPayload): Either.Either<Normalized,
       if (earlier >= 0) {
         return yield* Either.left(entryError(index, `thread ${configuration.thread_id} is already configurations[${earlier}]; give each thread once.`))
       }
+      // `batch --accept-empty-beginning`: every thread without a Git beginning may start from an empty folder.
+      const accepted = payload.accept_empty_beginning === true && configuration.beginning_kind === "non_git"
       configurations.push({
         ...configuration,
+        ...(accepted ? { confirm_empty_beginning: true } : {}),
         reviewer_model: reviewer,
         ...(secondJudge === null ? {} : { second_judge: secondJudge }),
         ...(repeats === 1 ? {} : { repeats })
@@ -84,18 +90,23 @@ interface PreparedEntry {
   readonly size: ThreadSize
   readonly checks: ReadonlyArray<ApprovedCommand>
   readonly setup: ReadonlyArray<ApprovedCommand>
+  readonly warnings: ReadonlyArray<string>
+  readonly index: number
 }
 
 /** One configuration prepared on its own: approved with its digests, or blocked with its reasons. */
-const prepareEntry = (configuration: RunConfiguration, index: number) =>
+const prepareEntry = (asSent: RunConfiguration, index: number) =>
   Effect.gen(function*() {
+    const configuration = yield* relocated(asSent)
     yield* ensureModelsOffered(configuration.models)
     yield* ensureCanStart(configuration)
     const historical = yield* readHistorical(configuration)
-    const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+    const existing = historical.comparability.existing_files_changed
+    const blockers = configurationBlockers(configuration, existing, "batch")
     if (blockers.length > 0) return Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: blockers })
     const asked = asAsked(configuration, historical)
     return Either.right<PreparedEntry>({
+      index,
       size: threadSizeOf(configuration, historical),
       entry: {
         configuration,
@@ -104,14 +115,15 @@ const prepareEntry = (configuration: RunConfiguration, index: number) =>
         prepared_configuration_sha256_by_model: digestsOf(preparedByModel(asked, historical.snapshot)),
         claude_usd: historical.claude.cost.usd
       },
-      // Shown before the approval: what each thread would run on every side.
+      // Shown before the approval: what each thread would run on every side, and why it is not like-for-like.
       checks: asked.checks ?? [],
-      setup: asked.setup ?? []
+      setup: asked.setup ?? [],
+      warnings: configuration.beginning_kind === "non_git" && existing.length > 0 ? [emptyBeginningWarning(existing)] : []
     })
   }).pipe(
     // A thread that cannot be prepared is reported and left out; the controller's own failures are not the thread's.
     Effect.catchIf(isControllerError, (error) =>
-      Effect.succeed(Either.left<BlockedThread>({ index, thread_id: configuration.thread_id, reasons: [error.message] })))
+      Effect.succeed(Either.left<BlockedThread>({ index, thread_id: asSent.thread_id, reasons: [error.message] })))
   )
 
 const runCount = (configurations: ReadonlyArray<BatchConfiguration>) =>
@@ -129,7 +141,9 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
   const reviewer = yield* resolveReviewerModel(requested, [...new Set(configurations.flatMap((configuration) => configuration.models))])
   yield* requireSecondJudge(configurations[0]?.second_judge)
   const prepared = yield* Effect.forEach(configurations, prepareEntry, { concurrency: MAX_PARALLEL_RUNS })
-  const readyEntries = prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : []))
+  const preflight = yield* (yield* CodexPreflight).check()
+  // Without a Codex that runs and is logged in nothing is approved: the batch is blocked by that one sentence.
+  const readyEntries = preflight.ready ? prepared.flatMap((entry) => (Either.isRight(entry) ? [entry.right] : [])) : []
   const ready = readyEntries.map(({ entry }) => entry)
   const blocked = prepared.flatMap((entry) => (Either.isLeft(entry) ? [entry.left] : []))
   const token = ready.length === 0 ? null : yield* batches.issuePrepared({
@@ -147,7 +161,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     configurations[0]?.second_judge
   )
   const models = [...new Set(ready.flatMap((entry) => entry.configuration.models))]
-  const blockers = ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
+  const blockers = preflight.message !== null ? [preflight.message] : ready.length === 0 ? ["Every configuration of the batch is blocked."] : []
   return {
     status: token === null ? "blocked" : "ready_for_approval",
     ready: token !== null,
@@ -159,12 +173,13 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     reviewer_model: reviewer,
     self_review_models: selfReviewModels(reviewer, models),
     second_judge: configurations[0]?.second_judge ?? null,
-    ready_threads: readyEntries.map(({ checks, entry, setup }) => ({
-      index: configurations.indexOf(entry.configuration),
+    ready_threads: readyEntries.map(({ checks, entry, index, setup, warnings }) => ({
+      index,
       thread_id: entry.configuration.thread_id,
       models: entry.configuration.models,
       checks,
-      setup
+      setup,
+      warnings
     })),
     blocked,
     runs: runCount(ready),
@@ -174,6 +189,7 @@ export const prepareBatch = Effect.fn("batches.prepareBatch")(function*(payload:
     prepare_token: token,
     approval: { required: true, prompt, prepare_token: token },
     configuration_fingerprint: fingerprint,
-    ...(ready.length === 0 ? {} : { estimate })
+    ...(ready.length === 0 ? {} : { estimate }),
+    preflight
   } satisfies PrepareBatchResult
 })

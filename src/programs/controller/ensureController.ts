@@ -6,6 +6,7 @@ import { controllerUnavailable } from "../../domain/errors.js"
 import { newControllerSessionId } from "../../domain/ids.js"
 import { ControllerClient, type KnownController, settingsMismatch, settingsShared } from "../../services/ControllerClient.js"
 import { controllerSettingsOf, launchUrlOf } from "../../services/ControllerRuntime.js"
+import { INSTALL_CODEX } from "../../services/platform/codexCli.js"
 import { openController } from "./openController.js"
 
 /** A controller to talk to, and in one sentence which one it is and why it was chosen. */
@@ -46,8 +47,12 @@ export const ensureKnownController = (env: Readonly<Record<string, string | unde
           "stop its process, or remove that file if it is gone, then try again."
       )
     }
-    const sessionId = yield* newControllerSessionId
     const cliPath = settings.codexCliPath
+    // A CODEX_CLI_PATH that names no executable is said as what to do, before a controller is started for it.
+    if (cliPath !== undefined && cliPath.startsWith("/") && !(yield* client.isExecutable(cliPath))) {
+      return yield* controllerUnavailable(`The Codex CLI ${cliPath} (CODEX_CLI_PATH) does not exist or is not executable: ${INSTALL_CODEX}.`)
+    }
+    const sessionId = yield* newControllerSessionId
     const result = yield* Effect.either(openController({
       controller_session_id: sessionId,
       ...(cliPath !== undefined && cliPath.startsWith("/") ? { codex_cli_path: cliPath } : {})

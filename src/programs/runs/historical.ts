@@ -130,10 +130,13 @@ export const readHistorical = (configuration: RunConfiguration) =>
     const withChunk = (chunk: ChunkPlan | null) => {
       const record = chunk?.record ?? thread.record
       const carriedNames = chunk?.facts.carried_forward_files ?? configuration.carried_forward_files
-      const comparability = (baselineCommit: string | null) =>
+      const comparability = (baselineCommit: string | null, used?: string) =>
         comparabilityFacts({
           beginning_kind: configuration.beginning_kind,
           baseline_commit: baselineCommit,
+          relocated_repository: configuration.repository_path === undefined || used === undefined || used === thread.record.project_dir
+            ? undefined
+            : { recorded: thread.record.project_dir, used },
           carried_forward_files: carriedNames,
           existing_files_changed: configuration.beginning_kind === "non_git"
             ? existingFilesChanged(record, configuration).filter((file) => !carriedNames.includes(file))
@@ -168,7 +171,7 @@ export const readHistorical = (configuration: RunConfiguration) =>
         claude: claudeSide(record, collected, repository.repository, configuration.repo),
         snapshot: { repository: repository.repository, baseline_commit: baseline, ending_commit: ending },
         plan: { kind: "git", repository: repository.repository, commit: baseline, hiddenRoots, ...carried },
-        comparability: comparability(baseline),
+        comparability: comparability(baseline, repository.repository),
         ...asked
       } satisfies Historical
     }

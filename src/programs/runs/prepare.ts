@@ -14,11 +14,13 @@ import {
 import type { RunState } from "../../domain/runState.js"
 import { excerpt } from "../../domain/toolResult.js"
 import { CodexModels } from "../../services/CodexModels.js"
+import { CodexPreflight } from "../../services/CodexPreflight.js"
 import { PrepareTokens } from "../../services/PrepareTokens.js"
 import { requireSecondJudge } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
 import { asAsked, digestsOf, preparedByModel, readHistorical } from "./historical.js"
+import { relocated } from "./relocation.js"
 import { taskCheckOf } from "./taskCheck.js"
 import { repeatsOf } from "../../domain/repeats.js"
 import { launchUnits } from "./repeats.js"
@@ -83,7 +85,9 @@ const approvalPrompt = (configuration: RunConfiguration) => {
 export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknown) {
   const settings = yield* Settings
   const tokens = yield* PrepareTokens
-  const configuration = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const asSent = yield* Either.match(normalizeConfiguration(payload), { onLeft: Effect.fail, onRight: Effect.succeed })
+  // A repository folder given (`--repo`, “Repository folder”): the beginning is found there, or one sentence says why not.
+  const configuration = yield* relocated(asSent)
   yield* ensureModelsOffered(configuration.models)
   const reviewer = yield* resolveReviewerModel(configuration.reviewer_model, configuration.models)
   yield* requireSecondJudge(configuration.second_judge)
@@ -93,9 +97,14 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
   // One snapshot serves every model, so the models cannot disagree on the baseline.
   const asked = asAsked(configuration, historical)
   const digests = digestsOf(preparedByModel(asked, historical.snapshot))
-  const blockers = configurationBlockers(configuration, historical.comparability.existing_files_changed)
+  const preflight = yield* (yield* CodexPreflight).check()
+  const blockers = [
+    ...(preflight.message === null ? [] : [preflight.message]),
+    ...configurationBlockers(configuration, historical.comparability.existing_files_changed)
+  ]
   const ready = blockers.length === 0
-  const fingerprint = configurationFingerprint(configuration)
+  // Bound to the configuration as sent: `start_run` sends it again.
+  const fingerprint = configurationFingerprint(asSent)
   const token = ready
     ? yield* tokens.issue({
       controller_session_id: settings.controllerSessionId,
@@ -137,7 +146,8 @@ export const prepareRun = Effect.fn("runs.prepareRun")(function*(payload: unknow
     checks: asked.checks ?? [],
     setup: asked.setup ?? [],
     task_check: taskCheck,
-    estimate
+    estimate,
+    preflight
   }
   return result
 })

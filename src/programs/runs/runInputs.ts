@@ -5,7 +5,7 @@
  * - **The repository is the thread's own.** `repo` is accepted when its real path, or the top level of
  *   the repository holding it, is the thread's recorded working directory or that directory's top
  *   level. Any other folder is the user's own choice, which the request must say
- *   (`confirm_repository_selection`, the Configure page's "I have reviewed this repository" box); it is
+ *   (`--repo`, or the Configure page's "I have reviewed this repository and these commits" box); it is
  *   never accepted for a packaged sample (whose repository ships with it), nor inside the controller's
  *   cache or Claude's configuration directory.
  * - **Carried-forward files are the start's, not Claude's.** For a whole-thread replay each name must be a
@@ -19,6 +19,7 @@ import { invalidArgument } from "../../domain/errors.js"
 import type { ThreadRecord } from "../../domain/history/session.js"
 import { isChunk, type RunConfiguration } from "../../domain/runConfig.js"
 import { excerpt } from "../../domain/toolResult.js"
+import { CONTROLS } from "../../domain/unblock.js"
 import { FileStore, isInside } from "../../services/FileStore.js"
 import { Settings } from "../../services/Settings.js"
 import { Workspace } from "../../services/Workspace.js"
@@ -68,7 +69,7 @@ export const ensureThreadRepository = Effect.fn("runInputs.ensureThreadRepositor
   if (!configuration.confirm_repository_selection) {
     return yield* invalidArgument(
       `The folder ${named} is not the thread's working directory (${excerpt(record.project_dir ?? "none recorded")}): ` +
-        "choose it yourself in Configure (confirm_repository_selection) to replay the thread there."
+        `to replay the thread there, pass --repo ${named} or tick “${CONTROLS.reviewedRepository}” in Configure.`
     )
   }
   return hidden

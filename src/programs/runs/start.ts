@@ -321,7 +321,8 @@ export const startRun = Effect.fn("runs.startRun")(function*(payload: unknown) {
     if (started !== undefined) {
       return yield* startedResponse(yield* readStates(started.run_ids), configuration.models, started.errors, true)
     }
-    const historical = yield* readHistorical(configuration)
+    // The configuration as prepared (with the beginning found in a repository folder, if one was given).
+    const historical = yield* readHistorical(receipt.value.configuration)
     yield* ensureDigestsUnchanged(receipt.value, historical)
     yield* ensureCanStart(configuration)
     // Created runs and the token's receipt go together: a dropped connection must not leave a run

@@ -192,7 +192,8 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
         endingKind: args.ending_kind,
         baselineCommit: args.baseline_commit ?? manifest?.baseline_commit,
         endingCommit: args.ending_commit ?? manifest?.ending_commit,
-        excludedFiles: args.excluded_files
+        excludedFiles: args.excluded_files,
+        sample: manifest !== undefined
       })
     )
   )

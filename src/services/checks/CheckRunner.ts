@@ -208,7 +208,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         const codexHome = path.join(directory, "codex-home")
         yield* files.ensurePrivateDirectory(scratch)
         yield* files.ensurePrivateDirectory(codexHome)
-        const invocation = yield* sandboxInvocation(settings.codexCliPath ?? "codex", processes.environment, {
+        const invocation = yield* sandboxInvocation(settings.codexCliPath, processes.environment, {
           copy,
           scratch,
           codexHome,

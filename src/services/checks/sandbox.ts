@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import { agentEnvironment, PERMISSION_PROFILE, sandboxConfig, toolchainSecrets } from "../../domain/agentSandbox.js"
 import { homeDirectoryOf, systemTemporaryDirectory } from "../platform/environment.js"
-import { codexInstallation, implementationReadable, resolveCli, resolveHiddenRoots } from "../worker/prepare.js"
+import { codexInstallation, implementationReadable, resolveHiddenRoots } from "../worker/prepare.js"
+import { locateCodex } from "../platform/codexCli.js"
 
 /**
  * How an approved command runs under Codex's own sandbox (`codex sandbox`): the same permission profile
@@ -31,13 +32,14 @@ export interface SandboxInvocation {
 
 /** The Codex CLI and its sandbox arguments for one copy, or why Codex cannot be found. */
 export const sandboxInvocation = (
-  cliPath: string,
+  cliPath: string | undefined,
   environment: Readonly<Record<string, string | undefined>>,
   place: SandboxPlace
 ) =>
   Effect.gen(function*() {
-    const executable = yield* resolveCli(cliPath, environment.PATH)
-    if (executable === undefined) return yield* Effect.fail(`The Codex CLI ${cliPath} does not exist or is not executable.`)
+    const located = yield* locateCodex(cliPath, environment)
+    if (!located.found) return yield* Effect.fail(located.message)
+    const executable = located.path
     const userCodexHome = environment.CODEX_HOME ?? path.join(homeDirectoryOf(environment), ".codex")
     const hidden = yield* resolveHiddenRoots(
       [...place.hiddenRoots, userCodexHome, systemTemporaryDirectory(), ...toolchainSecrets(environment, homeDirectoryOf(environment))],

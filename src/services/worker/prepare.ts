@@ -5,6 +5,7 @@ import { coversHome, toolchainDirectories } from "../../domain/agentSandbox.js"
 import { invalidRequest, isReadOnlyPurpose, type JsonSchemaObject, outputJsonSchema, WorkerPurpose } from "../../domain/worker.js"
 import { homeDirectoryOf, systemHomeDirectory } from "../platform/environment.js"
 import { LinkSafeFiles } from "../platform/LinkSafeFiles.js"
+import { locateCodex } from "../platform/codexCli.js"
 import type { WorkerRequest } from "./request.js"
 
 /** Validation before any process starts: the request, the CLI, and what the sandbox hides and grants. */
@@ -30,20 +31,6 @@ const realOption = (target: string) =>
 const MAX_GIT_FILE_BYTES = 64 * 1024
 
 const statOption = (target: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.option(fs.stat(target)))
-
-export const resolveCli = (cliPath: string, searchPath: string | undefined) =>
-  Effect.gen(function*() {
-    const links = yield* LinkSafeFiles
-    if (cliPath.includes("/")) {
-      const absolute = path.resolve(cliPath)
-      return (yield* links.isExecutable(absolute)) ? absolute : undefined
-    }
-    for (const directory of (searchPath ?? "").split(path.delimiter).filter((entry) => entry !== "")) {
-      const candidate = path.join(directory, cliPath)
-      if (yield* links.isExecutable(candidate)) return candidate
-    }
-    return undefined
-  })
 
 /** Whether the working directory is a directory; one that cannot even be looked at is not. */
 const isDirectory = (directory: string) =>
@@ -130,7 +117,7 @@ export const implementationReadable = (environment: Readonly<Record<string, stri
 
 export const prepareRequest = (
   request: AnyRequest,
-  cliPath: string,
+  cliPath: string | undefined,
   environment: Readonly<Record<string, string | undefined>>,
   hiddenRoots: ReadonlyArray<string>
 ) =>
@@ -150,10 +137,9 @@ export const prepareRequest = (
     }
     const jsonSchema = request.outputSchema === undefined ? undefined : outputJsonSchema(request.outputSchema)
     if (jsonSchema !== undefined && Either.isLeft(jsonSchema)) return yield* invalidRequest(jsonSchema.left)
-    const executable = yield* resolveCli(cliPath, environment.PATH)
-    if (executable === undefined) {
-      return yield* invalidRequest(`The Codex CLI ${cliPath} does not exist or is not executable.`, "cli_unavailable")
-    }
+    const located = yield* locateCodex(cliPath, environment)
+    if (!located.found) return yield* invalidRequest(located.message, "cli_unavailable")
+    const executable = located.path
     const realDirectory = yield* realOr(directory, directory)
     return {
       request: { ...request, workingDirectory: realDirectory },

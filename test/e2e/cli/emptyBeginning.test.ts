@@ -30,11 +30,15 @@ describe("codex-replay replay and an empty beginning", () => {
     expect(result.stdout).toContain("Beginning:  non-git (empty directory)")
     expect(result.stdout).toContain("Files:      CLAUDE.md (modified)")
     expect(result.stdout).toContain(
-      "Question: Claude modified 1 file(s) that existed before the session (CLAUDE.md). A non-git replay starts from an empty directory: confirm the empty beginning or choose a Git repository."
+      "Question: Claude modified 1 file(s) that existed before the session (CLAUDE.md). A non-git replay starts from an empty folder: " +
+        "pass --repo PATH or fill “Repository folder” in Configure with the folder that holds the thread's repository now, " +
+        "or accept the empty beginning (pass --accept-empty-beginning or tick “Start from an empty folder” in Configure)."
     )
     expect(result.stdout).toContain("Capability gap (may affect comparison fairness):")
     expect(result.stderr.trim()).toBe(
-      "codex-replay: This replay would start from an empty directory although Claude modified 1 file(s) that existed before the session, so it would not be like-for-like; nothing was started: pass --accept-empty-beginning to run it anyway."
+      "codex-replay: This replay would start from an empty folder although Claude modified 1 file(s) that existed before the session, " +
+        "so it would not be like-for-like; nothing was started: pass --repo PATH or fill “Repository folder” in Configure with the folder " +
+        "that holds the thread's repository now, or pass --accept-empty-beginning or tick “Start from an empty folder” in Configure to run it anyway."
     )
     expect(result.stderr).not.toContain("Approve")
     expect(runDirectories(daemon.runRoot)).toEqual([])

@@ -201,7 +201,7 @@ describe("the repository a replay names", () => {
     const foreign = gitConfig(own, { repo: elsewhere.directory, baseline_commit: elsewhere.baseline, ending_commit: elsewhere.ending })
     expect(await daemon.refused("prepare_run", foreign)).toBe(
       `The folder ${elsewhere.directory} is not the thread's working directory (${own.directory}): ` +
-        "choose it yourself in Configure (confirm_repository_selection) to replay the thread there."
+        `to replay the thread there, pass --repo ${elsewhere.directory} or tick “I have reviewed this repository and these commits” in Configure.`
     )
     expect((await daemon.call("prepare_run", { ...foreign, confirm_repository_selection: true })).status).toBe("ready_for_approval")
     // A folder of the controller's cache (here: a clone inside the run root) is never a replay's repository.

@@ -102,7 +102,10 @@ describe("batches", () => {
     // No reviewer named: the first model Codex lists that is none of the batch's models, as the batch then runs.
     expect(prepared).toMatchObject({ reviewer_model: MODELS[2], self_review_models: [] })
     expect(prepared.blocked.map((entry: { thread_id: string }) => entry.thread_id)).toEqual(blockedThreads.map(threadId))
-    expect(prepared.blocked[0].reasons[0]).toContain("confirm_empty_beginning")
+    // The reason names the flag and the batch form's control that unblock it, never an API field.
+    expect(prepared.blocked[0].reasons[0]).toBe(
+      "Confirm that the replay starts from an empty folder: pass --accept-empty-beginning to `batch` or tick “Accept empty beginnings” in the batch form."
+    )
     expect(prepared.ready_threads).toHaveLength(9)
     const { batch_id, batch } = await first.call("start_run", { configurations, approved: true, prepare_token: prepared.prepare_token })
     expect(batch).toMatchObject({ batch_id, status: "running", total: 18, threads: 9, reviewer_model: MODELS[2] })

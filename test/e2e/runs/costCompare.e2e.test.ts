@@ -129,7 +129,9 @@ describe("an empty beginning while Claude changed existing files", () => {
     const prepared = await daemon.call("prepare_run", demoConfig())
     expect(prepared).toMatchObject({ ready: false, status: "blocked", prepare_token: null })
     expect(prepared.blockers).toEqual([
-      "Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty directory is not like-for-like: accept the empty beginning explicitly (confirm_empty_beginning) or choose a Git repository."
+      "Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like: " +
+        "pass --repo PATH or fill “Repository folder” in Configure with the folder that holds the thread's repository now, " +
+        "or accept it anyway (pass --accept-empty-beginning or tick “Start from an empty folder” in Configure)."
     ])
     const refused = await daemon.refused("start_run", { ...demoConfig(), approved: true, prepare_token: "x".repeat(43) })
     expect(refused).toBe("The prepare token is unknown to this controller or has expired. Prepare and approve the run again.")

@@ -54,21 +54,26 @@ describe("retries", () => {
     }
   })
 
-  it("a Codex CLI that is not there: the built-in models are offered, and the run fails once, saying why", async () => {
+  it("a Codex CLI that is not there: the built-in models are offered, and the replay is blocked before approval, saying what to do", async () => {
     const missing = "/nonexistent/bin/codex"
     const daemon = await startDaemon({ env: { CODEX_CLI_PATH: missing } })
     try {
       const state = (await daemon.call("get_state", {})).state
       expect(state.models.length).toBeGreaterThan(0)
       expect(state.diagnostics[0].message).toContain(missing)
-      const { run_id } = await start(daemon, nonGitConfig())
-      const run = await awaitTerminal(daemon, run_id)
-      expect(run.status).toBe("failed")
-      expect(run.implementation_attempt).toBe(1)
-      expect(run.failure_diagnostic).toMatchObject({ worker_code: "cli_unavailable", retryable: false, retry_count: 0 })
-      expect(run.error).toContain(missing)
-      expect(readLog(daemon.runRoot, run_id)).not.toContain("starting retry")
-      expect(await taggedPids(run_id)).toEqual([])
+      const prepared = await daemon.call("prepare_run", nonGitConfig())
+      const sentence = `The Codex CLI ${missing} does not exist or is not executable: ` +
+        "install Codex (npm install -g @openai/codex) or set CODEX_CLI_PATH to its executable, then run `codex login`."
+      expect(prepared).toMatchObject({
+        status: "blocked",
+        ready: false,
+        prepare_token: null,
+        blockers: [sentence],
+        preflight: { status: "codex_missing", ready: false, codex_path: null, message: sentence }
+      })
+      expect(await daemon.refused("start_run", { ...nonGitConfig(), approved: true, prepare_token: "x".repeat(43) }))
+        .toBe("The prepare token is unknown to this controller or has expired. Prepare and approve the run again.")
+      expect(runDirectories(daemon.runRoot)).toEqual([])
     } finally {
       await daemon.stop()
     }

@@ -281,7 +281,8 @@ describe("bad input", () => {
     const prepared = await daemon.call("prepare_run", nonGitConfig({ confirm_empty_beginning: false }))
     expect(prepared.status).toBe("blocked")
     expect(prepared.prepare_token).toBeNull()
-    expect(prepared.blockers.join(" ")).toMatch(/confirm_empty_beginning/)
+    // The reason names what unblocks it (the flag, the page control), never the API field.
+    expect(prepared.blockers).toEqual(["Confirm that the replay starts from an empty folder: pass --accept-empty-beginning or tick “Start from an empty folder” in Configure."])
     expect(runDirectories(daemon.runRoot)).toEqual([])
   })
 })
