@@ -3,6 +3,7 @@ import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS, type CheckRow, ChecksComparis
 import { ReplayReport } from "../domain/contracts/index.js"
 import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { visible } from "../domain/report/visible.js"
+import { failureAdvice } from "../domain/failureAdvice.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
 import { FileStore } from "../services/FileStore.js"
 import { formatUsd as formatDollars, SpendLine, spendLineText } from "../domain/spend.js"
@@ -209,7 +210,8 @@ export const noReportSentence = (state: Json) => {
     return `cancelled${by}${atTime(state.completed_at ?? state.updated_at)} — no report`
   }
   if (state.status === "failed") {
-    return `failed${atTime(state.completed_at ?? state.updated_at)}${error === "" ? "" : `: ${error}`} — no report`
+    const advice = failureAdvice(state.failure_diagnostic, state.error)
+    return `failed${atTime(state.completed_at ?? state.updated_at)}${error === "" ? "" : `: ${error}`} — no report${advice === null ? "" : `. ${advice.replace(/\.$/, "")}`}`
   }
   if (state.status === "running") return "still running — no report yet"
   return `${String(state.status)} — no report`

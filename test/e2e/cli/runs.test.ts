@@ -157,7 +157,8 @@ describe("codex-replay report: the verdict summary", () => {
     expect(cancelled.stderr).toBe("codex-replay: Run run-20261130T110000Z-bbbbbbbbbb: cancelled by the user at 11:02 — no report.\n")
     const failed = await runCli(["report", "run-20261130T090000Z-cccccccccc"], utc)
     expect(failed.stderr).toBe(
-      "codex-replay: Run run-20261130T090000Z-cccccccccc: failed at 09:01: Codex stopped: the usage limit was reached (429). — no report.\n"
+      "codex-replay: Run run-20261130T090000Z-cccccccccc: failed at 09:01: Codex stopped: the usage limit was reached (429). — no report. " +
+        "Your plan's usage limit or API quota is used up: check the plan or quota (codex login status names the account), then replay it again.\n"
     )
     const unknown = await runCli(["report", "run-nobody-knows"], env)
     expect(unknown.code).toBe(1)
