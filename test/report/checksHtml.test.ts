@@ -19,7 +19,7 @@ describe("the report's Checks section", () => {
 
   it("gives the sentence, then one row per check: at the start, Claude's result, Codex's result with exit code and change", () => {
     expect(checks.sentence).toContain("Codex fixed `npm test`, which Claude's result still failed")
-    expect(section).toContain(`<p class="checks-sentence">checks: Codex 3 of 3, Claude 1 of 2; Codex fixed \`npm test\`, which Claude&#39;s result still failed;`)
+    expect(section).toContain(`<p class="checks-sentence" id="checks-sentence">checks: Codex 3 of 3, Claude 1 of 2; Codex fixed \`npm test\`, which Claude&#39;s result still failed;`)
     expect(section).toContain("<th scope=\"col\">At the start</th><th scope=\"col\">Claude's result</th><th scope=\"col\">Codex's result</th>")
     const npmTest = /<tr><th scope="row"><code>npm test<\/code><\/th>(.*?)<\/tr>/.exec(section)![1]!
     expect(npmTest).toBe(

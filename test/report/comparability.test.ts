@@ -42,7 +42,7 @@ describe("the comparability panel", () => {
       concerns: []
     })
     const html = renderReportHtml(report)
-    expect(html).toContain("<p class=\"like-for-like\">Like-for-like:")
+    expect(html).toContain("<p class=\"like-for-like\" id=\"comparability-summary\">Like-for-like:")
     expect(html).toContain("<th scope=\"row\">Reviewer</th><td>gpt-6.2-sol (not the implementing model)</td>")
     expect(html).not.toContain("not-like-for-like\"")
   })

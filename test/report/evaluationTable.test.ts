@@ -34,10 +34,10 @@ describe("renderEvaluationTable", () => {
       for (const check of dimension.checks) expect(rendered).toContain(`>${check.label}</td>`)
     }
     for (const label of ["Invalid inputs handled appropriately", "Boundary conditions handled", "Required behavior implemented", "Summary is truthful", "Limitations disclosed"]) {
-      expect(rendered).toContain(`>${label}</td><td>Pass</td><td>Fail</td>`)
+      expect(rendered).toContain(`>${label}</td><td class="result result--pass">Pass</td><td class="result result--fail">Fail</td>`)
     }
-    expect(rendered).toContain(">Failures handled gracefully</td><td>Fail</td><td>Pass</td>")
-    expect(rendered).toContain(">State remains consistent</td><td>N/A</td><td>N/A</td>")
+    expect(rendered).toContain(">Failures handled gracefully</td><td class=\"result result--fail\">Fail</td><td class=\"result result--pass\">Pass</td>")
+    expect(rendered).toContain(">State remains consistent</td><td class=\"result result--na\">N/A</td><td class=\"result result--na\">N/A</td>")
     expect(rendered).toContain("<td>67%</td><td>33%</td>")
     expect(rendered).not.toContain("66.7%")
     expect(rendered).toContain("<strong>Codex replay</strong>")
@@ -58,7 +58,7 @@ describe("renderEvaluationTable", () => {
   it("follows the mapping: with Claude as A the columns swap their values", () => {
     const rendered = renderEvaluationTable(evaluationWith({ A: "claude", B: "codex" }))
     expect(rendered).toContain("<th>Codex replay</th><th>Historical Claude</th>")
-    expect(rendered).toContain(">Required behavior implemented</td><td>Fail</td><td>Pass</td>")
+    expect(rendered).toContain(">Required behavior implemented</td><td class=\"result result--fail\">Fail</td><td class=\"result result--pass\">Pass</td>")
     expect(rendered).toContain("<td>33%</td><td>67%</td>")
     expect(rendered).toContain("<strong>Historical Claude</strong>")
   })
@@ -68,7 +68,7 @@ describe("renderEvaluationTable", () => {
     const swapped = { order: "BA" as const, evaluator: "codex", model: "gpt-review", status: "completed", error: null, positions: positionsFor("BA", mapping), ballot: canonicalBallot(seedBallot()) }
     const rendered = renderEvaluationTable({ candidate_mapping: mapping, reviews: [swapped] })
     // In B/A the reviewer's A is Claude, so its passes land in the Claude column.
-    expect(rendered).toContain(">Required behavior implemented</td><td>Fail</td><td>Pass</td>")
+    expect(rendered).toContain(">Required behavior implemented</td><td class=\"result result--fail\">Fail</td><td class=\"result result--pass\">Pass</td>")
     expect(rendered).toContain("Historical Claude shown first as A")
   })
 

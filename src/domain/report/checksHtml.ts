@@ -44,10 +44,10 @@ export const checksSection = (checks: ChecksComparison | null | undefined) => {
   const setup = checks.setup.length === 0 ? "none" : checks.setup.map(commandCell).join(", ")
   const table = checks.rows.length === 0
     ? ""
-    : `<table class="checks-table"><thead><tr><th scope="col">Command</th><th scope="col">At the start</th><th scope="col">Claude's result</th><th scope="col">Codex's result</th></tr></thead><tbody>${
+    : `<table class="checks-table" id="checks-table"><thead><tr><th scope="col">Command</th><th scope="col">At the start</th><th scope="col">Claude's result</th><th scope="col">Codex's result</th></tr></thead><tbody>${
       checks.rows.map(row).join("")
     }</tbody></table>`
-  return `<section class="checks" aria-labelledby="checks-heading"><h2 id="checks-heading">Checks</h2><p class="checks-sentence">${
+  return `<section class="checks" aria-labelledby="checks-heading"><h2 id="checks-heading">Checks</h2><p class="checks-sentence" id="checks-sentence">${
     escapeHtml(visible(checks.sentence))
   }</p>${table}<p class="hint">Each command ran on a fresh copy of each state, without network, within ${checks.time_limit_seconds} s; set-up first: ${setup}. A check that could not run is shown with its reason and counted against neither side.</p>${
     stateDetails("At the start", checks.start)

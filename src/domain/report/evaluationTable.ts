@@ -32,10 +32,12 @@ export const LEGEND = "Pass: satisfied. Fail: failed. N/A: not applicable to thi
 const COLUMN_ORDER: ReadonlyArray<Author> = ["codex", "claude"]
 const DEFAULT_MAPPING: CandidateMapping = { A: "codex", B: "claude" }
 
+/** A check's result as a cell: its word and, for colour, its kind (`result--pass`, `result--fail`, `result--na`). */
 const checkCell = (result: CheckResult | undefined): string =>
-  result === 1 ? "Pass" : result === 0 ? "Fail" : "N/A"
+  result === 1 ? `<td class="result result--pass">Pass</td>` : result === 0 ? `<td class="result result--fail">Fail</td>` : `<td class="result result--na">N/A</td>`
 
-const winnerText = (winner: string | null): string => {
+/** A dimension's or verdict's winner in the evaluation table's words. */
+export const winnerText = (winner: string | null | undefined): string => {
   switch (winner) {
     case "codex":
       return AUTHOR_LABELS.codex
@@ -75,7 +77,7 @@ const dimensionRows = (
   const checks = dimension.checks.map((check) => check.id)
   const side = (author: Author): CandidateAnswersView | undefined => answers?.candidates[letterOf(author, positions)]
   const rows = dimension.checks.map((check) => {
-    const cells = COLUMN_ORDER.map((author) => `<td>${checkCell(side(author)?.checks[check.id]?.result)}</td>`).join("")
+    const cells = COLUMN_ORDER.map((author) => checkCell(side(author)?.checks[check.id]?.result)).join("")
     return `<tr class="check"><td>${escapeHtml(check.label)}</td>${cells}</tr>`
   })
   const scores = COLUMN_ORDER.map((author) => {

@@ -10,7 +10,8 @@ import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { judgesSplitBadge, secondJudgeSection } from "./secondJudgeHtml.js"
 import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
-import { type Comparability, NOT_LIKE_FOR_LIKE } from "./comparability.js"
+import { NOT_LIKE_FOR_LIKE } from "./comparability.js"
+import { comparabilitySection } from "./comparabilityHtml.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
 import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
@@ -84,43 +85,6 @@ const caveatsList = (report: Report) => {
 
 const verdictSection = (report: Report) =>
   `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation, verdictHeadline(report))}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
-
-const comparabilityRows = (comparability: Comparability) => {
-  const gaps = comparability.capability_gaps.length === 0
-    ? "None"
-    : comparability.capability_gaps.map((gap) => `${gap.title} (${gap.status === "partial" ? "partial" : "not available"})`).join("; ")
-  const reviewer = comparability.reviewer_model === null
-    ? "Not recorded"
-    : comparability.self_review
-    ? `Self-review: ${comparability.reviewer_model} reviewed its own replay`
-    : `${comparability.reviewer_model} (not the implementing model)`
-  const rows: ReadonlyArray<readonly [string, string]> = [
-    ["Beginning state", comparability.beginning_label],
-    ...(comparability.relocated_repository === undefined ? [] : [[
-      "Repository",
-      `Relocated: recorded at ${comparability.relocated_repository.recorded ?? "no recorded folder"}, replayed from ${comparability.relocated_repository.used}`
-    ] as const]),
-    ["Capability gaps", gaps],
-    ["Reviewer", reviewer],
-    ["Claude's final response", comparability.claude_final_response_missing ? "Missing" : "Present"],
-    ["Output cut at a ceiling", (comparability.output_truncated ?? []).join(" ") || "None"]
-  ]
-  return rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
-}
-
-/** The comparability panel: what makes the two sides comparable, or not (README.md#comparability, comparability). */
-const comparabilitySection = (report: Report) => {
-  const comparability = report.comparability
-  if (comparability === null) return ""
-  const summary = comparability.like_for_like
-    ? `<p class="like-for-like">Like-for-like: same starting state, no capability gap, an independent reviewer and Claude's final response.</p>`
-    : `<p class="not-like-for-like-detail"><strong>Not like-for-like.</strong></p><ul class="concerns">${
-      comparability.concerns.map((concern) => `<li>${escapeHtml(concern)}</li>`).join("")
-    }</ul>`
-  return `<section class="comparability" aria-labelledby="comparability-heading"><h2 id="comparability-heading">Comparability</h2>${summary}<table class="comparability-table"><tbody>${
-    comparabilityRows(comparability)
-  }</tbody></table></section>`
-}
 
 const markText: Record<Comparison, string> = { better: "better", worse: "worse", same: "", unknown: "" }
 
@@ -280,7 +244,7 @@ export const renderReportHtml = (report: Report): string => {
     `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd></dl></header>`,
     verdictSection(report),
     repeatsSection(report.repeats),
-    comparabilitySection(report),
+    comparabilitySection(report.comparability),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
     secondJudgeSection(report.evaluation, typeof report.about_review?.reviewer_model === "string" ? report.about_review.reviewer_model : null),
     reasonsSection(report),

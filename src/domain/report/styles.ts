@@ -43,6 +43,7 @@ thead th{background:var(--panel)}
 .empty{color:var(--muted);font-style:italic}
 .cut-note{margin:0 0 8px;padding:6px 10px;border-left:4px solid #bf8700;background:#fff8c5;color:#4d2d00}.binary{color:var(--muted)}
 .checks-sentence{font-weight:600}.check--passed{color:var(--good)}.check--failed,.check--timed_out{color:var(--bad)}.check--could_not_run{color:var(--muted);font-style:italic}
+.result--pass{color:var(--good);font-weight:600}.result--fail{color:var(--bad);font-weight:600}.result--na{color:var(--muted)}
 .check-change,.check-reason{font-size:13px;color:var(--muted)}.change--broke .check-change{color:var(--bad);font-weight:600}.change--fixed .check-change{color:var(--good);font-weight:600}
 .check-state{margin:6px 0}.check-outcomes{padding-left:18px}.check-excerpt{max-height:24em;overflow:auto;margin:4px 0 8px}
 .about{color:var(--ink)}.sources{color:var(--muted);font-size:13px}

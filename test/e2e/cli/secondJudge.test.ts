@@ -93,7 +93,7 @@ describe("codex-replay replay --second-judge", () => {
     // The headline says Split, once; each judge's verdict is in the second judge's section.
     expect(html).toContain(`<h2 class="verdict-headline">Split</h2>`)
     expect(html).not.toContain(`<span class="judges-split"`)
-    expect(html).toMatch(/<p class="first-judge-verdict">First judge \(Codex, [\w.-]+\): Claude\.<\/p>/)
+    expect(html).toMatch(/<p class="first-judge-verdict" id="first-judge-verdict">First judge \(Codex, [\w.-]+\): Claude\.<\/p>/)
     expect(html).toContain("Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner.")
 
     // Claude Code got none of the controller's secrets: not its session, its API token, nor OpenAI's key.

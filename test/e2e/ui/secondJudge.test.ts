@@ -85,8 +85,9 @@ describe("the second judge in the browser controller", () => {
       expect(await page.locator("#verdict").textContent()).toBe("Split")
       expect(await page.locator("#judges-split").count()).toBe(0)
       expect(await page.locator("#first-judge-verdict").textContent()).toMatch(/^First judge \(Codex, [\w.-]+\): Claude\.$/)
+      // The report's own sentence (src/domain/report/secondJudgeHtml.ts), as report.html says it.
       expect(await page.locator("#second-judge-verdict").textContent()).toBe(
-        "Claude (claude-test): Codex; split: the two judges disagree on the overall winner."
+        "Second judge (Claude, claude-test): Codex; split: the two judges disagree on the overall winner."
       )
       expect(await page.locator("#second-judge-cost").textContent()).toBe("2 calls to Claude, $0.025 as Claude Code reported it.")
       await page.screenshot({ path: path.join(ARTIFACTS, "controller-second-judge.png"), fullPage: true })

@@ -59,7 +59,8 @@ describe("cost in the browser controller", () => {
     await skipToVerdict(page, 60_000)
     await page.locator("#every-model-cost").waitFor({ timeout: 30_000 })
     const summary = await page.locator("#spend-summary").textContent()
-    expect(summary).toMatch(/^Codex implementation: \$\S+ \(compared with Claude above\)\. Evaluation: \$\S+ in 2 calls\. Whole run: \$\S+\.$/)
+    // The report's own sentence (src/domain/report/spendHtml.ts), as report.html says it.
+    expect(summary).toMatch(/^Codex implementation: \$\S+ \(compared with Claude above\)\. Evaluation: \$\S+ in 2 calls — the reviewer's orders and retries\. Whole run: \$\S+\.$/)
     const labels = await page.locator(".spend-calls tbody tr td:nth-child(2)").allTextContents()
     expect(labels).toEqual(["implementation", "review:codex:ab", "review:codex:ba"])
     // Two models, one thread: Claude's cost is shown once, and every model's evaluation cost apart.
