@@ -100,10 +100,14 @@ afterAll(async () => {
 
 const origin = () => `http://127.0.0.1:${daemon.port}`
 
-const shoot = async (name: string) => {
+/** The whole page at each width, and each named part of it on its own (readable at a glance). */
+const shoot = async (name: string, parts: Readonly<Record<string, string>> = {}) => {
   for (const width of [390, 1366, 1920]) {
     await page.setViewportSize({ width, height: 900 })
     await page.screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${width}.png`), fullPage: true })
+    for (const [part, selector] of Object.entries(parts)) {
+      await page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${part}-${width}.png`) })
+    }
   }
 }
 
@@ -170,7 +174,7 @@ describe("the Run and Results views", () => {
     expect(await wide.evaluate((pre) => pre.scrollLeft)).toBeGreaterThan(0)
     expect(await page.evaluate(() => window.scrollX)).toBe(0)
     expect(await page.locator('#results-body pre.diff-view[aria-label="Diff of src/other.ts"]').first().evaluate((pre) => pre.scrollLeft)).toBe(0)
-    await shoot("results-long-diff")
+    await shoot("results-long-diff", { table: "section.sub:has(.side-table)", verdict: "#results-body .verdict", patches: "section.sub:has(.diff-files)" })
     expect(consoleErrors).toEqual([])
   }, 60_000)
 })
