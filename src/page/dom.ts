@@ -96,6 +96,15 @@ export function labelScrollRegions(container: ParentNode) {
       region.setAttribute("aria-label", label)
     }
     used.add(region.getAttribute("aria-label") ?? "")
-    requestAnimationFrame(() => region.classList.toggle("overflowing", region.scrollWidth > region.clientWidth + 1))
+    requestAnimationFrame(() => markOverflow(region))
   }
 }
+
+const markOverflow = (region: Element) => region.classList.toggle("overflowing", region.scrollWidth > region.clientWidth + 1)
+
+// The page is as wide as the window: a region that fits now may overflow once the window narrows, and back.
+let resizing = 0
+window.addEventListener("resize", () => {
+  cancelAnimationFrame(resizing)
+  resizing = requestAnimationFrame(() => document.querySelectorAll(".table-scroll").forEach(markOverflow))
+})

@@ -34,7 +34,7 @@ import {
   tokenSection
 } from "./resultsSections.js"
 import { repeatsOfRun } from "./runView.js"
-import { loadReports, sideBySideTable, startSiblings } from "./sideBySide.js"
+import { byModel, loadReports, sideBySideTable, startSiblings } from "./sideBySide.js"
 import { reportVerdictText } from "./verdicts.js"
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -121,7 +121,7 @@ export function renderResults(id: string) {
   if (report === undefined) return
   const codex = candidateOf(report, "codex")
   const claude = candidateOf(report, "claude")
-  const completedRuns = startSiblings(id, draft.run_ids.filter((runId) => app.reports[runId] !== undefined || app.runs[runId]?.status === "completed"))
+  const completedRuns = byModel(startSiblings(id, draft.run_ids.filter((runId) => app.reports[runId] !== undefined || app.runs[runId]?.status === "completed")))
   if (completedRuns.length > 1) {
     // The table shows every model's verdict: each of its runs is revealed too.
     for (const runId of completedRuns) if (!isRevealed(runId)) void markRevealed(runId, null)

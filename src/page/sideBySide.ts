@@ -92,16 +92,22 @@ const tallyText = (report: ReplayReport, side: "codex" | "claude") => {
   return tally.ran === 0 ? "could not run" : `${tally.passed} of ${tally.ran}`
 }
 
+/** Where a run goes among its start's: by model, then by repeat. */
+const modelOrder = (id: string) => {
+  const { app } = pageHost()
+  const run = app.runs[id]
+  return `${candidateOf(app.reports[id] ?? {}, "codex").model ?? run?.model ?? id}\u0000${String(run?.repeat?.index ?? 0).padStart(2, "0")}`
+}
+
+/** A start's runs grouped per model, each model's repeats in order. */
+export const byModel = (ids: ReadonlyArray<string>) => [...ids].sort((a, b) => modelOrder(a).localeCompare(modelOrder(b)))
+
 export function sideBySideTable(ids: ReadonlyArray<string>, open: (id: string) => void): HTMLElement | null {
   const { app } = pageHost()
-  const order = (id: string) => {
-    const run = app.runs[id]
-    return `${candidateOf(app.reports[id] ?? {}, "codex").model ?? run?.model ?? id}\u0000${String(run?.repeat?.index ?? 0).padStart(2, "0")}`
-  }
   const reports = ids.flatMap((id): Array<Row> => {
     const report = app.reports[id]
     return report === undefined ? [] : [[id, report]]
-  }).sort(([a], [b]) => order(a).localeCompare(order(b)))
+  }).sort(([a], [b]) => modelOrder(a).localeCompare(modelOrder(b)))
   const first = reports[0]
   if (first === undefined || reports.length < 2) return null
   const claude = candidateOf(first[1], "claude")

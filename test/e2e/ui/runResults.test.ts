@@ -19,6 +19,8 @@ const SESSION = "b".repeat(32)
 const REPEATS = ["run-20261201T100000Z-aaaaaaaaaa", "run-20261201T100001Z-bbbbbbbbbb", "run-20261201T100002Z-cccccccccc"]
 const OTHER_MODEL = "run-20261201T100003Z-dddddddddd"
 const FAILED = "run-20261201T110000Z-eeeeeeeeee"
+/** Another thread approved with the same start (a batch, as earlier controllers grouped it): never beside this thread's runs. */
+const OTHER_THREAD = "run-20261201T100004Z-ffffffffff"
 const START = { prepare_token_hash: "e".repeat(64), thread_id: "c45af7b1-thread" }
 
 /** A patch of three files, one of them with lines far wider than any window. */
@@ -41,12 +43,13 @@ let browser: Browser
 let page: Page
 const consoleErrors: Array<string> = []
 
-const seedCompleted = (runRoot: string, runId: string, model: string, startedAt: string, repeat?: { readonly index: number }) => {
+const seedCompleted = (runRoot: string, runId: string, model: string, startedAt: string, repeat?: { readonly index: number }, threadId = START.thread_id) => {
   const input = sampleInput()
-  const built = buildReport({ ...input, codex: { ...codexSide, model, patch: longPatch() }, run_id: runId })
+  const built = buildReport({ ...input, codex: { ...codexSide, model, patch: longPatch() }, run_id: runId, thread_id: threadId })
   const directory = writeRun(runRoot, runId, {
     controller_session_id: SESSION,
     ...START,
+    thread_id: threadId,
     model,
     models: [model],
     status: "completed",
@@ -71,6 +74,7 @@ beforeAll(async () => {
   const runRoot = path.join(root, "runs")
   REPEATS.forEach((runId, index) => seedCompleted(runRoot, runId, "gpt-5.6-sol", `2026-12-01T10:00:0${index}.000Z`, { index: index + 1 }))
   seedCompleted(runRoot, OTHER_MODEL, "gpt-5.5", "2026-12-01T10:00:03.000Z")
+  seedCompleted(runRoot, OTHER_THREAD, "gpt-5.4", "2026-12-01T10:00:04.000Z", undefined, "other-thread")
   writeRun(runRoot, FAILED, {
     controller_session_id: SESSION,
     ...START,
@@ -141,8 +145,9 @@ describe("the Run and Results views", () => {
     // Every model of the start beside Claude: gpt-5.5 once, gpt-5.6-sol's three repeats one under the other.
     const models = await page.locator(".side-table tbody tr:not(.claude-row) th").allTextContents()
     expect(models).toEqual(["gpt-5.5", "gpt-5.6-sol · repeat 1 of 3", "gpt-5.6-sol · repeat 2 of 3", "gpt-5.6-sol · repeat 3 of 3"])
-    // The failed run of another start (same thread) is not beside them.
-    expect(await page.locator(`.side-table tr[data-run-id="${FAILED}"]`).count()).toBe(0)
+    // Another thread's run of the same start is not beside them, nor among the models to open.
+    expect(await page.locator(`.side-table tr[data-run-id="${OTHER_THREAD}"]`).count()).toBe(0)
+    expect(await page.locator(".run-switch button").allTextContents()).toEqual(["gpt-5.5", "gpt-5.6-sol (repeat 1)", "gpt-5.6-sol (repeat 2)", "gpt-5.6-sol (repeat 3)"])
     expect(await axeViolations(page)).toEqual([])
   }, 60_000)
 
