@@ -31,6 +31,7 @@ import {
   repeatsResults,
   secondJudgeSection,
   spendSection,
+  taskSourceSection,
   tokenSection
 } from "./resultsSections.js"
 import { repeatsOfRun } from "./runView.js"
@@ -147,6 +148,8 @@ export function renderResults(id: string) {
   body.append(section("Reviewer's reasons", reasonsSection(report)))
   body.append(section("Token breakdown", tokenSection(codex, claude), h("p", { className: "hint", text: "Hover or focus a label for its meaning." })))
   body.append(section("Original request", h("pre", { className: "response prose", tabindex: "0", "aria-label": "Original request", text: report.original_request ?? "" })))
+  const source = taskSourceSection(report)
+  if (source !== null) body.append(source)
   body.append(section("Final responses", h("div", { className: "side-by-side" },
     h("div", {}, h("h4", { text: "Codex final response" }), cutNotes(codex, ["final_response"], "codex"), renderMarkdown(codex.final_response)),
     h("div", {}, h("h4", { text: "Claude final response" }), cutNotes(claude, ["final_response"], "claude"), renderMarkdown(claude.final_response),

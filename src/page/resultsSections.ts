@@ -11,6 +11,8 @@ import { comparabilitySection as comparabilityHtml, ComparabilityView } from "..
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
 import { compareLowerIsBetter, type Comparison, formatUsd } from "../domain/report/format.js"
 import { repeatsSection } from "../domain/report/repeatsHtml.js"
+import { taskSourceSection as taskSourceHtml } from "../domain/report/taskSourceHtml.js"
+import { SynthesisCall, TaskOverlap, TaskSourceMessage } from "../domain/contracts/taskSource.js"
 import { AUTHOR_LABELS } from "../domain/report/report.js"
 import { judgesSplitBadge as judgesSplitHtml, secondJudgeSection as secondJudgeHtml } from "../domain/report/secondJudgeHtml.js"
 import { spendSection as spendHtml } from "../domain/report/spendHtml.js"
@@ -96,6 +98,20 @@ export const secondJudgeSection = (report: ReplayReport) => {
 export const judgesSplitBadge = (report: ReplayReport): Child => {
   const html = judgesSplitHtml(report.evaluation, reportVerdictText(report))
   return html === "" ? null : fromReportHtml(html)
+}
+
+/** What a report keeps of the task's source (its `task_source`), as the page decodes it. */
+const OverlapView = Schema.Struct({
+  ...TaskOverlap.fields,
+  coverage: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
+  min_coverage: Schema.optionalWith(Schema.Number, { exact: true })
+})
+const TaskSourceView = Schema.Struct({ messages: Schema.Array(TaskSourceMessage), overlap: OverlapView, synthesis: Schema.optionalWith(Schema.NullOr(SynthesisCall), { exact: true }) })
+
+/** "Where the task came from": the user's messages the prompt was written from; nothing for a report without them. */
+export const taskSourceSection = (report: ReplayReport) => {
+  const source = Schema.decodeUnknownOption(TaskSourceView)(read(report, "task_source"))
+  return Option.isSome(source) ? reportSection(taskSourceHtml(source.value)) : null
 }
 
 /** The k outcomes of this run's (thread, model) start, each linking to its run; nothing for a run that is no repeat. */

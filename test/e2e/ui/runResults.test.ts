@@ -37,6 +37,12 @@ const longPatch = () => {
   return [...file("src/wide.ts", 60), ...file("src/other.ts", 5), ...file("README.md", 3), ""].join("\n")
 }
 
+/** Where the task came from: the user's one prompt, as a report keeps it. */
+const TASK_SOURCE = {
+  messages: [{ kind: "prompt" as const, text: "Add c to app.ts <b>now</b>", asked: null, uuid: null, timestamp: null }],
+  overlap: { share: 0.8, prompt_words: 5, shared_words: 4, threshold: 0.5, coverage: 0.9, min_coverage: 0.3, flagged: false, unsupported_words: [] }
+}
+
 let root: string
 let daemon: Daemon
 let browser: Browser
@@ -45,7 +51,7 @@ const consoleErrors: Array<string> = []
 
 const seedCompleted = (runRoot: string, runId: string, model: string, startedAt: string, repeat?: { readonly index: number }, threadId = START.thread_id) => {
   const input = sampleInput()
-  const built = buildReport({ ...input, codex: { ...codexSide, model, patch: longPatch() }, run_id: runId, thread_id: threadId })
+  const built = buildReport({ ...input, codex: { ...codexSide, model, patch: longPatch() }, run_id: runId, thread_id: threadId, task_source: TASK_SOURCE })
   const directory = writeRun(runRoot, runId, {
     controller_session_id: SESSION,
     ...START,
@@ -145,6 +151,9 @@ describe("the Run and Results views", () => {
     // Every model of the start beside Claude: gpt-5.5 once, gpt-5.6-sol's three repeats one under the other.
     const models = await page.locator(".side-table tbody tr:not(.claude-row) th").allTextContents()
     expect(models).toEqual(["gpt-5.5", "gpt-5.6-sol · repeat 1 of 3", "gpt-5.6-sol · repeat 2 of 3", "gpt-5.6-sol · repeat 3 of 3"])
+    // Where the task came from, as report.html says it: the user's message as text.
+    expect(await page.locator("#task-source-heading").textContent()).toBe("Where the task came from")
+    expect(await page.locator("ol.task-source pre").first().textContent()).toBe("Add c to app.ts <b>now</b>")
     // Another thread's run of the same start is not beside them, nor among the models to open.
     expect(await page.locator(`.side-table tr[data-run-id="${OTHER_THREAD}"]`).count()).toBe(0)
     expect(await page.locator(".run-switch button").allTextContents()).toEqual(["gpt-5.5", "gpt-5.6-sol (repeat 1)", "gpt-5.6-sol (repeat 2)", "gpt-5.6-sol (repeat 3)"])
