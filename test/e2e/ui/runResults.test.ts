@@ -115,9 +115,12 @@ const shoot = async (name: string, parts: Readonly<Record<string, string>> = {})
   for (const width of [390, 1366, 1920]) {
     await page.setViewportSize({ width, height: 900 })
     await page.screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${width}.png`), fullPage: true })
+    // The sticky step bar would cover the top of a part scrolled under it.
+    const unstick = Object.keys(parts).length === 0 ? null : await page.addStyleTag({ content: ".steps { position: static !important; }" })
     for (const [part, selector] of Object.entries(parts)) {
       await page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${part}-${width}.png`) })
     }
+    await unstick?.evaluate((style) => style.remove())
   }
 }
 
