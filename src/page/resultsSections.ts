@@ -13,14 +13,12 @@ import { compareLowerIsBetter, type Comparison, formatUsd } from "../domain/repo
 import { repeatsSection } from "../domain/report/repeatsHtml.js"
 import { taskSourceSection as taskSourceHtml } from "../domain/report/taskSourceHtml.js"
 import { SynthesisCall, TaskOverlap, TaskSourceMessage } from "../domain/contracts/taskSource.js"
-import { AUTHOR_LABELS } from "../domain/report/report.js"
 import { judgesSplitBadge as judgesSplitHtml, secondJudgeSection as secondJudgeHtml } from "../domain/report/secondJudgeHtml.js"
 import { spendSection as spendHtml } from "../domain/report/spendHtml.js"
-import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "../domain/report/tokens.js"
+import { tokensSection as tokensHtml } from "../domain/report/tokensHtml.js"
 import { Spend } from "../domain/spend.js"
 import { type Child, fromReportHtml, h } from "./dom.js"
 import { read } from "./pageHost.js"
-import { integer } from "./format.js"
 import { reportVerdictText } from "./verdicts.js"
 
 const Num = Schema.optional(Schema.NullOr(Schema.Number))
@@ -198,15 +196,5 @@ export function reasonsSection(report: ReplayReport): HTMLElement {
   return wrap
 }
 
-export function tokenSection(codex: CandidateView, claude: CandidateView): HTMLElement {
-  const value = (tokens: TokenBuckets | null | undefined, id: (typeof TOKEN_ROWS)[number]["id"]) => (tokens ? tokenValue(tokens, id) : null)
-  const rows = TOKEN_ROWS.map(({ id, label, description }, index) => {
-    const tipId = `token-tip-${index}`
-    return h("tr", {},
-      h("th", { scope: "row" }, h("span", { className: "token-label", tabindex: "0", "aria-describedby": tipId }, label, h("span", { className: "token-tooltip", role: "tooltip", id: tipId, text: description }))),
-      h("td", { className: "num", text: integer(value(codex.tokens, id)) }), h("td", { className: "num", text: integer(value(claude.tokens, id)) }))
-  })
-  return h("div", { className: "table-scroll" }, h("table", { className: "token-table" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Tokens" }), h("th", { scope: "col", text: AUTHOR_LABELS.codex }), h("th", { scope: "col", text: AUTHOR_LABELS.claude }))),
-    h("tbody", {}, rows)))
-}
+/** The token breakdown as report.html shows it: bars and a table per token label. */
+export const tokenSection = (codex: CandidateView, claude: CandidateView) => reportSection(tokensHtml(codex.tokens ?? null, claude.tokens ?? null))

@@ -9,12 +9,12 @@ import { taskSourceSection } from "./taskSourceHtml.js"
 import { renderDiff } from "./diff.js"
 import { renderEvaluationTable } from "./evaluationTable.js"
 import { judgesSplitBadge, secondJudgeSection } from "./secondJudgeHtml.js"
-import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatInteger, formatUsd } from "./format.js"
+import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, formatUsd } from "./format.js"
 import { NOT_LIKE_FOR_LIKE } from "./comparability.js"
 import { comparabilitySection } from "./comparabilityHtml.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
-import { TOKEN_ROWS, type TokenBuckets, tokenValue } from "./tokens.js"
+import { tokensSection } from "./tokensHtml.js"
 import { REPORT_CSS } from "./styles.js"
 
 const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
@@ -116,53 +116,6 @@ const metricsSection = (report: Report) => {
   return `<section aria-labelledby="metrics-heading"><h2 id="metrics-heading">Time and cost</h2><table class="metrics"><thead><tr><th scope="col">Metric</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody><tr><th scope="row">Model</th>${model(codex)}${model(claude)}</tr><tr><th scope="row">Elapsed time</th>${elapsed(codex, claude)}${elapsed(claude, codex)}</tr><tr><th scope="row">Cost</th>${cost(codex, claude)}${cost(claude, codex)}</tr></tbody></table><p class="hint">Lower elapsed time and cost are better.</p><p class="hint cost-note">${escapeHtml(report.cost_note)}${codexCostBasis(codex)}</p></section>`
 }
 
-const tokenLabel = (label: string, description: string) =>
-  `<span class="token-label" tabindex="0" title="${escapeHtml(description)}">${escapeHtml(label)}<span class="token-tooltip" role="tooltip">${escapeHtml(description)}</span></span>`
-
-const tokenCell = (tokens: TokenBuckets | null, row: (typeof TOKEN_ROWS)[number]) =>
-  `<td class="number">${tokens === null ? "Not available" : formatInteger(tokenValue(tokens, row.id))}</td>`
-
-const tokenTable = (report: Report) => {
-  const { codex, claude } = report.candidates
-  const rows = TOKEN_ROWS.map((row) =>
-    `<tr><th scope="row">${tokenLabel(row.label, row.description)}</th>${tokenCell(codex.tokens, row)}${tokenCell(claude.tokens, row)}</tr>`
-  ).join("")
-  return `<table class="tokens"><thead><tr><th scope="col">Tokens</th><th scope="col">${AUTHOR_LABELS.codex}</th><th scope="col">${AUTHOR_LABELS.claude}</th></tr></thead><tbody>${rows}</tbody></table>`
-}
-
-const CHART = { width: 640, labelWidth: 190, barHeight: 14, gap: 4, groupGap: 14, top: 28 } as const
-
-/** Grouped horizontal bars, one group per token label, one bar per side, scaled to the largest value. */
-const tokenChart = (report: Report) => {
-  const values = TOKEN_ROWS.flatMap((row) => SIDES.map((side) => {
-    const tokens = report.candidates[side].tokens
-    return tokens === null ? 0 : tokenValue(tokens, row.id)
-  }))
-  const maximum = Math.max(1, ...values)
-  const plotWidth = CHART.width - CHART.labelWidth - 90
-  const groupHeight = SIDES.length * (CHART.barHeight + CHART.gap) + CHART.groupGap
-  const height = CHART.top + TOKEN_ROWS.length * groupHeight
-  const legend = SIDES.map((side, index) =>
-    `<rect x="${CHART.labelWidth + index * 160}" y="4" width="12" height="12" class="bar-${side}"/><text x="${CHART.labelWidth + index * 160 + 18}" y="14">${AUTHOR_LABELS[side]}</text>`
-  ).join("")
-  const groups = TOKEN_ROWS.map((row, rowIndex) => {
-    const y0 = CHART.top + rowIndex * groupHeight
-    const bars = SIDES.map((side, sideIndex) => {
-      const tokens = report.candidates[side].tokens
-      const value = tokens === null ? 0 : tokenValue(tokens, row.id)
-      const width = Math.round((value / maximum) * plotWidth)
-      const y = y0 + sideIndex * (CHART.barHeight + CHART.gap)
-      const text = tokens === null ? "n/a" : formatInteger(value)
-      return `<g><title>${escapeHtml(`${AUTHOR_LABELS[side]}: ${text} (${row.label})`)}</title><rect x="${CHART.labelWidth}" y="${y}" width="${Math.max(width, 1)}" height="${CHART.barHeight}" class="bar-${side}"/><text x="${CHART.labelWidth + width + 6}" y="${y + CHART.barHeight - 3}" class="bar-value">${text}</text></g>`
-    }).join("")
-    return `<g><title>${escapeHtml(`${row.label}: ${row.description}`)}</title><text x="0" y="${y0 + CHART.barHeight + 2}" class="bar-label">${escapeHtml(row.label)}</text>${bars}</g>`
-  }).join("")
-  return `<svg class="token-chart" role="img" aria-label="Token breakdown per candidate" viewBox="0 0 ${CHART.width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">${legend}${groups}</svg>`
-}
-
-const tokensSection = (report: Report) =>
-  `<section aria-labelledby="tokens-heading"><h2 id="tokens-heading">Token breakdown</h2>${tokenChart(report)}${tokenTable(report)}</section>`
-
 const fileList = (candidate: ReportCandidate) => {
   if (candidate.changed_files.length === 0) return `<p class="empty">No files changed.</p>`
   const items = candidate.changed_files.map((file) =>
@@ -251,7 +204,7 @@ export const renderReportHtml = (report: Report): string => {
     checksSection(report.checks),
     metricsSection(report),
     spendSection(report.spend),
-    tokensSection(report),
+    tokensSection(report.candidates.codex.tokens, report.candidates.claude.tokens),
     `<section aria-labelledby="request-heading"><h2 id="request-heading">Original request</h2><pre class="request">${escapeHtml(report.original_request)}</pre></section>`,
     taskSourceSection(report.task_source),
     sideBySide("Patches", "patches-heading", patchColumn, report),

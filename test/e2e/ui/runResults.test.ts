@@ -120,7 +120,7 @@ const shoot = async (name: string, parts: Readonly<Record<string, string>> = {})
     for (const [part, selector] of Object.entries(parts)) {
       await page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${part}-${width}.png`) })
     }
-    await unstick?.evaluate((style) => style.remove())
+    await unstick?.evaluate((style) => style.parentNode?.removeChild(style))
   }
 }
 
