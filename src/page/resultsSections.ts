@@ -5,7 +5,6 @@
  */
 import { Option, Schema } from "effect"
 import type { RepeatOutcomes, ReplayReport } from "../domain/contracts/index.js"
-import { DIMENSIONS } from "../domain/review/dimensions.js"
 import { checksSection as checksHtml } from "../domain/report/checksHtml.js"
 import { comparabilitySection as comparabilityHtml, ComparabilityView } from "../domain/report/comparabilityHtml.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
@@ -16,6 +15,7 @@ import { SynthesisCall, TaskOverlap, TaskSourceMessage } from "../domain/contrac
 import { judgesSplitBadge as judgesSplitHtml, secondJudgeSection as secondJudgeHtml } from "../domain/report/secondJudgeHtml.js"
 import { spendSection as spendHtml } from "../domain/report/spendHtml.js"
 import { tokensSection as tokensHtml } from "../domain/report/tokensHtml.js"
+import { reasonsSection as reasonsHtml, ReviewReasonsView } from "../domain/report/reasonsHtml.js"
 import { Spend } from "../domain/spend.js"
 import { type Child, fromReportHtml, h } from "./dom.js"
 import { read } from "./pageHost.js"
@@ -167,33 +167,11 @@ export function cutNotes(candidate: CandidateView, kinds: ReadonlyArray<string>,
     h("ul", { className: "plain" }, [...notes, ...binaries].map((item) => h("li", { text: item }))))
 }
 
-const reasonsOf = (report: ReplayReport, id: string): ReadonlyArray<{ readonly order: string; readonly reason: string }> => {
-  const entries = read(report.review_reasons, id)
-  if (!Array.isArray(entries)) return []
-  return entries.flatMap((entry: unknown) => {
-    if (typeof entry !== "object" || entry === null) return []
-    const order = Reflect.get(entry, "order")
-    const reason = Reflect.get(entry, "reason")
-    return typeof reason === "string" ? [{ order: String(order), reason }] : []
-  })
-}
-
-/** The reviewer, "self-review" when it judged its own replay, and both orders' reasons with identities revealed. */
-export function reasonsSection(report: ReplayReport): HTMLElement {
-  const reviewer = reviewerOf(report)
-  const wrap = h("div", { className: "reasons", id: "review-reasons" },
-    h("p", {}, h("strong", { text: "Reviewer: " }), h("span", { className: "mono", id: "reviewer-model", text: reviewer ?? "Unknown" }),
-      read(report.about_review, "self_review") === true ? h("span", { className: "badge badge-warn", id: "self-review", text: "self-review" }) : null))
-  const dimensions = DIMENSIONS.filter((d) => reasonsOf(report, d.id).length > 0)
-  if (dimensions.length === 0) {
-    wrap.append(h("p", { className: "muted", text: "The ballots gave no reasons." }))
-    return wrap
-  }
-  wrap.append(h("dl", { className: "facts" }, dimensions.flatMap((d) => [
-    h("dt", { text: d.label }),
-    h("dd", {}, h("ul", {}, reasonsOf(report, d.id).map((entry) => h("li", {}, h("span", { className: "muted", text: `${entry.order === "AB" ? "A/B" : "B/A"} order: ` }), entry.reason))))
-  ])))
-  return wrap
+/** The reviewer, "self-review" when it judged its own replay, and both orders' reasons, as report.html shows them. */
+export const reasonsSection = (report: ReplayReport) => {
+  const reasons = Schema.decodeUnknownOption(ReviewReasonsView)(report.review_reasons)
+  const selfReview = read(report.about_review, "self_review") === true
+  return reportSection(reasonsHtml(Option.getOrElse(reasons, () => ({})), { reviewer_model: reviewerOf(report), self_review: selfReview }))
 }
 
 /** The token breakdown as report.html shows it: bars and a table per token label. */

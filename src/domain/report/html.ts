@@ -15,6 +15,7 @@ import { comparabilitySection } from "./comparabilityHtml.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
 import { tokensSection } from "./tokensHtml.js"
+import { reasonsSection } from "./reasonsHtml.js"
 import { REPORT_CSS } from "./styles.js"
 
 const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
@@ -160,22 +161,6 @@ export const reviewerText = (report: Report): string => {
   return `${model ?? "Unknown"}${selfReview ? " (self-review)" : ""}`
 }
 
-const ORDER_NAMES: Record<string, string> = { AB: "A/B order", BA: "B/A order" }
-
-/** Each dimension's reasons from both orders, identities revealed, all text escaped. */
-const reasonsSection = (report: Report) => {
-  const reasons = report.review_reasons
-  if (reasons === null || DIMENSION_IDS.every((id) => reasons[id].length === 0)) return ""
-  const dimensions = DIMENSION_IDS.filter((id) => reasons[id].length > 0).map((id) => {
-    const label = report.evaluation?.dimensions[id].label ?? id
-    const items = reasons[id].map((entry) =>
-      `<li><span class="muted">${escapeHtml(ORDER_NAMES[entry.order] ?? entry.order)}:</span> ${escapeHtml(entry.reason)}</li>`
-    ).join("")
-    return `<dt>${escapeHtml(label)}</dt><dd><ul class="reasons">${items}</ul></dd>`
-  }).join("")
-  return `<section aria-labelledby="reasons-heading"><h2 id="reasons-heading">Reviewer's reasons</h2><p class="hint">Reviewer: ${escapeHtml(reviewerText(report))}. The reason each ballot gave per dimension, with the anonymous letters replaced by who they were.</p><dl class="reasons">${dimensions}</dl></section>`
-}
-
 const aboutSection = (report: Report) => {
   const sources = report.about_review.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join("")
   return `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">About this review</h2><p>${escapeHtml(report.about_review.note)}</p><ul class="sources">${sources}</ul></section>`
@@ -200,7 +185,7 @@ export const renderReportHtml = (report: Report): string => {
     comparabilitySection(report.comparability),
     `<section aria-labelledby="evaluation-heading"><h2 id="evaluation-heading">Evaluation</h2>${renderEvaluationTable(report.evaluation)}</section>`,
     secondJudgeSection(report.evaluation, typeof report.about_review?.reviewer_model === "string" ? report.about_review.reviewer_model : null),
-    reasonsSection(report),
+    reasonsSection(report.review_reasons, report.about_review),
     checksSection(report.checks),
     metricsSection(report),
     spendSection(report.spend),
