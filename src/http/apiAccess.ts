@@ -31,13 +31,16 @@ export const queryToken = (target: string) => {
   return query === -1 ? undefined : new URLSearchParams(target.slice(query + 1)).get("token") ?? undefined
 }
 
-/** Sets the page's cookie and sends the browser to `/`, so the token leaves the address bar at once. */
-export const cookieRedirect = (cookieName: string, token: string) =>
+/**
+ * Sets the page's cookie and sends the browser to `location` (the address it asked for, without the
+ * token), so the token leaves the address bar at once.
+ */
+export const cookieRedirect = (cookieName: string, token: string, location = "/") =>
   HttpServerResponse.empty({
     status: 303,
     headers: {
       ...SECURITY_HEADERS,
-      Location: "/",
+      Location: location,
       "Set-Cookie": `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`
     }
   })

@@ -19,6 +19,7 @@ import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody, TOO_DEEP_MESSAGE } from "./requestBody.js"
 import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
+import { addressWithoutToken, isPageAddress } from "./pageAddresses.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
@@ -183,19 +184,26 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     }
 
     /**
-     * The page: `/?token=<API token>` trades the token for the cookie and sends the browser to `/`; `/` with
-     * the cookie is the app, without it a page that says how to get in.
+     * The page: `/?token=<API token>` trades the token for the cookie and sends the browser to `/` (any page
+     * address likewise to itself without the token); `/` with the cookie is the app, without it a page that
+     * says how to get in.
      */
     const page = (request: HttpServerRequest.HttpServerRequest) => {
       const token = queryToken(request.url)
-      if (token !== undefined) return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token) : gatePage()
+      if (token !== undefined) {
+        const pathname = pathnameOf(request.url)
+        const location = isPageAddress(pathname) ? addressWithoutToken(pathname, request.url) : "/"
+        return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token, location) : gatePage()
+      }
       const app = options.assets.get("/index.html")
       return hasApiToken(request) && app !== undefined ? bytesResponse(app.body, app.contentType) : gatePage()
     }
 
     const staticAsset = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      const asset = options.assets.get(pathnameOf(request.url))
-      return asset === undefined ? textResponse(404, "Not found.") : bytesResponse(asset.body, asset.contentType)
+      const pathname = pathnameOf(request.url)
+      const asset = options.assets.get(pathname)
+      if (asset !== undefined) return bytesResponse(asset.body, asset.contentType)
+      return isPageAddress(pathname) ? page(request) : textResponse(404, "Not found.")
     })
 
     const shutdown = Effect.gen(function*() {
