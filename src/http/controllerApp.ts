@@ -34,7 +34,8 @@ export interface Download {
 export interface ControllerAppOptions<RT, RD> {
   readonly tools: ToolRegistry<RT>
   readonly assets: ReadonlyMap<string, StaticAsset>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
+  /** A run's report, or with `portfolioId` a portfolio's page or CSV. */
+  readonly download: (runId: unknown, format: unknown, portfolioId?: unknown) => Effect.Effect<Download, ToolFailure, RD>
   readonly activeRuns: Effect.Effect<number>
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>
@@ -64,7 +65,7 @@ const CallBody = Schema.Struct({
 })
 const decodeCallBody = Schema.decodeUnknownEither(CallBody, { onExcessProperty: "preserve" })
 
-const DownloadBody = Schema.Struct({ run_id: Schema.optional(Schema.Unknown), format: Schema.optional(Schema.Unknown) })
+const DownloadBody = Schema.Struct({ run_id: Schema.optional(Schema.Unknown), format: Schema.optional(Schema.Unknown), portfolio_id: Schema.optional(Schema.Unknown) })
 
 /** The body must be one JSON object of at most 1 MiB. */
 const jsonObjectOf = (body: RequestBody): Effect.Effect<Record<string, unknown>, BadRequest> => {
@@ -236,8 +237,8 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
 
     const download = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const { format, run_id } = Schema.decodeUnknownSync(DownloadBody)(body)
-        const file = yield* inServices(options.download(run_id, format), services)
+        const { format, portfolio_id, run_id } = Schema.decodeUnknownSync(DownloadBody)(body)
+        const file = yield* inServices(options.download(run_id, format, portfolio_id), services)
         return HttpServerResponse.stream(
           NodeStream.fromReadable(() => readStreamNoFollow(file.path), () => conflict("The replay report is not ready.")),
           {
