@@ -35,6 +35,7 @@ export const embedReport = (runId: string, reportHtml: string | null, controller
     ? `<p class="empty">The report of run <code>${escapeHtml(runId)}</code> could not be read when this portfolio was written.</p>`
     : shiftHeadings(main)
       .replace(/ aria-labelledby="[^"]*"/g, "")
+      .replace(/<section([^>]*?) aria-label="[^"]*"/g, "<section$1")
       .replace(/ id="([^"]*)"/g, (_match, id: string) => ` id="${prefix}${id}"`)
       .replace(/ href="#([^"]*)"/g, (_match, id: string) => ` href="#${prefix}${id}"`)
       .replace(/ for="([^"]*)"/g, (_match, id: string) => ` for="${prefix}${id}"`)
