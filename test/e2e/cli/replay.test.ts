@@ -82,6 +82,12 @@ describe("codex-replay replay", () => {
       expect(result.stderr).toMatch(new RegExp(`\\[${model}\\] completed in \\d+:\\d\\d\n`))
       expect(result.stderr.indexOf(`[${model}] started`)).toBeLessThan(result.stderr.indexOf(`[${model}] completed`))
     }
+    // Each run's page address, printed when it starts and in --json: it opens that run in a fresh browser.
+    const { origin, search } = new URL(daemon.launchUrl)
+    for (const run of answer.runs as ReadonlyArray<{ run_id: string; model: string; address?: string }>) {
+      expect(run.address).toBe(`${origin}/runs/${run.run_id}${search}`)
+      expect(result.stderr).toContain(`[${run.model}] started ${run.run_id}  ${run.address}\n`)
+    }
     expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
 
     // The same report through `codex-replay report`.
