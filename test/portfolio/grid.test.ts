@@ -158,6 +158,14 @@ describe("a portfolio that carries its reports", () => {
     expect(html).toContain("A title")
   })
 
+  it("a report names its run's address only when it knows the controller's", () => {
+    const report = sampleReport()
+    expect(renderReportHtml(report, "http://127.0.0.1:43118")).toContain(
+      `<dt>In the controller</dt><dd><a href="http://127.0.0.1:43118/runs/${report.run_id}">http://127.0.0.1:43118/runs/${report.run_id}</a></dd>`
+    )
+    expect(renderReportHtml(report)).not.toContain("In the controller")
+  })
+
   it("says so in one sentence when a run's report could not be read", () => {
     expect(embedReport("run-x", null, null)).toContain("The report of run <code>run-x</code> could not be read when this portfolio was written.")
     expect(embedReport("run-x", "not a report", null)).toContain("could not be read")

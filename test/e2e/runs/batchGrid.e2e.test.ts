@@ -131,6 +131,12 @@ describe("a batch as a grid", () => {
       expect(html).not.toMatch(/<(script|img|link|iframe|object|embed)\b|\ssrc="/i)
       fs.rmSync(elsewhere, { recursive: true, force: true })
 
+      // Each run's own report.html links to the run's address in the controller that wrote it.
+      for (const item of finished.items) {
+        const reportHtml = fs.readFileSync(path.join(daemon.runRoot, item.run_id, "report.html"), "utf8")
+        expect(reportHtml).toContain(`<a href="http://127.0.0.1:${daemon.port}/runs/${item.run_id}">`)
+      }
+
       // The batch's address opens the page.
       const page = await request(daemon.port, `/batches/${batch_id}`, { headers: { Cookie: `codex_replay_${daemon.port}=${daemon.apiToken()}` }, token: null })
       expect(page.status).toBe(200)
