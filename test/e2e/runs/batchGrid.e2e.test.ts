@@ -137,6 +137,12 @@ describe("a batch as a grid", () => {
         expect(reportHtml).toContain(`<a href="http://127.0.0.1:${daemon.port}/runs/${item.run_id}">`)
       }
 
+      // Figures: get_batch with its grid (titles looked up each time), and the page's size per embedded report.
+      const calls = Date.now()
+      for (let index = 0; index < 10; index++) await daemon.call("get_batch", { batch_id })
+      console.log(`get_batch with its grid: ${((Date.now() - calls) / 10).toFixed(0)} ms per call over HTTP; portfolio.html ${
+        (fs.statSync(finished.portfolio.portfolio_html).size / 1024).toFixed(0)} KiB for 6 runs`)
+
       // The batch's address opens the page.
       const page = await request(daemon.port, `/batches/${batch_id}`, { headers: { Cookie: `codex_replay_${daemon.port}=${daemon.apiToken()}` }, token: null })
       expect(page.status).toBe(200)
