@@ -6,6 +6,7 @@
 import type { Grid, GridRow, GridRun, GridStatistics, GridTone } from "../contracts/grid.js"
 import { type Caveat, caveatsBesideVerdict, verdictWords } from "../report/caveats.js"
 import type { ModelPortfolio, Portfolio, PortfolioRun } from "./portfolioFile.js"
+import { percent, pValue } from "./format.js"
 import { SIGNIFICANCE_LEVEL, signTestPValue, wilsonInterval } from "./statistics.js"
 
 export type GridStatus = GridRun["status"]
@@ -59,7 +60,6 @@ export const gridRun = (entry: GridEntry): GridRun => {
   }
 }
 
-const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
 
 /** The figures in a sentence: "gpt-5.5: Codex won 3, tied 1, lost 2 (1 not counted); win rate 60% (95% interval 23%–88%); sign test p = 1.000." */
 const statisticsSentence = (figures: Omit<GridStatistics, "sentence">, soFar: boolean) => {
@@ -70,7 +70,7 @@ const statisticsSentence = (figures: Omit<GridStatistics, "sentence">, soFar: bo
   const rate = figures.win_rate === null || figures.win_rate_interval === null
     ? "no decisive verdict"
     : `win rate ${percent(figures.win_rate)} (95% interval ${percent(figures.win_rate_interval.lower)}–${percent(figures.win_rate_interval.upper)})`
-  const p = figures.sign_test_p === null ? "" : `; sign test p = ${figures.sign_test_p < 0.001 ? "< 0.001" : figures.sign_test_p.toFixed(3)}${figures.significant ? " (significant)" : ""}`
+  const p = figures.sign_test_p === null ? "" : `; sign test p = ${pValue(figures.sign_test_p)}${figures.significant ? " (significant)" : ""}`
   return `${figures.model}${soFar ? " so far" : ""}: Codex won ${figures.wins}, tied ${figures.ties}, lost ${figures.losses}${
     extra.length === 0 ? "" : ` (${extra.join(", ")})`
   }; ${rate}${p}.`

@@ -3,6 +3,7 @@ import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../report/cave
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
+import { percent, pValue } from "./format.js"
 import { embeddedReportLink, embeddedReportsSection, embedReport } from "./embeddedReports.js"
 import { portfolioGrid } from "./grid.js"
 import { GRID_CSS, renderGridHtml } from "./gridHtml.js"
@@ -32,9 +33,7 @@ const PORTFOLIO_CSS = `
 .headline{font-size:17px}
 `
 
-export const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
-
-export const pValue = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3))
+export { percent, pValue }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
 
