@@ -90,9 +90,10 @@ describe("codex-replay replay", () => {
     }
     expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
 
-    // The same report through `codex-replay report`.
+    // The same report through `codex-replay report`, with the run's address in the controller that is running.
     const first = answer.runs[0]!
     const report = await runCli(["report", first.run_id], daemon.env)
+    expect(report.stdout).toContain(`Address: ${origin}/runs/${first.run_id}${search}\n`)
     const lines = report.stdout.split("\n")
     expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
     expect(lines[1]).toMatch(
