@@ -195,12 +195,14 @@ const portfolio = Command.make("portfolio", {
     Options.map(integerOf),
     Options.optional
   ),
+  csv: Options.boolean("csv").pipe(Options.withDescription("Print the runs as a thread × model grid in CSV (also written beside portfolio.html as portfolio.csv).")),
   json
 }, (options) =>
   lazily(async () => (await import("./portfolio.js")).portfolioCommand({
     runIds: options.runIds,
     recent: Option.getOrUndefined(options.recent),
-    json: options.json
+    json: options.json,
+    csv: options.csv
   }))).pipe(Command.withDescription(
     "The portfolio verdict of completed runs: per Codex model, wins, ties and losses against Claude with a 95% Wilson interval and a sign test, flips, comparability, time and cost; writes portfolio.html and portfolio.json under the run root."
   ))

@@ -8,6 +8,7 @@ import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
+import { runPageAddress } from "./addresses.js"
 import { FileStore } from "../services/FileStore.js"
 import { emptyBeginningRefusal, inspectArguments, relocatedLine, repositoryPathOf, withRepositoryPath } from "./relocate.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
@@ -347,7 +348,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const follow = Effect.gen(function*() {
       for (const error of launchErrors) yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.error)}`)
       if (watched.length === 0) return yield* conflict("No replay could be started.")
-      for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
+      for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}  ${runPageAddress(url, run.runId)}`)
       yield* watchRuns(watchRun, out, watched)
     })
     let launchErrors: StartRunResult["errors"] = []
@@ -373,6 +374,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         return {
           run_id: run.runId,
           model: run.model,
+          address: runPageAddress(url, run.runId),
           status: run.state?.status ?? "unknown",
           error: typeof run.state?.error === "string" ? run.state.error : null,
           report_html: yield* reportFile(runRoot, run.runId, "html"),

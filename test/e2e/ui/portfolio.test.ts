@@ -115,10 +115,29 @@ describe("the portfolio verdict in the browser", () => {
     const runLink = page.locator(`${target} + dd a`).first()
     const runId = (await runLink.textContent())!
     expect(completed).toContain(runId)
+    // The run's report is inside the portfolio itself: the link stays in the file.
     await runLink.click()
-    await page.waitForLoadState("load")
-    expect(page.url()).toBe(pathToFileURL(path.join(daemon.runRoot, runId, "report.html")).href)
-    expect(await page.locator("h1").textContent()).toBe("Replay report")
+    expect(page.url()).toBe(`${url}#report-${runId}`)
+    expect(await page.locator(`#report-${runId} h3`).first().textContent()).toBe("Replay report")
+    expect(await page.locator(`#report-${runId}-evaluation-heading`).textContent()).toBe("Evaluation")
+
+    // The grid: a row per thread, a cell per model, each linking to its run's embedded report; CSS-only filters.
+    const cells = page.locator("table.grid-table .grid-run > a")
+    expect(await cells.count()).toBe(completed.length)
+    for (const href of await cells.evaluateAll((links) => links.map((link) => link.getAttribute("href")))) {
+      expect(completed.map((id) => `#report-${id}`)).toContain(href)
+    }
+    // Beside each, the run's address in the controller that wrote the portfolio.
+    const addresses = await page.locator("table.grid-table .grid-note a").evaluateAll((links) => links.map((link) => link.getAttribute("href")))
+    expect(addresses.sort()).toEqual(completed.map((id) => `http://127.0.0.1:${daemon.port}/runs/${id}`).sort())
+    const visibleRows = () => page.locator("table.grid-table tbody tr:visible").count()
+    expect(await visibleRows()).toBe(1)
+    const losses = await page.locator("table.grid-table tbody tr.row-loss").count()
+    await page.check("#grid-filter-loss")
+    expect(await visibleRows()).toBe(losses)
+    await page.check("#grid-filter-all")
+    expect(await visibleRows()).toBe(1)
+    await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-3-grid.png"), fullPage: false })
     await context.close()
 
     const axeContext = await browser.newContext({ bypassCSP: true })
