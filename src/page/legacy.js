@@ -16,6 +16,7 @@ import { visible } from "../domain/report/visible.js"
 import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
 import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS } from "../domain/checks/outcomes.js"
+import { CONTROLS } from "../domain/unblock.js"
 import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
   const HEARTBEAT_MS = 15000
   const POLL_MS = 1000
@@ -362,7 +363,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
 
   /** A fresh default configuration for another part of the thread, keeping the models, reviewer and timeout chosen. */
   function withChoices(fresh, previous) {
-    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, second_judge: previous.second_judge, second_judge_model: previous.second_judge_model, timeout_seconds: previous.timeout_seconds }
+    return { ...fresh, models: previous.models, reviewer_model: previous.reviewer_model, second_judge: previous.second_judge, second_judge_model: previous.second_judge_model, timeout_seconds: previous.timeout_seconds, repeats: previous.repeats, repository_path: previous.repository_path }
   }
 
   function defaultConfig(result) {
@@ -383,6 +384,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       range_start: chunk ? chunk.range_start : null,
       range_end: chunk ? chunk.range_end : null,
       repo: baseline.repository && !missing ? baseline.repository : "",
+      repository_path: "",
       beginning_kind: beginning,
       ending_kind: baseline.ending_kind === "git" ? "git" : beginning === "git" ? "git" : "non_git",
       baseline_commit: baseline.commit || "",
@@ -396,6 +398,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       second_judge: false,
       second_judge_model: "",
       timeout_seconds: 3600,
+      repeats: 1,
       ...commandsOf(result.checks)
     }
   }
@@ -452,6 +455,13 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       out.confirm_file_selection = c.confirm_file_selection
     }
     if (git) out.confirm_repository_selection = c.confirm_repository_selection
+    // The folder that holds the repository now: the controller finds the thread's start there, or says why not.
+    const folder = (c.repository_path || "").trim()
+    if (folder) {
+      out.repository_path = folder
+      if (out.repo === null) out.repo = folder
+    }
+    if (c.repeats !== undefined && c.repeats !== 1) out.repeats = c.repeats
     const secondJudge = secondJudgeValue(c.second_judge, c.second_judge_model)
     if (secondJudge) out.second_judge = secondJudge
     // A non-Git replay's folder is the one the user left or typed in the working directory field.
@@ -465,14 +475,15 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     const selection = (app.inspect && app.inspect.file_selection) || {}
     if (app.synthesizing) reasons.push("Wait for the prompt synthesis to finish.")
     if (!c.request.trim()) reasons.push("Enter the task prompt.")
-    if (c.beginning_kind === "git") {
+    const folder = (c.repository_path || "").trim()
+    if (c.beginning_kind === "git" && !folder) {
       if (c.ending_kind !== "git") reasons.push("A Git beginning state requires a Git end state.")
       if (!c.repo.trim()) reasons.push("Enter the working directory (the Git repository).")
       if (!/^[0-9a-f]{7,64}$/i.test(c.baseline_commit.trim())) reasons.push("Enter the beginning Git commit.")
       if (!c.confirm_repository_selection) reasons.push("Confirm that you have reviewed this repository and these commits.")
     }
-    if (c.ending_kind === "git" && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
-    if (c.beginning_kind === "non_git") {
+    if (c.ending_kind === "git" && !folder && !/^[0-9a-f]{7,64}$/i.test(c.ending_commit.trim())) reasons.push("Enter the ending Git commit.")
+    if (c.beginning_kind === "non_git" && !folder) {
       if (!c.confirm_empty_beginning) reasons.push(emptyBeginningReason(selection))
       if (selection.requires_confirmation && c.files.length > 0 && !c.confirm_file_selection) reasons.push("Confirm the file attribution.")
     }
@@ -480,11 +491,14 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     if (c.models.length > MAX_MODELS) reasons.push(`Choose at most ${MAX_MODELS} models.`)
     const timeout = c.timeout_seconds
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86400) reasons.push("Enter a timeout from 1 to 86400 seconds.")
+    const repeats = c.repeats === undefined ? 1 : c.repeats
+    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 5) reasons.push("Choose from 1 to 5 repeats.")
     return reasons
   }
 
   function changed(render) {
     app.prepared = null
+    app.repositoryError = null
     saveDraft()
     if (render) rerenderKeepingFocus(renderConfigure)
     else refreshSummary()
@@ -722,6 +736,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
         field("Working directory (repo)", repo, baseline.repository && !c.repo && (baseline.evidence || []).some((line) => /does not exist/i.test(line)) ? `Recorded: ${baseline.repository} (not found on this machine). Leave empty for a non-Git replay from an empty directory.` : "Where the thread worked. Leave empty for a non-Git replay from an empty directory."),
         h("button", { type: "button", className: "secondary", id: "infer", text: app.inferring ? "Inferring…" : "Infer", disabled: app.inferring, onClick: infer })),
       app.inferNote ? h("p", { className: "hint", role: "status", id: "infer-note", text: app.inferNote }) : null,
+      repositoryFolderField(baseline, c),
       h("div", { className: "grid2" },
         field("Beginning state", kind("cfg-beginning", c.beginning_kind, (event) => { c.beginning_kind = event.target.value; if (c.beginning_kind === "git") c.ending_kind = "git"; changed(true) })),
         field("End state", kind("cfg-ending", c.ending_kind, (event) => { c.ending_kind = event.target.value; changed(true) }))),
@@ -813,7 +828,8 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       h("fieldset", { className: "models" }, h("legend", { text: `Choose 1 to ${MAX_MODELS} models; each runs in its own workspace, in parallel.` }), modelBoxes),
       h("div", { className: "medium" }, field("Reviewer model", reviewer), h("p", { className: "hint", id: "reviewer-hint", text: "One model judges every run, blind to who wrote which side; a model judging its own replay is a self-review." })),
       secondJudgeChoice(c, (value) => { Object.assign(c, value); changed(true) }),
-      h("div", { className: "narrow" }, field("Timeout (seconds)", timeout))))
+      h("div", { className: "narrow" }, field("Timeout (seconds)", timeout)),
+      repeatsField(c)))
 
     // Summary + start
     body.append(section("Configuration to approve",
@@ -915,6 +931,41 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       chunked ? h("p", { className: "hint", text: "Claude's side of the comparison is its work inside the chunk: its patch, tokens, cost and time there." }) : null)
   }
 
+  /** Whether the thread's recorded folder is not on this machine. */
+  function recordedFolderMissing(baseline) {
+    return Boolean(baseline.repository) && (baseline.evidence || []).some((line) => /does not exist/i.test(line))
+  }
+
+  /**
+   * The folder that holds the thread's repository now (it moved or was copied): shown when the recorded
+   * folder is missing, else on asking. The controller finds the thread's start commit there, or says why not.
+   */
+  function repositoryFolderField(baseline, c) {
+    const missing = recordedFolderMissing(baseline)
+    if (!missing && !app.showRepositoryFolder && !(c.repository_path || "").trim()) {
+      return h("p", { className: "hint" }, h("button", { type: "button", className: "link-button", id: "cfg-repository-moved", text: "The repository moved? Point at its current folder", onClick: () => {
+        app.showRepositoryFolder = true
+        rerenderKeepingFocus(renderConfigure)
+        const input = $("cfg-repository-path")
+        if (input) input.focus()
+      } }))
+    }
+    const input = h("input", { type: "text", id: "cfg-repository-path", className: "mono", value: c.repository_path || "", spellcheck: "false", placeholder: "/absolute/path/to/the/repository",
+      onInput: (event) => { c.repository_path = event.target.value; changed(false); const error = $("repository-folder-error"); if (error) error.remove() } })
+    const hint = missing
+      ? `The thread's folder ${baseline.repository} is not on this machine. If its repository moved, enter the folder that holds it now: Prepare finds the thread's start commit there.`
+      : "The folder that holds the thread's repository now, if it moved: Prepare finds the thread's start commit there."
+    return h("div", { className: "repository-folder" }, field(CONTROLS.repositoryFolder, input, hint),
+      app.repositoryError ? h("p", { className: "reason", id: "repository-folder-error", role: "alert", text: app.repositoryError }) : null)
+  }
+
+  /** How many times each model replays the configuration from the same start (1–5). */
+  function repeatsField(c) {
+    const select = h("select", { id: "cfg-repeats", onChange: (event) => { c.repeats = Number(event.target.value); changed(false) } },
+      [1, 2, 3, 4, 5].map((n) => h("option", { value: String(n), text: n === 1 ? "1 (once)" : `${n} times`, selected: (c.repeats || 1) === n })))
+    return h("div", { className: "narrow" }, field("Repeats", select, "Each model replays the thread this many times from the same start; Results shows every outcome."))
+  }
+
   function emptyBeginningReason(selection) {
     const existing = (selection.preexisting_files || []).length
     return existing > 0
@@ -929,8 +980,8 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
   function emptyBeginningConfirmation(c, preexisting) {
     const existing = preexisting.length > 0
     const text = existing
-      ? ` Accept an empty beginning although Claude modified ${preexisting.length} existing file(s): the comparison is not like-for-like`
-      : " Start the replay from an empty directory"
+      ? ` ${CONTROLS.emptyBeginning} although Claude modified ${preexisting.length} existing file(s): the comparison is not like-for-like`
+      : ` ${CONTROLS.emptyBeginning}`
     const box = h("label", { className: "check" }, h("input", { type: "checkbox", id: "cfg-confirm-empty", checked: c.confirm_empty_beginning, onChange: (event) => { c.confirm_empty_beginning = event.target.checked; changed(false) } }), text)
     return existing
       ? [h("p", { className: "reason", id: "empty-beginning-warning", text: `Claude modified ${preexisting.length} file(s) that existed before the session; Codex would start without them. Choose a Git repository, or accept the empty beginning explicitly.` }), box]
@@ -953,7 +1004,9 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       ["Reviewer", reviewerSummary(p)],
       ["Checks", commandsSummary(p.checks)],
       ["Set-up", commandsSummary(p.setup)],
-      ["Timeout", `${p.timeout_seconds} s`]
+      ["Timeout", `${p.timeout_seconds} s`],
+      ["Repeats", p.repeats ? `${p.repeats} per model` : "1 per model"],
+      ...(p.repository_path ? [["Repository folder", p.repository_path]] : [])
     ]
     summary.replaceChildren(...rows.flatMap(([key, value]) => [h("dt", { text: key }), h("dd", { text: value })]))
     $("config-json").textContent = JSON.stringify(p, null, 2)
@@ -1021,16 +1074,20 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       return
     }
     const prepared = app.prepared
+    // Codex missing or not logged in: its one sentence first, and Start stays disabled.
+    const preflight = prepared.preflight && !prepared.preflight.ready ? prepared.preflight : null
+    const blockers = (prepared.blockers || []).filter((blocker) => !preflight || blocker !== preflight.message)
     const approval = h("div", { className: "approval", role: "group", "aria-labelledby": "approval-title" },
       h("h3", { id: "approval-title", text: prepared.ready ? "Approve the replay" : "The replay is blocked" }),
+      preflight ? h("div", { className: "callout callout-bad", id: "preflight", role: "alert" }, h("strong", { text: preflight.message || "Codex cannot run here." })) : null,
       prepared.task_check ? h("p", { className: prepared.task_check.overlap.flagged ? "reason" : "hint", id: "approval-task-check", text: prepared.task_check.message }) : null,
       prepared.ready ? h("p", { className: "approval-prompt", id: "approval-prompt", text: prepared.approval_prompt || "Approve this replay?" }) : null,
       prepared.ready ? estimateLine(prepared.estimate, "cost-estimate") : null,
       preparedReviewerLine(prepared, "approval-reviewer"),
-      (prepared.blockers || []).length ? list(prepared.blockers, "plain error") : null,
+      blockers.length ? list(blockers, "plain error") : null,
       (prepared.questions || []).length ? list(prepared.questions) : null,
       h("div", { className: "actions" },
-        prepared.ready ? h("button", { type: "button", className: "primary", id: "approve-start", text: app.starting ? "Starting…" : "Approve and start", disabled: app.starting, onClick: start }) : null,
+        prepared.ready || preflight ? h("button", { type: "button", className: "primary", id: "approve-start", text: app.starting ? "Starting…" : "Approve and start", disabled: app.starting || !prepared.ready, "aria-describedby": preflight ? "preflight" : undefined, onClick: start }) : null,
         h("button", { type: "button", className: "secondary", id: "edit-config", text: "Back to editing", disabled: app.starting, onClick: () => { app.prepared = null; renderPrepare(); $("prepare").focus() } })))
     box.append(approval)
   }
@@ -1052,6 +1109,11 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       }
     } catch (error) {
       notice(`Prepare failed: ${error.message}`)
+      // The folder given is unusable: its sentence stands under the field.
+      if ((draft.config.repository_path || "").trim()) {
+        app.repositoryError = error.message
+        rerenderKeepingFocus(renderConfigure)
+      }
     } finally {
       app.preparing = false
       renderPrepare()
