@@ -294,5 +294,5 @@ export function repeatsField(c: Config) {
   const counts = Array.from({ length: MAX_REPEATS }, (_, index) => index + 1)
   const select = h("select", { id: "cfg-repeats", onChange: (event) => { c.repeats = Number(valueOf(event)); changed(false) } },
     counts.map((n) => h("option", { value: String(n), text: n === 1 ? "1 (once)" : `${n} times`, selected: (c.repeats ?? 1) === n ? "selected" : undefined })))
-  return h("div", { className: "narrow" }, field("Repeats", select, "Each model replays the thread this many times from the same start; Results shows every outcome."))
+  return h("div", { className: "medium" }, field("Repeats", select, "Each model replays the thread this many times from the same start; Results shows every outcome."))
 }

@@ -118,6 +118,14 @@ describe("Configure's repository folder, empty folder, repeats and preflight", (
     expect(await page.locator("#prepare").isDisabled()).toBe(true)
     await page.check("#cfg-confirm-empty")
     await expect.poll(() => page.locator("#prepare").isEnabled(), { timeout: 15_000 }).toBe(true)
+    // Claude's files are listed once, under Files, with their tick boxes; the summary refers to that list.
+    for (const file of ["lib.py", "notes.txt", "two.txt", "three.txt"]) {
+      expect(await page.locator("#configure-body *").evaluateAll((nodes, name) =>
+        nodes.filter((node) => node.children.length === 0 && node.closest("details:not([open]) > pre") === null && node.textContent === name).length, file)).toBe(1)
+    }
+    expect(await page.locator("#changed-files input[type=checkbox]").count()).toBe(4)
+    expect(await page.locator("#config-summary").innerText()).toContain("4 files, ticked under Files")
+    expect(await page.locator("#configure-body").innerText()).not.toMatch(/\bnull\b/)
     expect(await page.locator("#config-json").textContent()).not.toContain('"repeats"')
     expect(await page.locator("#config-json").textContent()).not.toContain("repository_path")
     await page.click("#prepare")
