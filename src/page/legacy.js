@@ -1,8 +1,8 @@
 // The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
-import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable } from "./dom.js"
-import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
+import { $, fromReportHtml, h, labelScrollRegions, notice, scrollTable } from "./dom.js"
+import { clockText, formatDate, formatDuration, formatTime, integer, percent, percentText } from "./format.js"
 import { renderMarkdown } from "./markdown.js"
 import { renderDiff } from "./diffView.js"
 import { loadRunsView as loadRunsList, renderPortfolioActions, runsFilters, selectedRuns, setRunsFilters, supervisionText, wireRunsView } from "./runsList.js"
