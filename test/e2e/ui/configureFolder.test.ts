@@ -69,6 +69,11 @@ const shots = async (name: string) => {
   for (const width of [390, 1366, 1920]) {
     await page.setViewportSize({ width, height: 900 })
     await page.screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}.png`), fullPage: true })
+    // The parts a full-page picture of a phone's width shows too small to read.
+    if (width === 390 && (await page.locator("#prepare-actions").count()) > 0) {
+      await page.locator("section.sub:has(#changed-files)").screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}-files.png`) })
+      await page.locator("#prepare-actions").screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}-approval.png`) })
+    }
   }
   await page.setViewportSize({ width: 1280, height: 900 })
 }
