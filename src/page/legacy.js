@@ -6,6 +6,10 @@ import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, in
 import { renderMarkdown } from "./markdown.js"
 import { renderDiff } from "./diffView.js"
 import { loadRunsView as loadRunsList, renderPortfolioActions, runsFilters, selectedRuns, setRunsFilters, supervisionText, wireRunsView } from "./runsList.js"
+import { batchView, pollBatch } from "./batch.js"
+import { batchForm as batch, batchThreadPick, MAX_MODELS, wireBatchForm } from "./batchForm.js"
+import { saveBlob } from "./download.js"
+import { comparePortfolio } from "./portfolioPanel.js"
 import { callTool, failureText, post, postRaw, wasTokenRefused } from "./client.js"
 import { currentAddress, onAddressChange, showAddress } from "./router.js"
 import { DIMENSIONS } from "../domain/review/dimensions.js"
@@ -21,7 +25,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
   const POLL_MS = 1000
   const PAGE_SIZE = 20
   const PROGRESS_MS = 400
-  const MAX_MODELS = 4
   const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
   const STEPS = ["thread", "configure", "run", "results", "runs"]
   const AUTHORS = AUTHOR_LABELS
@@ -123,7 +126,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
         return { view: "thread", threadId: draft.thread_id, range }
       }
       case "run":
-        if (batch.id && (app.runFocus === "batch" || !draft.run_ids.length)) return { view: "batch", batchId: batch.id }
+        if (batchView.id && (app.runFocus === "batch" || !draft.run_ids.length)) return { view: "batch", batchId: batchView.id }
         return draft.run_ids.length ? { view: "run", runId: draft.run_ids[0] } : home
       case "results":
         return draft.results_run ? { view: "run", runId: draft.results_run } : home
@@ -167,12 +170,13 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
           return openRunAddress(address.runId)
         case "batch":
           app.runFocus = "batch"
-          if (batch.id !== address.batchId) {
-            batch.id = address.batchId
-            batch.summary = null
+          if (batchView.id !== address.batchId) {
+            batchView.id = address.batchId
+            batchView.summary = null
+            batchView.grid = null
           }
           showStep("run")
-          pollBatch()
+          pollBatch(batchHost)
           return
         case "runs":
           setRunsFilters(address.filters)
@@ -1730,71 +1734,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       } }))
   }
 
-  /** Hands a file to the browser's downloads. */
-  function saveBlob(blob, fileName) {
-    const url = URL.createObjectURL(blob)
-    const link = h("a", { href: url, download: fileName, className: "visually-hidden" })
-    document.body.append(link)
-    link.click()
-    link.remove()
-    setTimeout(() => URL.revokeObjectURL(url), 10000)
-  }
-
-
-  /** A checks rate in words, with its 95% Wilson interval. */
-  const checkRateText = (figure) =>
-    !figure || figure.of === 0 || !figure.interval ? "none to count" : `${figure.count.count} of ${figure.of} (${percentText(figure.rate)}, 95% interval ${percentText(figure.interval.lower)}–${percentText(figure.interval.upper)})`
-
-  /** The checks beside the judge: only the runs whose report has checks are counted. */
-  function portfolioChecksText(model) {
-    const checks = model.checks
-    const runs = model.runs.length
-    return `${model.model}: checks ran in ${checks.runs_with_checks.count} of ${runs} run${runs === 1 ? "" : "s"} (only those counted here): Codex keeps every check Claude's result passed ${checkRateText(checks.keeps_claude_passes)}; strictly better on checks ${checkRateText(checks.better)}; strictly worse ${checkRateText(checks.worse)}.`
-  }
-
-  function portfolioModelLine(model) {
-    const overall = model.overall
-    const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
-    const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
-    const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
-    const splits = model.second_judge ? ` Judges split: ${model.second_judge.split.count} of ${model.second_judge.judged.count} run${model.second_judge.judged.count === 1 ? "" : "s"} judged by Claude too.` : ""
-    const uncounted = overall.not_counted && overall.not_counted.count > 0 ? ` (${overall.not_counted.count} without a verdict: not counted)` : ""
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}${uncounted}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${splits}`
-  }
-
-  /** Judge–user agreement on the overall winner over the runs the user voted on blind. */
-  function portfolioAgreementText(model) {
-    const a = model.user_agreement
-    const kappa = a.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : (Math.abs(a.kappa) < 0.005 ? 0 : a.kappa).toFixed(2)
-    const left = a.no_verdict ? a.no_verdict.count : 0
-    if (a.n === 0) return `${model.model}: nothing to compare: the judge reached no verdict on the ${left} run(s) you voted on, n = 0.`
-    const leftOut = left > 0 ? `; ${left} voted run(s) left out: the judge reached no verdict on ${left === 1 ? "it" : "them"}` : ""
-    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}${leftOut}.`
-  }
-
-  async function comparePortfolio() {
-    const status = $("portfolio-status")
-    const runIds = selectedRuns()
-    $("portfolio-compare").disabled = true
-    status.replaceChildren(h("p", { className: "muted", text: `Counting ${runIds.length} run${runIds.length === 1 ? "" : "s"}…` }))
-    try {
-      const result = await callTool("make_portfolio", { run_ids: runIds, include_html: true })
-      saveBlob(new Blob([result.html], { type: "text/html" }), result.html_file_name)
-      status.replaceChildren(
-        h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
-        h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
-        h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
-        h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" }, result.portfolio.models.filter((model) => model.user_agreement).map((model) => h("li", { text: portfolioAgreementText(model) }))),
-        portfolioCostLine(result.portfolio),
-        h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
-      )
-    } catch (error) {
-      status.replaceChildren(h("p", { className: "callout callout-bad", id: "portfolio-error", text: `Could not compare: ${error.message}` }))
-    } finally {
-      renderPortfolioActions()
-    }
-  }
-
   /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
   function openFromRunsView(run, siblings) {
     app.runFocus = "runs"
@@ -1825,9 +1764,52 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     statusBadge: (status) => statusBadge(status),
     openRun: (run, siblings) => openFromRunsView(run, siblings),
     filtersChanged: () => syncAddress("replace"),
-    compare: () => comparePortfolio()
+    compare: (runIds) => comparePortfolio(runIds, openRunLink)
   }
   const loadRunsView = () => loadRunsList(runsHost)
+
+  /** A run's address followed from a link of the page (a grid's cell): a new history entry, then its view. */
+  function openRunLink(id) {
+    showAddress({ view: "run", runId: id }, "push")
+    openAddress({ view: "run", runId: id })
+  }
+
+  /** The batch view's hooks into the rest of the page (src/page/batch.ts). */
+  const batchHost = {
+    statusBadge: (status) => statusBadge(status),
+    stillBlind: (run) => stillBlind(run),
+    notRevealedCell: (run, open) => notRevealedCell(run, open),
+    openResults: (id, focus) => openResults(id, focus),
+    followRun: (id) => {
+      if (!draft.run_ids.includes(id)) draft.run_ids = [id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
+      saveDraft()
+      pollRuns()
+    },
+    openRunAddress: (id) => openRunLink(id),
+    refreshState: () => refreshState()
+  }
+
+  /** The batch form's hooks into the rest of the page (src/page/batchForm.ts). */
+  const batchFormHost = {
+    threads: () => app.threads,
+    source: () => draft.source,
+    offeredModels: () => (app.state && app.state.models) || [],
+    renderThreads: () => renderThreads(),
+    defaultConfig: (result) => defaultConfig(result),
+    reviewerChoiceText: (offered, models) => reviewerChoiceText(offered, models),
+    secondJudgeChoice: (choice, update) => secondJudgeChoice(choice, update),
+    secondJudgeValue: (on, model) => secondJudgeValue(on, model),
+    preparedReviewerLine: (prepared, id) => preparedReviewerLine(prepared, id),
+    estimateLine: (estimate, id) => estimateLine(estimate, id),
+    started: (batchId, summary) => {
+      batchView.id = batchId
+      batchView.summary = summary
+      batchView.grid = null
+      app.runFocus = "batch"
+      showStep("run", true)
+      pollBatch(batchHost)
+    }
+  }
 
 
   // ------------------------------------------------------------------------------------------
@@ -2071,20 +2053,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     return estimate && estimate.text ? h("p", { className: "hint cost-estimate", id, text: estimate.text }) : null
   }
 
-  /** " · evaluation $0.090" of a batch's cost so far. */
-  function batchEvaluationCost(cost) {
-    if (typeof cost.evaluation !== "number") return ""
-    return ` · evaluation ${formatUsd(cost.evaluation)}${cost.evaluation_unpriced_runs ? ` (+${cost.evaluation_unpriced_runs} not priced)` : ""}`
-  }
-
-  /** What every run of a portfolio together cost: Codex's implementations, Claude once per thread, the evaluation apart. */
-  function portfolioCostLine(portfolio) {
-    const cost = portfolio.cost_usd
-    if (!cost) return null
-    const total = (totals) => (totals && typeof totals.total === "number" ? formatUsd(totals.total) : "not known")
-    return h("p", { id: "portfolio-cost", text: `All runs: Codex implementations ${total(cost.codex)} · Claude ${total(cost.claude)}, counted once per thread (${cost.threads} thread${cost.threads === 1 ? "" : "s"}) · evaluation (what it cost to know) ${total(cost.evaluation)}` })
-  }
-
   /** Under the every-model table: the Codex runs summed, Claude's cost once (one thread), the evaluation apart. */
   function everyModelCostLine(reports) {
     const sum = (values) => values.reduce((total, value) => total + value, 0)
@@ -2098,299 +2066,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
 
 
 
-
-  // ------------------------------------------------------------------------------------------
-  // Batches: a batch mode in the Thread step, and the batch view in the Run step
-
-  const MAX_BATCH_THREADS = 100
-  const batch = { on: false, selected: new Set(), models: null, reviewer: "", pickCount: 10, pickSort: "date", busy: false, prepared: null, configurations: null, unconfigured: [], id: null, summary: null, timer: null, confirmCancel: false }
-
-  const offeredModels = () => (app.state && app.state.models) || []
-
-  function batchThreadPick(thread, index, meta) {
-    const id = thread.imported_thread_id
-    return h("label", { className: "thread-pick", "data-thread-id": id },
-      h("input", { type: "checkbox", className: "batch-thread", value: id, checked: batch.selected.has(id), onChange: (event) => {
-        if (event.target.checked) batch.selected.add(id)
-        else batch.selected.delete(id)
-        batch.prepared = null
-        renderBatchPanel()
-      } }),
-      h("span", { className: "thread-num", text: `#${index + 1}` }),
-      h("span", { className: "thread-text" }, h("span", { className: "thread-title", text: thread.title || id }), h("span", { className: "thread-meta", text: meta })))
-  }
-
-  function setBatchMode(on) {
-    batch.on = on
-    $("batch-panel").hidden = !on
-    renderThreads()
-    renderBatchPanel()
-  }
-
-  /** Selects the N most recent or most expensive threads of the current source. */
-  async function pickThreads() {
-    const count = Math.max(1, Math.min(MAX_BATCH_THREADS, Math.floor(Number(batch.pickCount) || 0)))
-    try {
-      const result = await callTool("list_threads", { source: draft.source, sort: batch.pickSort, limit: count })
-      batch.selected = new Set((result.threads || []).map((thread) => thread.imported_thread_id))
-      batch.prepared = null
-      renderThreads()
-      renderBatchPanel()
-    } catch (error) {
-      notice(`Could not list threads: ${error.message}`)
-    }
-  }
-
-  /** A thread's configuration as `codex-replay batch` builds it: the inspection's defaults, approved with the batch. */
-  function batchEntry(result, models) {
-    const c = defaultConfig(result)
-    const nonGit = c.beginning_kind === "non_git"
-    const preexisting = ((result.file_selection || {}).preexisting_files) || []
-    const entry = {
-      thread_id: c.thread_id,
-      source_path: c.source_path,
-      message_uuid: c.message_uuid,
-      request: c.request,
-      repo: c.repo || null,
-      beginning_kind: c.beginning_kind,
-      ending_kind: c.ending_kind,
-      baseline_commit: c.beginning_kind === "git" ? c.baseline_commit || null : null,
-      ending_commit: c.ending_kind === "git" ? c.ending_commit || null : null,
-      models,
-      timeout_seconds: c.timeout_seconds
-    }
-    if (nonGit) {
-      entry.created_by_claude = c.files.filter((file) => file.selected && file.kind === "created").map((file) => file.path)
-      entry.confirm_empty_beginning = preexisting.length === 0
-      entry.confirm_file_selection = Boolean(result.workspace && result.workspace.requires_confirmation)
-    } else entry.confirm_repository_selection = Boolean(c.repo)
-    return entry
-  }
-
-  async function inspectForBatch(ids, models) {
-    const entries = []
-    const unconfigured = []
-    const queue = ids.slice()
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-        try {
-          const result = await callTool("inspect_thread", { thread_id: id })
-          const blockers = result.blockers || []
-          if (blockers.length || !((result.thread || {}).request || "").trim()) unconfigured.push({ thread_id: id, reasons: blockers.length ? blockers : ["The thread has no request to replay."] })
-          else entries.push(batchEntry(result, models))
-        } catch (error) {
-          unconfigured.push({ thread_id: id, reasons: [error.message] })
-        }
-      }
-    }
-    await Promise.all([worker(), worker(), worker(), worker()])
-    const order = (entry) => ids.indexOf(entry.thread_id)
-    return { entries: entries.sort((a, b) => order(a) - order(b)), unconfigured }
-  }
-
-  const batchPayload = () => {
-    const secondJudge = secondJudgeValue(batch.second_judge, batch.second_judge_model)
-    return { configurations: batch.configurations, reviewer_model: batch.reviewer || null, ...(secondJudge ? { second_judge: secondJudge } : {}) }
-  }
-
-  async function prepareBatchFromPage() {
-    batch.busy = true
-    renderBatchPanel()
-    notice("")
-    try {
-      const { entries, unconfigured } = await inspectForBatch([...batch.selected], batch.models.slice())
-      batch.unconfigured = unconfigured
-      batch.configurations = entries
-      batch.prepared = entries.length ? await callTool("prepare_run", batchPayload()) : { ready: false, blocked: [] }
-    } catch (error) {
-      notice(`Prepare failed: ${error.message}`)
-    } finally {
-      batch.busy = false
-      renderBatchPanel()
-      const next = $("batch-start") || $("batch-edit") || $("batch-prepare")
-      if (next) next.focus()
-    }
-  }
-
-  async function startBatchFromPage() {
-    const prepared = batch.prepared
-    if (!prepared || !prepared.prepare_token) return
-    batch.busy = true
-    renderBatchPanel()
-    try {
-      const result = await callTool("start_run", { ...batchPayload(), approved: true, prepare_token: prepared.prepare_token })
-      batch.id = result.batch_id
-      batch.summary = result.batch
-      batch.prepared = null
-      app.runFocus = "batch"
-      showStep("run", true)
-      pollBatch()
-    } catch (error) {
-      notice(`Start failed: ${error.message}`)
-    } finally {
-      batch.busy = false
-      renderBatchPanel()
-    }
-  }
-
-  function renderBatchPanel() {
-    const body = $("batch-panel-body")
-    if (!body || !batch.on) return
-    if (batch.models === null) batch.models = offeredModels().filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
-    body.replaceChildren()
-    const count = batch.selected.size
-    const reasons = []
-    if (count === 0) reasons.push("Select at least one thread.")
-    if (count > MAX_BATCH_THREADS) reasons.push(`Select at most ${MAX_BATCH_THREADS} threads.`)
-    if (batch.models.length === 0) reasons.push("Choose at least one Codex model.")
-    body.append(
-      h("p", { id: "batch-count", role: "status", text: `${count} thread${count === 1 ? "" : "s"} selected.` }),
-      h("div", { className: "actions" },
-        h("button", { type: "button", className: "secondary", id: "batch-select-shown", text: "Select all shown", onClick: () => {
-          for (const thread of app.threads) batch.selected.add(thread.imported_thread_id)
-          batch.prepared = null
-          renderThreads()
-          renderBatchPanel()
-        } }), " ",
-        h("button", { type: "button", className: "secondary", id: "batch-clear", text: "Clear selection", disabled: count === 0, onClick: () => {
-          batch.selected.clear()
-          batch.prepared = null
-          renderThreads()
-          renderBatchPanel()
-        } })),
-      h("div", { className: "batch-pick", role: "group", "aria-label": "Select the N most recent or most expensive threads" },
-        h("label", {}, "Select the ", h("input", { type: "number", id: "batch-pick-count", min: "1", max: String(MAX_BATCH_THREADS), step: "1", value: String(batch.pickCount), onInput: (event) => { batch.pickCount = event.target.value } })),
-        h("label", {}, h("span", { className: "visually-hidden", text: "Order" }), h("select", { id: "batch-pick-sort", onChange: (event) => { batch.pickSort = event.target.value } },
-          h("option", { value: "date", text: "most recent", selected: batch.pickSort === "date" }),
-          h("option", { value: "cost", text: "most expensive", selected: batch.pickSort === "cost" }))),
-        h("span", { text: "threads" }),
-        h("button", { type: "button", className: "secondary", id: "batch-pick", text: "Select", onClick: pickThreads })),
-      h("fieldset", { className: "models" }, h("legend", { text: `Codex models for every thread (1 to ${MAX_MODELS})` }),
-        offeredModels().map((model, index) => h("label", { className: "check" },
-          h("input", { type: "checkbox", id: `batch-model-${index}`, value: model.id, checked: batch.models.includes(model.id), onChange: (event) => {
-            const chosen = new Set(batch.models)
-            if (event.target.checked) chosen.add(model.id)
-            else chosen.delete(model.id)
-            batch.models = offeredModels().map((m) => m.id).filter((id) => chosen.has(id)).slice(0, MAX_MODELS)
-            batch.prepared = null
-            renderBatchPanel()
-          } }), ` ${model.id}`))),
-      h("label", {}, "Reviewer for every replay ",
-        h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
-          h("option", { value: "", text: reviewerChoiceText(offeredModels(), batch.models) }),
-          offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))),
-      secondJudgeChoice(batch, (value) => { Object.assign(batch, value); batch.prepared = null }))
-    if (!batch.prepared) {
-      body.append(h("div", { className: "actions" },
-        h("button", { type: "button", className: "primary", id: "batch-prepare", text: batch.busy ? "Preparing…" : "Prepare batch", disabled: reasons.length > 0 || batch.busy, onClick: prepareBatchFromPage })),
-        h("p", { className: reasons.length ? "reason" : "hint", role: "status", text: reasons.length ? `Cannot prepare yet: ${reasons.join(" ")}` : "Each thread is configured as it was recorded and prepared on its own; blocked threads are listed and left out." }))
-      return
-    }
-    const prepared = batch.prepared
-    const blocked = batch.unconfigured.concat(prepared.blocked || [])
-    body.append(h("div", { className: "approval", role: "group", "aria-labelledby": "batch-approval-title" },
-      h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
-      prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
-      prepared.ready ? estimateLine(prepared.estimate, "batch-cost-estimate") : null,
-      preparedReviewerLine(prepared, "batch-approval-reviewer"),
-      blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
-        h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
-      h("div", { className: "actions" },
-        prepared.ready ? h("button", { type: "button", className: "primary", id: "batch-start", text: batch.busy ? "Starting…" : "Approve and start batch", disabled: batch.busy, onClick: startBatchFromPage }) : null, " ",
-        h("button", { type: "button", className: "secondary", id: "batch-edit", text: "Back to selection", disabled: batch.busy, onClick: () => { batch.prepared = null; renderBatchPanel() } }))))
-  }
-
-  async function pollBatch() {
-    clearTimeout(batch.timer)
-    if (!batch.id) return
-    try {
-      batch.summary = (await callTool("get_batch", { batch_id: batch.id })).batch
-    } catch (error) {
-      notice(`Could not read the batch: ${error.message}`)
-    }
-    renderBatchView()
-    const summary = batch.summary
-    if (summary && summary.status === "running") batch.timer = setTimeout(pollBatch, POLL_MS)
-    // The batch's runs are this controller's: the recent runs list shows them as they start and end.
-    refreshState()
-  }
-
-  function openBatchRun(item) {
-    if (item.status === "completed") return openResults(item.run_id, true)
-    if (!draft.run_ids.includes(item.run_id)) draft.run_ids = [item.run_id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
-    saveDraft()
-    pollRuns()
-    const card = document.querySelector(`[data-run-id="${CSS.escape(item.run_id)}"]`)
-    if (card) card.scrollIntoView()
-  }
-
-  async function cancelWholeBatch() {
-    batch.confirmCancel = false
-    try {
-      batch.summary = (await callTool("cancel_batch", { batch_id: batch.id })).batch
-    } catch (error) {
-      notice(`Cancel failed: ${error.message}`)
-    }
-    pollBatch()
-  }
-
-  function batchCancelControls(summary) {
-    if (summary.status !== "running") return null
-    if (batch.confirmCancel) {
-      return h("div", { className: "confirm", role: "group", "aria-label": "Confirm cancelling the batch" },
-        h("span", { text: "Cancel the whole batch? Its replays in progress stop and nothing more starts." }), " ",
-        h("button", { type: "button", className: "danger", id: "batch-confirm-cancel", text: "Yes, cancel the batch", onClick: cancelWholeBatch }), " ",
-        h("button", { type: "button", className: "secondary", id: "batch-keep", text: "Keep running", onClick: () => { batch.confirmCancel = false; renderBatchView(); $("batch-cancel").focus() } }))
-    }
-    return h("button", { type: "button", className: "danger", id: "batch-cancel", text: "Cancel batch", onClick: () => { batch.confirmCancel = true; renderBatchView(); $("batch-confirm-cancel").focus() } })
-  }
-
-  function batchProgressText(summary) {
-    const c = summary.counts
-    const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
-    return `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.${summary.status_note ? ` ${summary.status_note}` : ""}`
-  }
-
-  // What the view shows but its clocks: a poll that changes only those updates one line, so the buttons
-  // under the pointer or the keyboard stay the same elements (as renderRuns does for the run cards).
-  let batchSignature = ""
-  function renderBatchView() {
-    const summary = batch.summary
-    $("batch-card").hidden = !summary
-    if (!summary) return
-    const body = $("batch-body")
-    const { elapsed_ms: _elapsed, estimate_remaining_ms: _left, ...shown } = summary
-    const signature = JSON.stringify([shown, batch.confirmCancel])
-    if (signature === batchSignature && body.childElementCount > 0) {
-      $("batch-progress").textContent = batchProgressText(summary)
-      return
-    }
-    batchSignature = signature
-    const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null
-    body.replaceChildren(
-      h("p", { className: "mono muted", text: summary.batch_id }),
-      h("p", { id: "batch-progress", role: "status", text: batchProgressText(summary) }),
-      h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} (once per thread)${batchEvaluationCost(summary.cost_usd)} · reviewer ${summary.reviewer_model}` }),
-      summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
-      h("div", { className: "actions" }, batchCancelControls(summary)),
-      summary.portfolio ? h("p", { id: "batch-portfolio", text: `Portfolio verdict written: ${summary.portfolio.portfolio_html}` }) : null,
-      h("div", { className: "table-scroll", "aria-label": "Batch replays (scrolls sideways)" },
-        h("table", { className: "batch-table", id: "batch-table" },
-          h("thead", {}, h("tr", {}, ["Thread", "Model", "Status", "Phase", "Verdict", "Open"].map((label) => h("th", { scope: "col", text: label })))),
-          h("tbody", {}, summary.items.map((item) => h("tr", { "data-thread-id": item.thread_id, "data-model": item.model },
-            h("td", { className: "mono", text: item.thread_id }),
-            h("td", { text: item.model }),
-            h("td", {}, statusBadge(item.status)),
-            h("td", { text: item.error || item.phase || "—" }),
-            stillBlind(item) ? notRevealedCell(item, () => openBatchRun(item)) : h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
-            h("td", {}, item.run_id && item.status !== "pending"
-              ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
-              : null)))))))
-    labelScrollRegions(body)
-    if (focused && document.getElementById(focused)) document.getElementById(focused).focus()
-  }
-
-  const statusWord = (status) => ({ running: "Running", finished: "Finished", cancelled: "Cancelled" })[status] || status
 
   // ------------------------------------------------------------------------------------------
   // Boot
@@ -2489,7 +2164,7 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       loadThreads(false)
     })
     $("stop-controller").addEventListener("click", stopController)
-    $("batch-mode").addEventListener("change", (event) => setBatchMode(event.target.checked))
+    wireBatchForm(batchFormHost)
     wireRunsView(runsHost)
     setInterval(tickPhaseCounters, 1000)
   }
@@ -2516,10 +2191,10 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     const resume = active.filter((id) => !draft.run_ids.includes(id))
     if (resume.length) draft.run_ids = draft.run_ids.concat(resume)
     if (draft.thread_id && currentAddress().view !== "thread") inspect(draft.thread_id)
-    if (state.batch) {
-      batch.id = state.batch.batch_id
-      batch.summary = state.batch
-      pollBatch()
+    if (state.batch && currentAddress().view !== "batch") {
+      batchView.id = state.batch.batch_id
+      batchView.summary = state.batch
+      pollBatch(batchHost)
     }
     onAddressChange(openAddress)
     const address = currentAddress()
