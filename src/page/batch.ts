@@ -130,12 +130,20 @@ const verdictCell = (host: BatchViewHost, item: BatchItem) => {
     typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visible(item.checks) })] : null)
 }
 
+/** A thread by its title (the grid's, as the history names it), its id under it. */
+const threadCell = (threadId: string) => {
+  const title = batchView.grid?.rows.find((row) => row.thread_id === threadId)?.title ?? null
+  return title === null
+    ? h("td", { className: "mono", text: threadId })
+    : h("td", { className: "run-thread" }, h("span", { className: "run-thread-title", text: title }), h("br"), h("code", { className: "muted", text: threadId }))
+}
+
 const itemsTable = (host: BatchViewHost, summary: BatchSummary) =>
   h("div", { className: "table-scroll", "aria-label": "Batch replays (scrolls sideways)" },
     h("table", { className: "batch-table", id: "batch-table" },
       h("thead", {}, h("tr", {}, ["Thread", "Model", "Status", "Phase", "Verdict", "Open"].map((label) => h("th", { scope: "col", text: label })))),
       h("tbody", {}, summary.items.map((item) => h("tr", { "data-thread-id": item.thread_id, "data-model": item.model },
-        h("td", { className: "mono", text: item.thread_id }),
+        threadCell(item.thread_id),
         h("td", { text: item.model }),
         h("td", {}, host.statusBadge(item.status)),
         h("td", { text: phaseText(item) }),
@@ -145,7 +153,7 @@ const itemsTable = (host: BatchViewHost, summary: BatchSummary) =>
           : null))))))
 
 const gridSection = (host: BatchViewHost, summary: BatchSummary, grid: Grid) =>
-  h("div", { className: "batch-grid", id: "batch-grid" },
+  h("div", { className: "batch-grid", id: "batch-grid-section" },
     h("h3", { text: summary.portfolio === null ? "Threads × models (statistics so far)" : "Threads × models (the portfolio's statistics)" }),
     gridElement(grid, "batch-grid", host.openRunAddress),
     h("div", { className: "actions" },

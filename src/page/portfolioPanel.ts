@@ -26,7 +26,8 @@ const modelLines = (portfolio: Portfolio) => [
   h("ul", { id: "portfolio-models", "aria-label": "Each model against Claude" },
     portfolio.models.map((model) => h("li", { text: `${model.model}: ${portfolioHeadline(model)}` }))),
   h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" },
-    portfolio.models.flatMap((model) => model.checks === undefined ? [] : [h("li", { text: `${model.model}: ${checksFigureLines(model.checks, model.runs.length).join(" ")}` })])),
+    portfolio.models.flatMap((model) => model.checks === undefined ? [] : [h("li", {}, `${model.model}:`,
+      h("ul", {}, checksFigureLines(model.checks, model.runs.length).map((line) => h("li", { text: line }))))])),
   h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" },
     portfolio.models.flatMap((model) => [
       ...(model.user_agreement === undefined ? [] : [h("li", { text: `${model.model}: ${capitalised(agreementText(model.user_agreement))}.` })]),
