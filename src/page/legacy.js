@@ -2,16 +2,17 @@
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
 import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable } from "./dom.js"
-import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
+import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, totalTokens } from "./format.js"
 import { renderMarkdown } from "./markdown.js"
 import { renderDiff } from "./diffView.js"
-import { loadRunsView as loadRunsList, renderPortfolioActions, runsFilters, selectedRuns, setRunsFilters, supervisionText, wireRunsView } from "./runsList.js"
+import { supervisionText } from "./runsList.js"
+import { app, applyPendingModels, draft, PAGE_SIZE, POLL_MS, PROGRESS_MS, rememberConfig, saveDraft, showStep, syncAddress } from "./state.js"
+import { boot, openFromRunsView, openRunLink, refreshState, replayAgain } from "./shell.js"
 import { batchView, pollBatch } from "./batch.js"
-import { batchForm as batch, batchThreadPick, MAX_MODELS, wireBatchForm } from "./batchForm.js"
+import { batchForm as batch, batchThreadPick, MAX_MODELS } from "./batchForm.js"
 import { saveBlob } from "./download.js"
 import { comparePortfolio } from "./portfolioPanel.js"
-import { callTool, failureText, post, postRaw, wasTokenRefused } from "./client.js"
-import { currentAddress, onAddressChange, showAddress } from "./router.js"
+import { callTool, postRaw } from "./client.js"
 import { DIMENSIONS } from "../domain/review/dimensions.js"
 import { AUTHOR_LABELS } from "../domain/report/report.js"
 import { TOKEN_ROWS, totalInput } from "../domain/report/tokens.js"
@@ -21,12 +22,6 @@ import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
 import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
 import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS } from "../domain/checks/outcomes.js"
 import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
-  const HEARTBEAT_MS = 15000
-  const POLL_MS = 1000
-  const PAGE_SIZE = 20
-  const PROGRESS_MS = 400
-  const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
-  const STEPS = ["thread", "configure", "run", "results", "runs"]
   const AUTHORS = AUTHOR_LABELS
   const METHOD_LABELS = {
     single_user_prompt: "Single user prompt",
@@ -35,185 +30,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     packaged_sample: "Packaged sample",
     pending: "Not reconstructed yet (your prompts, joined)",
     chunk: "The chunk's prompts, after the earlier chunks as background"
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // State and draft (localStorage, versioned, scoped to the controller session)
-
-  const app = {
-    session: null,
-    state: null,
-    step: "thread",
-    threads: [],
-    listing: null,
-    listToken: 0,
-    inspect: null,
-    inspectError: null,
-    synthesizing: false,
-    inferring: false,
-    inferNote: "",
-    prepared: null, // transient: never stored
-    preparing: false,
-    starting: false,
-    runs: {}, // run_id -> run state
-    reports: {}, // run_id -> report
-    pollTimer: null,
-    /** How showing a view updates the address: a new entry, or the same one while an address is being opened. */
-    addressHow: "push",
-    /** Which the Run view's address names when it shows both: the batch, or the runs. */
-    runFocus: "runs",
-    /** The part of the thread an address names, until its inspection answers. */
-    pendingRange: null
-  }
-  let draft = { source: "imported", query: "", sort: "date", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
-
-  const draftKey = () => DRAFT_PREFIX + app.session
-  function saveDraft() {
-    if (!app.session) return
-    draft.step = app.step
-    try {
-      localStorage.setItem(draftKey(), JSON.stringify(draft))
-    } catch {
-      // storage full or disabled: the page still works without a draft
-    }
-  }
-  function loadDraft() {
-    try {
-      const raw = localStorage.getItem(draftKey())
-      if (!raw) return
-      const parsed = JSON.parse(raw)
-      if (parsed && typeof parsed === "object") draft = { ...draft, ...parsed }
-      if (!Array.isArray(draft.run_ids)) draft.run_ids = []
-    } catch {
-      // a corrupt draft is ignored
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Steps
-
-  function showStep(step, focus) {
-    if (!STEPS.includes(step)) step = "thread"
-    app.step = step
-    for (const name of STEPS) {
-      $(`step-${name}`).hidden = name !== step
-      const tab = $(`tab-${name}`)
-      if (name === step) tab.setAttribute("aria-current", "step")
-      else tab.removeAttribute("aria-current")
-    }
-    saveDraft()
-    syncAddress(app.addressHow)
-    if (focus) {
-      const heading = document.querySelector(`#step-${step} h2`)
-      if (heading) {
-        heading.setAttribute("tabindex", "-1")
-        heading.focus()
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Addresses: the view shown is in the address bar (a new entry per view), and an address opens its view
-
-  /** The address of the view shown now. */
-  function addressOfView() {
-    const home = { view: "home" }
-    switch (app.step) {
-      case "configure": {
-        if (!draft.thread_id) return home
-        const c = draft.config && draft.config.thread_id === draft.thread_id ? draft.config : null
-        const range = c && c.range_start && c.range_end ? { start: c.range_start, end: c.range_end } : null
-        return { view: "thread", threadId: draft.thread_id, range }
-      }
-      case "run":
-        if (batchView.id && (app.runFocus === "batch" || !draft.run_ids.length)) return { view: "batch", batchId: batchView.id }
-        return draft.run_ids.length ? { view: "run", runId: draft.run_ids[0] } : home
-      case "results":
-        return draft.results_run ? { view: "run", runId: draft.results_run } : home
-      case "runs":
-        return { view: "runs", filters: runsFilters() }
-      default:
-        return home
-    }
-  }
-
-  function syncAddress(how) {
-    showAddress(addressOfView(), how || "push")
-  }
-
-  /** Opens the view an address names (on loading the page, and on Back and Forward); the address bar stays. */
-  async function openAddress(address) {
-    app.addressHow = "replace"
-    try {
-      switch (address.view) {
-        case "thread": {
-          const id = address.threadId
-          if (draft.thread_id !== id) {
-            draft.thread_id = id
-            draft.config = null
-            app.prepared = null
-          }
-          const c = draft.config && draft.config.thread_id === id ? draft.config : null
-          const start = address.range ? address.range.start : null
-          const end = address.range ? address.range.end : null
-          if (c && ((c.range_start || null) !== start || (c.range_end || null) !== end)) {
-            draft.config = null
-            app.prepared = null
-          }
-          app.pendingRange = address.range ? { thread_id: id, range_start: start, range_end: end } : null
-          renderThreads()
-          showStep("configure")
-          inspect(id)
-          return
-        }
-        case "run":
-          return openRunAddress(address.runId)
-        case "batch":
-          app.runFocus = "batch"
-          if (batchView.id !== address.batchId) {
-            batchView.id = address.batchId
-            batchView.summary = null
-            batchView.grid = null
-          }
-          showStep("run")
-          pollBatch(batchHost)
-          return
-        case "runs":
-          setRunsFilters(address.filters)
-          showStep("runs")
-          loadRunsView()
-          return
-        default:
-          showStep("thread")
-      }
-    } finally {
-      app.addressHow = "push"
-    }
-  }
-
-  /** A run's address: its Results once it completed, else its Run view; one the controller does not know is said. */
-  async function openRunAddress(id) {
-    app.runFocus = "runs"
-    let run
-    try {
-      run = (await callTool("get_run", { run_id: id })).run
-    } catch (error) {
-      notice(`Could not open the run ${id}: ${error.message}`)
-      showStep("runs")
-      loadRunsView()
-      return
-    }
-    if (!draft.run_ids.includes(id)) draft.run_ids = [id]
-    saveDraft()
-    app.addressHow = "replace"
-    if (run.status === "completed") {
-      pollRuns()
-      await openResults(id, false)
-    } else {
-      draft.results_run = null
-      showStep("run")
-      pollRuns()
-    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1734,21 +1550,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       } }))
   }
 
-  /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
-  function openFromRunsView(run, siblings) {
-    app.runFocus = "runs"
-    draft.run_ids = siblings.length ? siblings : [run.run_id]
-    draft.results_run = null
-    saveDraft()
-    if (run.report_ready) {
-      pollRuns()
-      openResults(run.run_id, true)
-    } else {
-      showStep("run", true)
-      pollRuns()
-    }
-  }
-
   /** The Runs view's hooks into the rest of the page (src/page/runsList.ts). */
   const runsHost = {
     stillBlind: (run) => stillBlind(run),
@@ -1765,13 +1566,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     openRun: (run, siblings) => openFromRunsView(run, siblings),
     filtersChanged: () => syncAddress("replace"),
     compare: (runIds) => comparePortfolio(runIds, openRunLink)
-  }
-  const loadRunsView = () => loadRunsList(runsHost)
-
-  /** A run's address followed from a link of the page (a grid's cell): a new history entry, then its view. */
-  function openRunLink(id) {
-    showAddress({ view: "run", runId: id }, "push")
-    openAddress({ view: "run", runId: id })
   }
 
   /** The batch view's hooks into the rest of the page (src/page/batch.ts). */
@@ -1811,35 +1605,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     }
   }
 
-
-  // ------------------------------------------------------------------------------------------
-  // Replay again: a finished, failed or cancelled run's configuration, pre-filled
-
-  const MAX_REMEMBERED_CONFIGS = 24
-  function rememberConfig(runIds) {
-    const kept = Object.entries(draft.run_configs || {}).slice(-MAX_REMEMBERED_CONFIGS)
-    draft.run_configs = Object.fromEntries(kept.concat(runIds.map((id) => [id, draft.config])))
-  }
-
-  function replayAgain(run) {
-    const saved = (draft.run_configs || {})[run.run_id]
-    draft.thread_id = run.thread_id
-    draft.config = saved ? { ...saved } : null
-    app.pendingModels = saved ? null : (Array.isArray(run.models) && run.models.length ? run.models : [run.model]).filter(Boolean)
-    app.prepared = null
-    saveDraft()
-    showStep("configure", true)
-    inspect(run.thread_id)
-  }
-
-  /** After an inspection, the models of the run being replayed again (when its configuration was not kept). */
-  function applyPendingModels() {
-    if (!app.pendingModels || !draft.config) return
-    const offered = ((app.inspect && app.inspect.models) || []).map((model) => model.id)
-    const models = app.pendingModels.filter((model) => offered.includes(model))
-    if (models.length) draft.config.models = models
-    app.pendingModels = null
-  }
 
   /** A capability gap's remediation, as a sentence instead of its internal identifier. */
   const REMEDIATIONS = {
@@ -2067,153 +1832,16 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
 
 
 
-  // ------------------------------------------------------------------------------------------
-  // Boot
-
-  async function refreshState() {
-    try {
-      const result = await callTool("get_state")
-      app.state = result.state
-      const diagnostics = (app.state.diagnostics || []).map((d) => (typeof d === "string" ? d : d.message || JSON.stringify(d)))
-      $("controller-status").textContent = `Ready · version ${app.state.plugin_version}${diagnostics.length ? ` · ${diagnostics.join(" ")}` : ""}`
-      $("controller-session").textContent = app.state.controller_session_id
-      $("controller-run-root").textContent = app.state.run_root
-      renderRecent()
-      return app.state
-    } catch (error) {
-      if (error instanceof TypeError) showControllerGone()
-      else $("controller-status").textContent = `Unavailable: ${error.message}`
-      return null
-    }
-  }
-
-  let unreachable = false
-  const heartbeat = () =>
-    post("/api/heartbeat", {}).then(
-      () => {
-        if (unreachable) {
-          unreachable = false
-          refreshState()
-        }
-      },
-      () => {
-        unreachable = true
-        if (!wasTokenRefused()) showControllerGone()
-      }
-    )
-
-  // ------------------------------------------------------------------------------------------
-  // The controller itself: stopping it, and saying plainly when it is gone
-
-  const GONE_TEXT = () => `The controller at ${location.origin}/ is not running any more. Start it again with “npm start” or “codex-replay open” in a terminal, then open the address it prints.`
-
-  function showControllerGone() {
-    $("controller-status").textContent = "Controller stopped"
-    $("stop-controller").hidden = true
-    notice(GONE_TEXT())
-  }
-
-  async function stopController() {
-    const button = $("stop-controller")
-    button.disabled = true
-    try {
-      const response = await fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })
-      const payload = await response.json().catch(() => ({}))
-      if (response.status === 409) {
-        notice(`The controller was not stopped: ${failureText(payload, response)}`)
-        return
-      }
-      if (!response.ok) throw new Error(failureText(payload, response))
-      unreachable = true
-      clearTimeout(app.pollTimer)
-      $("controller-status").textContent = "Controller stopped"
-      button.hidden = true
-      notice(`The controller was stopped. ${GONE_TEXT().replace(/^The controller at \S+ is not running any more\. /, "")}`)
-    } catch (error) {
-      if (error instanceof TypeError) showControllerGone()
-      else notice(`The controller was not stopped: ${error.message}`)
-    } finally {
-      button.disabled = false
-    }
-  }
-
-  function wire() {
-    for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
-      const latest = name === "results" ? draft.results_run || latestCompleted() : null
-      if (latest) openResults(latest, true)
-      else showStep(name, true)
-      if (name === "runs") loadRunsView()
-    })
-    for (const radio of document.querySelectorAll('input[name="source"]')) {
-      radio.addEventListener("change", (event) => {
-        draft.source = event.target.value
-        saveDraft()
-        loadThreads(false)
-      })
-    }
-    $("thread-search").addEventListener("input", (event) => {
-      draft.query = event.target.value
-      saveDraft()
-      clearTimeout(searchTimer)
-      searchTimer = setTimeout(() => loadThreads(false), 250)
-    })
-    $("load-more").addEventListener("click", () => loadThreads(true))
-    $("thread-sort").addEventListener("change", (event) => {
-      draft.sort = event.target.value
-      saveDraft()
-      loadThreads(false)
-    })
-    $("stop-controller").addEventListener("click", stopController)
-    wireBatchForm(batchFormHost)
-    wireRunsView(runsHost)
-    setInterval(tickPhaseCounters, 1000)
-  }
-
-  async function boot() {
-    wire()
-    heartbeat()
-    setInterval(heartbeat, HEARTBEAT_MS)
-    const state = await refreshState()
-    if (!state) return
-    app.session = state.controller_session_id
-    loadDraft()
-    $("source-sample").checked = draft.source === "sample"
-    $("source-imported").checked = draft.source !== "sample"
-    $("thread-search").value = draft.query || ""
-    $("thread-sort").value = draft.sort === "cost" ? "cost" : "date"
-    // The source is chosen once the draft is read: a choice made earlier would be undone by it (and by the
-    // step shown below, in the same turn, before any other event).
-    $("source-sample").disabled = false
-    $("source-imported").disabled = false
-    loadThreads(false)
-    // Resume: runs of this draft, and any run of this controller that is still active.
-    const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)
-    const resume = active.filter((id) => !draft.run_ids.includes(id))
-    if (resume.length) draft.run_ids = draft.run_ids.concat(resume)
-    if (draft.thread_id && currentAddress().view !== "thread") inspect(draft.thread_id)
-    if (state.batch && currentAddress().view !== "batch") {
-      batchView.id = state.batch.batch_id
-      batchView.summary = state.batch
-      pollBatch(batchHost)
-    }
-    onAddressChange(openAddress)
-    const address = currentAddress()
-    app.addressHow = "replace"
-    if (address.view !== "home") {
-      if (draft.run_ids.length) pollRuns()
-      await openAddress(address)
-    } else if (active.length) {
-      showStep("run")
-      draft.results_run = null
-      await pollRuns()
-    } else if (draft.step === "results" && draft.results_run) {
-      if (draft.run_ids.length) await pollRuns()
-      openResults(draft.results_run, false)
-    } else {
-      showStep(draft.step || "thread")
-      if (draft.run_ids.length) pollRuns()
-    }
-    app.addressHow = "push"
-  }
-
-  boot()
+  boot({
+    runsHost,
+    batchHost,
+    batchFormHost,
+    renderThreads: () => renderThreads(),
+    loadThreads: (append) => loadThreads(append),
+    inspect: (id) => inspect(id),
+    openResults: (id, focus) => openResults(id, focus),
+    pollRuns: () => pollRuns(),
+    renderRecent: () => renderRecent(),
+    tickPhaseCounters: () => tickPhaseCounters(),
+    latestCompleted: () => latestCompleted()
+  })
