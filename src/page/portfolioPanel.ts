@@ -7,7 +7,7 @@ import { Either, Schema } from "effect"
 import type { Grid, PortfolioResult } from "../domain/contracts/index.js"
 import { agreementText } from "../domain/portfolio/agreement.js"
 import { checksFigureLines } from "../domain/portfolio/checksFigures.js"
-import { evaluationTotalsText, oncePerThreadText, portfolioHeadline, totalsText } from "../domain/portfolio/html.js"
+import { evaluationTotalsText, judgesSplitText, oncePerThreadText, portfolioHeadline, totalsText } from "../domain/portfolio/html.js"
 import { type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { repeatAgreementText } from "../domain/portfolio/repeats.js"
 import { formatUsd } from "../domain/report/format.js"
@@ -19,19 +19,19 @@ import { renderPortfolioActions } from "./runsList.js"
 
 const decodePortfolio = Schema.decodeUnknownEither(PortfolioFile)
 const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`
-const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+/** The checks figures of one model in one line, in `checksFigureLines`' words. */
+const checksLine = (model: string, lines: ReadonlyArray<string>) => `${model}: ${lines.map((line) => line.replace(/\.$/, "")).join("; ")}.`
 
 /** Each model's lines, as `portfolio.html` words them. */
 const modelLines = (portfolio: Portfolio) => [
   h("ul", { id: "portfolio-models", "aria-label": "Each model against Claude" },
-    portfolio.models.map((model) => h("li", { text: `${model.model}: ${portfolioHeadline(model)}` }))),
+    portfolio.models.map((model) => h("li", { text: `${model.model}: ${portfolioHeadline(model)}${model.second_judge === undefined ? "" : ` Judges split: ${judgesSplitText(model.second_judge)}.`}` }))),
   h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" },
-    portfolio.models.flatMap((model) => model.checks === undefined ? [] : [h("li", {}, `${model.model}:`,
-      h("ul", {}, checksFigureLines(model.checks, model.runs.length).map((line) => h("li", { text: line }))))])),
+    portfolio.models.flatMap((model) => model.checks === undefined ? [] : [h("li", { text: checksLine(model.model, checksFigureLines(model.checks, model.runs.length)) })])),
   h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" },
     portfolio.models.flatMap((model) => [
-      ...(model.user_agreement === undefined ? [] : [h("li", { text: `${model.model}: ${capitalised(agreementText(model.user_agreement))}.` })]),
-      ...(model.repeat_agreement === undefined ? [] : [h("li", { text: `${model.model}: ${capitalised(repeatAgreementText(model.repeat_agreement))}.` })])
+      ...(model.user_agreement === undefined ? [] : [h("li", { text: `${model.model}: ${agreementText(model.user_agreement)}.` })]),
+      ...(model.repeat_agreement === undefined ? [] : [h("li", { text: `${model.model}: ${repeatAgreementText(model.repeat_agreement)}.` })])
     ]))
 ]
 
