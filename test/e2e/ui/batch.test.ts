@@ -108,7 +108,13 @@ describe("batches in the browser", () => {
       expect(await page.locator("#batch-preflight").count()).toBe(0)
       expect(await page.locator("#batch-start").isDisabled()).toBe(false)
       await page.screenshot({ path: path.join(ARTIFACTS, "batch-1b-accept-empty.png"), fullPage: true })
+      // Repeats: each (thread, model) twice is twice the runs.
       await page.click("#batch-edit")
+      await page.fill("#batch-repeats", "2")
+      await page.click("#batch-prepare")
+      await expect.poll(() => page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 12 Codex replay(s) of 3 thread(s), 4 at a time?")
+      await page.click("#batch-edit")
+      await page.fill("#batch-repeats", "1")
       await page.uncheck("#batch-accept-empty")
       await page.click("#batch-prepare")
       await page.locator("#batch-blocked li").waitFor()
@@ -126,6 +132,9 @@ describe("batches in the browser", () => {
       expect(await page.locator("#batch-table tbody").innerText()).not.toMatch(/wins|\btie\b|inconclusive|no verdict|checks:/i)
       expect(await page.locator("#batch-cost").textContent()).toMatch(/^Cost so far: Codex \$\d.*· Claude \$\d.* · reviewer gpt-5\.5$/)
       expect(await page.locator("#batch-cancel").count()).toBe(0)
+      // No literal null on the card, and a finished row shows no phase (its last one would be stale).
+      expect(await page.locator("#batch-card").innerText()).not.toMatch(/\bnull\b|\bundefined\b/)
+      expect(await page.locator("#batch-table tbody tr td:nth-child(4)").allTextContents()).toEqual(Array(4).fill("—"))
       // The batch's runs are this controller's recent runs too.
       await expect.poll(() => page.locator("#recent-runs li .status-completed").count(), { timeout: 10_000 }).toBe(4)
       expect(await axeViolations(page)).toEqual([])
