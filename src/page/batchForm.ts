@@ -276,9 +276,9 @@ const sharedChoices = (models: ReadonlyArray<string>) => {
       if (value.second_judge_model !== undefined) batchForm.second_judge_model = value.second_judge_model
       unprepare()
     }),
-    h("div", { className: "field narrow" },
+    h("div", { className: "field readable" },
       h("label", { for: "batch-repeats", text: `Repeats of each thread and model (1 to ${MAX_REPEATS})` }),
-      h("input", { type: "number", id: "batch-repeats", min: "1", max: String(MAX_REPEATS), step: "1", value: String(batchForm.repeats), "aria-describedby": "batch-repeats-hint", onInput: (event) => {
+      h("input", { type: "number", id: "batch-repeats", className: "repeats-input", min: "1", max: String(MAX_REPEATS), step: "1", value: String(batchForm.repeats), "aria-describedby": "batch-repeats-hint", onInput: (event) => {
         const value = Math.floor(Number(valueOf(event)))
         batchForm.repeats = Number.isFinite(value) ? Math.max(1, Math.min(MAX_REPEATS, value)) : 1
         unprepare()
