@@ -1,13 +1,18 @@
 // The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
 // Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
 // textContent, so thread, candidate and report text can never become markup.
-import { $, fromReportHtml, h, labelScrollRegions, notice, scrollTable } from "./dom.js"
-import { clockText, formatDate, formatDuration, formatTime, integer, percent, percentText } from "./format.js"
+import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable } from "./dom.js"
+import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
 import { renderMarkdown } from "./markdown.js"
 import { renderDiff } from "./diffView.js"
-import { loadRunsView as loadRunsList, renderPortfolioActions, runsFilters, selectedRuns, setRunsFilters, supervisionText, wireRunsView } from "./runsList.js"
-import { callTool, failureText, post, postRaw, wasTokenRefused } from "./client.js"
-import { currentAddress, onAddressChange, showAddress } from "./router.js"
+import { supervisionText } from "./runsList.js"
+import { app, applyPendingModels, draft, PAGE_SIZE, POLL_MS, PROGRESS_MS, rememberConfig, saveDraft, showStep, syncAddress } from "./state.js"
+import { boot, openFromRunsView, openRunLink, refreshState, replayAgain } from "./shell.js"
+import { batchView, pollBatch } from "./batch.js"
+import { batchForm as batch, batchThreadPick, MAX_MODELS } from "./batchForm.js"
+import { saveBlob } from "./download.js"
+import { comparePortfolio } from "./portfolioPanel.js"
+import { callTool, postRaw } from "./client.js"
 import { DIMENSIONS } from "../domain/review/dimensions.js"
 import { AUTHOR_LABELS } from "../domain/report/report.js"
 import { TOKEN_ROWS, totalInput } from "../domain/report/tokens.js"
@@ -22,190 +27,7 @@ import { defaultConfig, inspect } from "./configure.js"
 import { list, secondJudgeChoice, secondJudgeValue, section } from "./configureSections.js"
 import { estimateLine, preparedReviewerLine, reviewerChoiceText } from "./prepare.js"
 import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
-  const HEARTBEAT_MS = 15000
-  const POLL_MS = 1000
-  const MAX_MODELS = 4
-  const DRAFT_PREFIX = "codex-replay.controller-draft.v1:"
-  const STEPS = ["thread", "configure", "run", "results", "runs"]
   const AUTHORS = AUTHOR_LABELS
-
-  // ------------------------------------------------------------------------------------------
-  // State and draft (localStorage, versioned, scoped to the controller session)
-
-  const app = {
-    session: null,
-    state: null,
-    step: "thread",
-    threads: [],
-    listing: null,
-    listToken: 0,
-    inspect: null,
-    inspectError: null,
-    synthesizing: false,
-    inferring: false,
-    inferNote: "",
-    prepared: null, // transient: never stored
-    preparing: false,
-    starting: false,
-    runs: {}, // run_id -> run state
-    reports: {}, // run_id -> report
-    pollTimer: null,
-    /** How showing a view updates the address: a new entry, or the same one while an address is being opened. */
-    addressHow: "push",
-    /** Which the Run view's address names when it shows both: the batch, or the runs. */
-    runFocus: "runs",
-    /** The part of the thread an address names, until its inspection answers. */
-    pendingRange: null
-  }
-  let draft = { source: "imported", query: "", sort: "date", thread_id: null, config: null, step: "thread", run_ids: [], results_run: null }
-
-  const draftKey = () => DRAFT_PREFIX + app.session
-  function saveDraft() {
-    if (!app.session) return
-    draft.step = app.step
-    try {
-      localStorage.setItem(draftKey(), JSON.stringify(draft))
-    } catch {
-      // storage full or disabled: the page still works without a draft
-    }
-  }
-  function loadDraft() {
-    try {
-      const raw = localStorage.getItem(draftKey())
-      if (!raw) return
-      const parsed = JSON.parse(raw)
-      if (parsed && typeof parsed === "object") draft = { ...draft, ...parsed }
-      if (!Array.isArray(draft.run_ids)) draft.run_ids = []
-    } catch {
-      // a corrupt draft is ignored
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Steps
-
-  function showStep(step, focus) {
-    if (!STEPS.includes(step)) step = "thread"
-    app.step = step
-    for (const name of STEPS) {
-      $(`step-${name}`).hidden = name !== step
-      const tab = $(`tab-${name}`)
-      if (name === step) tab.setAttribute("aria-current", "step")
-      else tab.removeAttribute("aria-current")
-    }
-    saveDraft()
-    syncAddress(app.addressHow)
-    if (focus) {
-      const heading = document.querySelector(`#step-${step} h2`)
-      if (heading) {
-        heading.setAttribute("tabindex", "-1")
-        heading.focus()
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Addresses: the view shown is in the address bar (a new entry per view), and an address opens its view
-
-  /** The address of the view shown now. */
-  function addressOfView() {
-    const home = { view: "home" }
-    switch (app.step) {
-      case "configure": {
-        if (!draft.thread_id) return home
-        const c = draft.config && draft.config.thread_id === draft.thread_id ? draft.config : null
-        const range = c && c.range_start && c.range_end ? { start: c.range_start, end: c.range_end } : null
-        return { view: "thread", threadId: draft.thread_id, range }
-      }
-      case "run":
-        if (batch.id && (app.runFocus === "batch" || !draft.run_ids.length)) return { view: "batch", batchId: batch.id }
-        return draft.run_ids.length ? { view: "run", runId: draft.run_ids[0] } : home
-      case "results":
-        return draft.results_run ? { view: "run", runId: draft.results_run } : home
-      case "runs":
-        return { view: "runs", filters: runsFilters() }
-      default:
-        return home
-    }
-  }
-
-  function syncAddress(how) {
-    showAddress(addressOfView(), how || "push")
-  }
-
-  /** Opens the view an address names (on loading the page, and on Back and Forward); the address bar stays. */
-  async function openAddress(address) {
-    app.addressHow = "replace"
-    try {
-      switch (address.view) {
-        case "thread": {
-          const id = address.threadId
-          if (draft.thread_id !== id) {
-            draft.thread_id = id
-            draft.config = null
-            app.prepared = null
-          }
-          const c = draft.config && draft.config.thread_id === id ? draft.config : null
-          const start = address.range ? address.range.start : null
-          const end = address.range ? address.range.end : null
-          if (c && ((c.range_start || null) !== start || (c.range_end || null) !== end)) {
-            draft.config = null
-            app.prepared = null
-          }
-          app.pendingRange = address.range ? { thread_id: id, range_start: start, range_end: end } : null
-          renderThreads()
-          showStep("configure")
-          inspect(id)
-          return
-        }
-        case "run":
-          return openRunAddress(address.runId)
-        case "batch":
-          app.runFocus = "batch"
-          if (batch.id !== address.batchId) {
-            batch.id = address.batchId
-            batch.summary = null
-          }
-          showStep("run")
-          pollBatch()
-          return
-        case "runs":
-          setRunsFilters(address.filters)
-          showStep("runs")
-          loadRunsView()
-          return
-        default:
-          showStep("thread")
-      }
-    } finally {
-      app.addressHow = "push"
-    }
-  }
-
-  /** A run's address: its Results once it completed, else its Run view; one the controller does not know is said. */
-  async function openRunAddress(id) {
-    app.runFocus = "runs"
-    let run
-    try {
-      run = (await callTool("get_run", { run_id: id })).run
-    } catch (error) {
-      notice(`Could not open the run ${id}: ${error.message}`)
-      showStep("runs")
-      loadRunsView()
-      return
-    }
-    if (!draft.run_ids.includes(id)) draft.run_ids = [id]
-    saveDraft()
-    app.addressHow = "replace"
-    if (run.status === "completed") {
-      pollRuns()
-      await openResults(id, false)
-    } else {
-      draft.results_run = null
-      showStep("run")
-      pollRuns()
-    }
-  }
 
   // ------------------------------------------------------------------------------------------
   // Thread step
@@ -877,86 +699,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
       } }))
   }
 
-  /** Hands a file to the browser's downloads. */
-  function saveBlob(blob, fileName) {
-    const url = URL.createObjectURL(blob)
-    const link = h("a", { href: url, download: fileName, className: "visually-hidden" })
-    document.body.append(link)
-    link.click()
-    link.remove()
-    setTimeout(() => URL.revokeObjectURL(url), 10000)
-  }
-
-
-  /** A checks rate in words, with its 95% Wilson interval. */
-  const checkRateText = (figure) =>
-    !figure || figure.of === 0 || !figure.interval ? "none to count" : `${figure.count.count} of ${figure.of} (${percentText(figure.rate)}, 95% interval ${percentText(figure.interval.lower)}–${percentText(figure.interval.upper)})`
-
-  /** The checks beside the judge: only the runs whose report has checks are counted. */
-  function portfolioChecksText(model) {
-    const checks = model.checks
-    const runs = model.runs.length
-    return `${model.model}: checks ran in ${checks.runs_with_checks.count} of ${runs} run${runs === 1 ? "" : "s"} (only those counted here): Codex keeps every check Claude's result passed ${checkRateText(checks.keeps_claude_passes)}; strictly better on checks ${checkRateText(checks.better)}; strictly worse ${checkRateText(checks.worse)}.`
-  }
-
-  function portfolioModelLine(model) {
-    const overall = model.overall
-    const interval = overall.win_rate_interval ? ` (95% interval ${percentText(overall.win_rate_interval.lower)}–${percentText(overall.win_rate_interval.upper)})` : ""
-    const p = overall.sign_test_p === null ? "no decisive verdict" : `sign test p = ${overall.sign_test_p.toFixed(3)}${overall.significant ? ", significant at 5%" : ", not significant at 5%"}`
-    const leaks = model.possible_leaks && model.possible_leaks.count > 0 ? ` Possible leaks: ${model.possible_leaks.count} (matches Claude's result; not counted).` : ""
-    const splits = model.second_judge ? ` Judges split: ${model.second_judge.split.count} of ${model.second_judge.judged.count} run${model.second_judge.judged.count === 1 ? "" : "s"} judged by Claude too.` : ""
-    const uncounted = overall.not_counted && overall.not_counted.count > 0 ? ` (${overall.not_counted.count} without a verdict: not counted)` : ""
-    return `${model.model}: Codex won ${overall.wins.count}, tied ${overall.ties.count}, lost ${overall.losses.count}${uncounted}; win rate ${percentText(overall.win_rate)}${interval}; ${p}.${leaks}${splits}`
-  }
-
-  /** Judge–user agreement on the overall winner over the runs the user voted on blind. */
-  function portfolioAgreementText(model) {
-    const a = model.user_agreement
-    const kappa = a.kappa === null ? "undefined (you and the judge gave one and the same answer every time)" : (Math.abs(a.kappa) < 0.005 ? 0 : a.kappa).toFixed(2)
-    const left = a.no_verdict ? a.no_verdict.count : 0
-    if (a.n === 0) return `${model.model}: nothing to compare: the judge reached no verdict on the ${left} run(s) you voted on, n = 0.`
-    const leftOut = left > 0 ? `; ${left} voted run(s) left out: the judge reached no verdict on ${left === 1 ? "it" : "them"}` : ""
-    return `${model.model}: you and the judge agree on the overall winner in ${a.agreeing} of ${a.n} run(s) you voted on (${percentText(a.share)}); Cohen's kappa ${kappa}, n = ${a.n}${leftOut}.`
-  }
-
-  async function comparePortfolio() {
-    const status = $("portfolio-status")
-    const runIds = selectedRuns()
-    $("portfolio-compare").disabled = true
-    status.replaceChildren(h("p", { className: "muted", text: `Counting ${runIds.length} run${runIds.length === 1 ? "" : "s"}…` }))
-    try {
-      const result = await callTool("make_portfolio", { run_ids: runIds, include_html: true })
-      saveBlob(new Blob([result.html], { type: "text/html" }), result.html_file_name)
-      status.replaceChildren(
-        h("p", { id: "portfolio-summary", text: `Portfolio of ${result.portfolio.run_ids.length} run${result.portfolio.run_ids.length === 1 ? "" : "s"} downloaded as ${result.html_file_name}.` }),
-        h("ul", { id: "portfolio-models" }, result.portfolio.models.map((model) => h("li", { text: portfolioModelLine(model) }))),
-        h("ul", { id: "portfolio-checks", "aria-label": "Checks beside the judge" }, result.portfolio.models.filter((model) => model.checks).map((model) => h("li", { text: portfolioChecksText(model) }))),
-        h("ul", { id: "portfolio-agreement", "aria-label": "You and the judge" }, result.portfolio.models.filter((model) => model.user_agreement).map((model) => h("li", { text: portfolioAgreementText(model) }))),
-        portfolioCostLine(result.portfolio),
-        h("p", { className: "muted" }, "Saved in the run root: ", h("code", { text: result.portfolio_html }), " (its links open each run's report).")
-      )
-    } catch (error) {
-      status.replaceChildren(h("p", { className: "callout callout-bad", id: "portfolio-error", text: `Could not compare: ${error.message}` }))
-    } finally {
-      renderPortfolioActions()
-    }
-  }
-
-  /** Opens a run of the list: its Results when a report exists, its Run view otherwise, with the runs started beside it. */
-  function openFromRunsView(run, siblings) {
-    app.runFocus = "runs"
-    draft.run_ids = siblings.length ? siblings : [run.run_id]
-    draft.results_run = null
-    saveDraft()
-    if (run.report_ready) {
-      pollRuns()
-      openResults(run.run_id, true)
-    } else {
-      showStep("run", true)
-      pollRuns()
-    }
-  }
-
   /** The Runs view's hooks into the rest of the page (src/page/runsList.ts). */
   const runsHost = {
     stillBlind: (run) => stillBlind(run),
@@ -972,39 +714,46 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     statusBadge: (status) => statusBadge(status),
     openRun: (run, siblings) => openFromRunsView(run, siblings),
     filtersChanged: () => syncAddress("replace"),
-    compare: () => comparePortfolio()
-  }
-  const loadRunsView = () => loadRunsList(runsHost)
-
-
-  // ------------------------------------------------------------------------------------------
-  // Replay again: a finished, failed or cancelled run's configuration, pre-filled
-
-  const MAX_REMEMBERED_CONFIGS = 24
-  function rememberConfig(runIds) {
-    const kept = Object.entries(draft.run_configs || {}).slice(-MAX_REMEMBERED_CONFIGS)
-    draft.run_configs = Object.fromEntries(kept.concat(runIds.map((id) => [id, draft.config])))
+    compare: (runIds) => comparePortfolio(runIds, openRunLink)
   }
 
-  function replayAgain(run) {
-    const saved = (draft.run_configs || {})[run.run_id]
-    draft.thread_id = run.thread_id
-    draft.config = saved ? { ...saved } : null
-    app.pendingModels = saved ? null : (Array.isArray(run.models) && run.models.length ? run.models : [run.model]).filter(Boolean)
-    app.prepared = null
-    saveDraft()
-    showStep("configure", true)
-    inspect(run.thread_id)
+  /** The batch view's hooks into the rest of the page (src/page/batch.ts). */
+  const batchHost = {
+    statusBadge: (status) => statusBadge(status),
+    stillBlind: (run) => stillBlind(run),
+    notRevealedCell: (run, open) => notRevealedCell(run, open),
+    openResults: (id, focus) => openResults(id, focus),
+    followRun: (id) => {
+      if (!draft.run_ids.includes(id)) draft.run_ids = [id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
+      saveDraft()
+      pollRuns()
+    },
+    openRunAddress: (id) => openRunLink(id),
+    refreshState: () => refreshState()
   }
 
-  /** After an inspection, the models of the run being replayed again (when its configuration was not kept). */
-  function applyPendingModels() {
-    if (!app.pendingModels || !draft.config) return
-    const offered = ((app.inspect && app.inspect.models) || []).map((model) => model.id)
-    const models = app.pendingModels.filter((model) => offered.includes(model))
-    if (models.length) draft.config.models = models
-    app.pendingModels = null
+  /** The batch form's hooks into the rest of the page (src/page/batchForm.ts). */
+  const batchFormHost = {
+    threads: () => app.threads,
+    source: () => draft.source,
+    offeredModels: () => (app.state && app.state.models) || [],
+    renderThreads: () => renderThreads(),
+    defaultConfig: (result) => defaultConfig(result),
+    reviewerChoiceText: (offered, models) => reviewerChoiceText(offered, models),
+    secondJudgeChoice: (choice, update) => secondJudgeChoice(choice, update),
+    secondJudgeValue: (on, model) => secondJudgeValue(on, model),
+    preparedReviewerLine: (prepared, id) => preparedReviewerLine(prepared, id),
+    estimateLine: (estimate, id) => estimateLine(estimate, id),
+    started: (batchId, summary) => {
+      batchView.id = batchId
+      batchView.summary = summary
+      batchView.grid = null
+      app.runFocus = "batch"
+      showStep("run", true)
+      pollBatch(batchHost)
+    }
   }
+
 
   /** A capability gap's remediation, as a sentence instead of its internal identifier. */
   const REMEDIATIONS = {
@@ -1213,19 +962,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
         h("tbody", {}, rows))))
   }
 
-  /** " · evaluation $0.090" of a batch's cost so far. */
-  function batchEvaluationCost(cost) {
-    if (typeof cost.evaluation !== "number") return ""
-    return ` · evaluation ${formatUsd(cost.evaluation)}${cost.evaluation_unpriced_runs ? ` (+${cost.evaluation_unpriced_runs} not priced)` : ""}`
-  }
-
-  /** What every run of a portfolio together cost: Codex's implementations, Claude once per thread, the evaluation apart. */
-  function portfolioCostLine(portfolio) {
-    const cost = portfolio.cost_usd
-    if (!cost) return null
-    const total = (totals) => (totals && typeof totals.total === "number" ? formatUsd(totals.total) : "not known")
-    return h("p", { id: "portfolio-cost", text: `All runs: Codex implementations ${total(cost.codex)} · Claude ${total(cost.claude)}, counted once per thread (${cost.threads} thread${cost.threads === 1 ? "" : "s"}) · evaluation (what it cost to know) ${total(cost.evaluation)}` })
-  }
 
   /** Under the every-model table: the Codex runs summed, Claude's cost once (one thread), the evaluation apart. */
   function everyModelCostLine(reports) {
@@ -1240,448 +976,6 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
 
 
 
-
-  // ------------------------------------------------------------------------------------------
-  // Batches: a batch mode in the Thread step, and the batch view in the Run step
-
-  const MAX_BATCH_THREADS = 100
-  const batch = { on: false, selected: new Set(), models: null, reviewer: "", pickCount: 10, pickSort: "date", busy: false, prepared: null, configurations: null, unconfigured: [], id: null, summary: null, timer: null, confirmCancel: false }
-
-  const offeredModels = () => (app.state && app.state.models) || []
-
-  function batchThreadPick(thread, index, meta) {
-    const id = thread.imported_thread_id
-    return h("label", { className: "thread-pick", "data-thread-id": id },
-      h("input", { type: "checkbox", className: "batch-thread", value: id, checked: batch.selected.has(id), onChange: (event) => {
-        if (event.target.checked) batch.selected.add(id)
-        else batch.selected.delete(id)
-        batch.prepared = null
-        renderBatchPanel()
-      } }),
-      h("span", { className: "thread-num", text: `#${index + 1}` }),
-      h("span", { className: "thread-text" }, h("span", { className: "thread-title", text: thread.title || id }), h("span", { className: "thread-meta", text: meta })))
-  }
-
-  function setBatchMode(on) {
-    batch.on = on
-    $("batch-panel").hidden = !on
-    renderThreads()
-    renderBatchPanel()
-  }
-
-  /** Selects the N most recent or most expensive threads of the current source. */
-  async function pickThreads() {
-    const count = Math.max(1, Math.min(MAX_BATCH_THREADS, Math.floor(Number(batch.pickCount) || 0)))
-    try {
-      const result = await callTool("list_threads", { source: draft.source, sort: batch.pickSort, limit: count })
-      batch.selected = new Set((result.threads || []).map((thread) => thread.imported_thread_id))
-      batch.prepared = null
-      renderThreads()
-      renderBatchPanel()
-    } catch (error) {
-      notice(`Could not list threads: ${error.message}`)
-    }
-  }
-
-  /** A thread's configuration as `codex-replay batch` builds it: the inspection's defaults, approved with the batch. */
-  function batchEntry(result, models) {
-    const c = defaultConfig(result)
-    const nonGit = c.beginning_kind === "non_git"
-    const preexisting = ((result.file_selection || {}).preexisting_files) || []
-    const entry = {
-      thread_id: c.thread_id,
-      source_path: c.source_path,
-      message_uuid: c.message_uuid,
-      request: c.request,
-      repo: c.repo || null,
-      beginning_kind: c.beginning_kind,
-      ending_kind: c.ending_kind,
-      baseline_commit: c.beginning_kind === "git" ? c.baseline_commit || null : null,
-      ending_commit: c.ending_kind === "git" ? c.ending_commit || null : null,
-      models,
-      timeout_seconds: c.timeout_seconds
-    }
-    if (nonGit) {
-      entry.created_by_claude = c.files.filter((file) => file.selected && file.kind === "created").map((file) => file.path)
-      entry.confirm_empty_beginning = preexisting.length === 0
-      entry.confirm_file_selection = Boolean(result.workspace && result.workspace.requires_confirmation)
-    } else entry.confirm_repository_selection = Boolean(c.repo)
-    return entry
-  }
-
-  async function inspectForBatch(ids, models) {
-    const entries = []
-    const unconfigured = []
-    const queue = ids.slice()
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-        try {
-          const result = await callTool("inspect_thread", { thread_id: id })
-          const blockers = result.blockers || []
-          if (blockers.length || !((result.thread || {}).request || "").trim()) unconfigured.push({ thread_id: id, reasons: blockers.length ? blockers : ["The thread has no request to replay."] })
-          else entries.push(batchEntry(result, models))
-        } catch (error) {
-          unconfigured.push({ thread_id: id, reasons: [error.message] })
-        }
-      }
-    }
-    await Promise.all([worker(), worker(), worker(), worker()])
-    const order = (entry) => ids.indexOf(entry.thread_id)
-    return { entries: entries.sort((a, b) => order(a) - order(b)), unconfigured }
-  }
-
-  const batchPayload = () => {
-    const secondJudge = secondJudgeValue(batch.second_judge, batch.second_judge_model)
-    return { configurations: batch.configurations, reviewer_model: batch.reviewer || null, ...(secondJudge ? { second_judge: secondJudge } : {}) }
-  }
-
-  async function prepareBatchFromPage() {
-    batch.busy = true
-    renderBatchPanel()
-    notice("")
-    try {
-      const { entries, unconfigured } = await inspectForBatch([...batch.selected], batch.models.slice())
-      batch.unconfigured = unconfigured
-      batch.configurations = entries
-      batch.prepared = entries.length ? await callTool("prepare_run", batchPayload()) : { ready: false, blocked: [] }
-    } catch (error) {
-      notice(`Prepare failed: ${error.message}`)
-    } finally {
-      batch.busy = false
-      renderBatchPanel()
-      const next = $("batch-start") || $("batch-edit") || $("batch-prepare")
-      if (next) next.focus()
-    }
-  }
-
-  async function startBatchFromPage() {
-    const prepared = batch.prepared
-    if (!prepared || !prepared.prepare_token) return
-    batch.busy = true
-    renderBatchPanel()
-    try {
-      const result = await callTool("start_run", { ...batchPayload(), approved: true, prepare_token: prepared.prepare_token })
-      batch.id = result.batch_id
-      batch.summary = result.batch
-      batch.prepared = null
-      app.runFocus = "batch"
-      showStep("run", true)
-      pollBatch()
-    } catch (error) {
-      notice(`Start failed: ${error.message}`)
-    } finally {
-      batch.busy = false
-      renderBatchPanel()
-    }
-  }
-
-  function renderBatchPanel() {
-    const body = $("batch-panel-body")
-    if (!body || !batch.on) return
-    if (batch.models === null) batch.models = offeredModels().filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
-    body.replaceChildren()
-    const count = batch.selected.size
-    const reasons = []
-    if (count === 0) reasons.push("Select at least one thread.")
-    if (count > MAX_BATCH_THREADS) reasons.push(`Select at most ${MAX_BATCH_THREADS} threads.`)
-    if (batch.models.length === 0) reasons.push("Choose at least one Codex model.")
-    body.append(
-      h("p", { id: "batch-count", role: "status", text: `${count} thread${count === 1 ? "" : "s"} selected.` }),
-      h("div", { className: "actions" },
-        h("button", { type: "button", className: "secondary", id: "batch-select-shown", text: "Select all shown", onClick: () => {
-          for (const thread of app.threads) batch.selected.add(thread.imported_thread_id)
-          batch.prepared = null
-          renderThreads()
-          renderBatchPanel()
-        } }), " ",
-        h("button", { type: "button", className: "secondary", id: "batch-clear", text: "Clear selection", disabled: count === 0, onClick: () => {
-          batch.selected.clear()
-          batch.prepared = null
-          renderThreads()
-          renderBatchPanel()
-        } })),
-      h("div", { className: "batch-pick", role: "group", "aria-label": "Select the N most recent or most expensive threads" },
-        h("label", {}, "Select the ", h("input", { type: "number", id: "batch-pick-count", min: "1", max: String(MAX_BATCH_THREADS), step: "1", value: String(batch.pickCount), onInput: (event) => { batch.pickCount = event.target.value } })),
-        h("label", {}, h("span", { className: "visually-hidden", text: "Order" }), h("select", { id: "batch-pick-sort", onChange: (event) => { batch.pickSort = event.target.value } },
-          h("option", { value: "date", text: "most recent", selected: batch.pickSort === "date" }),
-          h("option", { value: "cost", text: "most expensive", selected: batch.pickSort === "cost" }))),
-        h("span", { text: "threads" }),
-        h("button", { type: "button", className: "secondary", id: "batch-pick", text: "Select", onClick: pickThreads })),
-      h("fieldset", { className: "models" }, h("legend", { text: `Codex models for every thread (1 to ${MAX_MODELS})` }),
-        offeredModels().map((model, index) => h("label", { className: "check" },
-          h("input", { type: "checkbox", id: `batch-model-${index}`, value: model.id, checked: batch.models.includes(model.id), onChange: (event) => {
-            const chosen = new Set(batch.models)
-            if (event.target.checked) chosen.add(model.id)
-            else chosen.delete(model.id)
-            batch.models = offeredModels().map((m) => m.id).filter((id) => chosen.has(id)).slice(0, MAX_MODELS)
-            batch.prepared = null
-            renderBatchPanel()
-          } }), ` ${model.id}`))),
-      h("label", {}, "Reviewer for every replay ",
-        h("select", { id: "batch-reviewer", onChange: (event) => { batch.reviewer = event.target.value; batch.prepared = null } },
-          h("option", { value: "", text: reviewerChoiceText(offeredModels(), batch.models) }),
-          offeredModels().map((model) => h("option", { value: model.id, text: model.id, selected: batch.reviewer === model.id })))),
-      secondJudgeChoice(batch, (value) => { Object.assign(batch, value); batch.prepared = null }))
-    if (!batch.prepared) {
-      body.append(h("div", { className: "actions" },
-        h("button", { type: "button", className: "primary", id: "batch-prepare", text: batch.busy ? "Preparing…" : "Prepare batch", disabled: reasons.length > 0 || batch.busy, onClick: prepareBatchFromPage })),
-        h("p", { className: reasons.length ? "reason" : "hint", role: "status", text: reasons.length ? `Cannot prepare yet: ${reasons.join(" ")}` : "Each thread is configured as it was recorded and prepared on its own; blocked threads are listed and left out." }))
-      return
-    }
-    const prepared = batch.prepared
-    const blocked = batch.unconfigured.concat(prepared.blocked || [])
-    body.append(h("div", { className: "approval", role: "group", "aria-labelledby": "batch-approval-title" },
-      h("h3", { id: "batch-approval-title", text: prepared.ready ? "Approve the batch" : "The batch is blocked" }),
-      prepared.ready ? h("p", { className: "approval-prompt", id: "batch-approval-prompt", text: prepared.approval_prompt }) : null,
-      prepared.ready ? estimateLine(prepared.estimate, "batch-cost-estimate") : null,
-      preparedReviewerLine(prepared, "batch-approval-reviewer"),
-      blocked.length ? h("div", {}, h("p", { text: `Blocked and left out (${blocked.length}):` }),
-        h("ul", { id: "batch-blocked", className: "plain error" }, blocked.map((entry) => h("li", { "data-thread-id": entry.thread_id, text: `${entry.thread_id}: ${entry.reasons.join(" ")}` })))) : null,
-      h("div", { className: "actions" },
-        prepared.ready ? h("button", { type: "button", className: "primary", id: "batch-start", text: batch.busy ? "Starting…" : "Approve and start batch", disabled: batch.busy, onClick: startBatchFromPage }) : null, " ",
-        h("button", { type: "button", className: "secondary", id: "batch-edit", text: "Back to selection", disabled: batch.busy, onClick: () => { batch.prepared = null; renderBatchPanel() } }))))
-  }
-
-  async function pollBatch() {
-    clearTimeout(batch.timer)
-    if (!batch.id) return
-    try {
-      batch.summary = (await callTool("get_batch", { batch_id: batch.id })).batch
-    } catch (error) {
-      notice(`Could not read the batch: ${error.message}`)
-    }
-    renderBatchView()
-    const summary = batch.summary
-    if (summary && summary.status === "running") batch.timer = setTimeout(pollBatch, POLL_MS)
-    // The batch's runs are this controller's: the recent runs list shows them as they start and end.
-    refreshState()
-  }
-
-  function openBatchRun(item) {
-    if (item.status === "completed") return openResults(item.run_id, true)
-    if (!draft.run_ids.includes(item.run_id)) draft.run_ids = [item.run_id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
-    saveDraft()
-    pollRuns()
-    const card = document.querySelector(`[data-run-id="${CSS.escape(item.run_id)}"]`)
-    if (card) card.scrollIntoView()
-  }
-
-  async function cancelWholeBatch() {
-    batch.confirmCancel = false
-    try {
-      batch.summary = (await callTool("cancel_batch", { batch_id: batch.id })).batch
-    } catch (error) {
-      notice(`Cancel failed: ${error.message}`)
-    }
-    pollBatch()
-  }
-
-  function batchCancelControls(summary) {
-    if (summary.status !== "running") return null
-    if (batch.confirmCancel) {
-      return h("div", { className: "confirm", role: "group", "aria-label": "Confirm cancelling the batch" },
-        h("span", { text: "Cancel the whole batch? Its replays in progress stop and nothing more starts." }), " ",
-        h("button", { type: "button", className: "danger", id: "batch-confirm-cancel", text: "Yes, cancel the batch", onClick: cancelWholeBatch }), " ",
-        h("button", { type: "button", className: "secondary", id: "batch-keep", text: "Keep running", onClick: () => { batch.confirmCancel = false; renderBatchView(); $("batch-cancel").focus() } }))
-    }
-    return h("button", { type: "button", className: "danger", id: "batch-cancel", text: "Cancel batch", onClick: () => { batch.confirmCancel = true; renderBatchView(); $("batch-confirm-cancel").focus() } })
-  }
-
-  function batchProgressText(summary) {
-    const c = summary.counts
-    const left = summary.estimate_remaining_ms === null ? "estimate after the first replay ends" : `about ${formatDuration(summary.estimate_remaining_ms)} left`
-    return `${statusWord(summary.status)}: ${c.completed + c.failed + c.cancelled} of ${summary.total} replays done (${c.completed} completed, ${c.failed} failed, ${c.cancelled} cancelled), ${c.running} running, ${c.pending} pending · ${formatDuration(summary.elapsed_ms)} elapsed${summary.status === "running" ? ` · ${left}` : ""}.${summary.status_note ? ` ${summary.status_note}` : ""}`
-  }
-
-  // What the view shows but its clocks: a poll that changes only those updates one line, so the buttons
-  // under the pointer or the keyboard stay the same elements (as renderRuns does for the run cards).
-  let batchSignature = ""
-  function renderBatchView() {
-    const summary = batch.summary
-    $("batch-card").hidden = !summary
-    if (!summary) return
-    const body = $("batch-body")
-    const { elapsed_ms: _elapsed, estimate_remaining_ms: _left, ...shown } = summary
-    const signature = JSON.stringify([shown, batch.confirmCancel])
-    if (signature === batchSignature && body.childElementCount > 0) {
-      $("batch-progress").textContent = batchProgressText(summary)
-      return
-    }
-    batchSignature = signature
-    const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null
-    body.replaceChildren(
-      h("p", { className: "mono muted", text: summary.batch_id }),
-      h("p", { id: "batch-progress", role: "status", text: batchProgressText(summary) }),
-      h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(summary.cost_usd.codex)}${summary.cost_usd.unpriced_runs ? ` (+${summary.cost_usd.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(summary.cost_usd.claude)} (once per thread)${batchEvaluationCost(summary.cost_usd)} · reviewer ${summary.reviewer_model}` }),
-      summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
-      h("div", { className: "actions" }, batchCancelControls(summary)),
-      summary.portfolio ? h("p", { id: "batch-portfolio", text: `Portfolio verdict written: ${summary.portfolio.portfolio_html}` }) : null,
-      h("div", { className: "table-scroll", "aria-label": "Batch replays (scrolls sideways)" },
-        h("table", { className: "batch-table", id: "batch-table" },
-          h("thead", {}, h("tr", {}, ["Thread", "Model", "Status", "Phase", "Verdict", "Open"].map((label) => h("th", { scope: "col", text: label })))),
-          h("tbody", {}, summary.items.map((item) => h("tr", { "data-thread-id": item.thread_id, "data-model": item.model },
-            h("td", { className: "mono", text: item.thread_id }),
-            h("td", { text: item.model }),
-            h("td", {}, statusBadge(item.status)),
-            h("td", { text: item.error || item.phase || "—" }),
-            stillBlind(item) ? notRevealedCell(item, () => openBatchRun(item)) : h("td", {}, item.winner ? caveatsVerdict(item.caveats) || winnerText(item.winner) : "—", caveatLabels(item.caveats) ? ` · ${caveatLabels(item.caveats)}` : "", typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(item.checks) })] : null),
-            h("td", {}, item.run_id && item.status !== "pending"
-              ? h("button", { type: "button", className: "secondary small", "data-batch-run": item.run_id, text: item.status === "completed" ? "Results" : "Run", onClick: () => openBatchRun(item) })
-              : null)))))))
-    labelScrollRegions(body)
-    if (focused && document.getElementById(focused)) document.getElementById(focused).focus()
-  }
-
-  const statusWord = (status) => ({ running: "Running", finished: "Finished", cancelled: "Cancelled" })[status] || status
-
-  // ------------------------------------------------------------------------------------------
-  // Boot
-
-  async function refreshState() {
-    try {
-      const result = await callTool("get_state")
-      app.state = result.state
-      const diagnostics = (app.state.diagnostics || []).map((d) => (typeof d === "string" ? d : d.message || JSON.stringify(d)))
-      $("controller-status").textContent = `Ready · version ${app.state.plugin_version}${diagnostics.length ? ` · ${diagnostics.join(" ")}` : ""}`
-      $("controller-session").textContent = app.state.controller_session_id
-      $("controller-run-root").textContent = app.state.run_root
-      renderRecent()
-      return app.state
-    } catch (error) {
-      if (error instanceof TypeError) showControllerGone()
-      else $("controller-status").textContent = `Unavailable: ${error.message}`
-      return null
-    }
-  }
-
-  let unreachable = false
-  const heartbeat = () =>
-    post("/api/heartbeat", {}).then(
-      () => {
-        if (unreachable) {
-          unreachable = false
-          refreshState()
-        }
-      },
-      () => {
-        unreachable = true
-        if (!wasTokenRefused()) showControllerGone()
-      }
-    )
-
-  // ------------------------------------------------------------------------------------------
-  // The controller itself: stopping it, and saying plainly when it is gone
-
-  const GONE_TEXT = () => `The controller at ${location.origin}/ is not running any more. Start it again with “npm start” or “codex-replay open” in a terminal, then open the address it prints.`
-
-  function showControllerGone() {
-    $("controller-status").textContent = "Controller stopped"
-    $("stop-controller").hidden = true
-    notice(GONE_TEXT())
-  }
-
-  async function stopController() {
-    const button = $("stop-controller")
-    button.disabled = true
-    try {
-      const response = await fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })
-      const payload = await response.json().catch(() => ({}))
-      if (response.status === 409) {
-        notice(`The controller was not stopped: ${failureText(payload, response)}`)
-        return
-      }
-      if (!response.ok) throw new Error(failureText(payload, response))
-      unreachable = true
-      clearTimeout(app.pollTimer)
-      $("controller-status").textContent = "Controller stopped"
-      button.hidden = true
-      notice(`The controller was stopped. ${GONE_TEXT().replace(/^The controller at \S+ is not running any more\. /, "")}`)
-    } catch (error) {
-      if (error instanceof TypeError) showControllerGone()
-      else notice(`The controller was not stopped: ${error.message}`)
-    } finally {
-      button.disabled = false
-    }
-  }
-
-  function wire() {
-    for (const name of STEPS) $(`tab-${name}`).addEventListener("click", () => {
-      const latest = name === "results" ? draft.results_run || latestCompleted() : null
-      if (latest) openResults(latest, true)
-      else showStep(name, true)
-      if (name === "runs") loadRunsView()
-    })
-    for (const radio of document.querySelectorAll('input[name="source"]')) {
-      radio.addEventListener("change", (event) => {
-        draft.source = event.target.value
-        saveDraft()
-        loadThreads(false)
-      })
-    }
-    $("thread-search").addEventListener("input", (event) => {
-      draft.query = event.target.value
-      saveDraft()
-      clearTimeout(searchTimer)
-      searchTimer = setTimeout(() => loadThreads(false), 250)
-    })
-    $("load-more").addEventListener("click", () => loadThreads(true))
-    $("thread-sort").addEventListener("change", (event) => {
-      draft.sort = event.target.value
-      saveDraft()
-      loadThreads(false)
-    })
-    $("stop-controller").addEventListener("click", stopController)
-    $("batch-mode").addEventListener("change", (event) => setBatchMode(event.target.checked))
-    wireRunsView(runsHost)
-    setInterval(tickPhaseCounters, 1000)
-  }
-
-  async function boot() {
-    wire()
-    heartbeat()
-    setInterval(heartbeat, HEARTBEAT_MS)
-    const state = await refreshState()
-    if (!state) return
-    app.session = state.controller_session_id
-    loadDraft()
-    $("source-sample").checked = draft.source === "sample"
-    $("source-imported").checked = draft.source !== "sample"
-    $("thread-search").value = draft.query || ""
-    $("thread-sort").value = draft.sort === "cost" ? "cost" : "date"
-    // The source is chosen once the draft is read: a choice made earlier would be undone by it (and by the
-    // step shown below, in the same turn, before any other event).
-    $("source-sample").disabled = false
-    $("source-imported").disabled = false
-    loadThreads(false)
-    // Resume: runs of this draft, and any run of this controller that is still active.
-    const active = (state.recent_runs || []).filter((run) => run.status === "running").map((run) => run.run_id)
-    const resume = active.filter((id) => !draft.run_ids.includes(id))
-    if (resume.length) draft.run_ids = draft.run_ids.concat(resume)
-    if (draft.thread_id && currentAddress().view !== "thread") inspect(draft.thread_id)
-    if (state.batch) {
-      batch.id = state.batch.batch_id
-      batch.summary = state.batch
-      pollBatch()
-    }
-    onAddressChange(openAddress)
-    const address = currentAddress()
-    app.addressHow = "replace"
-    if (address.view !== "home") {
-      if (draft.run_ids.length) pollRuns()
-      await openAddress(address)
-    } else if (active.length) {
-      showStep("run")
-      draft.results_run = null
-      await pollRuns()
-    } else if (draft.step === "results" && draft.results_run) {
-      if (draft.run_ids.length) await pollRuns()
-      openResults(draft.results_run, false)
-    } else {
-      showStep(draft.step || "thread")
-      if (draft.run_ids.length) pollRuns()
-    }
-    app.addressHow = "push"
-  }
 
   // The Thread and Configure steps reach the page's state and the other views through this host.
   installConfigureHost({
@@ -1702,4 +996,16 @@ import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts a
     refreshState
   })
 
-  boot()
+  boot({
+    runsHost,
+    batchHost,
+    batchFormHost,
+    renderThreads: () => renderThreads(),
+    loadThreads: (append) => loadThreads(append),
+    inspect: (id) => inspect(id),
+    openResults: (id, focus) => openResults(id, focus),
+    pollRuns: () => pollRuns(),
+    renderRecent: () => renderRecent(),
+    tickPhaseCounters: () => tickPhaseCounters(),
+    latestCompleted: () => latestCompleted()
+  })

@@ -220,13 +220,17 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
   }</dd>${agreementFigure(model, sets)}${repeatAgreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
     sets.link(selfReviewsText(model), model.self_reviews ?? { count: 0, run_ids: [] }, "Self-reviews (the reviewer judged its own replay)")
   }</dd>${
-    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(`${plural(model.second_judge.split.count, "run")} of ${model.second_judge.judged.count} judged by Claude too`, model.second_judge.split, "Runs where the two judges split")}</dd>`
+    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(judgesSplitText(model.second_judge), model.second_judge.split, "Runs where the two judges split")}</dd>`
   }<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}<dt>Claude cost (once per thread)</dt><dd>${
     sets.link(oncePerThreadText(model.cost_usd.claude), model.cost_usd.claude.counted, "Claude cost (once per thread)")
   }</dd><dt>Evaluation cost</dt><dd>${escapeHtml(evaluationTotalsText(model.cost_usd.evaluation, runs))}</dd></dl>`
 }
+
+/** How often the two judges split, over the runs Claude judged too. */
+export const judgesSplitText = (secondJudge: NonNullable<ModelPortfolio["second_judge"]>) =>
+  `${plural(secondJudge.split.count, "run")} of ${secondJudge.judged.count} judged by Claude too`
 
 /** Judge–user agreement, when the user voted on any of the runs. */
 const agreementFigure = (model: ModelPortfolio, sets: RunSets) => {
