@@ -11,7 +11,7 @@
 import { build } from "esbuild"
 import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { readFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { importsByOwnPath, modulesByOwnPath } from "./modulesByOwnPath.js"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
@@ -65,3 +65,10 @@ await build({
     }
   }]
 })
+
+// The grid's stylesheet, from the renderer's own CSS (the page's CSP admits no inline style): the grid the
+// page shows looks as it does in portfolio.html, with the reports' colours scoped to it.
+const { GRID_CSS } = await import(`${dist}domain/portfolio/gridHtml.js`)
+const { REPORT_CSS } = await import(`${dist}domain/report/styles.js`)
+const colours = /:root\{([^}]*)\}/.exec(REPORT_CSS)?.[1] ?? ""
+await writeFile(`${page}/grid.css`, `.grid-view{${colours}}\n${GRID_CSS}`)

@@ -21,7 +21,7 @@ export interface DaemonOptions<RT, RD, RS = never> {
   readonly tools: ToolRegistry<RT>
   /** Runs once the interrupted runs are marked, before the daemon serves (resuming batches). */
   readonly afterReconcile?: Effect.Effect<unknown, ToolFailure, RS>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
+  readonly download: (runId: unknown, format: unknown, portfolioId?: unknown) => Effect.Effect<Download, ToolFailure, RD>
   /**
    * What happens when stopping takes longer than `stopLimit` (default 15 s), with the step it is stuck in; for a
    * process that ends with the daemon. The command-line daemon exits: everything it keeps on disk survives a

@@ -1,3 +1,4 @@
+import * as path from "node:path"
 import { Effect, Either, Exit, Option, Schedule } from "effect"
 import type { BatchSummary } from "../domain/batch.js"
 import { conflict, type ControllerError, invalidArgument, notFound } from "../domain/errors.js"
@@ -7,9 +8,12 @@ import { MAX_REPLAY_THREADS } from "../domain/product.js"
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
+import { GRID_CSV_FILE } from "../domain/portfolio/gridCsv.js"
+import { batchPageAddress } from "./addresses.js"
 import { FileStore } from "../services/FileStore.js"
 import { costLines, modelLines } from "./portfolio.js"
-import { checkModels, configurationFrom } from "./replay.js"
+import { configurationFrom } from "./replay.js"
+import { checkModels } from "./modelChecks.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
 import { commandsLine } from "./replayCommands.js"
@@ -222,7 +226,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
         const started = yield* call("start_run", { ...batchPayload, approved: true, prepare_token: prepareToken })
         if (!("batch_id" in started)) return yield* Effect.dieMessage("The controller answered a batch's start without its batch id.")
         const batchId = started.batch_id
-        yield* out.say(`Batch:      ${batchId}`)
+        yield* out.say(`Batch:      ${batchId}  ${batchPageAddress(url, batchId)}`)
         const exit = yield* Effect.exit(restore(followBatch(call, out, batchId)))
         if (Exit.isFailure(exit)) {
           yield* out.say("Cancelling the batch…")
@@ -236,7 +240,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     )
     const portfolio = summary.portfolio === null ? Option.none() : yield* readPortfolio(summary.portfolio.portfolio_json, out)
     if (options.json) {
-      yield* out.result({ controller_url: url, batch_id: summary.batch_id, batch: summary, portfolio: Option.getOrNull(portfolio) })
+      yield* out.result({ controller_url: url, batch_id: summary.batch_id, address: batchPageAddress(url, summary.batch_id), batch: summary, portfolio: Option.getOrNull(portfolio) })
     } else {
       yield* out.say("")
       yield* out.say(`Batch ${summary.batch_id} ${summary.status} in ${formatElapsed(summary.elapsed_ms)}.`)
@@ -247,6 +251,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
         for (const line of costLines(portfolio.value)) yield* out.say(line)
         yield* out.say(`Report:  ${summary.portfolio?.portfolio_html}`)
         yield* out.say(`         ${summary.portfolio?.portfolio_json}`)
+        yield* out.say(`Grid:    ${batchPageAddress(url, summary.batch_id)} (CSV: ${path.join(path.dirname(summary.portfolio?.portfolio_html ?? ""), GRID_CSV_FILE)})`)
       }
     }
     const unfinished = summary.total - summary.counts.completed

@@ -91,7 +91,9 @@ const replay = Command.make("replay", {
   })
   return withThread(
     options.threadId,
-    (reference) => lazily(async () => Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference)))),
+    (reference) => lazily(async () =>
+      Effect.zipRight(Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference))), (await import("./codexPath.js")).checkCodexPath(process.env))
+    ),
     (threadId) => launcher(lazily(async () => (await import("./replay.js")).replayCommand(replayOptions(threadId), process.env, homedir())))
   )
 }).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
@@ -123,7 +125,7 @@ const batch = Command.make("batch", {
   ),
   json
 }, (options) =>
-  lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
+  Effect.zipRight(lazily(async () => (await import("./codexPath.js")).checkCodexPath(process.env)), lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
     query: Option.getOrUndefined(options.query),
     threads: Option.getOrUndefined(options.threads),
     recent: Option.getOrUndefined(options.recent),
@@ -146,7 +148,7 @@ const batch = Command.make("batch", {
       process.env,
       homedir()
     )
-  ))))
+  )))))
 ).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
@@ -195,12 +197,14 @@ const portfolio = Command.make("portfolio", {
     Options.map(integerOf),
     Options.optional
   ),
+  csv: Options.boolean("csv").pipe(Options.withDescription("Print the runs as a thread × model grid in CSV (also written beside portfolio.html as portfolio.csv).")),
   json
 }, (options) =>
   lazily(async () => (await import("./portfolio.js")).portfolioCommand({
     runIds: options.runIds,
     recent: Option.getOrUndefined(options.recent),
-    json: options.json
+    json: options.json,
+    csv: options.csv
   }))).pipe(Command.withDescription(
     "The portfolio verdict of completed runs: per Codex model, wins, ties and losses against Claude with a 95% Wilson interval and a sign test, flips, comparability, time and cost; writes portfolio.html and portfolio.json under the run root."
   ))

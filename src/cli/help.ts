@@ -94,11 +94,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ]
   },
   portfolio: {
-    usage: "codex-replay portfolio (<run-id> … | --recent N) [--json]",
+    usage: "codex-replay portfolio (<run-id> … | --recent N) [--csv | --json]",
     summary:
       "Write the portfolio verdict of completed runs under the run root (portfolios/<id>/portfolio.html and portfolio.json) and print it: per Codex model, wins, ties and losses against Claude, the win rate with a 95% Wilson interval, the sign test, flips, comparability, time and cost. No controller needed.",
     arguments: [["<run-id> …", "1 to 100 completed runs, as listed by `codex-replay runs` (an ID or any unique start of one)."]],
-    options: [["--recent N", "Count the N most recent completed runs instead, 1 through 100."], JSON_OPTION]
+    options: [
+      ["--recent N", "Count the N most recent completed runs instead, 1 through 100."],
+      ["--csv", "Print the runs as a thread × model grid in CSV, one line per run (portfolio.csv beside portfolio.html holds the same)."],
+      JSON_OPTION
+    ]
   },
   stop: {
     usage: "codex-replay stop [--session ID] [--json]",

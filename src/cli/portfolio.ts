@@ -9,19 +9,23 @@ import { MAX_PORTFOLIO_RUNS, type ModelPortfolio, type Portfolio } from "../doma
 import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import { CoreLive } from "../layers.js"
 import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio/portfolio.js"
+import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
 import { RunStore } from "../services/RunStore.js"
+import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
-import { makeOutput } from "./terminal.js"
+import { makeOutput, writeStdout } from "./terminal.js"
 import { resolveRunId } from "./threadRefs.js"
 
 export interface PortfolioOptions {
   readonly runIds: ReadonlyArray<string>
   readonly recent: number | undefined
   readonly json: boolean
+  /** Print the grid's CSV instead of the figures. */
+  readonly csv?: boolean | undefined
 }
 
-/** The run root is read and written in this process: a portfolio needs no controller. */
-const PortfolioLive = CoreLive.pipe(Layer.provideMerge(Settings.fromEnv))
+/** The run root is read and written in this process: a portfolio needs no controller (the history gives the grid its titles). */
+const PortfolioLive = Layer.mergeAll(CoreLive, ClaudeHistory.Default, Samples.Default).pipe(Layer.provideMerge(Settings.fromEnv))
 
 /** The chosen runs: the ids given, or the `--recent N` most recent completed runs. */
 const chosenRuns = (options: PortfolioOptions) =>
@@ -91,13 +95,17 @@ export const costLines = (portfolio: Portfolio) => {
 export const portfolioCommand = (options: PortfolioOptions) =>
   Effect.gen(function*() {
     const out = makeOutput(options.json)
+    if (options.csv === true && options.json) return yield* invalidArgument("Give --csv or --json, not both.")
     const written = yield* makePortfolio(yield* chosenRuns(options))
+    if (options.csv === true) return yield* writeStdout(written.csv)
     if (options.json) {
       return yield* out.result({
         portfolio_id: written.portfolio.portfolio_id,
         portfolio_json: written.portfolio_json,
         portfolio_html: written.portfolio_html,
-        portfolio: written.portfolio
+        portfolio_csv: written.portfolio_csv,
+        portfolio: written.portfolio,
+        grid: written.grid
       })
     }
     yield* out.say(`Portfolio of ${written.portfolio.run_ids.length} run(s):`)
@@ -105,4 +113,5 @@ export const portfolioCommand = (options: PortfolioOptions) =>
     for (const line of costLines(written.portfolio)) yield* out.say(line)
     yield* out.say(`Report:  ${written.portfolio_html}`)
     yield* out.say(`         ${written.portfolio_json}`)
+    yield* out.say(`Grid:    ${written.portfolio_csv}`)
   }).pipe(Effect.provide(PortfolioLive))

@@ -4,10 +4,11 @@ import { type InspectThreadResult, PhaseRow, type PrepareResult, type StartRunRe
 import { type CommandChoice, commandFields, commandMistake, commandsLine } from "./replayCommands.js"
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
-import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
+import { runPageAddress } from "./addresses.js"
+import { checkModels } from "./modelChecks.js"
 import { FileStore } from "../services/FileStore.js"
 import { emptyBeginningRefusal, inspectArguments, relocatedLine, repositoryPathOf, withRepositoryPath } from "./relocate.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
@@ -35,24 +36,6 @@ export interface ReplayOptions {
 }
 
 const REDRAW_MILLIS = 500
-const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
-
-/** `--model` (1 to 4 distinct model names) and `--reviewer-model`, as `replay` and `batch` take them. */
-export const checkModels = (models: ReadonlyArray<string>, reviewerModel: string | undefined): Either.Either<void, ControllerError> => {
-  if (models.length === 0) return Either.left(invalidArgument("Choose at least one Codex model with --model."))
-  const invalid = models.find((model) => !MODEL_ID.test(model))
-  if (invalid !== undefined) return Either.left(invalidArgument(`Invalid Codex model name: ${JSON.stringify(invalid.slice(0, 100))}.`))
-  const repeated = models.find((model, index) => models.indexOf(model) !== index)
-  if (repeated !== undefined) return Either.left(invalidArgument(`--model ${repeated} is given more than once.`))
-  if (models.length > MAX_REPLAY_MODELS) {
-    return Either.left(invalidArgument(`At most ${MAX_REPLAY_MODELS} models can replay one configuration.`))
-  }
-  if (reviewerModel !== undefined && !MODEL_ID.test(reviewerModel)) {
-    return Either.left(invalidArgument(`Invalid reviewer model name: ${JSON.stringify(reviewerModel.slice(0, 100))}.`))
-  }
-  return Either.void
-}
-
 /** Checks the command line before anything is contacted or written. */
 export const validateReplayOptions = (options: ReplayOptions): Either.Either<ReplayOptions, ControllerError> => {
   const threadId = options.threadId.trim()
@@ -347,7 +330,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
     const follow = Effect.gen(function*() {
       for (const error of launchErrors) yield* out.say(`[${orDash(error.model)}] could not start: ${orDash(error.error)}`)
       if (watched.length === 0) return yield* conflict("No replay could be started.")
-      for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}`)
+      for (const run of watched) yield* out.say(`[${run.model}] started ${run.runId}  ${runPageAddress(url, run.runId)}`)
       yield* watchRuns(watchRun, out, watched)
     })
     let launchErrors: StartRunResult["errors"] = []
@@ -373,6 +356,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
         return {
           run_id: run.runId,
           model: run.model,
+          address: runPageAddress(url, run.runId),
           status: run.state?.status ?? "unknown",
           error: typeof run.state?.error === "string" ? run.state.error : null,
           report_html: yield* reportFile(runRoot, run.runId, "html"),

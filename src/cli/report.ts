@@ -7,6 +7,8 @@ import { readVote } from "../programs/votes/votes.js"
 import { FileStore } from "../services/FileStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { Settings } from "../services/Settings.js"
+import { runningControllerUrl, runPageAddress } from "./addresses.js"
+import { ControllerClient } from "../services/ControllerClient.js"
 import { makeOutput, openWithDesktop, orDash } from "./terminal.js"
 import { resolveRunId } from "./threadRefs.js"
 import { checksLines, noReportSentence, readReportJson, verdictLines, verdictOf } from "./verdict.js"
@@ -88,7 +90,10 @@ export const reportCommand = (options: ReportOptions) =>
       if (found.report_html === null) return yield* conflict("The HTML report is not ready.")
       yield* openWithDesktop(found.report_html)
     }
-    if (options.json) return yield* out.result({ ...found, opened: options.open })
+    const settings = yield* Settings
+    const controller = yield* runningControllerUrl(settings.controllersRoot, settings.runRoot)
+    const address = controller === null ? null : runPageAddress(controller, found.run_id)
+    if (options.json) return yield* out.result({ ...found, address, opened: options.open })
     if (found.verdict !== null) {
       yield* out.say(`Run:     ${found.run_id} (${orDash(found.model)}, thread ${orDash(found.thread_id)})`)
       for (const line of verdictLines(found.verdict)) yield* out.say(line)
@@ -97,4 +102,5 @@ export const reportCommand = (options: ReportOptions) =>
     if (found.report_html !== null) yield* out.say(found.report_html)
     if (found.report_json !== null) yield* out.say(found.report_json)
     for (const line of checksLines(found.verdict?.checks)) yield* out.say(line)
-  }).pipe(Effect.provide(ReportLive))
+    if (address !== null) yield* out.say(`Address: ${address}`)
+  }).pipe(Effect.provide(Layer.merge(ReportLive, ControllerClient.Default.pipe(Layer.provide(ReportLive)))))

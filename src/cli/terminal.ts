@@ -21,6 +21,9 @@ const write = (stream: NodeJS.WriteStream, text: string) =>
     stream.write(text, () => resume(Effect.void))
   })
 
+/** Text written to stdout exactly as it is (a CSV document, say), once the stream took it. */
+export const writeStdout = (text: string) => write(process.stdout, text)
+
 export const makeOutput = (json: boolean): Output => ({
   json,
   say: (line) => write(json ? process.stderr : process.stdout, `${line}\n`),

@@ -18,7 +18,8 @@ import { callTool, type ToolRegistry } from "../programs/controller/tool.js"
 import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody, TOO_DEEP_MESSAGE } from "./requestBody.js"
-import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken, withoutToken } from "./apiAccess.js"
+import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
+import { addressWithoutToken, isPageAddress } from "./pageAddresses.js"
 import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
@@ -33,7 +34,8 @@ export interface Download {
 export interface ControllerAppOptions<RT, RD> {
   readonly tools: ToolRegistry<RT>
   readonly assets: ReadonlyMap<string, StaticAsset>
-  readonly download: (runId: unknown, format: unknown) => Effect.Effect<Download, ToolFailure, RD>
+  /** A run's report, or with `portfolioId` a portfolio's page or CSV. */
+  readonly download: (runId: unknown, format: unknown, portfolioId?: unknown) => Effect.Effect<Download, ToolFailure, RD>
   readonly activeRuns: Effect.Effect<number>
   /** Whether a run or a worker process is still busy; `/api/shutdown` answers 409 while it is. */
   readonly busy: Effect.Effect<boolean>
@@ -63,7 +65,7 @@ const CallBody = Schema.Struct({
 })
 const decodeCallBody = Schema.decodeUnknownEither(CallBody, { onExcessProperty: "preserve" })
 
-const DownloadBody = Schema.Struct({ run_id: Schema.optional(Schema.Unknown), format: Schema.optional(Schema.Unknown) })
+const DownloadBody = Schema.Struct({ run_id: Schema.optional(Schema.Unknown), format: Schema.optional(Schema.Unknown), portfolio_id: Schema.optional(Schema.Unknown) })
 
 /** The body must be one JSON object of at most 1 MiB. */
 const jsonObjectOf = (body: RequestBody): Effect.Effect<Record<string, unknown>, BadRequest> => {
@@ -183,23 +185,26 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
     }
 
     /**
-     * The page, at `/` and at each view's address (`/threads/<id>`, `/runs/<id>`, `/batches/<id>`, `/runs`):
-     * `?token=<API token>` trades the token for the cookie and sends the browser to the same address without it;
-     * with the cookie it is the app (which opens the view the address names), without it a page that says how
-     * to get in.
+     * The page: `/?token=<API token>` trades the token for the cookie and sends the browser to `/` (any page
+     * address likewise to itself without the token); `/` with the cookie is the app, without it a page that
+     * says how to get in.
      */
     const page = (request: HttpServerRequest.HttpServerRequest) => {
       const token = queryToken(request.url)
       if (token !== undefined) {
-        return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token, withoutToken(request.url)) : gatePage()
+        const pathname = pathnameOf(request.url)
+        const location = isPageAddress(pathname) ? addressWithoutToken(pathname, request.url) : "/"
+        return runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token, location) : gatePage()
       }
       const app = options.assets.get("/index.html")
       return hasApiToken(request) && app !== undefined ? bytesResponse(app.body, app.contentType) : gatePage()
     }
 
     const staticAsset = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      const asset = options.assets.get(pathnameOf(request.url))
-      return asset === undefined ? textResponse(404, "Not found.") : bytesResponse(asset.body, asset.contentType)
+      const pathname = pathnameOf(request.url)
+      const asset = options.assets.get(pathname)
+      if (asset !== undefined) return bytesResponse(asset.body, asset.contentType)
+      return isPageAddress(pathname) ? page(request) : textResponse(404, "Not found.")
     })
 
     const shutdown = Effect.gen(function*() {
@@ -232,8 +237,8 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
 
     const download = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const { format, run_id } = Schema.decodeUnknownSync(DownloadBody)(body)
-        const file = yield* inServices(options.download(run_id, format), services)
+        const { format, portfolio_id, run_id } = Schema.decodeUnknownSync(DownloadBody)(body)
+        const file = yield* inServices(options.download(run_id, format, portfolio_id), services)
         return HttpServerResponse.stream(
           NodeStream.fromReadable(() => readStreamNoFollow(file.path), () => conflict("The replay report is not ready.")),
           {
@@ -247,10 +252,6 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
       HttpRouter.get("/health", Effect.flatMap(HttpServerRequest.HttpServerRequest, health)),
       HttpRouter.get("/", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("/index.html", Effect.map(HttpServerRequest.HttpServerRequest, page)),
-      HttpRouter.get("/threads/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
-      HttpRouter.get("/runs/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
-      HttpRouter.get("/batches/:id", Effect.map(HttpServerRequest.HttpServerRequest, page)),
-      HttpRouter.get("/runs", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),

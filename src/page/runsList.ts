@@ -5,7 +5,7 @@
 import type { RunList, RunSummary, ToolPayloadInput } from "../domain/contracts/index.js"
 import { callTool } from "./client.js"
 import { byId, controlById, type Child, h, labelScrollRegions } from "./dom.js"
-import { formatDate } from "./format.js"
+import { formatDate, formatTokenCount } from "./format.js"
 import type { RunsFilters } from "./router.js"
 
 export const RUNS_PAGE = 50
@@ -93,13 +93,27 @@ const compareBox = (run: RunSummary) => {
 const siblingsOf = (run: RunSummary) =>
   (state.result?.runs ?? []).filter((other) => run.start_group !== null && other.start_group === run.start_group).map((other) => other.run_id)
 
+/** The thread by its title (as the history names it now), its id under it; the id alone when it has none. */
+const threadCell = (run: RunSummary) => {
+  const id = run.thread_id ?? "—"
+  const title = run.thread_title ?? null
+  return title === null || title === ""
+    ? h("td", { className: "mono", text: id })
+    : h("td", { className: "run-thread" }, h("span", { className: "run-thread-title", text: title }), h("br"), h("code", { className: "muted", text: id }))
+}
+
+/** The tokens of the run's calls, input (with the cache) and output; `—` in runs recorded before tokens were. */
+const tokensText = (run: RunSummary) =>
+  run.tokens === undefined ? "—" : `${formatTokenCount(run.tokens.input)} in · ${formatTokenCount(run.tokens.output)} out`
+
 const runsRow = (host: RunsListHost, run: RunSummary, verdictCell: HTMLElement) => {
   const label = run.report_ready ? "Open results" : "Open run"
   return h("tr", { "data-run-id": run.run_id },
     h("td", {}, compareBox(run)),
     h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
-    h("td", { className: "mono", text: run.thread_id ?? "—" }),
+    threadCell(run),
     h("td", { className: "mono", text: run.model ?? "—" }),
+    h("td", { className: "num", text: tokensText(run) }),
     h("td", {}, host.statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
     verdictCell,
     h("td", { className: "muted", text: supervisionText(run) }),

@@ -1,7 +1,8 @@
-import { Clock, DateTime, Effect } from "effect"
+import { Clock, DateTime, Effect, Option } from "effect"
 import * as path from "node:path"
 import { buildReport, type Report as ReportDocument, type ReportInput } from "../domain/report/report.js"
 import { renderReportHtml } from "../domain/report/html.js"
+import { ControllerRuntime } from "./ControllerRuntime.js"
 import { FileStore } from "./FileStore.js"
 
 export const REPORT_JSON_FILE = "report.json"
@@ -24,7 +25,9 @@ export class Report extends Effect.Service<Report>()("codex-replay/Report", {
       const reportJson = path.join(runDirectory, REPORT_JSON_FILE)
       const reportHtml = path.join(runDirectory, REPORT_HTML_FILE)
       yield* files.writeJson(reportJson, report)
-      yield* files.writeTextAtomic(reportHtml, renderReportHtml(report))
+      // Within a running controller, the report also links to the run's page there.
+      const runtime = yield* Effect.serviceOption(ControllerRuntime)
+      yield* files.writeTextAtomic(reportHtml, renderReportHtml(report, Option.isSome(runtime) ? runtime.value.origin : null))
       return { report, report_json: reportJson, report_html: reportHtml } satisfies WrittenReport
     })
 

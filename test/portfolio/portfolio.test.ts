@@ -214,7 +214,7 @@ describe("portfolio.html", () => {
     expect(anchors.length).toBeGreaterThan(5)
     for (const anchor of anchors) expect(html).toContain(`id="${anchor}"`)
     expect(html).toContain(`href="${runReportLink("run-20261201T100000Z-aaaaaaaaaa")}"`)
-    expect(runReportLink("run-20261201T100000Z-aaaaaaaaaa")).toBe("../../run-20261201T100000Z-aaaaaaaaaa/report.html")
+    expect(runReportLink("run-20261201T100000Z-aaaaaaaaaa")).toBe("#report-run-20261201T100000Z-aaaaaaaaaa")
     // The wins figure links to exactly the winning run.
     const wins = /<td class="number"><a href="#([^"]+)">1<\/a><\/td>/.exec(html)![1]!
     const list = new RegExp(`<dt id="${wins}">[^<]*</dt><dd>(.*?)</dd>`).exec(html)![1]!

@@ -13,6 +13,7 @@ import { ChecksComparison } from "../checks/outcomes.js"
 import { Caveats } from "../report/caveats.js"
 import { RepeatLabel, RepeatOutcomes } from "./repeats.js"
 import { RunState } from "./files.js"
+import { Grid } from "./grid.js"
 import { BlindCandidatesResult, RevealResult, SubmitVoteResult, VoteStatus } from "./votes.js"
 import { BlockedThread, PrepareResult } from "./prepareResults.js"
 import { Diagnostic, ModelOption, NullableString, open, Strings } from "./resultFields.js"
@@ -186,7 +187,11 @@ export const StartResult = Schema.Union(BatchAnswer, StartRunResult)
 export type StartResult = typeof StartResult.Type
 
 /** `get_batch`. */
-export const GetBatchResult = Schema.Struct({ batch: BatchSummary })
+export const GetBatchResult = Schema.Struct({
+  batch: BatchSummary,
+  /** The batch as threads × models, with its statistics (the portfolio's once it has one); absent from older controllers. */
+  grid: Schema.optional(Grid)
+})
 export type GetBatchResult = typeof GetBatchResult.Type
 
 // ---------------------------------------------------------------------------------------------------
@@ -295,6 +300,10 @@ export const PortfolioResult = Schema.Struct({
   portfolio: Portfolio,
   portfolio_json: Schema.String,
   portfolio_html: Schema.String,
+  /** The grid as CSV, beside portfolio.html (`POST /api/download {portfolio_id, format: "csv"}`). */
+  portfolio_csv: Schema.optional(Schema.String),
+  /** The runs as threads × models, with the portfolio's statistics. */
+  grid: Schema.optional(Grid),
   html: Schema.optional(Schema.String),
   html_file_name: Schema.optional(Schema.String)
 })

@@ -4,12 +4,26 @@ import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
 import { repeatAgreementText } from "./repeats.js"
+import { percent, pValue } from "./format.js"
+import { embeddedReportLink, embeddedReportsSection, embedReport } from "./embeddedReports.js"
+import { portfolioGrid } from "./grid.js"
+import { GRID_CSS, renderGridHtml } from "./gridHtml.js"
 import { type CheckRate, checkRateText } from "./checksFigures.js"
 import type { Counted, ModelPortfolio, Portfolio, PortfolioRun, Tally, Totals } from "./portfolio.js"
 import { MAX_PROJECTED_THREADS } from "./statistics.js"
 
-/** Where a run's report is from `<run root>/portfolios/<id>/portfolio.html`. */
-export const runReportLink = (runId: string) => `../../${encodeURIComponent(runId)}/report.html`
+/** Where a run's report is: embedded in the portfolio itself, so the link works wherever the file is saved. */
+export const runReportLink = (runId: string) => embeddedReportLink(runId)
+
+/** What a portfolio page carries besides its figures: the grid's titles, the runs' reports and the controller's address. */
+export interface PortfolioPageExtras {
+  /** Thread titles by thread id, for the grid. */
+  readonly titles?: ReadonlyMap<string, string> | undefined
+  /** Each run's `report.html` (null: not read). */
+  readonly reports?: ReadonlyMap<string, string | null> | undefined
+  /** The controller's origin (`http://127.0.0.1:PORT`) when known: every run also links to its address there. */
+  readonly controllerOrigin?: string | null | undefined
+}
 
 const PORTFOLIO_CSS = `
 .figures{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:8px 0}.figures dt{font-weight:600}.figures dd{margin:0}
@@ -20,9 +34,7 @@ const PORTFOLIO_CSS = `
 .headline{font-size:17px}
 `
 
-export const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(0)}%`)
-
-export const pValue = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3))
+export { percent, pValue }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
 
@@ -208,13 +220,17 @@ const figures = (model: ModelPortfolio, sets: RunSets) => {
   }</dd>${agreementFigure(model, sets)}${repeatAgreementFigure(model, sets)}<dt>Self-reviews</dt><dd>${
     sets.link(selfReviewsText(model), model.self_reviews ?? { count: 0, run_ids: [] }, "Self-reviews (the reviewer judged its own replay)")
   }</dd>${
-    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(`${plural(model.second_judge.split.count, "run")} of ${model.second_judge.judged.count} judged by Claude too`, model.second_judge.split, "Runs where the two judges split")}</dd>`
+    model.second_judge === undefined ? "" : `<dt>Judges split</dt><dd>${sets.link(judgesSplitText(model.second_judge), model.second_judge.split, "Runs where the two judges split")}</dd>`
   }<dt>More threads for 5% significance</dt><dd>${escapeHtml(projectionSentence(model))}</dd>${
     side("Codex time", model.time_ms.codex, elapsed)
   }${side("Claude time", model.time_ms.claude, elapsed)}${side("Codex cost", model.cost_usd.codex, formatUsd)}<dt>Claude cost (once per thread)</dt><dd>${
     sets.link(oncePerThreadText(model.cost_usd.claude), model.cost_usd.claude.counted, "Claude cost (once per thread)")
   }</dd><dt>Evaluation cost</dt><dd>${escapeHtml(evaluationTotalsText(model.cost_usd.evaluation, runs))}</dd></dl>`
 }
+
+/** How often the two judges split, over the runs Claude judged too. */
+export const judgesSplitText = (secondJudge: NonNullable<ModelPortfolio["second_judge"]>) =>
+  `${plural(secondJudge.split.count, "run")} of ${secondJudge.judged.count} judged by Claude too`
 
 /** Judge–user agreement, when the user voted on any of the runs. */
 const agreementFigure = (model: ModelPortfolio, sets: RunSets) => {
@@ -302,23 +318,34 @@ const ABOUT = [
  * The self-contained `portfolio.html`: inline CSS and SVG, no script, no external request (the same
  * Content-Security-Policy as a report). Every figure links to the runs it counts, and every run to its report.
  */
-export const renderPortfolioHtml = (portfolio: Portfolio): string =>
-  [
+export const renderPortfolioHtml = (portfolio: Portfolio, extras: PortfolioPageExtras = {}): string => {
+  const origin = extras.controllerOrigin ?? null
+  const addressOf = (runId: string) => (origin === null ? null : `${origin}/runs/${encodeURIComponent(runId)}`)
+  const grid = renderGridHtml(portfolioGrid(portfolio, extras.titles ?? new Map()), {
+    idPrefix: "grid",
+    runHref: (run) => (run.run_id === null ? null : runReportLink(run.run_id)),
+    controllerHref: (run) => (run.run_id === null ? null : addressOf(run.run_id))
+  })
+  const reports = portfolio.run_ids.map((runId) => embedReport(runId, extras.reports?.get(runId) ?? null, addressOf(runId)))
+  return [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8">`,
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta name="referrer" content="no-referrer">`,
-    `<title>${escapeHtml(`Codex Replay portfolio: ${portfolio.portfolio_id}`)}</title><style>${REPORT_CSS}${PORTFOLIO_CSS}</style></head><body><main>`,
+    `<title>${escapeHtml(`Codex Replay portfolio: ${portfolio.portfolio_id}`)}</title><style>${REPORT_CSS}${PORTFOLIO_CSS}${GRID_CSS}</style></head><body><main>`,
     `<header><p class="product">Codex Replay</p><h1>Portfolio verdict</h1><dl class="identity"><dt>Portfolio</dt><dd><code>${
       escapeHtml(portfolio.portfolio_id)
     }</code></dd><dt>Generated</dt><dd>${escapeHtml(portfolio.generated_at)}</dd><dt>Runs</dt><dd>${portfolio.run_ids.length}</dd><dt>Models</dt><dd>${
       escapeHtml(portfolio.models.map((model) => model.model).join(", "))
     }</dd></dl></header>`,
+    `<section aria-labelledby="grid-heading"><h2 id="grid-heading">Threads × models</h2>${grid}</section>`,
     ...portfolio.models.map(modelSection),
     portfolioCostSection(portfolio),
     `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">How to read these figures</h2>${
       ABOUT.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("")
     }</section>`,
+    embeddedReportsSection(reports),
     "</main></body></html>\n"
   ].join("\n")
+}

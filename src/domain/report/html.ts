@@ -170,8 +170,11 @@ const aboutSection = (report: Report) => {
  * The self-contained `report.html` (docs/verdicts.md): inline CSS and SVG, no script, no external request;
  * the verdict first. All text from candidates and reviewers is escaped.
  */
-export const renderReportHtml = (report: Report): string => {
+export const renderReportHtml = (report: Report, controllerOrigin: string | null = null): string => {
   const title = `Codex Replay report: ${report.run_id}`
+  // The run's page in the controller that wrote the report (docs/controller.md, "Addresses").
+  const address = controllerOrigin === null ? null : `${controllerOrigin}/runs/${encodeURIComponent(report.run_id)}`
+  const addressRow = address === null ? "" : `<dt>In the controller</dt><dd><a href="${escapeHtml(address)}">${escapeHtml(address)}</a></dd>`
   return [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8">`,
@@ -179,7 +182,7 @@ export const renderReportHtml = (report: Report): string => {
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta name="referrer" content="no-referrer">`,
     `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
-    `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd></dl></header>`,
+    `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd>${addressRow}</dl></header>`,
     verdictSection(report),
     repeatsSection(report.repeats),
     comparabilitySection(report.comparability),

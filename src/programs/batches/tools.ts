@@ -4,11 +4,14 @@ import { batchProgressText } from "../../domain/batch.js"
 import { Batches } from "../../services/Batches.js"
 import { defineTool } from "../controller/tool.js"
 import { cancelBatch } from "./start.js"
+import { batchGrid } from "./grid.js"
 import { summaryOf } from "./summary.js"
 
 export const getBatchTool = defineTool(
   "get_batch",
-  ({ batch_id }) => Effect.map(Effect.flatMap(Batches, (batches) => Effect.flatMap(batches.read(batch_id), summaryOf)), (batch) => ({ batch })),
+  ({ batch_id }) =>
+    Effect.flatMap(Effect.flatMap(Batches, (batches) => Effect.flatMap(batches.read(batch_id), summaryOf)), (batch) =>
+      Effect.map(batchGrid(batch), (grid) => ({ batch, grid }))),
   (result) => batchProgressText(result.batch)
 )
 

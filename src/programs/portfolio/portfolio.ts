@@ -4,6 +4,10 @@ import { conflict, invalidArgument, isControllerError, notFound, unreadableFile 
 import { isRunId } from "../../domain/ids.js"
 import { timestampedId } from "../../domain/ids.js"
 import { renderPortfolioHtml } from "../../domain/portfolio/html.js"
+import { portfolioGrid } from "../../domain/portfolio/grid.js"
+import { GRID_CSV_FILE, gridCsv } from "../../domain/portfolio/gridCsv.js"
+import type { Grid } from "../../domain/contracts/grid.js"
+import { controllerOriginHere, reportHtmlOf, threadTitles } from "./pageInputs.js"
 import { buildPortfolio, MAX_PORTFOLIO_RUNS, type Portfolio, portfolioRun, type PortfolioRun } from "../../domain/portfolio/portfolio.js"
 import { excerpt } from "../../domain/toolResult.js"
 import type { PortfolioResult } from "../../domain/contracts/index.js"
@@ -53,6 +57,7 @@ const countedRun = (runId: string) =>
     }
     // A damaged vote.json counts as no vote.
     const vote = yield* Effect.orElseSucceed(readVote(directory), () => Option.none())
+    const reportHtml = yield* reportHtmlOf(directory)
     const counted = portfolioRun(
       runId,
       yield* readReport(directory, runId),
@@ -60,7 +65,7 @@ const countedRun = (runId: string) =>
       Option.match(vote, { onNone: () => null, onSome: (stored) => stored.overall })
     )
     if (Either.isLeft(counted)) return yield* unreadableFile(counted.left)
-    return state.repeat === undefined ? counted.right : { ...counted.right, repeat: state.repeat }
+    return { run: state.repeat === undefined ? counted.right : { ...counted.right, repeat: state.repeat }, reportHtml }
   })
 
 export interface WrittenPortfolio {
@@ -68,28 +73,44 @@ export interface WrittenPortfolio {
   readonly directory: string
   readonly portfolio_json: string
   readonly portfolio_html: string
+  /** The grid as CSV (`portfolio.csv`, beside portfolio.html). */
+  readonly portfolio_csv: string
   readonly html: string
+  /** The thread × model grid portfolio.html shows. */
+  readonly grid: Grid
+  readonly csv: string
 }
 
 /** Writes `portfolios/<id>/portfolio.json` and `portfolio.html` under the run root (0700 directories, 0600 files, atomic). */
-const writePortfolio = (runs: ReadonlyArray<PortfolioRun>) =>
+const writePortfolio = (counted: ReadonlyArray<{ readonly run: PortfolioRun; readonly reportHtml: string | null }>) =>
   Effect.gen(function*() {
+    const runs = counted.map((each) => each.run)
     const store = yield* RunStore
     const files = yield* FileStore
     const now = yield* Clock.currentTimeMillis
     const portfolioId = yield* newPortfolioId
     const portfolio = buildPortfolio({ portfolio_id: portfolioId, generated_at: DateTime.formatIso(DateTime.unsafeMake(now)), runs })
     const directory = path.join(store.runRoot, PORTFOLIOS_DIRECTORY, portfolioId)
-    const html = renderPortfolioHtml(portfolio)
+    const titles = yield* threadTitles(runs.flatMap((run) => (run.thread_id === null ? [] : [run.thread_id])))
+    const origin = yield* controllerOriginHere
+    const html = renderPortfolioHtml(portfolio, {
+      titles,
+      reports: new Map(counted.map((each) => [each.run.run_id, each.reportHtml])),
+      controllerOrigin: origin
+    })
+    const grid = portfolioGrid(portfolio, titles)
+    const csv = gridCsv(grid, origin)
     const portfolioJson = path.join(directory, PORTFOLIO_JSON_FILE)
     const portfolioHtml = path.join(directory, PORTFOLIO_HTML_FILE)
+    const portfolioCsv = path.join(directory, GRID_CSV_FILE)
     // A portfolio the disk took only half of (it was full) is no portfolio: nothing of it stays.
     yield* Effect.gen(function*() {
       yield* files.ensurePrivateDirectoryInside(store.runRoot, directory)
       yield* files.writeJson(portfolioJson, portfolio)
       yield* files.writeTextAtomic(portfolioHtml, html)
+      yield* files.writeTextAtomic(portfolioCsv, csv)
     }).pipe(Effect.tapError(() => Effect.ignore(files.remove(directory))))
-    return { portfolio, directory, portfolio_json: portfolioJson, portfolio_html: portfolioHtml, html } satisfies WrittenPortfolio
+    return { portfolio, directory, portfolio_json: portfolioJson, portfolio_html: portfolioHtml, portfolio_csv: portfolioCsv, html, grid, csv } satisfies WrittenPortfolio
   })
 
 /**

@@ -13,6 +13,8 @@ export const makePortfolioTool = defineTool(
       portfolio: written.portfolio,
       portfolio_json: written.portfolio_json,
       portfolio_html: written.portfolio_html,
+      portfolio_csv: written.portfolio_csv,
+      grid: written.grid,
       ...(include_html === true ? { html: written.html, html_file_name: `codex-replay-${written.portfolio.portfolio_id}.html` } : {})
     })),
   (result) => portfolioText(result.portfolio)

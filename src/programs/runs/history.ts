@@ -5,6 +5,7 @@ import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
 import { type ListRunsArguments, RuntimeFileAddress } from "../../domain/contracts/index.js"
 import { DEFAULT_RUNS_PAGE, type RunState, TERMINAL_STATUSES } from "../../domain/runState.js"
+import { sha256 } from "../../domain/runConfig.js"
 import { caveatsOfSummary } from "../../domain/report/caveats.js"
 import { FileStore } from "../../services/FileStore.js"
 import { RunStore } from "../../services/RunStore.js"
@@ -111,6 +112,15 @@ export const spendSummaryOf = (state: RunState) => {
   return decoded._tag === "Some" ? { spend: decoded.value } : {}
 }
 
+/**
+ * The runs of one thread (one range of it) started by one approval share it: the several models of one
+ * start. A batch is one approval for many threads, so the thread and its range are part of the group.
+ */
+export const startGroupOf = (state: RunState) =>
+  typeof state.prepare_token_hash === "string"
+    ? sha256(JSON.stringify([state.prepare_token_hash, text(state.thread_id), state.range_start ?? null, state.range_end ?? null])).slice(0, 16)
+    : null
+
 /** The tokens of a run's calls (input with cache reads and writes, output), when its state recorded them. */
 const tokensOf = (state: RunState): { readonly tokens?: { readonly input: number; readonly output: number } } => {
   const summary = state.report_summary as { spend?: { tokens?: unknown } } | null | undefined
@@ -145,8 +155,7 @@ export const runSummary = (state: RunState, supervision: Supervision, title: str
     ? null
     : { range_start: state.range_start, range_end: state.range_end ?? null },
   report_ready: typeof state.report_html === "string" && TERMINAL_STATUSES.has(state.status),
-  /** Runs started by one approval share it (several models of one start). */
-  start_group: typeof state.prepare_token_hash === "string" ? state.prepare_token_hash.slice(0, 16) : null,
+  start_group: startGroupOf(state),
   ...(state.repeat === undefined ? {} : { repeat: state.repeat }),
   supervision
 })

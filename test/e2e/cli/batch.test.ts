@@ -67,6 +67,10 @@ describe("codex-replay batch", () => {
     expect(answer.batch.items[0].caveats.map((caveat: { kind: string }) => caveat.kind)).not.toContain("self_review")
     expect(answer.portfolio.models[0].runs[0].caveats).toEqual(answer.batch.items[0].caveats)
     expect(fs.existsSync(answer.batch.portfolio.portfolio_html)).toBe(true)
+    // The batch's page address, printed as it starts and in --json.
+    const { origin, search } = new URL(answer.controller_url)
+    expect(answer.address).toBe(`${origin}/batches/${answer.batch_id}${search}`)
+    expect(result.stderr).toContain(`Batch:      ${answer.batch_id}  ${answer.address}\n`)
   }, 120_000)
 
   it("on a terminal, rewrites one progress line in place, then prints the portfolio verdict per model", async () => {
@@ -83,6 +87,7 @@ describe("codex-replay batch", () => {
     expect(output).toContain("Portfolio of 1 completed run(s):")
     expect(output).toContain(`${MODEL}: `)
     expect(output).toMatch(/Report: {2}\S+portfolio\.html/)
+    expect(output).toMatch(/Grid: {4}http:\/\/127\.0\.0\.1:\d+\/batches\/batch-\S+\?token=[0-9a-f]+ \(CSV: \S+portfolio\.csv\)/)
   }, 120_000)
 
   it("cancels the batch on Ctrl-C", async () => {

@@ -82,11 +82,18 @@ describe("codex-replay replay", () => {
       expect(result.stderr).toMatch(new RegExp(`\\[${model}\\] completed in \\d+:\\d\\d\n`))
       expect(result.stderr.indexOf(`[${model}] started`)).toBeLessThan(result.stderr.indexOf(`[${model}] completed`))
     }
+    // Each run's page address, printed when it starts and in --json: it opens that run in a fresh browser.
+    const { origin, search } = new URL(daemon.launchUrl)
+    for (const run of answer.runs as ReadonlyArray<{ run_id: string; model: string; address?: string }>) {
+      expect(run.address).toBe(`${origin}/runs/${run.run_id}${search}`)
+      expect(result.stderr).toContain(`[${run.model}] started ${run.run_id}  ${run.address}\n`)
+    }
     expect(runDirectories(daemon.runRoot).sort()).toEqual(answer.runs.map((run) => run.run_id).sort())
 
-    // The same report through `codex-replay report`.
+    // The same report through `codex-replay report`, with the run's address in the controller that is running.
     const first = answer.runs[0]!
     const report = await runCli(["report", first.run_id], daemon.env)
+    expect(report.stdout).toContain(`Address: ${origin}/runs/${first.run_id}${search}\n`)
     const lines = report.stdout.split("\n")
     expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
     expect(lines[1]).toMatch(

@@ -214,7 +214,7 @@ describe("the page and its cookie", () => {
     try {
       const token = daemon.apiToken()
       const cookie = { headers: { Cookie: `codex_replay_${daemon.port}=${token}` }, token: null }
-      const addresses = ["/threads/7f0c2d", "/threads/7f0c2d?range_start=2&range_end=5", "/runs/run-1", "/batches/batch-1", "/runs", "/runs?query=spotter&status=completed"]
+      const addresses = ["/threads/7f0c2d", "/threads/7f0c2d?range_start=2&range_end=5", "/runs/run-1", "/batches/batch-20261203T101500Z-0123456789", "/runs", "/runs?query=spotter&status=completed"]
       for (const address of addresses) {
         const page = await request(daemon.port, address, cookie)
         expect(page.status, address).toBe(200)

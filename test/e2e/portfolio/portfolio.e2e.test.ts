@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { listTree } from "../../support/daemon.js"
 import { runCli } from "../../cli/support.js"
+import { parseCsv } from "../../support/csv.js"
 import {
   approveAndStart,
   awaitTerminal,
@@ -56,7 +57,7 @@ describe("make_portfolio", () => {
     expect(modeOf(directory)).toBe(0o700)
     expect(modeOf(answer.portfolio_json)).toBe(0o600)
     expect(modeOf(answer.portfolio_html)).toBe(0o600)
-    expect(listTree(directory)).toEqual(["portfolio.html", "portfolio.json"])
+    expect(listTree(directory)).toEqual(["portfolio.csv", "portfolio.html", "portfolio.json"])
 
     const written = JSON.parse(fs.readFileSync(answer.portfolio_json, "utf8"))
     expect(written).toEqual(answer.portfolio)
@@ -76,11 +77,16 @@ describe("make_portfolio", () => {
       expect(model.time_ms.claude.total).toBe(report.candidates.claude.elapsed_ms)
     }
 
-    // Every run link of the page leads to that run's report in the run root.
+    // Every run link of the page leads to that run's report, embedded in the page itself; nothing leads outside it.
     const html = fs.readFileSync(answer.portfolio_html, "utf8")
-    const links = [...html.matchAll(/href="(\.\.\/[^"]+)"/g)].map((match) => match[1]!)
-    expect(new Set(links)).toEqual(new Set(completed.map((runId) => `../../${runId}/report.html`)))
-    for (const link of links) expect(fs.existsSync(path.resolve(directory, link))).toBe(true)
+    expect(html).not.toMatch(/href="\.\.\//)
+    const links = [...html.matchAll(/href="(#report-[^"]+)"/g)].map((match) => match[1]!)
+    expect(new Set(links)).toEqual(new Set(completed.map((runId) => `#report-${runId}`)))
+    for (const runId of completed) expect(html).toContain(`<section class="embedded-report" id="report-${runId}"`)
+    // The grid beside it as CSV, one line per run.
+    expect(answer.portfolio_csv).toBe(path.join(directory, "portfolio.csv"))
+    expect(modeOf(answer.portfolio_csv)).toBe(0o600)
+    expect(fs.readFileSync(answer.portfolio_csv, "utf8").trimEnd().split("\r\n")).toHaveLength(3)
   })
 
   it("answers the HTML too when asked (the page downloads it)", async () => {
@@ -133,6 +139,21 @@ describe("codex-replay portfolio", () => {
     expect(JSON.parse(fs.readFileSync(answer.portfolio_json, "utf8")).portfolio_id).toBe(answer.portfolio_id)
   }, 120_000)
 
+  it("--csv prints the grid as CSV, one line per run, the same as portfolio.csv beside the page", async () => {
+    const result = await runCli(["portfolio", "--csv", ...completed], env(), { timeoutMillis: 60_000 })
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    const [header, ...records] = parseCsv(result.stdout)
+    expect(header).toEqual(["thread_id", "title", "model", "run_id", "status", "verdict", "caveats", "checks", "address"])
+    expect(records.map((record) => record[3]).sort()).toEqual([...completed].sort())
+    expect(records.map((record) => record[2]).sort()).toEqual([MODELS[0], MODELS[1]].sort())
+    // The packaged sample's title, from the history this command reads.
+    for (const record of records) expect(record[1]).not.toBe("")
+    // The portfolio this command wrote is the newest (ids sort by time).
+    const newest = fs.readdirSync(portfolios()).sort().at(-1)!
+    expect(fs.readFileSync(path.join(portfolios(), newest, "portfolio.csv"), "utf8")).toBe(result.stdout)
+  }, 90_000)
+
   it("refuses a bad command line in one sentence, exit code 1, writing nothing", async () => {
     const before = listTree(portfolios())
     const cases: Array<[Array<string>, string]> = [
@@ -140,6 +161,7 @@ describe("codex-replay portfolio", () => {
       [["portfolio", completed[0]!, "--recent", "2"], "Give run ids or --recent N, not both."],
       [["portfolio", "--recent", "0"], "--recent must be a whole number from 1 through 100."],
       [["portfolio", "--recent", "many"], "--recent must be a whole number from 1 through 100."],
+      [["portfolio", "--csv", "--json", completed[0]!], "Give --csv or --json, not both."],
       [["portfolio", cancelled], `Run ${cancelled} is cancelled, not completed: only a completed run has a verdict to count.`]
     ]
     // In parallel: each process starts Node and Effect, which takes seconds on a busy machine.

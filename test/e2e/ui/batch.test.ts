@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
 import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
+import { CONTROLS } from "../../../src/domain/unblock.js"
+import { GRID_CSV_HEADER } from "../../../src/domain/portfolio/gridCsv.js"
 
 let browser: Browser
 const roots: Array<string> = []
@@ -24,7 +26,7 @@ const daemonWithHistory = async (env: Record<string, string> = {}) => {
 }
 
 const openPage = async (daemon: Daemon) => {
-  const context = await errorCollectingContext(browser, consoleErrors)
+  const context = await errorCollectingContext(browser, consoleErrors, { acceptDownloads: true })
   const page = await context.newPage()
   await page.goto(daemon.launchUrl(), { waitUntil: "load" })
   await page.locator("#controller-status", { hasText: "Ready" }).waitFor()
@@ -69,6 +71,7 @@ describe("batches in the browser", () => {
       await page.uncheck(`label[data-thread-id="${batchThreadId(3)}"] input`)
       expect(await page.locator("#batch-count").textContent()).toBe("3 threads selected.")
 
+      const title = await page.locator(`label[data-thread-id="${batchThreadId(1)}"] .thread-title`).textContent()
       // One model set and one reviewer for all.
       for (const box of await page.locator('#batch-panel-body input[id^="batch-model-"]').all()) await box.uncheck()
       await page.check(`#batch-panel-body input[value="${MODELS[0]}"]`)
@@ -89,6 +92,33 @@ describe("batches in the browser", () => {
       expect(blocked[0]).toContain(`${BLOCKED_THREAD}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
       await page.screenshot({ path: path.join(ARTIFACTS, "batch-1-approval.png"), fullPage: true })
 
+      // Accepting empty beginnings for the batch: the blocked thread is ready, with its warning said before the approval.
+      await page.click("#batch-edit")
+      expect((await page.locator("label", { has: page.locator("#batch-accept-empty") }).textContent())?.trim()).toBe(CONTROLS.batchEmptyBeginnings)
+      await page.check("#batch-accept-empty")
+      await page.click("#batch-prepare")
+      await page.locator("#batch-approval-prompt").waitFor()
+      expect(await page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 6 Codex replay(s) of 3 thread(s), 4 at a time?")
+      expect(await page.locator("#batch-blocked").count()).toBe(0)
+      const warnings = await page.locator("#batch-warnings li").allTextContents()
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toContain(`${BLOCKED_THREAD}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
+      expect(warnings[0]).toContain("not like-for-like")
+      // Codex runs and is logged in: no preflight sentence, Start offered.
+      expect(await page.locator("#batch-preflight").count()).toBe(0)
+      expect(await page.locator("#batch-start").isDisabled()).toBe(false)
+      await page.screenshot({ path: path.join(ARTIFACTS, "batch-1b-accept-empty.png"), fullPage: true })
+      // Repeats: each (thread, model) twice is twice the runs.
+      await page.click("#batch-edit")
+      await page.fill("#batch-repeats", "2")
+      await page.click("#batch-prepare")
+      await expect.poll(() => page.locator("#batch-approval-prompt").textContent()).toBe("Approve a batch of 12 Codex replay(s) of 3 thread(s), 4 at a time?")
+      await page.click("#batch-edit")
+      await page.fill("#batch-repeats", "1")
+      await page.uncheck("#batch-accept-empty")
+      await page.click("#batch-prepare")
+      await page.locator("#batch-blocked li").waitFor()
+
       await page.click("#batch-start")
       await page.locator("#step-run #batch-card").waitFor()
       const rows = page.locator("#batch-table tbody tr")
@@ -102,10 +132,56 @@ describe("batches in the browser", () => {
       expect(await page.locator("#batch-table tbody").innerText()).not.toMatch(/wins|\btie\b|inconclusive|no verdict|checks:/i)
       expect(await page.locator("#batch-cost").textContent()).toMatch(/^Cost so far: Codex \$\d.*· Claude \$\d.* · reviewer gpt-5\.5$/)
       expect(await page.locator("#batch-cancel").count()).toBe(0)
+      // No literal null on the card, and a finished row shows no phase (its last one would be stale).
+      expect(await page.locator("#batch-card").innerText()).not.toMatch(/\bnull\b|\bundefined\b/)
+      expect(await page.locator("#batch-table tbody tr td:nth-child(4)").allTextContents()).toEqual(Array(4).fill("—"))
       // The batch's runs are this controller's recent runs too.
       await expect.poll(() => page.locator("#recent-runs li .status-completed").count(), { timeout: 10_000 }).toBe(4)
       expect(await axeViolations(page)).toEqual([])
       await page.screenshot({ path: path.join(ARTIFACTS, "batch-2-view.png"), fullPage: true })
+
+      // The batch as a grid: a row per thread (its title), a column per model, each cell linking to its run.
+      const batchAddress = new URL(page.url()).pathname
+      expect(batchAddress).toMatch(/^\/batches\/batch-/)
+      const grid = page.locator("#batch-grid table.grid-table")
+      expect(await grid.locator("thead th").allTextContents()).toEqual(["Thread", MODELS[0], MODELS[1]])
+      expect(await grid.locator("tbody tr").count()).toBe(2)
+      expect(await grid.locator("tbody th").first().textContent()).toContain(title!.trim())
+      const runIds = await page.locator("[data-batch-run]").evaluateAll((buttons) => buttons.map((button) => button.getAttribute("data-batch-run")))
+      const hrefs = await grid.locator(".grid-run a").evaluateAll((links) => links.map((link) => link.getAttribute("href")))
+      expect([...hrefs].sort()).toEqual(runIds.map((id) => `/runs/${id}`).sort())
+      // Blind runs say so in the cell, in words and in its colour.
+      expect(await grid.locator(".grid-run.tone-hidden").count()).toBe(4)
+      // The filters: no loss is shown yet (every verdict hidden), so "With a loss" hides every row, "All" shows them again.
+      const shownRows = () => grid.locator("tbody tr:visible").count()
+      await page.check("#batch-grid-filter-loss")
+      expect(await shownRows()).toBe(0)
+      await page.check("#batch-grid-filter-all")
+      expect(await shownRows()).toBe(2)
+      // The grid as CSV: a line per run with its address.
+      const csvDownload = page.waitForEvent("download")
+      await page.click("#batch-csv")
+      const csvFile = path.join(roots[roots.length - 1]!, "grid.csv")
+      await (await csvDownload).saveAs(csvFile)
+      const csv = (await fs.readFile(csvFile, "utf8")).trimEnd().split("\r\n")
+      expect(csv[0]).toBe(GRID_CSV_HEADER.join(","))
+      expect(csv).toHaveLength(5)
+      for (const id of runIds) expect(csv.some((line) => line.includes(`,${id},`) && line.includes(`/runs/${id}`))).toBe(true)
+      expect(csv.slice(1).every((line) => line.startsWith(`${batchThreadId(1)},`) || line.startsWith(`${batchThreadId(2)},`))).toBe(true)
+      for (const width of [390, 1366, 1920]) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.evaluate(() => window.scrollTo(0, 0))
+        await page.screenshot({ path: path.join(ARTIFACTS, `batch-3-grid-${width}.png`), fullPage: true })
+      }
+      await page.setViewportSize({ width: 1280, height: 900 })
+      // A cell's link opens that run's Results in the page, at the run's address; Back returns to the batch.
+      const cellRun = hrefs[0]!.slice("/runs/".length)
+      await grid.locator(`a[href="/runs/${cellRun}"]`).click()
+      await expect.poll(() => page.locator("#step-results").isVisible()).toBe(true)
+      expect(new URL(page.url()).pathname).toBe(`/runs/${cellRun}`)
+      await page.goBack()
+      await expect.poll(() => new URL(page.url()).pathname).toBe(batchAddress)
+      await expect.poll(() => page.locator("#batch-grid").isVisible()).toBe(true)
 
       const runId = (await page.locator("[data-batch-run]").first().getAttribute("data-batch-run"))!
       await page.click(`[data-batch-run="${runId}"]`)
@@ -117,6 +193,28 @@ describe("batches in the browser", () => {
       await daemon.stop()
     }
   }, 120_000)
+
+  it("says before the approval that Codex is not logged in, and offers no start", async () => {
+    const daemon = await daemonWithHistory({ FAKE_CODEX_LOGIN: "logged_out" })
+    try {
+      const { context, page } = await openPage(daemon)
+      await page.fill("#batch-pick-count", "2")
+      await page.click("#batch-pick")
+      await expect.poll(() => page.locator("#batch-count").textContent()).toBe("2 threads selected.")
+      await page.click("#batch-prepare")
+      await page.locator("#batch-preflight").waitFor()
+      expect(await page.locator("#batch-preflight").textContent()).toMatch(/codex login/)
+      expect(await page.locator("#batch-approval-title").textContent()).toBe("The batch is blocked")
+      const start = page.locator("#batch-start")
+      expect((await start.count()) === 0 || (await start.isDisabled())).toBe(true)
+      expect(await axeViolations(page)).toEqual([])
+      await page.screenshot({ path: path.join(ARTIFACTS, "batch-4-preflight.png"), fullPage: true })
+      expect(consoleErrors).toEqual([])
+      await context.close()
+    } finally {
+      await daemon.stop()
+    }
+  }, 60_000)
 
   it("cancels the whole batch after a confirmation; a reload shows the batch again", async () => {
     const daemon = await daemonWithHistory({ FAKE_CODEX_SCENARIO: "hang" })

@@ -159,10 +159,10 @@ describe("the checks in the page", () => {
     await page.click("#portfolio-compare")
     await page.locator("#portfolio-summary").waitFor({ timeout: 15_000 })
     expect(await page.locator("#portfolio-models li").allTextContents()).toEqual([
-      "gpt-5.6-terra: Codex won 0, tied 0, lost 2; win rate 0% (95% interval 0%–66%); sign test p = 0.500, not significant at 5%."
+      "gpt-5.6-terra: Claude leads: Codex won 0, tied 0 and lost 2 of 2 runs; not significant at 5% (p = 0.500)."
     ])
     expect(await page.locator("#portfolio-checks li").allTextContents()).toEqual([
-      "gpt-5.6-terra: checks ran in 1 of 2 runs (only those counted here): Codex keeps every check Claude's result passed 1 of 1 (100%, 95% interval 21%–100%); strictly better on checks 1 of 1 (100%, 95% interval 21%–100%); strictly worse 0 of 1 (0%, 95% interval 0%–79%)."
+      "gpt-5.6-terra: Checks ran in 1 of 2 run(s); runs without checks are not counted in these figures; Codex keeps every check Claude's result passed: 1 of 1 (100%, 95% Wilson interval 21%–100%); Codex strictly better on checks: 1 of 1 (100%, 95% Wilson interval 21%–100%); Codex strictly worse on checks: 0 of 1 (0%, 95% Wilson interval 0%–79%)."
     ])
     expect(consoleErrors).toEqual([])
   }, 60_000)

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { GRID_CSV_HEADER } from "../../../src/domain/portfolio/gridCsv.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
 let root: string
@@ -66,22 +67,60 @@ describe("the portfolio verdict in the browser", () => {
     expect(await page.locator("input.compare-run:checked").count()).toBe(2)
     expect(await axeViolations(page)).toEqual([])
 
-    const downloading = page.waitForEvent("download")
+    // The Runs list names each run's thread by its title, with its tokens.
+    const listed = await daemon.call("list_runs", {})
+    const titled = listed.runs.find((run: { run_id: string }) => run.run_id === completed[0])
+    expect(typeof titled.thread_title).toBe("string")
+    expect(await page.locator(`tr[data-run-id="${completed[0]}"] .run-thread-title`).textContent()).toBe(titled.thread_title)
+    expect(await page.locator(`tr[data-run-id="${completed[0]}"] td.num`).textContent()).toMatch(/^\S+ in · \S+ out$/)
+
+    // Comparing shows the portfolio here: the grid with its statistics, each model's figures, and its downloads.
     await page.click("#portfolio-compare")
-    const download = await downloading
-    expect(download.suggestedFilename()).toMatch(/^codex-replay-portfolio-\d{8}T\d{6}Z-[0-9a-f]{10}\.html$/)
     await page.locator("#portfolio-summary").waitFor()
-    expect(await page.locator("#portfolio-summary").textContent()).toBe(`Portfolio of 2 runs downloaded as ${download.suggestedFilename()}.`)
+    const summary = (await page.locator("#portfolio-summary").textContent())!
+    const portfolioId = /^Portfolio of 2 runs: (portfolio-\d{8}T\d{6}Z-[0-9a-f]{10})\./.exec(summary)?.[1]
+    expect(portfolioId).toBeDefined()
     const lines = await page.locator("#portfolio-models li").allTextContents()
     expect(lines).toHaveLength(2)
-    for (const line of lines) expect(line).toMatch(/^gpt-[\w.-]+: Codex won \d, tied \d, lost \d( \(\d without a verdict: not counted\))?; win rate/)
-    portfolioFile = (await page.locator("#portfolio-status code").textContent())!
-    expect(portfolioFile.startsWith(path.join(daemon.runRoot, "portfolios"))).toBe(true)
+    for (const line of lines) expect(line).toMatch(/^gpt-[\w.-]+: (Codex leads|Claude leads|Even): Codex won \d, tied \d and lost \d of 1 run/)
+    expect(await page.locator("#portfolio-status").textContent()).not.toContain(daemon.runRoot)
+    const cells = page.locator("#portfolio-grid table.grid-table .grid-run > a")
+    expect(await cells.count()).toBe(2)
+    const hrefs = await cells.evaluateAll((links) => links.map((link) => link.getAttribute("href")))
+    expect([...hrefs].sort()).toEqual(completed.map((id) => `/runs/${id}`).sort())
+    expect(await page.locator("#portfolio-grid .grid-statistics li").count()).toBe(2)
+    portfolioFile = path.join(daemon.runRoot, "portfolios", portfolioId!, "portfolio.html")
+    const downloading = page.waitForEvent("download")
+    await page.click("#portfolio-download-html")
+    const download = await downloading
+    expect(download.suggestedFilename()).toBe(`codex-replay-${portfolioId}.html`)
     const saved = path.join(root, "downloaded.html")
     await download.saveAs(saved)
     expect(await fs.readFile(saved, "utf8")).toBe(await fs.readFile(portfolioFile, "utf8"))
+    const csvDownloading = page.waitForEvent("download")
+    await page.click("#portfolio-download-csv")
+    const csvDownload = await csvDownloading
+    expect(csvDownload.suggestedFilename()).toBe(`codex-replay-${portfolioId}.csv`)
+    const csvFile = path.join(root, "downloaded.csv")
+    await csvDownload.saveAs(csvFile)
+    const csv = (await fs.readFile(csvFile, "utf8")).trimEnd().split("\r\n")
+    expect(csv[0]).toBe(GRID_CSV_HEADER.join(","))
+    expect(csv).toHaveLength(3)
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-1-runs-view.png"), fullPage: true })
+    for (const width of [390, 1366, 1920]) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.screenshot({ path: path.join(ARTIFACTS, `portfolio-4-panel-${width}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+    // A cell opens that run's Results in the page, at the run's address.
+    const firstCell = (await cells.first().getAttribute("href"))!
+    await cells.first().click()
+    await expect.poll(() => page.locator("#step-results").isVisible()).toBe(true)
+    expect(new URL(page.url()).pathname).toBe(firstCell)
+    await page.goBack()
+    await expect.poll(() => page.locator("#step-runs").isVisible()).toBe(true)
 
     // A run whose report went missing is refused in one sentence, shown on the page.
     await fs.rm(path.join(daemon.runRoot, completed[1]!, "report.json"))
@@ -115,10 +154,29 @@ describe("the portfolio verdict in the browser", () => {
     const runLink = page.locator(`${target} + dd a`).first()
     const runId = (await runLink.textContent())!
     expect(completed).toContain(runId)
+    // The run's report is inside the portfolio itself: the link stays in the file.
     await runLink.click()
-    await page.waitForLoadState("load")
-    expect(page.url()).toBe(pathToFileURL(path.join(daemon.runRoot, runId, "report.html")).href)
-    expect(await page.locator("h1").textContent()).toBe("Replay report")
+    expect(page.url()).toBe(`${url}#report-${runId}`)
+    expect(await page.locator(`#report-${runId} h3`).first().textContent()).toBe("Replay report")
+    expect(await page.locator(`#report-${runId}-evaluation-heading`).textContent()).toBe("Evaluation")
+
+    // The grid: a row per thread, a cell per model, each linking to its run's embedded report; CSS-only filters.
+    const cells = page.locator("table.grid-table .grid-run > a")
+    expect(await cells.count()).toBe(completed.length)
+    for (const href of await cells.evaluateAll((links) => links.map((link) => link.getAttribute("href")))) {
+      expect(completed.map((id) => `#report-${id}`)).toContain(href)
+    }
+    // Beside each, the run's address in the controller that wrote the portfolio.
+    const addresses = await page.locator("table.grid-table .grid-note a").evaluateAll((links) => links.map((link) => link.getAttribute("href")))
+    expect(addresses.sort()).toEqual(completed.map((id) => `http://127.0.0.1:${daemon.port}/runs/${id}`).sort())
+    const visibleRows = () => page.locator("table.grid-table tbody tr:visible").count()
+    expect(await visibleRows()).toBe(1)
+    const losses = await page.locator("table.grid-table tbody tr.row-loss").count()
+    await page.check("#grid-filter-loss")
+    expect(await visibleRows()).toBe(losses)
+    await page.check("#grid-filter-all")
+    expect(await visibleRows()).toBe(1)
+    await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-3-grid.png"), fullPage: false })
     await context.close()
 
     const axeContext = await browser.newContext({ bypassCSP: true })

@@ -72,7 +72,7 @@ describe("a Codex result that is Claude's", () => {
     await page.click("#portfolio-compare")
     await page.locator("#portfolio-summary").waitFor()
     expect(await page.locator("#portfolio-models li").allTextContents()).toEqual([
-      "gpt-5.6-sol: Codex won 0, tied 0, lost 0; win rate —; no decisive verdict. Possible leaks: 1 (matches Claude's result; not counted)."
+      "gpt-5.6-sol: Even: Codex won 0, tied 0 and lost 0 of 0 runs; no decisive verdict to test. possible leaks: 1 (Codex's patch matches Claude's result; not counted in any figure)."
     ])
     expect(consoleErrors).toEqual([])
   }, 90_000)

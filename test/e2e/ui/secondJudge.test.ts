@@ -98,7 +98,7 @@ describe("the second judge in the browser controller", () => {
       await page.check(`tr[data-run-id="${runId}"] input.compare-run`)
       await page.click("#portfolio-compare")
       await page.locator("#portfolio-summary").waitFor()
-      expect((await page.locator("#portfolio-models li").allTextContents())[0]).toContain("Judges split: 1 of 1 run judged by Claude too.")
+      expect((await page.locator("#portfolio-models li").allTextContents())[0]).toContain("Judges split: 1 run of 1 judged by Claude too.")
       expect(consoleErrors).toEqual([])
     } finally {
       await daemon.stop()

@@ -74,12 +74,10 @@ describe("cost in the browser controller", () => {
     await page.click("#tab-runs")
     await expect.poll(() => page.locator("input.compare-run").count(), { timeout: 15_000 }).toBe(2)
     for (const box of await page.locator("input.compare-run").all()) await box.check()
-    const downloading = page.waitForEvent("download")
     await page.click("#portfolio-compare")
-    await downloading
     await page.locator("#portfolio-cost").waitFor()
     expect(await page.locator("#portfolio-cost").textContent()).toMatch(
-      /^All runs: Codex implementations \$\S+ · Claude (\$\S+|not known), counted once per thread \(1 thread\) · evaluation \(what it cost to know\) \$\S+$/
+      /^All runs: Codex implementations \$\S+ in all, median \$\S+ · Claude (\$\S+ in all|not known), counted once per thread \(1 thread\) · evaluation \(what it cost to know\) \$\S+ in all, median \$\S+$/
     )
     expect(consoleErrors).toEqual([])
   }, 120_000)
