@@ -96,7 +96,7 @@ export interface PageState {
   prepared: PrepareRunResult | null
   preparing: boolean
   starting: boolean
-  runs: Record<string, object>
+  runs: Record<string, object | undefined>
   runFocus: string
   pendingRange: { thread_id: string; range_start: string | null; range_end: string | null } | null
   pendingCommands?: Record<string, string>

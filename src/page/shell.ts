@@ -133,16 +133,18 @@ export function openFromRunsView(run: RunSummary, siblings: ReadonlyArray<string
 }
 
 /** Configure of a finished, failed or cancelled run's thread, with its configuration (or its models) pre-filled. */
-export function replayAgain(run: { readonly run_id: string; readonly thread_id: string; readonly model?: string | null; readonly models?: ReadonlyArray<string> | null }) {
+export function replayAgain(run: { readonly run_id: string; readonly thread_id?: string | undefined; readonly model?: string | null | undefined; readonly models?: ReadonlyArray<string> | null | undefined }) {
+  const threadId = run.thread_id
+  if (threadId === undefined) return
   const saved = (draft.run_configs ?? {})[run.run_id]
-  draft.thread_id = run.thread_id
+  draft.thread_id = threadId
   draft.config = saved ? { ...saved } : null
   const models = Array.isArray(run.models) && run.models.length ? run.models : [run.model]
   app.pendingModels = saved ? null : models.filter((model): model is string => typeof model === "string" && model !== "")
   app.prepared = null
   saveDraft()
   showStep("configure", true)
-  theHost().inspect(run.thread_id)
+  theHost().inspect(threadId)
 }
 
 export async function refreshState() {

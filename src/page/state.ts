@@ -2,7 +2,9 @@
  * The page's shared state: what the controller said (`app`), the draft kept in localStorage per controller
  * session (`draft`), the step shown, and the address of the view shown (router.ts), which follows the steps.
  */
-import type { ControllerState, InspectThreadResult, PrepareResult, ThreadList } from "../domain/contracts/index.js"
+import type { ControllerState, InspectThreadResult, PrepareRunResult, ReplayReport, ThreadList } from "../domain/contracts/index.js"
+import type { RunView } from "./pageHost.js"
+import type { Config } from "./configureHost.js"
 import { batchView } from "./batch.js"
 import { byId } from "./dom.js"
 import { type Address, showAddress } from "./router.js"
@@ -32,13 +34,15 @@ export const app = {
   inferring: false,
   inferNote: "",
   /** Transient: never stored. */
-  prepared: null as PrepareResult | null,
+  prepared: null as PrepareRunResult | null,
+  /** The run whose cancellation waits for a confirmation. */
+  confirmCancel: null as string | null,
   preparing: false,
   starting: false,
   /** run_id -> run state */
-  runs: {} as Record<string, unknown>,
+  runs: {} as Record<string, RunView | undefined>,
   /** run_id -> report */
-  reports: {} as Record<string, unknown>,
+  reports: {} as Record<string, ReplayReport | undefined>,
   pollTimer: null as ReturnType<typeof setTimeout> | null,
   /** How showing a view updates the address: a new entry, or the same one while an address is being opened. */
   addressHow: "push" as "push" | "replace",
@@ -50,14 +54,8 @@ export const app = {
   pendingModels: null as ReadonlyArray<string> | null
 }
 
-/** The configuration being edited, as far as the shell reads it (Configure owns the rest). */
-export interface DraftConfig {
-  thread_id?: string | null
-  range_start?: string | null
-  range_end?: string | null
-  models?: ReadonlyArray<string>
-  readonly [field: string]: unknown
-}
+/** The configuration being edited (Configure owns its fields). */
+export type DraftConfig = Config
 
 /** What survives a reload (localStorage, versioned, scoped to the controller session). */
 export const draft = {

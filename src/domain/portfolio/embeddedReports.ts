@@ -1,5 +1,5 @@
 /**
- * A portfolio carries its runs' reports inside itself (docs/decisions/0008-self-contained-portfolio.md), so
+ * A portfolio carries its runs' reports inside itself (docs/decisions/0009-self-contained-portfolio.md), so
  * that `portfolio.html` and its links work wherever the file is saved. Each report's `<main>` is embedded as
  * one section: its ids prefixed by the run (no two reports' ids collide, and every in-file link still finds
  * its target), its headings two levels down (below the portfolio's "Reports" heading), and its sections

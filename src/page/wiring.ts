@@ -1,42 +1,28 @@
-// The page's views not yet typed, as they were in one script; its module scope is the old script's closure.
-// Codex Replay browser controller (SPEC §11). Plain DOM: every node is built with createElement and
-// textContent, so thread, candidate and report text can never become markup.
-import { $, fromReportHtml, h, labelScrollRegions, nextId, notice, scrollTable } from "./dom.js"
-import { clockText, formatDate, formatDuration, formatTime, formatTokenCount, integer, percent, percentText, totalTokens } from "./format.js"
-import { renderMarkdown } from "./markdown.js"
-import { renderDiff } from "./diffView.js"
-import { supervisionText } from "./runsList.js"
-import { app, applyPendingModels, draft, PAGE_SIZE, POLL_MS, PROGRESS_MS, rememberConfig, saveDraft, showStep, syncAddress } from "./state.js"
+/**
+ * The page's wiring: each view's module gets the hooks it needs into the others (its host), then the shell boots.
+ */
+import { h } from "./dom.js"
+import { app, applyPendingModels, draft, rememberConfig, saveDraft, showStep, syncAddress } from "./state.js"
 import { boot, openFromRunsView, openRunLink, refreshState, replayAgain } from "./shell.js"
-import { batchView, pollBatch } from "./batch.js"
-import { batchForm as batch, batchThreadPick, MAX_MODELS } from "./batchForm.js"
+import { type BatchViewHost, batchView, pollBatch } from "./batch.js"
+import { type BatchFormHost, batchForm as batch, batchThreadPick, MAX_MODELS } from "./batchForm.js"
 import { saveBlob } from "./download.js"
 import { comparePortfolio } from "./portfolioPanel.js"
-import { callTool, postRaw } from "./client.js"
-import { DIMENSIONS } from "../domain/review/dimensions.js"
-import { AUTHOR_LABELS } from "../domain/report/report.js"
-import { TOKEN_ROWS, totalInput } from "../domain/report/tokens.js"
-import { formatUsd } from "../domain/report/format.js"
-import { visible } from "../domain/report/visible.js"
-import { spendLineText as sharedSpendLineText } from "../domain/spend.js"
-import { renderEvaluationTable } from "../domain/report/evaluationTable.js"
-import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS } from "../domain/checks/outcomes.js"
+import type { RunsListHost } from "./runsList.js"
 import { installConfigureHost } from "./configureHost.js"
 import { loadThreads, renderThreads } from "./threads.js"
 import { defaultConfig, inspect } from "./configure.js"
-import { list, secondJudgeChoice, secondJudgeValue, section } from "./configureSections.js"
+import { secondJudgeChoice, secondJudgeValue } from "./configureSections.js"
 import { estimateLine, preparedReviewerLine, reviewerChoiceText } from "./prepare.js"
-import { caveatLabels as sharedCaveatLabels, caveatsBesideVerdict, tallyCounts as sharedTallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { setPageHost } from "./pageHost.js"
 import { pollRuns, renderRecent, renderRuns, statusBadge, tickPhaseCounters } from "./runView.js"
 import { latestCompleted, openResults } from "./results.js"
 import { notRevealedCell, stillBlind } from "./blindVote.js"
-import { caveatLabels, caveatsVerdict, notLeak, tallyCounts, VERDICTS, visibleText, winnerText } from "./verdicts.js"
+import { caveatLabels, caveatsVerdict, notLeak, tallyCounts, VERDICTS, visibleText } from "./verdicts.js"
 import { remediationText } from "./remediation.js"
-  const AUTHORS = AUTHOR_LABELS
 
   /** The Runs view's hooks into the rest of the page (src/page/runsList.ts). */
-  const runsHost = {
+  const runsHost: RunsListHost = {
     stillBlind: (run) => stillBlind(run),
     notRevealedCell: (run, open) => notRevealedCell(run, open),
     verdictText: (run) => {
@@ -54,7 +40,7 @@ import { remediationText } from "./remediation.js"
   }
 
   /** The batch view's hooks into the rest of the page (src/page/batch.ts). */
-  const batchHost = {
+  const batchHost: BatchViewHost = {
     statusBadge: (status) => statusBadge(status),
     stillBlind: (run) => stillBlind(run),
     notRevealedCell: (run, open) => notRevealedCell(run, open),
@@ -69,7 +55,7 @@ import { remediationText } from "./remediation.js"
   }
 
   /** The batch form's hooks into the rest of the page (src/page/batchForm.ts). */
-  const batchFormHost = {
+  const batchFormHost: BatchFormHost = {
     threads: () => app.threads,
     source: () => draft.source,
     offeredModels: () => (app.state && app.state.models) || [],
