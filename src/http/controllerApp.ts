@@ -19,8 +19,8 @@ import { Activity } from "../services/Activity.js"
 import { ControllerRuntime } from "../services/ControllerRuntime.js"
 import { readRequestBody, type RequestBody, TOO_DEEP_MESSAGE } from "./requestBody.js"
 import { bearerOf, cookieRedirect, cookieValues, gatePage, missingToken, queryToken } from "./apiAccess.js"
-import { addressWithoutToken, isPageAddress } from "./pageAddresses.js"
-import { bytesResponse, errorResponse, jsonResponse, textResponse, withSecurityHeaders } from "./responses.js"
+import { addressWithoutToken, isPageAddress, portfolioOfAddress } from "./pageAddresses.js"
+import { bytesResponse, errorResponse, jsonResponse, savedPageHeaders, textResponse, withSecurityHeaders } from "./responses.js"
 import type { StaticAsset } from "../services/internal/staticAssets.js"
 import type { RpcHttpApp } from "../rpc/http.js"
 
@@ -248,10 +248,35 @@ export const makeControllerApp = <RT, RD>(options: ControllerAppOptions<RT, RD>)
         )
       })
 
+    /**
+     * `/portfolios/<id>`: a portfolio's own page (its runs' reports inside it), shown in place behind the same
+     * cookie/token rule as the app; the file is found from the id alone, under the run root.
+     */
+    const portfolioPage = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const pathname = pathnameOf(request.url)
+      const portfolioId = portfolioOfAddress(pathname)
+      if (portfolioId === undefined) return Effect.succeed(textResponse(404, "Not found."))
+      const token = queryToken(request.url)
+      if (token !== undefined) {
+        return Effect.succeed(runtime.isApiToken(token) ? cookieRedirect(runtime.cookieName, token, addressWithoutToken(pathname, request.url)) : gatePage())
+      }
+      if (!hasApiToken(request)) return Effect.succeed(gatePage())
+      return inServices(options.download(undefined, "html", portfolioId), services).pipe(
+        Effect.map((file) =>
+          HttpServerResponse.stream(
+            NodeStream.fromReadable(() => readStreamNoFollow(file.path), () => conflict("The portfolio's page cannot be read.")),
+            { contentType: file.contentType, headers: savedPageHeaders }
+          )
+        ),
+        Effect.catchAll(answerFailure)
+      )
+    })
+
     const router = HttpRouter.empty.pipe(
       HttpRouter.get("/health", Effect.flatMap(HttpServerRequest.HttpServerRequest, health)),
       HttpRouter.get("/", Effect.map(HttpServerRequest.HttpServerRequest, page)),
       HttpRouter.get("/index.html", Effect.map(HttpServerRequest.HttpServerRequest, page)),
+      HttpRouter.get("/portfolios/:id", portfolioPage),
       HttpRouter.get("*", staticAsset),
       HttpRouter.post("/api/shutdown", withControlToken(shutdown)),
       options.rpc === undefined ? (router) => router : HttpRouter.post("/api/rpc", withControlToken(options.rpc)),

@@ -31,3 +31,11 @@ export const addressWithoutToken = (pathname: string, target: string): string =>
   const rest = params.toString()
   return rest === "" ? pathname : `${pathname}?${rest}`
 }
+
+const PORTFOLIO_ADDRESS = /^\/portfolios\/(portfolio-[0-9TZ]+-[0-9a-f]{10})$/
+
+/**
+ * The portfolio id of `/portfolios/<portfolio id>` (taken literally, as `isPageAddress` does), or undefined:
+ * that address serves the portfolio's own self-contained page, not the app.
+ */
+export const portfolioOfAddress = (pathname: string): string | undefined => PORTFOLIO_ADDRESS.exec(pathname)?.[1]

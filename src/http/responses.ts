@@ -19,6 +19,12 @@ export const SECURITY_HEADERS = {
 
 const securityHeaders = Headers.fromInput(SECURITY_HEADERS)
 
+/** A saved page the controller shows in place (a portfolio's): its own inline styles, no script at all. */
+export const savedPageHeaders = Headers.fromInput({
+  ...SECURITY_HEADERS,
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+})
+
 /**
  * The controller app's last step: every answer, whoever made it (a route, RPC, a stream), carries these.
  * The constructors below set them as they build a response, so only the others need the copy a merge makes.

@@ -161,7 +161,9 @@ const gridSection = (host: BatchViewHost, summary: BatchSummary, grid: Grid) =>
       summary.portfolio === null ? null : " ",
       summary.portfolio === null ? null : h("button", { type: "button", className: "secondary", id: "batch-portfolio-html", text: "Download the portfolio page", onClick: () => {
         if (summary.portfolio !== null) void downloadFromController({ portfolio_id: summary.portfolio.portfolio_id, format: "html" }, `codex-replay-${summary.portfolio.portfolio_id}.html`)
-      } })))
+      } }),
+      summary.portfolio === null ? null : " ",
+      summary.portfolio === null ? null : h("a", { id: "batch-portfolio-open", href: `/portfolios/${summary.portfolio.portfolio_id}`, target: "_blank", rel: "noopener", text: "Open the portfolio page" })))
 
 // What the view shows but its clocks: a poll that changes only those updates one line, so the buttons
 // under the pointer or the keyboard stay the same elements (as the run cards do).

@@ -48,7 +48,8 @@ const downloads = (portfolioId: string) =>
     h("button", { type: "button", className: "primary", id: "portfolio-download-html", text: "Download the portfolio page", onClick: () =>
       void downloadFromController({ portfolio_id: portfolioId, format: "html" }, `codex-replay-${portfolioId}.html`) }), " ",
     h("button", { type: "button", className: "secondary", id: "portfolio-download-csv", text: "Download the grid as CSV", onClick: () =>
-      void downloadFromController({ portfolio_id: portfolioId, format: "csv" }, `codex-replay-${portfolioId}.csv`) }))
+      void downloadFromController({ portfolio_id: portfolioId, format: "csv" }, `codex-replay-${portfolioId}.csv`) }), " ",
+    h("a", { id: "portfolio-open", href: `/portfolios/${portfolioId}`, target: "_blank", rel: "noopener", text: "Open the portfolio page" }))
 
 export function renderPortfolio(result: PortfolioResult, openRun: (runId: string) => void): ReadonlyArray<Node> {
   const decoded = decodePortfolio(result.portfolio)

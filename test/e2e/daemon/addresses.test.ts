@@ -1,3 +1,5 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { request } from "../../support/daemon.js"
 import { killAllDaemons, startDaemon } from "../../runs/support.js"
@@ -49,6 +51,43 @@ describe("the page's addresses over real HTTP", () => {
       expect(middle.headers.location).toBe("/runs?query=a+b&status=failed")
       // `/` keeps sending the browser to `/`.
       expect((await request(daemon.port, `/?token=${token}`, { token: null })).headers.location).toBe("/")
+    } finally {
+      await daemon.stop()
+    }
+  })
+
+  it("show a saved portfolio's own page at /portfolios/<id>, behind the same cookie, with its own strict policy", async () => {
+    const daemon = await startDaemon()
+    try {
+      const token = daemon.apiToken()
+      const cookie = `codex_replay_${daemon.port}=${token}`
+      const id = "portfolio-20260101T000000Z-0123456789"
+      const directory = path.join(daemon.runRoot, "portfolios", id)
+      fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+      fs.writeFileSync(path.join(directory, "portfolio.html"), "<!doctype html><title>Portfolio verdict</title><h1>Portfolio verdict</h1>", { mode: 0o600 })
+      const address = `/portfolios/${id}`
+      const shown = await request(daemon.port, address, { headers: { Cookie: cookie }, token: null })
+      expect(shown.status).toBe(200)
+      expect(shown.headers["content-type"]).toBe("text/html; charset=utf-8")
+      expect(shown.headers["content-disposition"]).toBeUndefined()
+      expect(shown.headers["content-security-policy"]).toContain("default-src 'none'")
+      expect(shown.headers["content-security-policy"]).not.toContain("script-src")
+      expect(shown.text).toContain("<h1>Portfolio verdict</h1>")
+      // Without the cookie: how to get in, never the portfolio.
+      const gate = await request(daemon.port, address, { token: null })
+      expect(gate.status).toBe(401)
+      expect(gate.text).not.toContain("Portfolio verdict</h1>")
+      const opened = await request(daemon.port, `${address}?token=${token}`, { token: null })
+      expect(opened.status).toBe(303)
+      expect(opened.headers.location).toBe(address)
+      // An unknown portfolio, a malformed id and a traversal answer 404 and show nothing.
+      const unknown = await request(daemon.port, "/portfolios/portfolio-20260101T000000Z-aaaaaaaaaa", { headers: { Cookie: cookie }, token: null })
+      expect(unknown.status).toBe(404)
+      for (const bad of ["/portfolios/..%2F..%2Fetc", "/portfolios/portfolio-1", `/portfolios/${id}/x`]) {
+        const refused = await request(daemon.port, bad, { headers: { Cookie: cookie }, token: null })
+        expect(refused.status, bad).toBe(404)
+        expect(refused.text, bad).not.toContain("Portfolio verdict</h1>")
+      }
     } finally {
       await daemon.stop()
     }

@@ -106,6 +106,13 @@ describe("the portfolio verdict in the browser", () => {
     const csv = (await fs.readFile(csvFile, "utf8")).trimEnd().split("\r\n")
     expect(csv[0]).toBe(GRID_CSV_HEADER.join(","))
     expect(csv).toHaveLength(3)
+    // The portfolio's own address shows its saved page in place, with its grid, behind the page's cookie.
+    expect(await page.locator("#portfolio-open").getAttribute("href")).toBe(`/portfolios/${portfolioId}`)
+    const shown = await page.context().newPage()
+    await shown.goto(`http://127.0.0.1:${daemon.port}/portfolios/${portfolioId}`)
+    expect(await shown.locator("h1").first().textContent()).toBe("Portfolio verdict")
+    expect(await shown.locator("table.grid-table .grid-run > a").count()).toBe(2)
+    await shown.close()
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-1-runs-view.png"), fullPage: true })
     for (const width of [390, 1366, 1920]) {
