@@ -10,9 +10,11 @@ import { formatElapsed, formatUsd } from "../domain/report/format.js"
 import { CoreLive } from "../layers.js"
 import { makePortfolio, recentCompletedRunIds } from "../programs/portfolio/portfolio.js"
 import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
+import { ControllerClient } from "../services/ControllerClient.js"
 import { RunStore } from "../services/RunStore.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
+import { pageAddress, runningControllerUrl } from "./addresses.js"
 import { makeOutput, writeStdout } from "./terminal.js"
 import { resolveRunId } from "./threadRefs.js"
 
@@ -98,12 +100,17 @@ export const portfolioCommand = (options: PortfolioOptions) =>
     if (options.csv === true && options.json) return yield* invalidArgument("Give --csv or --json, not both.")
     const written = yield* makePortfolio(yield* chosenRuns(options))
     if (options.csv === true) return yield* writeStdout(written.csv)
+    // Its address in a running controller of the run root (none is started for it).
+    const settings = yield* Settings
+    const controller = yield* runningControllerUrl(settings.controllersRoot, settings.runRoot)
+    const address = controller === null ? null : pageAddress(controller, `/portfolios/${written.portfolio.portfolio_id}`)
     if (options.json) {
       return yield* out.result({
         portfolio_id: written.portfolio.portfolio_id,
         portfolio_json: written.portfolio_json,
         portfolio_html: written.portfolio_html,
         portfolio_csv: written.portfolio_csv,
+        address,
         portfolio: written.portfolio,
         grid: written.grid
       })
@@ -114,4 +121,5 @@ export const portfolioCommand = (options: PortfolioOptions) =>
     yield* out.say(`Report:  ${written.portfolio_html}`)
     yield* out.say(`         ${written.portfolio_json}`)
     yield* out.say(`Grid:    ${written.portfolio_csv}`)
-  }).pipe(Effect.provide(PortfolioLive))
+    if (address !== null) yield* out.say(`Address: ${address}`)
+  }).pipe(Effect.provide(Layer.merge(PortfolioLive, ControllerClient.Default.pipe(Layer.provide(PortfolioLive)))))

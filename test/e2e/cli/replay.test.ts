@@ -94,6 +94,10 @@ describe("codex-replay replay", () => {
     const first = answer.runs[0]!
     const report = await runCli(["report", first.run_id], daemon.env)
     expect(report.stdout).toContain(`Address: ${origin}/runs/${first.run_id}${search}\n`)
+    // A portfolio of those runs prints its own address in that controller too (its saved page, shown in place).
+    const portfolio = await runCli(["portfolio", "--json", ...answer.runs.map((run) => run.run_id)], daemon.env)
+    const written = JSON.parse(portfolio.stdout) as { portfolio_id: string; address: string | null }
+    expect(written.address).toBe(`${origin}/portfolios/${written.portfolio_id}${search}`)
     const lines = report.stdout.split("\n")
     expect(lines[0]).toBe(`Run:     ${first.run_id} (${MODEL}, thread ${SAMPLE})`)
     expect(lines[1]).toMatch(
