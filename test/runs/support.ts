@@ -205,8 +205,9 @@ export const awaitTerminal = (daemon: Daemon, runId: string, withinMs = 40_000) 
 
 export const taggedPids = (tag: string) => pidsWithEnvironment(RUN_TAG_VARIABLE, tag)
 
+/** The directories of the run root, read in one call: a run's temporary folder renamed meanwhile is no error. */
 export const runDirectories = (runRoot: string) =>
-  fs.existsSync(runRoot) ? fs.readdirSync(runRoot).filter((name) => fs.statSync(path.join(runRoot, name)).isDirectory()) : []
+  fs.existsSync(runRoot) ? fs.readdirSync(runRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name) : []
 
 export const readAttempt = (daemon: Daemon) =>
   JSON.parse(fs.readFileSync(path.join(daemon.root, "controllers", daemon.sessionId, "attempt.json"), "utf8"))
