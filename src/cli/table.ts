@@ -68,26 +68,37 @@ export const lookOf = (stream: Screen, env: NodeJS.ProcessEnv = process.env): Ta
 const draw = (
   columns: ReadonlyArray<Column>,
   rows: ReadonlyArray<ReadonlyArray<string>>,
-  colour: boolean,
   widths?: ReadonlyArray<number>
 ) => {
   const table = new Table({
     head: columns.map((column) => column.header),
     colAligns: columns.map((column) => column.align ?? "left"),
-    style: { head: colour ? ["cyan"] : [], border: colour ? ["grey"] : [], compact: true },
+    style: { head: [], border: [], compact: true },
     ...(widths === undefined ? {} : { colWidths: [...widths], wordWrap: true, wrapOnWordBoundary: true })
   })
   for (const row of rows) table.push([...row])
   return table.toString()
 }
 
-// Only the borders carry escape codes; the cells never do (they are the project's own plain text).
-// eslint-disable-next-line no-control-regex
-const ESCAPES = /\u001b\[[0-9;]*m/g
-const plain = (line: string) => line.replace(ESCAPES, "")
-
 /** Each column's drawn width (its padding included), read off the top border. */
-const drawnWidths = (text: string) => plain(text.split("\n")[0] ?? "").slice(1, -1).split("┬").map((part) => part.length)
+const drawnWidths = (text: string) => (text.split("\n")[0] ?? "").slice(1, -1).split("┬").map((part) => part.length)
+
+const GREY = (text: string) => `\u001b[90m${text}\u001b[39m`
+const CYAN = (text: string) => `\u001b[36m${text}\u001b[39m`
+const BORDERS = /[─│┌┐└┘├┤┬┴┼]+/g
+
+/**
+ * The drawn table with grey borders and a cyan header. Painted here, not by the table library, whose colours
+ * follow its own guess at the terminal: whether to colour is `colourFor`'s decision alone.
+ */
+const painted = (text: string) => {
+  const lines = text.split("\n")
+  const headerEnd = lines.findIndex((line, index) => index > 0 && line.startsWith("├"))
+  return lines.map((line, index) => {
+    if (index === 0 || headerEnd === -1 || index >= headerEnd) return line.replace(BORDERS, GREY)
+    return line.split("│").map((cell) => (cell.trim() === "" ? cell : cell.replace(/\S(.*\S)?/, CYAN))).join(GREY("│"))
+  }).join("\n")
+}
 
 /** Widths that fit `width` by narrowing the wrapping columns, the widest first; undefined when they cannot. */
 const fitted = (columns: ReadonlyArray<Column>, natural: ReadonlyArray<number>, width: number) => {
@@ -128,7 +139,7 @@ export const renderTable = (spec: TableSpec, look: TableLook): string => {
   const totals = spec.totals
   for (;;) {
     const rows = [...spec.rows, ...(totals === undefined ? [] : [totals])].map(pick)
-    const natural = draw(columns.map(({ column }) => column), rows, false)
+    const natural = draw(columns.map(({ column }) => column), rows)
     const widths = drawnWidths(natural)
     const tooWide = look.width !== undefined && widths.reduce((sum, each) => sum + each, 0) + widths.length + 1 > look.width
     const fit = !tooWide || look.width === undefined ? widths : fitted(columns.map(({ column }) => column), widths, look.width)
@@ -139,10 +150,11 @@ export const renderTable = (spec: TableSpec, look: TableLook): string => {
       continue
     }
     const shown = columns.map(({ column }) => column)
-    const text = draw(shown, rows, look.colour, fit ?? widths)
-    if (totals === undefined || spec.rows.length === 0) return text
+    const text = draw(shown, rows, fit ?? widths)
+    const paint = (drawn: string) => (look.colour ? painted(drawn) : drawn)
+    if (totals === undefined || spec.rows.length === 0) return paint(text)
     // The totals row may wrap too: its height is what it adds to the table.
-    const height = text.split("\n").length - draw(shown, rows.slice(0, -1), false, fit ?? widths).split("\n").length
-    return withTotalsRule(text, height)
+    const height = text.split("\n").length - draw(shown, rows.slice(0, -1), fit ?? widths).split("\n").length
+    return paint(withTotalsRule(text, height))
   }
 }

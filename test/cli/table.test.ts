@@ -49,8 +49,16 @@ describe("the command line's tables", () => {
     expect(narrow).toContain("$12.23")
   })
 
-  it("colours the header and borders only when asked", () => {
-    expect(renderTable({ columns: COLUMNS, rows: ROWS }, { width: undefined, colour: true })).toContain("\u001b[")
+  it("colours the header and borders only when asked, whatever the process's own terminal", () => {
+    // The decision is `colourFor`'s alone: a test process without a terminal (CI) still gets colour when asked.
+    const coloured = renderTable({ columns: COLUMNS, rows: ROWS, totals: TOTALS }, { width: 60, colour: true })
+    const plain = renderTable({ columns: COLUMNS, rows: ROWS, totals: TOTALS }, { width: 60, colour: false })
+    expect(coloured).toContain("\u001b[36mTitle\u001b[39m")
+    expect(coloured).toContain("\u001b[90m│\u001b[39m")
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.replace(/\u001b\[[0-9;]*m/g, "")).toBe(plain)
+    // Rows are not painted: only their borders are.
+    expect(coloured).not.toContain("\u001b[36mAdd a CSV export")
   })
 
   it("colours only a terminal without NO_COLOR, and reads the width of a terminal, else COLUMNS, else none", () => {
