@@ -2,21 +2,10 @@ import * as fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
+import { CHROMIUM } from "./chromium.js"
 
-/** Debian's Chromium, which `.ci/run` installs; the browser tests fail (never skip) without it. */
-export const CHROMIUM = "/usr/bin/chromium"
-
-/** Flags for a headless Chromium on a machine with no network but loopback. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
+export { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js"
 
 /** Screenshots and PDFs the browser tests save (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
@@ -29,14 +18,26 @@ export const requireChromium = async (what: string) => {
 }
 
 /**
- * Launches Debian's Chromium and a context that collects console errors and page errors into
- * `consoleErrors`; the artifacts folder exists afterwards.
+ * The run's one Chromium (launched by `chromiumServer.ts`), connected to: what a test file makes in it is
+ * its own, and its `close()` closes the file's contexts and disconnects, leaving the browser to the others.
+ */
+export const sharedChromium = async (): Promise<Browser> => {
+  const endpoint = inject("chromiumEndpoint")
+  if (endpoint === undefined || endpoint === "") {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run the browser tests.`)
+  }
+  return chromium.connect(endpoint)
+}
+
+/**
+ * The shared Chromium and a context that collects console errors and page errors into `consoleErrors`;
+ * the artifacts folder exists afterwards.
  */
 export const launchChromium = async (
   consoleErrors: Array<string>,
   options: { readonly acceptDownloads?: boolean } = {}
 ): Promise<{ browser: Browser; context: BrowserContext }> => {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  const browser = await sharedChromium()
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: options.acceptDownloads ?? false })
   collectErrors(context, consoleErrors, () => true)
   await fs.mkdir(ARTIFACTS, { recursive: true })

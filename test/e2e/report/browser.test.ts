@@ -7,7 +7,7 @@ import { type BrowserContext, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../../src/domain/report/html.js"
 import { HOSTILE, sampleReport } from "../../report/fixtures.js"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium, sharedChromium } from "../../support/browser.js"
 
 
 let scratch: string
@@ -104,7 +104,7 @@ describe("report.html in headless Chromium", () => {
   }, 60_000)
   it("has no accessibility violation of impact moderate or higher (axe-core)", async () => {
     // The report runs no script of its own; this page alone lets axe-core in.
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    const browser = await sharedChromium()
     try {
       const page = await (await browser.newContext({ bypassCSP: true })).newPage()
       await page.goto(reportUrl, { waitUntil: "load" })

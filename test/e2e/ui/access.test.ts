@@ -4,9 +4,8 @@
  */
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from "../../support/browser.js"
+import { requireChromium, sharedChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
-import { chromium } from "playwright-core"
 
 let daemon: Daemon
 let browser: Browser
@@ -16,7 +15,7 @@ beforeAll(async () => {
   await requireChromium("the page access test")
   daemon = await startDaemon()
   origin = `http://127.0.0.1:${daemon.port}`
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
 }, 30_000)
 
 afterAll(async () => {

@@ -5,9 +5,9 @@
  * user's steps so Back returns to the last view.
  */
 import * as fs from "node:fs/promises"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
 import { batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { approveAndStart, awaitTerminal, type Daemon, eventually, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -32,7 +32,7 @@ let batchId = ""
 
 beforeAll(async () => {
   await requireChromium("the addresses UI test")
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   await fs.mkdir(ARTIFACTS, { recursive: true })
   const root = scratch()
   roots.push(root)

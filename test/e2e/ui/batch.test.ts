@@ -6,9 +6,9 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
 import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
 import { CONTROLS } from "../../../src/domain/unblock.js"
@@ -37,7 +37,7 @@ const openPage = async (daemon: Daemon) => {
 
 beforeAll(async () => {
   await requireChromium("the batch UI test")
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   await fs.mkdir(ARTIFACTS, { recursive: true })
 })
 

@@ -6,9 +6,9 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium, skipToVerdict } from "../../support/browser.js"
 import { at, CHUNK_TIMES, chunkThreadLines, makeChunkProject } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
@@ -57,7 +57,7 @@ beforeAll(async () => {
   project = makeChunkProject(root, "project")
   writeThreadWithChecks(path.join(root, "claude"), project.directory)
   daemon = await startDaemon({ root })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
   fs.mkdirSync(ARTIFACTS, { recursive: true })
 }, 30_000)

@@ -6,10 +6,10 @@
  */
 import * as path from "node:path"
 import * as fs from "node:fs/promises"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKGROUND_HEADING, CHUNK_TASK_HEADING } from "../../../src/domain/history/chunks.js"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium, skipToVerdict } from "../../support/browser.js"
 import { CHUNK_PROMPTS, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
 import { awaitTerminal, type Daemon, killAllDaemons, scratch, startDaemon } from "../../runs/support.js"
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
   project = makeChunkProject(root, "project")
   ids = writeChunkThread(path.join(root, "claude"), THREAD, project.directory)
   daemon = await startDaemon({ root })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
   await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 30_000)

@@ -243,7 +243,9 @@ describe("browser controller", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")])
     expect(download.suggestedFilename()).toBe(`codex-replay-${runId}-report.json`)
-    const file = await download.path()
+    // A connected browser's download is streamed to a file of ours (it has no path of its own here).
+    const file = path.join(ARTIFACTS, `controller-${runId}-report.json`)
+    await download.saveAs(file)
     const report = JSON.parse(await fs.readFile(file, "utf8"))
     expect(report.run_id).toBe(runId)
     const [html] = await Promise.all([page.waitForEvent("download"), page.click("#download-html")])

@@ -7,9 +7,9 @@
 import * as fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, requireChromium, sharedChromium, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
     await first.stop()
   }
   second = await startDaemon({ root })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   // The page's CSP forbids inline scripts; bypassing it lets the test inject axe-core.
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
   context.on("console", (message) => {

@@ -6,9 +6,9 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
 import { GRID_CSV_HEADER } from "../../../src/domain/portfolio/gridCsv.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   const crashing = await approveAndStart(daemon, nonGitConfig({ request: "Create greet.py.\nfake-scenario: crash" }))
   failed = crashing.run_id
   expect((await awaitTerminal(daemon, failed)).status).not.toBe("completed")
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 180_000)
 

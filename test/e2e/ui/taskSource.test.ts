@@ -11,8 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromium } from "playwright-core"
-import { ARTIFACTS, axeViolations, CHROMIUM, CHROMIUM_ARGS, errorCollectingContext, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
@@ -37,7 +36,7 @@ beforeAll(async () => {
     await fs.cp(path.join(CLAUDE_HOME, "projects", folder), path.join(root, "claude", "projects", folder), { recursive: true })
   }
   daemon = await startDaemon({ root, env: { FAKE_CODEX_LOG: log, FAKE_CODEX_FINAL_JSON: JSON.stringify({ request: UNRELATED }) } })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  browser = await sharedChromium()
   page = await (await errorCollectingContext(browser, consoleErrors)).newPage()
   await fs.mkdir(ARTIFACTS, { recursive: true })
 }, 30_000)
