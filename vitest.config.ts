@@ -47,7 +47,9 @@ export default defineConfig({
           globalSetup: ["test/support/tmpdir.ts"],
           include: ["test/**/*.test.ts"],
           exclude: NEEDS_ITS_OWN_PROCESS,
-          isolate: false
+          isolate: false,
+          // Each project has a pool of its own: run one after the other, or six files run at once.
+          sequence: { groupOrder: 0 }
         }
       },
       {
@@ -56,7 +58,8 @@ export default defineConfig({
           name: "isolated",
           // The browser tests share one Chromium (test/support/chromiumServer.ts).
           globalSetup: ["test/support/tmpdir.ts", "test/support/chromiumServer.ts"],
-          include: NEEDS_ITS_OWN_PROCESS.map((glob) => (glob.endsWith(".ts") ? glob : `${glob}/*.test.ts`))
+          include: NEEDS_ITS_OWN_PROCESS.map((glob) => (glob.endsWith(".ts") ? glob : `${glob}/*.test.ts`)),
+          sequence: { groupOrder: 1 }
         }
       }
     ]

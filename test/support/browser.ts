@@ -89,3 +89,12 @@ export const skipToVerdict = async (page: Page, timeout: number) => {
   if (await skip.isVisible()) await skip.click()
   await verdict.waitFor({ timeout })
 }
+
+/**
+ * Picks the packaged samples as the thread source, once the first listing has put its counts beside the
+ * two choices: the counts widen the labels, and a click aimed before they appear can land beside the radio.
+ */
+export const chooseSamples = async (page: Page) => {
+  await page.locator("#count-sample").filter({ hasText: /\(\d+\)/ }).waitFor({ timeout: 15_000 })
+  await page.check("#source-sample")
+}

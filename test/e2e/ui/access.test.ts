@@ -4,7 +4,7 @@
  */
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { requireChromium, sharedChromium } from "../../support/browser.js"
+import { chooseSamples, requireChromium, sharedChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 let daemon: Daemon
@@ -36,7 +36,7 @@ describe("opening the controller in a browser", () => {
       await page.goto(daemon.launchUrl(), { waitUntil: "load" })
       expect(page.url()).toBe(`${origin}/`)
       await page.locator("#controller-status", { hasText: "Ready" }).waitFor({ timeout: 15_000 })
-      await page.locator("#source-sample").check()
+      await chooseSamples(page)
       await page.locator(".thread-item").first().waitFor({ timeout: 15_000 })
       expect(await page.locator(".thread-item").count()).toBeGreaterThan(0)
       const cookies = await context.cookies(origin)
@@ -88,7 +88,7 @@ describe("opening the controller in a browser", () => {
       // An earlier controller's token, as after a restart on the same port.
       await context.addCookies([{ name: `codex_replay_${daemon.port}`, value: "0".repeat(64), url: origin, httpOnly: true, sameSite: "Strict" }])
       await page.locator("#source-imported").check()
-      await page.locator("#source-sample").check()
+      await chooseSamples(page)
       await page.locator("#notice", { hasText: "This controller needs its API token" }).waitFor({ timeout: 15_000 })
     } finally {
       await context.close()

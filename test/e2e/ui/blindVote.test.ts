@@ -11,7 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page, Route } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, chooseSamples, launchChromium, requireChromium } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -54,7 +54,7 @@ describe("Judge it yourself", () => {
   it("offers a blind vote before the reveal, takes it, then shows the verdict with the vote beside the judge's", async () => {
     await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     await page.check("#cfg-confirm-empty")
@@ -130,7 +130,7 @@ describe("Judge it yourself", () => {
 
   it("skips and reveals; the run then says a blind vote is no longer possible", async () => {
     await page.click("#tab-thread")
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     await page.check("#cfg-confirm-empty")

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool, type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
-import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -121,7 +121,7 @@ describe("browser controller", () => {
   }, 20_000)
 
   it("shows the sample's configuration; the start button is disabled with a reason until a model is chosen; the draft survives a reload", async () => {
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     expect(await page.locator("#step-configure").isVisible()).toBe(true)
@@ -300,7 +300,7 @@ describe("browser controller", () => {
   it("a Git sample: commits are prefilled; a running replay can be cancelled from the Run step", async () => {
     await page.locator("#tab-thread").click()
     await page.fill("#thread-search", "")
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator('.thread-item[data-thread-id="sample-word-count"]').click()
     await page.locator("#cfg-baseline").waitFor()
     expect(await page.locator("#cfg-beginning").inputValue()).toBe("git")

@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -41,7 +41,7 @@ describe("output past its ceilings on the Results page", () => {
   it("notes each cut above the patch and the answer, lists the binary file by size, and counts the cuts as concerns", async () => {
     await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     await page.fill("#cfg-request", "Create greet.py that prints a greeting.\nfake-scenario: large_output")

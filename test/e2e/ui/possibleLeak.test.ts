@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli } from "../../cli/support.js"
 import { installEnv } from "../../rpc/support.js"
-import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -46,7 +46,7 @@ describe("a Codex result that is Claude's", () => {
   it("is flagged on the Results page under the verdict and in the Runs view; a portfolio of it counts it apart", async () => {
     await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     await page.check("#cfg-confirm-empty")

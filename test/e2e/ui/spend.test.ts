@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -40,7 +40,7 @@ describe("cost in the browser controller", () => {
     await page.goto(daemon.launchUrl(), { waitUntil: "load" })
     // The controller's state first: a thread chosen before it arrives is shown again from the start.
     await expect.poll(() => page.locator("#controller-status").textContent(), { timeout: 15_000 }).toMatch(/^Ready/)
-    await page.check("#source-sample")
+    await chooseSamples(page)
     await page.locator(`.thread-item[data-thread-id="${SAMPLE}"]`).click()
     await page.locator("#cfg-request").waitFor()
     await page.check("#cfg-confirm-empty")
