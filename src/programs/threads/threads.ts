@@ -27,7 +27,12 @@ export interface ChunkOffer {
   readonly selected?: ChunkSelection
 }
 
-export interface InspectThreadResult {
+/**
+ * What `inspectThread` builds, in the domain's own types. The tool answers it as the contract's
+ * `InspectThreadResult` (domain/contracts/threadResults.ts): `defineTool` only accepts a program whose
+ * answer is one, so the two cannot drift apart.
+ */
+export interface ThreadInspectionAnswer {
   readonly thread: ThreadOutput
   readonly replay: ThreadOutput
   readonly baseline: BaselineProposal["baseline"] | Record<string, never>
@@ -253,7 +258,7 @@ export const inspectThread = Effect.fn("threads.inspectThread")(function*(payloa
     repository_blockers: proposal?.repository_blocking_reasons ?? [],
     blockers: proposal?.blocking_reasons ?? [],
     diagnostics
-  } satisfies InspectThreadResult
+  } satisfies ThreadInspectionAnswer
 })
 
 export const inspectThreadText = (result: { readonly thread: { readonly source: string } }) =>
