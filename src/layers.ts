@@ -72,7 +72,11 @@ const CLOSE_GRACE_MILLIS = 2000
 const closeWithin = (server: Server, graceMillis: number) =>
   Effect.gen(function*() {
     if (!server.listening) return
-    const cut = yield* Effect.fork(Effect.delay(Effect.sync(() => server.closeAllConnections()), Duration.millis(graceMillis)))
+    // A finalizer is uninterruptible and a fork inherits that: without `interruptible` the interrupt below
+    // would wait out the whole grace even when the server closed at once.
+    const cut = yield* Effect.fork(
+      Effect.interruptible(Effect.delay(Effect.sync(() => server.closeAllConnections()), Duration.millis(graceMillis)))
+    )
     yield* Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
     yield* Fiber.interrupt(cut)
   })

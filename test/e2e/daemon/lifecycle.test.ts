@@ -85,6 +85,18 @@ describe("recovery with a reused pid", () => {
 })
 
 describe("shutdown with a stalled client", () => {
+  it("with no request open, SIGTERM ends the daemon without waiting out the grace given to open requests", async () => {
+    const daemon = await startDaemon()
+    // The test client sends Connection: close, so a finished request leaves no connection open.
+    expect((await request(daemon.port, "/health")).status).toBe(200)
+    const stopping = Date.now()
+    daemon.process.kill("SIGTERM")
+    expect(await daemon.exited).toBe(0)
+    // The grace for open requests is 2 s; a stop that waited it out took 2.1 s.
+    expect(Date.now() - stopping).toBeLessThan(1500)
+    expect(fs.existsSync(daemon.runtimePath)).toBe(false)
+  })
+
   it("a download the client stopped reading does not keep the daemon from exiting", async () => {
     const daemon = await startDaemon()
     const directory = writeRun(daemon.runRoot, "run-big", { controller_session_id: daemon.sessionId, status: "completed" })
