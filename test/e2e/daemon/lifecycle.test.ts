@@ -84,7 +84,7 @@ describe("recovery with a reused pid", () => {
   })
 })
 
-describe("shutdown with a stalled client", () => {
+describe("shutdown with no request open", () => {
   it("with no request open, SIGTERM ends the daemon without waiting out the grace given to open requests", async () => {
     const daemon = await startDaemon()
     // The test client sends Connection: close, so a finished request leaves no connection open.
@@ -96,7 +96,9 @@ describe("shutdown with a stalled client", () => {
     expect(Date.now() - stopping).toBeLessThan(1500)
     expect(fs.existsSync(daemon.runtimePath)).toBe(false)
   })
+})
 
+describe("shutdown with a stalled client", () => {
   it("a download the client stopped reading does not keep the daemon from exiting", async () => {
     const daemon = await startDaemon()
     const directory = writeRun(daemon.runRoot, "run-big", { controller_session_id: daemon.sessionId, status: "completed" })
