@@ -43,6 +43,27 @@ export const fakeNamespace = (pidfile: string) => {
 export const namespaceMembers = (namespace: string) =>
   processes().filter((pid) => namespaceOf(pid) === namespace && isAlive(pid))
 
+/** When a process started (field 22 of its stat), or undefined once it is gone. */
+const startTimeOf = (pid: number) => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What `fakeCodexPids` saw, by pidfile: the start time of each pid (a pid reused later by another process is
+ * not the fake's) and the namespace's init (outer pid and start time). A pid namespace's inode number is reused
+ * once it is gone, so a namespace whose init has ended may be another test's by now: its members count only
+ * while the init seen here still runs (the kernel ends every member before the init itself ends).
+ */
+const seen = new Map<number, number | undefined>()
+const inits = new Map<string, { readonly pid: number; readonly start: number | undefined }>()
+
+const isSame = (pid: number) => isAlive(pid) && (!seen.has(pid) || seen.get(pid) === startTimeOf(pid))
+
 /**
  * The pids the fake wrote, as seen here (call it while they run): through its namespace when it was
  * confined, each pid must belong to a live member of it (a pid nothing maps to throws).
@@ -50,17 +71,43 @@ export const namespaceMembers = (namespace: string) =>
 export const fakeCodexPids = (pidfile: string) => {
   const listed = fs.readFileSync(pidfile, "utf8").trim().split("\n").map(Number)
   const namespace = fakeNamespace(pidfile)
-  if (namespace === undefined) return listed
+  if (namespace === undefined) {
+    for (const pid of listed) seen.set(pid, startTimeOf(pid))
+    return listed
+  }
   const members = namespaceMembers(namespace)
+  const init = members.find((pid) => innermostPid(pid) === 1)
+  if (init !== undefined) inits.set(pidfile, { pid: init, start: startTimeOf(init) })
   return listed.map((inner) => {
     const outer = members.find((pid) => innermostPid(pid) === inner)
     if (outer === undefined) throw new Error(`No live process of ${namespace} has pid ${inner} there.`)
+    seen.set(outer, startTimeOf(outer))
     return outer
   })
 }
 
-/** What is still alive of `pids` and, for a confined fake, of anything else in its namespace. */
+/** Whether the namespace init `fakeCodexPids` saw for `pidfile` still runs (true when it saw none). */
+const namespaceLives = (pidfile: string) => {
+  const init = inits.get(pidfile)
+  return init === undefined || (isAlive(init.pid) && startTimeOf(init.pid) === init.start)
+}
+
+/** What is still alive of `pids` and, for a confined fake whose namespace still exists, of anything else in it. */
 export const leftBehind = (pidfile: string, pids: ReadonlyArray<number>) => {
   const namespace = fakeNamespace(pidfile)
-  return [...new Set([...pids.filter(isAlive), ...(namespace === undefined ? [] : namespaceMembers(namespace))])]
+  const members = namespace === undefined || !namespaceLives(pidfile) ? [] : namespaceMembers(namespace)
+  return [...new Set([...pids.filter(isSame), ...members])]
 }
+
+/** `leftBehind`, each with its stat line and command line, for a failure message. */
+export const describeLeftBehind = (pidfile: string, pids: ReadonlyArray<number>) =>
+  leftBehind(pidfile, pids).map((pid) => {
+    const read = (file: string) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/${file}`, "utf8").replaceAll("\0", " ").trim()
+      } catch {
+        return "(gone)"
+      }
+    }
+    return `${pid}: ${read("stat")} | ${read("cmdline")} | ns ${namespaceOf(pid) ?? "?"}`
+  })

@@ -9,7 +9,7 @@ import { LauncherLive } from "../../../src/layers.js"
 import { findController, makeControllerRpcClient, makeRpcCaller } from "../../../src/rpc/client.js"
 import { type Daemon, scratch, startDaemon, treeSnapshot } from "../../rpc/support.js"
 import { isAlive, writeRun } from "../../support/daemon.js"
-import { fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
+import { describeLeftBehind, fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
 
 let daemon: Daemon
 
@@ -250,7 +250,7 @@ const expectDroppedCallEndsCodex = async (begin: (hanging: Daemon) => () => Prom
     await drop()
     const gone = Date.now() + 10_000
     while (leftBehind(pidfile, pids).length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(leftBehind(pidfile, pids)).toEqual([])
+    expect(describeLeftBehind(pidfile, pids)).toEqual([])
     expect((await fetch(`${hanging.origin}/health`)).status).toBe(200)
   } finally {
     await hanging.stop()

@@ -17,7 +17,7 @@ import {
   taggedPids
 } from "../../runs/support.js"
 import { isAlive } from "../../support/daemon.js"
-import { fakeCodexPids, leftBehind } from "../../support/fakeCodexPids.js"
+import { describeLeftBehind, fakeCodexPids } from "../../support/fakeCodexPids.js"
 
 // Every daemon was stopped by its test; none is left behind.
 afterAll(async () => expect(await killAllDaemons()).toBe(0))
@@ -114,7 +114,7 @@ describe("cancellation", () => {
       expect(cancelled.run.status).toBe("cancelled")
       // Everything the run started is gone by the time cancel_run answers.
       expect(await taggedPids(run_id)).toEqual([])
-      expect(leftBehind(pidfile, pids)).toEqual([])
+      expect(describeLeftBehind(pidfile, pids)).toEqual([])
 
       const state = (await daemon.call("get_run", { run_id })).run
       expect(state).toMatchObject({ status: "cancelled", error: "Cancelled by user.", cancellation_reason: "user_requested" })
