@@ -1,4 +1,4 @@
-import { query, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk"
+import type { SDKResultMessage } from "@anthropic-ai/claude-agent-sdk"
 import { Data, Effect } from "effect"
 import * as path from "node:path"
 import { invalidArgument } from "../../domain/errors.js"
@@ -123,6 +123,9 @@ export const askClaude = (question: ClaudeQuestion): Effect.Effect<ClaudeAnswer,
       const abortController = new AbortController()
       signal.addEventListener("abort", () => abortController.abort())
       let stderr = ""
+      // Loaded when a judge first asks: the SDK is 1.4 MB that every start of the controller and the command line
+      // would otherwise compile (docs/decisions/0010-claude-sdk-on-first-use.md).
+      const { query } = await import("@anthropic-ai/claude-agent-sdk")
       const session = query({
         prompt: question.prompt,
         options: {
