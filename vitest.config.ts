@@ -21,11 +21,8 @@ import { defineConfig } from "vitest/config"
  */
 const NEEDS_ITS_OWN_PROCESS = [
   "test/e2e/**",
-  // Module state of their own: the history's support folders and caches, the in-memory file systems and
-  // clocks of the service tests, the engine's run roots.
-  "test/history/**",
-  "test/services/**",
-  "test/engine/**",
+  // Mocks node:fs/promises.
+  "test/history/resumedFamily.test.ts",
   // Sets process.env for the fake Claude Code.
   "test/review/ClaudeJudge.test.ts"
 ]

@@ -24,6 +24,7 @@ export const requireChromium = async (what: string) => {
 export const sharedChromium = async (): Promise<Browser> => {
   const endpoint = inject("chromiumEndpoint")
   if (endpoint === undefined || endpoint === "") {
+    if (process.env.CODEX_REPLAY_TEST_BROWSER === "0") throw new Error("CODEX_REPLAY_TEST_BROWSER=0 launched no Chromium for this run.")
     throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with "apt-get install -y chromium" to run the browser tests.`)
   }
   return chromium.connect(endpoint)
