@@ -1,10 +1,9 @@
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { isAlive } from "../support/daemon.js"
+import { freePort, isAlive } from "../support/daemon.js"
 import { spawnBin } from "../support/spawnBin.js"
 import { CLAUDE_HOME } from "../support/fixtures.js"
 
@@ -19,17 +18,7 @@ export const FAKE_CODEX = path.join(REPO, "test", "fake-codex", "codex")
 
 export const scratch = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
-/** A port that was free a moment ago. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
+export { freePort }
 
 /** The environment of one isolated install: its own run root, the fixtures, the fake Codex CLI. */
 export const installEnv = (root: string, extra: Record<string, string> = {}): Record<string, string> => {

@@ -28,16 +28,44 @@ export const isAlive = (pid: number) => {
   }
 }
 
-/** A port that was free a moment ago. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
+/** Whether a listening socket can be bound to `port` on 127.0.0.1 now (it is closed again at once). */
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
+
+/**
+ * The kernel's ephemeral ports (`ip_local_port_range`) are also the local ports of every outgoing
+ * connection, so a port the kernel picked for `listen(0)` and released can be taken by any test's HTTP
+ * client before the daemon binds it (EADDRINUSE, seen in CI). Tests take ports below that range instead,
+ * each worker of the run (`VITEST_POOL_ID`) from a slice of its own.
+ */
+const PORT_SLICES = 8
+const portSlice = (() => {
+  let low = 32768
+  try {
+    low = Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || low
+  } catch {
+    // Not Linux: Linux's default range.
+  }
+  const first = 10_000
+  const size = Math.max(100, Math.floor((low - first) / PORT_SLICES))
+  const slice = (Number(process.env.VITEST_POOL_ID ?? 1) - 1) % PORT_SLICES
+  return { first: first + slice * size, size }
+})()
+let nextPort = portSlice.first + Math.floor(Math.random() * portSlice.size)
+
+/** A port that was free a moment ago, outside the ephemeral range and apart from other workers' ports. */
+export const freePort = async (): Promise<number> => {
+  for (let tries = 0; tries < portSlice.size; tries++) {
+    const port = nextPort
+    nextPort = portSlice.first + ((nextPort - portSlice.first + 1) % portSlice.size)
+    if (await canListen(port)) return port
+  }
+  throw new Error(`No free port in ${portSlice.first}–${portSlice.first + portSlice.size - 1}.`)
+}
 
 export interface Answer {
   readonly status: number
