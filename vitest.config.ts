@@ -1,23 +1,24 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * Two tiers (docs/testing.md):
+ * Two tiers (docs/testing.md), run one after the other:
  *
  * - `in-process`: behaviour tested inside the test process (pure modules, services over in-memory or
- *   temporary files, the HTTP and RPC handlers in process). Its files share their worker processes
- *   (`isolate: false`): loading Effect and the sources once per worker instead of once per file makes
- *   this tier about 2.5 times faster. A file joins it only if it leaves nothing behind in the process —
- *   no `vi.mock`, no change to `process.env`, no state kept in a shared test-support module.
- * - `isolated`: everything else, each file in a fresh process — the end-to-end tests (real daemons, the
- *   CLI, MCP, Chromium, process groups) and the in-process files that mock modules, change the
- *   environment or keep module state of their own.
+ *   temporary files, the engine under TestClock, the HTTP and RPC handlers in process).
+ * - `isolated`: the end-to-end tests (real daemons, the CLI, MCP, Chromium, process groups) and the two
+ *   files that mock a module or set the environment.
+ *
+ * Every file runs in a fresh process: vitest 3.2's forks pool takes its isolation from the root
+ * configuration, shared by both projects, so a project's `isolate: false` never let files share one.
+ * Sharing them in the threads pool instead (measured: the in-process tier in 60 s instead of 128 s) failed
+ * 4 to 20 tests, by order (the process service's, the checks', the engine's retries, the in-memory file
+ * system's): those need to stop depending on a process of their own first.
  *
  * `expect.poll` waits up to 10 s instead of vitest's 1 s: it returns as soon as its condition holds, and a
  * loaded CI machine once needed more than a second for a page's debounced list call to re-render.
  *
  * Most end-to-end files wait on child processes (the daemon, the CLI, git, the fake codex, Chromium), so
- * three files at a time keep two cores busy. The pool keeps its three workers for the whole run: a worker
- * shared by several files must not be retired between them (vitest ends it while it still holds them).
+ * three files at a time keep two cores busy.
  */
 const NEEDS_ITS_OWN_PROCESS = [
   "test/e2e/**",
@@ -34,7 +35,6 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     maxWorkers: 3,
-    minWorkers: 3,
     reporters: ["default"],
     projects: [
       {
@@ -44,7 +44,6 @@ export default defineConfig({
           globalSetup: ["test/support/tmpdir.ts"],
           include: ["test/**/*.test.ts"],
           exclude: NEEDS_ITS_OWN_PROCESS,
-          isolate: false,
           // Each project has a pool of its own: run one after the other, or six files run at once.
           sequence: { groupOrder: 0 }
         }
