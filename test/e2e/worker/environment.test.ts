@@ -15,6 +15,19 @@ const OURS = {
   SSH_AUTH_SOCK: "/run/user/1000/ssh-agent.sock"
 }
 
+/**
+ * Whether `text` holds `value` as a whole token (not inside a longer run of letters and digits): the
+ * port "4173" must not count when Codex's own CODEX_THREAD_ID, a UUIDv7 whose hex spells the clock,
+ * happens to read "01a24173-…" (it did, for 65 s, in a CI run).
+ */
+const mentions = (text: string, value: string) => {
+  const edge = (char: string) => (/[0-9A-Za-z]/.test(char) ? "[^0-9A-Za-z]" : "")
+  const before = edge(value[0] ?? "")
+  const after = edge(value.at(-1) ?? "")
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  return new RegExp(`${before === "" ? "" : `(^|${before})`}${escaped}${after === "" ? "" : `(${after}|$)`}`, "m").test(text)
+}
+
 const printedEnvironment = (text: string) =>
   Object.fromEntries(text.split("\n").filter((line) => line.includes("=")).map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]))
 
@@ -31,7 +44,7 @@ describe("the environment an agent's shell commands get", () => {
         for (const name of Object.keys(printed)) {
           expect(name.startsWith("CODEX_REPLAY_") || name === "CLAUDE_CONFIG_DIR" || name.startsWith("FAKE_CODEX_")).toBe(false)
         }
-        for (const value of Object.values(OURS)) expect(result.final_response).not.toContain(value)
+        for (const value of Object.values(OURS)) expect(mentions(result.final_response, value), value).toBe(false)
         expect(printed.CODEX_API_KEY).toBeUndefined()
         if (purpose === "implementation") expect(printed.TMPDIR).toMatch(/\/tmp-[A-Za-z0-9]{6}$/)
         else expect(printed.TMPDIR).toBeUndefined()
