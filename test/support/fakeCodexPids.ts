@@ -1,5 +1,7 @@
 import * as fs from "node:fs"
+import { startTimeOf } from "../../src/services/platform/procfs.js"
 import { isAlive } from "./daemon.js"
+import { describeProcess } from "./stuckProcess.js"
 
 /**
  * The fake codex writes its pid and its tool command's pid to FAKE_CODEX_PIDFILE, as it sees them, and
@@ -42,16 +44,6 @@ export const fakeNamespace = (pidfile: string) => {
 /** Live processes (pids as seen here) that are members of pid namespace `namespace`. */
 export const namespaceMembers = (namespace: string) =>
   processes().filter((pid) => namespaceOf(pid) === namespace && isAlive(pid))
-
-/** When a process started (field 22 of its stat), or undefined once it is gone. */
-const startTimeOf = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * What `fakeCodexPids` saw, by pidfile: the start time of each pid (a pid reused later by another process is
@@ -99,15 +91,6 @@ export const leftBehind = (pidfile: string, pids: ReadonlyArray<number>) => {
   return [...new Set([...pids.filter(isSame), ...members])]
 }
 
-/** `leftBehind`, each with its stat line and command line, for a failure message. */
+/** `leftBehind`, each described (command line, threads, children, files) with its namespace, for a failure message. */
 export const describeLeftBehind = (pidfile: string, pids: ReadonlyArray<number>) =>
-  leftBehind(pidfile, pids).map((pid) => {
-    const read = (file: string) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/${file}`, "utf8").replaceAll("\0", " ").trim()
-      } catch {
-        return "(gone)"
-      }
-    }
-    return `${pid}: ${read("stat")} | ${read("cmdline")} | ns ${namespaceOf(pid) ?? "?"}`
-  })
+  leftBehind(pidfile, pids).map((pid) => `${describeProcess(pid)}\n  namespace ${namespaceOf(pid) ?? "?"}`)

@@ -29,6 +29,14 @@ describe("the bundled command line", () => {
     expect(fs.readdirSync(BUNDLE).filter((name) => !name.endsWith(".mjs"))).toEqual([])
   })
 
+  it("keeps the Claude Agent SDK in a chunk of its own that only a dynamic import reaches (decision 0010)", () => {
+    const sdk = bundleFiles().filter((name) => fs.readFileSync(path.join(BUNDLE, name), "utf8").includes("node_modules/@anthropic-ai/claude-agent-sdk/"))
+    expect(sdk).toHaveLength(1)
+    const others = bundleFiles().filter((name) => name !== sdk[0]).map((name) => fs.readFileSync(path.join(BUNDLE, name), "utf8"))
+    expect(others.some((text) => text.includes(`import("./${sdk[0]}")`))).toBe(true)
+    expect(others.filter((text) => text.includes(`from "./${sdk[0]}"`))).toEqual([])
+  })
+
   it("says to build first, and exits 1, when the bundle is missing (a listing or any other command)", () => {
     const install = fs.mkdtempSync(path.join(os.tmpdir(), "codex-replay-unbuilt-"))
     try {
