@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * Two tiers (docs/testing.md), whose files share one pool of three forks, ordered together:
+ * Two tiers (docs/testing.md), run one after the other:
  *
  * - `in-process`: behaviour tested inside the test process (pure modules, services over in-memory or
  *   temporary files, the engine under TestClock, the HTTP and RPC handlers in process).
@@ -44,6 +44,8 @@ export default defineConfig({
           globalSetup: ["test/support/tmpdir.ts"],
           include: ["test/**/*.test.ts"],
           exclude: NEEDS_ITS_OWN_PROCESS,
+          // First, while `npm test`'s type-check runs beside it: the end-to-end files, some with latency bounds, start after.
+          sequence: { groupOrder: 0 }
         }
       },
       {
@@ -53,6 +55,7 @@ export default defineConfig({
           // The browser tests share one Chromium (test/support/chromiumServer.ts).
           globalSetup: ["test/support/tmpdir.ts", "test/support/chromiumServer.ts"],
           include: NEEDS_ITS_OWN_PROCESS.map((glob) => (glob.endsWith(".ts") ? glob : `${glob}/*.test.ts`)),
+          sequence: { groupOrder: 1 }
         }
       }
     ]
