@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as TestServices from "effect/TestServices"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -109,6 +109,24 @@ describe("CheckRunner", () => {
         expect(liveTagged(tag)).toBe("0")
         // The namespace's last processes may take a moment to be reaped: looked for during at most 5 s.
         expect(yield* Effect.promise(() => hangersGoneWithin(5000))).toBe(true)
+      }))
+
+    it.effect("a limit of one second holds the commands, not the copy or the sandbox's start, which a busy machine slows", () =>
+      live(function*() {
+        const project = nodeProject()
+        // Every copy takes 1.5 s here, past the commands' limit of 1 s.
+        const slowCopies = Layer.effect(
+          Workspace,
+          Effect.map(Workspace, (real) => Workspace.make({ ...real, materialise: (...args) => Effect.delay(real.materialise(...args), "1500 millis") }))
+        )
+        const state = yield* Effect.flatMap(CheckRunner, (runner) =>
+          runner.checkState(request(project, { checks: [{ command: `sleep ${HANG}`, directory: "." }], timeLimitSeconds: 1 }))
+        ).pipe(
+          // Fresh: it.layer's memo map would otherwise hand back the runner already built over the real copies.
+          Effect.provide(Layer.fresh(CheckRunner.DefaultWithoutDependencies).pipe(Layer.provide(slowCopies), Layer.provide(layer)))
+        )
+        // The command is held to its limit; the copy and the sandbox's probe, which took longer, were not.
+        expect(state.checks[0]).toMatchObject({ status: "timed_out", reason: "It did not finish within 1 second; it was stopped." })
       }))
 
     it.effect("a check can neither reach the network nor write outside its copy; set-up failing makes the checks could-not-run", () =>

@@ -25,6 +25,12 @@ export const CHECKS_DIRECTORY = "checks"
 const STATE_PREFIX = "state-"
 /** States checked at once across all runs: each runs its commands one after the other. */
 export const MAX_PARALLEL_STATES = 3
+/**
+ * The least time a state's copy, and the probe that starts its sandbox, may take whatever the commands'
+ * own limit: slowed by a busy machine, they would otherwise count against the state (`could not run`,
+ * the state's doing) when a user sets a limit of a few seconds for a quick linter.
+ */
+export const MIN_COPY_SECONDS = 60
 /** Finished start and Claude states kept for the other models of the same start. */
 const SHARED_KEPT = 32
 
@@ -117,7 +123,8 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
       request: StateRequest,
       places: ReadonlyArray<string>,
       command: ApprovedCommand,
-      network: boolean
+      network: boolean,
+      limitSeconds = request.timeLimitSeconds
     ) =>
       Effect.gen(function*() {
         const copy = places[0]!
@@ -140,7 +147,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
           tag: request.runTag,
           onStdout: (chunk) => collector.push(decoder.write(chunk)),
           onLine: (_stream, line) => Effect.sync(() => void (complaints.length < 20 && complaints.push(line.slice(0, 500))))
-        }).pipe(Effect.timeoutOption(Duration.seconds(request.timeLimitSeconds)), Effect.either)
+        }).pipe(Effect.timeoutOption(Duration.seconds(limitSeconds)), Effect.either)
         collector.push(decoder.end())
         const failed = Either.isRight(ended) && Option.isSome(ended.right) && ended.right.value.exitCode !== 0
         const said = failed ? complaints.filter((line) => !/^WARNING: proceeding/.test(line)) : []
@@ -152,7 +159,7 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         if (Either.isLeft(ended)) return { ...notRun(command, `It could not be started: ${ended.left.message}`), elapsed_ms: elapsed }
         if (Option.isNone(ended.right)) {
           return {
-            ...notRun(command, `It did not finish within ${minutes(request.timeLimitSeconds)}; it was stopped.`),
+            ...notRun(command, `It did not finish within ${minutes(limitSeconds)}; it was stopped.`),
             status: "timed_out" as const,
             excerpt,
             elapsed_ms: elapsed
@@ -199,9 +206,10 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         if (request.changes.kind === "unavailable") return yield* unrunnable(request.changes.reason)
         yield* files.ensurePrivateDirectory(root)
         const directory = yield* files.temporaryDirectory(root, `${STATE_PREFIX}${process.pid}-`)
-        // Making the copy counts against the time limit of a command: a result cannot hold a slot by its size.
-        const prepared = yield* prepareCopy(directory, request).pipe(Effect.timeoutOption(Duration.seconds(request.timeLimitSeconds)))
-        if (Option.isNone(prepared)) return yield* unrunnable(`The copy of this state was not ready within ${minutes(request.timeLimitSeconds)}.`, "state")
+        // Making the copy has a time limit too (a command's, at least MIN_COPY_SECONDS): a result cannot hold a slot by its size.
+        const copyLimit = Math.max(request.timeLimitSeconds, MIN_COPY_SECONDS)
+        const prepared = yield* prepareCopy(directory, request).pipe(Effect.timeoutOption(Duration.seconds(copyLimit)))
+        if (Option.isNone(prepared)) return yield* unrunnable(`The copy of this state was not ready within ${minutes(copyLimit)}.`, "state")
         if (Either.isLeft(prepared.value)) return yield* unrunnable(prepared.value.left.reason, prepared.value.left.cause)
         const copy = prepared.value.right.directory
         const scratch = path.join(directory, "tmp")
@@ -224,9 +232,10 @@ export class CheckRunner extends Effect.Service<CheckRunner>()("codex-replay/Che
         }
         const realCopy = Option.getOrElse(yield* Effect.orElseSucceed(files.realPath(copy), () => Option.none<string>()), () => copy)
         const places = [copy, realCopy, scratch, directory]
-        const run = (command: ApprovedCommand, network: boolean) =>
-          runCommand(invocation.right, launchers, request, places, command, network)
-        const probe = yield* run({ command: "exit 0", directory: "." }, false)
+        const run = (command: ApprovedCommand, network: boolean, limitSeconds?: number) =>
+          runCommand(invocation.right, launchers, request, places, command, network, limitSeconds)
+        // Like the copy, the sandbox's start is not held to a short limit meant for the commands.
+        const probe = yield* run({ command: "exit 0", directory: "." }, false, copyLimit)
         if (probe.status !== "passed") {
           const detail = probe.excerpt.trim() === "" ? probe.reason ?? `exit code ${probe.exit_code}` : probe.excerpt.trim().split("\n").slice(-3).join(" ")
           return yield* unrunnable(`Codex's sandbox could not start here: ${detail}`, "state")

@@ -4,7 +4,7 @@ import type { ApprovedCommand } from "../../domain/contracts/payloads.js"
 /** One approved command as it runs in a state's sandbox, and how its end is counted. */
 
 export const minutes = (seconds: number) =>
-  seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? "" : "s"}` : `${seconds} seconds`
+  seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? "" : "s"}` : `${seconds} second${seconds === 1 ? "" : "s"}`
 
 /**
  * The command as Claude Code's Bash tool ran it, in bash, given as an argument (never pasted into a
