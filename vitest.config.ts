@@ -5,14 +5,16 @@ import { defineConfig } from "vitest/config"
  *
  * - `in-process`: behaviour tested inside the test process (pure modules, services over in-memory or
  *   temporary files, the engine under TestClock, the HTTP and RPC handlers in process).
- * - `isolated`: the end-to-end tests (real daemons, the CLI, MCP, Chromium, process groups) and the two
- *   files that mock a module or set the environment.
+ * - `isolated`: the end-to-end tests (real daemons, the CLI, MCP, Chromium, process groups) and the
+ *   files below that need a process of their own.
  *
- * Every file runs in a fresh process: vitest 3.2's forks pool takes its isolation from the root
- * configuration, shared by both projects, so a project's `isolate: false` never let files share one.
- * Sharing them in the threads pool instead (measured: the in-process tier in 60 s instead of 128 s) failed
- * 4 to 20 tests, by order (the process service's, the checks', the engine's retries, the in-memory file
- * system's): those need to stop depending on a process of their own first.
+ * The in-process files share one worker thread and its loaded modules (the threads pool, `isolate: false`,
+ * `singleThread`; vitest 3.2 reads those from the root, and the forks pool of the end-to-end files ignores
+ * them): 96 files in about 27 s of wall time and 30 s of CPU, against 190 s and 370 s when each file
+ * loaded the modules again in a process of its own. One thread, not three: the type-check of `npm test`
+ * runs beside it on the other core, and several threads of one process were ended mid-file by the pool's
+ * recycling. `test/support/pristineEffectVitest.ts` gives each file `@effect/vitest`'s own `it` back.
+ * A file stays in a process of its own only for a reason given below.
  *
  * `expect.poll` waits up to 10 s instead of vitest's 1 s: it returns as soon as its condition holds, and a
  * loaded CI machine once needed more than a second for a page's debounced list call to re-render.
@@ -25,7 +27,11 @@ const NEEDS_ITS_OWN_PROCESS = [
   // Mocks node:fs/promises.
   "test/history/resumedFamily.test.ts",
   // Sets process.env for the fake Claude Code.
-  "test/review/ClaudeJudge.test.ts"
+  "test/review/ClaudeJudge.test.ts",
+  // Weighs the process's memory before it starts worker threads of its own.
+  "test/history/summary.test.ts",
+  // Runs commands in Codex's sandbox for a minute; beside other files in one thread, the pool ended it.
+  "test/checks/checkRunner.test.ts"
 ]
 
 export default defineConfig({
@@ -34,6 +40,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     expect: { poll: { timeout: 10_000 } },
     pool: "forks",
+    // The in-process project's (see above); the isolated project's forks keep vitest's isolation.
+    poolOptions: { threads: { isolate: false, singleThread: true } },
     maxWorkers: 3,
     reporters: ["default"],
     projects: [
@@ -42,8 +50,10 @@ export default defineConfig({
         test: {
           name: "in-process",
           globalSetup: ["test/support/tmpdir.ts"],
+          setupFiles: ["test/support/pristineEffectVitest.ts"],
           include: ["test/**/*.test.ts"],
           exclude: NEEDS_ITS_OWN_PROCESS,
+          pool: "threads",
           // First, while `npm test`'s type-check runs beside it: the end-to-end files, some with latency bounds, start after.
           sequence: { groupOrder: 0 }
         }
