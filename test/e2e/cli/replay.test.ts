@@ -159,7 +159,9 @@ describe("codex-replay replay", () => {
       FAKE_CODEX_SCENARIO: "hang",
       FAKE_CODEX_PIDFILE: pidfile,
       FAKE_CODEX_MARKER: marker,
-      FAKE_CODEX_MARKER_DELAY_MS: "1500"
+      // Past what a busy machine takes from the tool's start to the cancellation (1.5 s once was not), and
+      // waited out below: a grandchild that survived would write the marker.
+      FAKE_CODEX_MARKER_DELAY_MS: "4000"
     })
     try {
       const cli = spawnCli(["replay", SAMPLE, "--model", MODEL, "--yes"], hanging.env)
@@ -181,7 +183,7 @@ describe("codex-replay replay", () => {
       expect(state.status).toBe("cancelled")
       expect(state.cancellation_reason).toBe("user_requested")
       await waitUntil("the fake Codex processes to end", () => leftBehind(pidfile, pids).length === 0, 5_000)
-      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      await new Promise((resolve) => setTimeout(resolve, 4_500))
       expect(fs.existsSync(marker)).toBe(false)
     } finally {
       await hanging.stop()

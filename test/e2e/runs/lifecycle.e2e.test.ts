@@ -26,7 +26,8 @@ afterAll(async () => expect(await killAllDaemons()).toBe(0))
 const awaitHangingTool = (daemon: Daemon, runId: string) =>
   eventually(() => (readLog(daemon.runRoot, runId).includes("\"command_execution\"") ? true : undefined), 20_000, "the tool command")
 
-const hangEnvironment = (root: string, markerDelayMs = 1500) => ({
+/** The marker's 4 s are past what a busy machine takes from the tool's start to a cancellation, and are waited out after one. */
+const hangEnvironment = (root: string, markerDelayMs = 4000) => ({
   FAKE_CODEX_MARKER: path.join(root, "marker"),
   FAKE_CODEX_MARKER_DELAY_MS: String(markerDelayMs),
   FAKE_CODEX_PIDFILE: path.join(root, "pids")
@@ -132,7 +133,7 @@ describe("cancellation", () => {
       } finally {
         await other.stop()
       }
-      await sleep(2000)
+      await sleep(4000)
       expect(fs.existsSync(path.join(root, "marker"))).toBe(false)
       expect((await daemon.call("get_run", { run_id })).run.status).toBe("cancelled")
     } finally {
