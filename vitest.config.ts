@@ -12,8 +12,8 @@ import { defineConfig } from "vitest/config"
  * `singleThread`; vitest 3.2 reads those from the root, and the forks pool of the end-to-end files ignores
  * them): 96 files in about 27 s of wall time and 30 s of CPU, against 190 s and 370 s when each file
  * loaded the modules again in a process of its own. One thread, not three: the type-check of `npm test`
- * runs beside it on the other core, and several threads of one process were ended mid-file by the pool's
- * recycling. `test/support/pristineEffectVitest.ts` gives each file `@effect/vitest`'s own `it` back.
+ * runs beside it on the other core, and with three threads the pool ended a long file mid-run ("Terminating
+ * worker thread", cause not found) in every full run of the tier. `test/support/pristineEffectVitest.ts` gives each file `@effect/vitest`'s own `it` back.
  * A file stays in a process of its own only for a reason given below.
  *
  * `expect.poll` waits up to 10 s instead of vitest's 1 s: it returns as soon as its condition holds, and a
@@ -30,7 +30,7 @@ const NEEDS_ITS_OWN_PROCESS = [
   "test/review/ClaudeJudge.test.ts",
   // Weighs the process's memory before it starts worker threads of its own.
   "test/history/summary.test.ts",
-  // Runs commands in Codex's sandbox for a minute; beside other files in one thread, the pool ended it.
+  // Runs commands in Codex's sandbox for about a minute: in the one thread it would hold up every other file.
   "test/checks/checkRunner.test.ts"
 ]
 

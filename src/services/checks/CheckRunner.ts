@@ -30,7 +30,7 @@ export const MAX_PARALLEL_STATES = 3
  * own limit: slowed by a busy machine, they would otherwise count against the state (`could not run`,
  * the state's doing) when a user sets a limit of a few seconds for a quick linter.
  */
-export const MIN_COPY_SECONDS = 60
+const MIN_COPY_SECONDS = 60
 /** Finished start and Claude states kept for the other models of the same start. */
 const SHARED_KEPT = 32
 
