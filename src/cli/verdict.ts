@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS, type CheckRow, ChecksComparison, type SideCheck } from "../domain/checks/outcomes.js"
 import { ReplayReport } from "../domain/contracts/index.js"
-import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts, verdictWords } from "../domain/report/caveats.js"
+import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts, verdictWords, WINNER_LINES as WINNERS } from "../domain/report/caveats.js"
 import { visible } from "../domain/report/visible.js"
 import { failureAdvice } from "../domain/failureAdvice.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
@@ -139,13 +139,6 @@ const integrityOf = (state: Json, report: Json | undefined): Verdict["integrity"
   const integrity = reportIntegrity(report)
   if (integrity !== null) return { matches_claude: integrity.matches_claude, similarity: integrity.similarity }
   return typeof state.report_summary?.possible_leak === "boolean" ? { matches_claude: state.report_summary.possible_leak, similarity: null } : null
-}
-
-const WINNERS: Record<string, string> = {
-  codex: "Codex wins",
-  claude: "Claude wins",
-  tie: "Tie",
-  inconclusive: "Inconclusive (no order-balanced verdict)"
 }
 
 /** The verdict's headline words: the winner, unless a caveat says there is none (no verdict, orders that disagreed, judges split: `verdictWords`). */

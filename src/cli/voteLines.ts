@@ -1,8 +1,7 @@
 import type { StoredVote } from "../domain/contracts/votes.js"
-import type { Caveat } from "../domain/report/caveats.js"
+import { type Caveat, WINNER_LINES as WINNERS } from "../domain/report/caveats.js"
 import { judgeCategory } from "../domain/portfolio/agreement.js"
 
-const WINNERS = { codex: "Codex wins", claude: "Claude wins", tie: "Tie" } as const
 const JUDGE_WINNERS = new Set(["codex", "claude", "tie", "inconclusive"])
 
 const isJudgeWinner = (winner: string | null): winner is "codex" | "claude" | "tie" | "inconclusive" => winner !== null && JUDGE_WINNERS.has(winner)

@@ -4,14 +4,11 @@
  * beginnings accepted or not, then prepare (each ready thread's warnings, the blocked ones, the preflight
  * sentence) and start.
  */
-import type { BatchSummary, InspectThreadResult, ModelOption, PrepareBatchResult, PrepareResult } from "../domain/contracts/index.js"
+import { type BatchSummary, type InspectThreadResult, MAX_REPEATS, type ModelOption, type PrepareBatchResult, type PrepareResult } from "../domain/contracts/index.js"
+import { MAX_REPLAY_MODELS as MAX_MODELS, MAX_REPLAY_THREADS as MAX_BATCH_THREADS } from "../domain/product.js"
 import { CONTROLS } from "../domain/unblock.js"
 import { callTool } from "./client.js"
 import { $, byId, type Child, h, notice } from "./dom.js"
-
-export const MAX_BATCH_THREADS = 100
-export const MAX_MODELS = 4
-export const MAX_REPEATS = 5
 
 /** What the batch form needs of a thread's default configuration (Configure's defaults). */
 export interface BatchDefaults {

@@ -13,7 +13,7 @@ import { h, scrollTable } from "./dom.js"
 import { formatDuration, integer } from "./format.js"
 import { pageHost, type RunView, section, read } from "./pageHost.js"
 import { candidateOf, type CandidateView, costText } from "./resultsSections.js"
-import { caveatLabels, caveatsVerdict, notLeak, ordersDisagreed, VERDICTS } from "./verdicts.js"
+import { caveatLabels, notLeak, reportVerdictLine } from "./verdicts.js"
 
 const DIMENSION_SHORT: Readonly<Record<string, string>> = { reliability: "Reliability", code_quality: "Code quality", request_fulfillment: "Request", change_scope: "Scope", safe_operations: "Safety", accurate_reporting: "Reporting" }
 const EDGE: Readonly<Record<string, string>> = { codex: "better than Claude", claude: "worse than Claude", same: "same as Claude", mixed: "mixed" }
@@ -117,12 +117,13 @@ export function sideBySideTable(ids: ReadonlyArray<string>, open: (id: string) =
     const edge = report.checks?.edge ? EDGE[report.checks.edge] : undefined
     const split = secondJudgeResultOf(report.evaluation)?.agreement === "split"
     const labels = caveatLabels(notLeak(report.caveats))
+    const verdict = reportVerdictLine(report)
     return h("tr", { "data-run-id": id, "data-model": codex.model ?? "" },
       h("th", { scope: "row" }, h("span", { className: "mono", text: codex.model ?? id }), repeatLabel(app.runs[id]) ? h("span", { className: "muted repeat-label", text: repeatLabel(app.runs[id]) }) : null),
-      h("td", {}, h("strong", { text: caveatsVerdict(report.caveats) ?? (ordersDisagreed(report) ? "Inconclusive (orders disagreed)" : VERDICTS[report.winner ?? ""] ?? report.winner ?? "—") }),
+      h("td", {}, h("strong", { text: verdict }),
         labels ? [" ", h("span", { className: "muted caveat-labels", text: labels })] : null,
         read(report.integrity, "matches_claude") === true ? [" ", h("span", { className: "badge badge-warn", text: "possible leak" })] : null,
-        split && caveatsVerdict(report.caveats) !== "Split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
+        split && verdict !== "Split" ? [" ", h("span", { className: "badge badge-warn", text: "split" })] : null),
       DIMENSIONS.map((d) => dimensionCell(report, d.id)),
       h("td", { className: "checks-cell" }, tallyText(report, "codex"), edge ? [h("br"), h("span", { className: "muted", text: edge })] : null),
       h("td", { className: "num", text: formatDuration(codex.elapsed_ms) }),

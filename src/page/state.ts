@@ -3,6 +3,7 @@
  * session (`draft`), the step shown, and the address of the view shown (router.ts), which follows the steps.
  */
 import type { ControllerState, InspectThreadResult, PrepareRunResult, ReplayReport, ThreadList } from "../domain/contracts/index.js"
+import { HEARTBEAT_INTERVAL_SECONDS } from "../domain/product.js"
 import type { RunView } from "./pageHost.js"
 import type { Config } from "./configureHost.js"
 import { batchView } from "./batch.js"
@@ -10,7 +11,7 @@ import { byId } from "./dom.js"
 import { type Address, showAddress } from "./router.js"
 import { runsFilters } from "./runsList.js"
 
-export const HEARTBEAT_MS = 15000
+export const HEARTBEAT_MS = HEARTBEAT_INTERVAL_SECONDS * 1000
 export const POLL_MS = 1000
 export const PAGE_SIZE = 20
 export const PROGRESS_MS = 400

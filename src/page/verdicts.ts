@@ -5,42 +5,29 @@
 import type { ReplayReport } from "../domain/contracts/index.js"
 import {
   type Caveat,
-  caveatFactsOfReport,
   caveatLabels as sharedCaveatLabels,
   caveatsBesideVerdict,
+  caveatsOfReport,
   tallyCounts as sharedTallyCounts,
-  verdictWords
+  verdictLine
 } from "../domain/report/caveats.js"
 import { winnerText as evaluationWinnerText } from "../domain/report/evaluationTable.js"
-import { AUTHOR_LABELS } from "../domain/report/report.js"
+import { verdictHeadline } from "../domain/report/report.js"
 import { visible } from "../domain/report/visible.js"
 
 type Caveats = ReadonlyArray<Caveat> | null | undefined
 
-/** The one-line views' words of a winner. */
-export const VERDICTS: Readonly<Record<string, string>> = { codex: "Codex wins", claude: "Claude wins", tie: "Tie", inconclusive: "Inconclusive" }
-
 /** A winner in the evaluation table's words (`Codex replay`, `Historical Claude`, `Tie`, …). */
 export const winnerText = (winner: string | null | undefined) => evaluationWinnerText(winner)
 
-/** The headline of a winner: `Codex replay wins`, `Historical Claude wins`, `Tie` or `Inconclusive`. */
-export const verdictText = (winner: string | null | undefined) =>
-  winner === "codex" ? `${AUTHOR_LABELS.codex} wins` : winner === "claude" ? `${AUTHOR_LABELS.claude} wins` : winner === "tie" ? "Tie" : "Inconclusive"
+/** A verdict on one line (the Runs list, the recent runs, every model beside Claude): `verdictLine`, as the grid and the portfolio say it. */
+export const runVerdictText = (winner: string | null, caveats: Caveats) => verdictLine(winner, caveats ?? [])
 
-/** A tie because the two review orders disagreed on every dimension is no verdict, and reads as such. */
-export const ordersDisagreed = (report: ReplayReport) => caveatFactsOfReport(report).orders_disagreed === true
+/** A report's verdict on one line, its caveats recorded or (an older report) derived. */
+export const reportVerdictLine = (report: ReplayReport) => verdictLine(report.winner ?? null, caveatsOfReport(report))
 
-/** The words said instead of a winner (no verdict, orders that disagreed, judges that split), or null: the reports' words, capitalised. */
-export const caveatsVerdict = (caveats: Caveats): string | null => {
-  const all = caveats ?? []
-  if (caveatsBesideVerdict(all).length === all.length) return null
-  const words = verdictWords(null, all)
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-/** The verdict's headline on Results. */
-export const reportVerdictText = (report: ReplayReport) =>
-  caveatsVerdict(report.caveats) ?? (ordersDisagreed(report) ? "Inconclusive (the two orders disagreed)" : verdictText(report.winner))
+/** The verdict's headline on Results: report.html's own (`verdictHeadline`). */
+export const reportVerdictText = (report: ReplayReport) => verdictHeadline(report.winner ?? null, caveatsOfReport(report))
 
 /** The labels of the caveats left to name beside the verdict's words. */
 export const caveatLabels = (caveats: Caveats) => sharedCaveatLabels(caveatsBesideVerdict(caveats ?? []))

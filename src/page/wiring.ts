@@ -1,11 +1,12 @@
 /**
  * The page's wiring: each view's module gets the hooks it needs into the others (its host), then the shell boots.
  */
+import { MAX_REPLAY_MODELS } from "../domain/product.js"
 import { h } from "./dom.js"
 import { app, applyPendingModels, draft, rememberConfig, saveDraft, showStep, syncAddress } from "./state.js"
 import { boot, openFromRunsView, openRunLink, refreshState, replayAgain } from "./shell.js"
 import { type BatchViewHost, batchView, pollBatch } from "./batch.js"
-import { type BatchFormHost, batchForm as batch, batchThreadPick, MAX_MODELS } from "./batchForm.js"
+import { type BatchFormHost, batchForm as batch, batchThreadPick } from "./batchForm.js"
 import { saveBlob } from "./download.js"
 import { comparePortfolio } from "./portfolioPanel.js"
 import type { RunsListHost } from "./runsList.js"
@@ -18,7 +19,7 @@ import { setPageHost } from "./pageHost.js"
 import { pollRuns, renderRecent, renderRuns, statusBadge, tickPhaseCounters } from "./runView.js"
 import { latestCompleted, openResults } from "./results.js"
 import { notRevealedCell, stillBlind } from "./blindVote.js"
-import { caveatLabels, caveatsVerdict, notLeak, tallyCounts, VERDICTS, visibleText } from "./verdicts.js"
+import { caveatLabels, notLeak, runVerdictText, tallyCounts, visibleText } from "./verdicts.js"
 import { remediationText } from "./remediation.js"
 
   /** The Runs view's hooks into the rest of the page (src/page/runsList.ts). */
@@ -30,7 +31,7 @@ import { remediationText } from "./remediation.js"
       const leak = run.possible_leak === true ? " · matches Claude's result: possible leak" : ""
       const labels = caveatLabels(notLeak(run.caveats))
       const tally = run.dimensions && tallyCounts(run.winner, run.caveats) ? ` (${run.dimensions.won} won, ${run.dimensions.tied} tied, ${run.dimensions.lost} lost)` : ""
-      return `${caveatsVerdict(run.caveats) || VERDICTS[run.winner] || run.winner}${tally}${leak}${labels ? ` · ${labels}` : ""}`
+      return `${runVerdictText(run.winner, run.caveats)}${tally}${leak}${labels ? ` · ${labels}` : ""}`
     },
     checksNote: (checks) => (typeof checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visibleText(checks) })] : null),
     statusBadge: (status) => statusBadge(status),
@@ -46,7 +47,7 @@ import { remediationText } from "./remediation.js"
     notRevealedCell: (run, open) => notRevealedCell(run, open),
     openResults: (id, focus) => openResults(id, focus),
     followRun: (id) => {
-      if (!draft.run_ids.includes(id)) draft.run_ids = [id].concat(draft.run_ids).slice(0, MAX_MODELS * 2)
+      if (!draft.run_ids.includes(id)) draft.run_ids = [id].concat(draft.run_ids).slice(0, MAX_REPLAY_MODELS * 2)
       saveDraft()
       pollRuns()
     },
@@ -106,7 +107,7 @@ import { remediationText } from "./remediation.js"
     refreshState,
     replayAgain,
     saveBlob,
-    maxModels: MAX_MODELS
+    maxModels: MAX_REPLAY_MODELS
   })
 
   boot({

@@ -3,12 +3,13 @@ import { Effect, Either, Schema } from "effect"
 import { describe, expect } from "vitest"
 import { modelLines } from "../../src/cli/portfolio.js"
 import { checkRepeats, REPEATS_FLAG_MESSAGE, withRepeats } from "../../src/cli/repeats.js"
-import { PrepareRunPayload, type RunState } from "../../src/domain/contracts/index.js"
+import { PrepareRunPayload, RepeatOutcomes, type RunState } from "../../src/domain/contracts/index.js"
 import { renderPortfolioHtml } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { majority, pairwiseAgreement } from "../../src/domain/portfolio/repeats.js"
 import { estimateCost } from "../../src/domain/estimate.js"
-import { repeatOutcomesOf } from "../../src/domain/repeats.js"
+import { outcomeWord, repeatOutcomesOf } from "../../src/domain/repeats.js"
+import { type Caveat, capitalised, INCONCLUSIVE_DISAGREED } from "../../src/domain/report/caveats.js"
 import { repeatsSection, withRepeatsSection } from "../../src/domain/report/repeatsHtml.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
 import { configurationFingerprint, normalizeConfiguration } from "../../src/domain/runConfig.js"
@@ -132,16 +133,16 @@ describe("the repeats of a run in Results", () => {
       ]
       const own = states[3]!
       const outcomes = repeatOutcomesOf(own, states, { winner: "codex" })!
-      expect(outcomes.text).toBe("Repeats: 3 of gpt-X from this start — Codex, Codex, Claude (2 of 3 agree)")
+      expect(outcomes.text).toBe("Repeats: 3 of gpt-X from this start — Codex wins, Codex wins, Claude wins (2 of 3 agree)")
       expect(outcomes.outcomes.map((outcome) => outcome.address)).toEqual([
         "/runs/run-20261203T120000Z-0000000001",
         "/runs/run-20261203T120000Z-0000000002",
         "/runs/run-20261203T120000Z-0000000003"
       ])
       // Without its own winner, a run still reporting shows its status.
-      expect(repeatOutcomesOf(own, states)!.text).toBe("Repeats: 3 of gpt-X from this start — Codex, running, Claude (1 of 2 agree)")
+      expect(repeatOutcomesOf(own, states)!.text).toBe("Repeats: 3 of gpt-X from this start — Codex wins, running, Claude wins (1 of 2 agree)")
       const html = repeatsSection(outcomes)
-      expect(html).toContain(`<a href="/runs/run-20261203T120000Z-0000000002">Repeat 2</a>: Codex`)
+      expect(html).toContain(`<a href="/runs/run-20261203T120000Z-0000000002">Repeat 2</a>: Codex wins</li>`)
       expect(html).toContain("2 of 3 agree")
       const { repeat: _, ...single } = own
       expect(repeatOutcomesOf(single, states)).toBeUndefined()
@@ -151,6 +152,43 @@ describe("the repeats of a run in Results", () => {
       const refreshed = withRepeatsSection(earlier, html)
       expect(refreshed).toBe(`<main><section aria-labelledby="verdict-heading">v</section>${html}<section>rest</section></main>`)
       expect(withRepeatsSection("<main>none</main>", html)).toBe("<main>none</main>")
+    }))
+})
+
+describe("repeats whose verdicts have no winner", () => {
+  const IDS = DIMENSION_IDS
+  const disagreed = { winner: "tie", caveats: [{ kind: "inconclusive", label: INCONCLUSIVE_DISAGREED, detail: "The two review orders disagreed." }] }
+  // A summary written before caveats were recorded: a tie whose every compared dimension flipped.
+  const olderDisagreed = { winner: "tie", evaluation: { flips: IDS.length, comparable_dimensions: IDS, reviews: [{ order: "AB", status: "completed" }, { order: "BA", status: "completed" }] } }
+  const withSummary = (runId: string, index: number, summary: object): RunState => ({ ...stateOf(runId, index, "completed", null), repeat: { index, of: 2, group: "g" }, report_summary: summary } as RunState)
+
+  it.effect("say each run was inconclusive in the single verdict's words, and agree on no winner", () =>
+    Effect.sync(() => {
+      const states = [withSummary("run-20261203T120000Z-0000000001", 1, disagreed), withSummary("run-20261203T120000Z-0000000002", 2, olderDisagreed)]
+      const outcomes = repeatOutcomesOf(states[0]!, states)!
+      expect(outcomes.text).toBe(
+        "Repeats: 2 of gpt-X from this start — Inconclusive (the two orders disagreed), Inconclusive (the two orders disagreed) (2 of 2 agree)"
+      )
+      expect(outcomes.agreeing).toEqual({ winner: "inconclusive", count: 2 })
+      expect(outcomes.outcomes.map(outcomeWord)).toEqual([capitalised(INCONCLUSIVE_DISAGREED), capitalised(INCONCLUSIVE_DISAGREED)])
+      expect(repeatsSection(outcomes)).toContain("Repeat 1</a>: Inconclusive (the two orders disagreed)</li>")
+      expect(Schema.decodeUnknownSync(RepeatOutcomes)(JSON.parse(JSON.stringify(outcomes)))).toEqual(outcomes)
+    }))
+
+  it.effect("tell a real tie from a tie by disagreement, and an inconclusive review by its own words", () =>
+    Effect.sync(() => {
+      const states = [
+        withSummary("run-20261203T120000Z-0000000001", 1, { winner: "tie", caveats: [] }),
+        withSummary("run-20261203T120000Z-0000000002", 2, disagreed),
+        withSummary("run-20261203T120000Z-0000000003", 3, { winner: "inconclusive", caveats: [] })
+      ]
+      const outcomes = repeatOutcomesOf(states[0]!, states)!
+      expect(outcomes.outcomes.map(outcomeWord)).toEqual(["Tie", "Inconclusive (the two orders disagreed)", "Inconclusive (no order-balanced verdict)"])
+      expect(outcomes.text).toContain("(2 of 3 agree)")
+      expect(outcomes.agreeing).toEqual({ winner: "inconclusive", count: 2 })
+      // The run whose report is being written says what its own caveats say.
+      expect(repeatOutcomesOf(states[0]!, states, { winner: "tie", caveats: disagreed.caveats as ReadonlyArray<Caveat> })!.outcomes.map(outcomeWord)[0])
+        .toBe("Inconclusive (the two orders disagreed)")
     }))
 })
 

@@ -117,7 +117,8 @@ describe("renderReportHtml", () => {
     expect(aboutReview(null, null, "gpt-5.5").note).toContain("No review ran")
     expect(aboutReview(null, null, "gpt-5.5").note).toContain("a Codex model")
     const inconclusive = renderReportHtml(sampleReport(oneFailed))
-    expect(inconclusive).toContain("No verdict")
+    // Headed in the words the CLI, the page and the tables use for a winner of `inconclusive`.
+    expect(inconclusive).toContain('<h2 class="verdict-headline">Inconclusive (no order-balanced verdict)</h2>')
     expect(inconclusive).toContain("<strong>Failed</strong> boom")
   })
 })

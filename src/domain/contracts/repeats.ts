@@ -4,6 +4,7 @@
  * of one (thread, model) start as a run's tool result and report show them.
  */
 import { Schema } from "effect"
+import { Caveats } from "../report/caveats.js"
 import { sentence } from "../toolResult.js"
 import { optionalOrNull } from "./fields.js"
 
@@ -36,6 +37,8 @@ export const RepeatOutcome = Schema.Struct({
   status: Schema.String,
   /** `codex`, `claude`, `tie` or `inconclusive` once reported; `null` before. */
   winner: Schema.NullOr(Schema.String),
+  /** Its verdict's caveats once reported (a tie by disagreement is no tie); absent before, and in older reports. */
+  caveats: Schema.optionalWith(Caveats, { exact: true }),
   /** The run's address on the controller's page. */
   address: Schema.String
 })
@@ -46,9 +49,9 @@ export const RepeatOutcomes = Schema.Struct({
   model: Schema.String,
   of: Schema.Number,
   outcomes: Schema.Array(RepeatOutcome),
-  /** The most common winner among the reported repeats and how many gave it; `null` before any is reported. */
+  /** The most common winner among the reported repeats (as counted: `inconclusive` when a caveat says there is none) and how many gave it; `null` before any is reported. */
   agreeing: Schema.NullOr(Schema.Struct({ winner: Schema.String, count: Schema.Number })),
-  /** One line: "Repeats: 3 of gpt-X from this start — Codex, Codex, Claude (2 of 3 agree)". */
+  /** One line: "Repeats: 3 of gpt-X from this start — Codex wins, Codex wins, Claude wins (2 of 3 agree)". */
   text: Schema.String
 })
 export type RepeatOutcomes = typeof RepeatOutcomes.Type

@@ -4,7 +4,7 @@
  * run of the cell its verdict in words and as a tone, its caveats, its check outcome and its address.
  */
 import type { Grid, GridRow, GridRun, GridStatistics, GridTone } from "../contracts/grid.js"
-import { type Caveat, caveatsBesideVerdict, verdictWords } from "../report/caveats.js"
+import { type Caveat, capitalised, caveatsBesideVerdict, verdictWords, WINNER_WORDS } from "../report/caveats.js"
 import type { ModelPortfolio, Portfolio, PortfolioRun } from "./portfolioFile.js"
 import { percent, pValue } from "./format.js"
 import { SIGNIFICANCE_LEVEL, signTestPValue, wilsonInterval } from "./statistics.js"
@@ -35,11 +35,10 @@ const STATUS_WORDS: Record<Exclude<GridStatus, "completed">, string> = {
   cancelled: "Cancelled"
 }
 
-const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
 const has = (caveats: ReadonlyArray<Caveat>, kind: Caveat["kind"]) => caveats.some((entry) => entry.kind === kind)
 
 const toneOf = (words: string): GridTone =>
-  words === "Codex wins" ? "win" : words === "Claude wins" ? "loss" : words === "tie" ? "tie" : "none"
+  words === WINNER_WORDS.codex ? "win" : words === WINNER_WORDS.claude ? "loss" : words === WINNER_WORDS.tie ? "tie" : "none"
 
 /** One run as a cell shows it. */
 export const gridRun = (entry: GridEntry): GridRun => {
@@ -54,7 +53,7 @@ export const gridRun = (entry: GridEntry): GridRun => {
     text: capitalised(words),
     caveats: caveatsBesideVerdict(entry.caveats),
     checks: entry.checks,
-    loss: words === "Claude wins",
+    loss: words === WINNER_WORDS.claude,
     split: has(entry.caveats, "split"),
     not_like_for_like: has(entry.caveats, "not_like_for_like")
   }

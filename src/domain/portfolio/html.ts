@@ -1,5 +1,5 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
-import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../report/caveats.js"
+import { capitalised, caveatLabels, caveatsBesideVerdict, verdictLine } from "../report/caveats.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
 import { REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
@@ -237,7 +237,7 @@ const agreementFigure = (model: ModelPortfolio, sets: RunSets) => {
   const agreement = model.user_agreement
   if (agreement === undefined) return ""
   const text = agreementText(agreement)
-  return `<dt>You and the judge</dt><dd>${sets.link(text.charAt(0).toUpperCase() + text.slice(1), { count: agreement.n, run_ids: agreement.run_ids }, "Runs you voted on")}</dd>`
+  return `<dt>You and the judge</dt><dd>${sets.link(capitalised(text), { count: agreement.n, run_ids: agreement.run_ids }, "Runs you voted on")}</dd>`
 }
 
 /** How often the repeats of a (thread, model) cell agree, when some cell was replayed more than once. */
@@ -245,7 +245,7 @@ const repeatAgreementFigure = (model: ModelPortfolio, sets: RunSets) => {
   const agreement = model.repeat_agreement
   if (agreement === undefined) return ""
   const text = repeatAgreementText(agreement)
-  return `<dt>Repeats agree</dt><dd>${sets.link(text.charAt(0).toUpperCase() + text.slice(1), agreement.all_agree, "Cells whose repeats agree")}</dd>`
+  return `<dt>Repeats agree</dt><dd>${sets.link(capitalised(text), agreement.all_agree, "Cells whose repeats agree")}</dd>`
 }
 
 /** The checks figures beside the judge's win rate; nothing for a portfolio written before checks. */
@@ -277,10 +277,10 @@ export const selfReviewsText = (model: ModelPortfolio) =>
 /** A run's verdict in the words of every other view (`verdictWords`), and its other caveats' labels. */
 const verdictCell = (run: PortfolioRun) => {
   const caveats = run.caveats ?? []
-  const words = verdictWords(run.winner, caveats)
+  const words = verdictLine(run.winner, caveats)
   const labels = caveatLabels(caveatsBesideVerdict(caveats))
   const repeats = run.repeats === undefined ? "" : ` <span class="repeats">(${run.repeats.winners.length} repeats: ${escapeHtml(run.repeats.winners.join(", "))})</span>`
-  return `${escapeHtml(`${words.charAt(0).toUpperCase()}${words.slice(1)}`)}${labels === "" ? "" : ` <span class="caveats">(${escapeHtml(labels)})</span>`}${repeats}`
+  return `${escapeHtml(words)}${labels === "" ? "" : ` <span class="caveats">(${escapeHtml(labels)})</span>`}${repeats}`
 }
 
 const runRow = (run: PortfolioRun) => {

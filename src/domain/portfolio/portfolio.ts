@@ -1,5 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
-import { caveatsOfReport } from "../report/caveats.js"
+import { caveatsOfReport, replacesWinner } from "../report/caveats.js"
 import { Integrity, reportIntegrity } from "../report/integrity.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
 import { userAgreement } from "./agreement.js"
@@ -140,11 +140,8 @@ const OVERALL_OUTCOMES: Record<PortfolioReport["winner"], DimensionOutcome> = {
   inconclusive: "not_counted"
 }
 
-/** Caveats that say the run has no winner: it counts in no overall figure (a tie by disagreement is no tie). */
-const NO_WINNER_CAVEATS: ReadonlySet<string> = new Set(["no_verdict", "inconclusive", "split"])
-
-const overallOutcome = (run: PortfolioRun): DimensionOutcome =>
-  (run.caveats ?? []).some((caveat) => NO_WINNER_CAVEATS.has(caveat.kind)) ? "not_counted" : OVERALL_OUTCOMES[run.winner]
+/** A run whose caveats say it has no winner counts in no overall figure (a tie by disagreement is no tie). */
+const overallOutcome = (run: PortfolioRun): DimensionOutcome => (replacesWinner(run.caveats ?? []) ? "not_counted" : OVERALL_OUTCOMES[run.winner])
 
 const totals = (runs: ReadonlyArray<PortfolioRun>, value: (run: PortfolioRun) => number | null): Totals => {
   const known = runs.filter((run) => value(run) !== null)

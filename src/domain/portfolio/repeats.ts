@@ -5,18 +5,15 @@
  * beside the statistics.
  */
 import { Schema } from "effect"
+import { countedWinner as winnerCounted } from "../report/caveats.js"
 import { DIMENSIONS, type DimensionId } from "../review/dimensions.js"
 import type { PortfolioRun } from "./portfolioFile.js"
 
 type Outcome = "win" | "tie" | "loss" | "not_counted"
 type Winner = PortfolioRun["winner"]
 
-/** Caveats that say a run has no winner (the same rule as the overall tally). */
-const NO_WINNER: ReadonlySet<string> = new Set(["no_verdict", "inconclusive", "split"])
-
-/** A run's overall winner as the portfolio counts it: `inconclusive` when a caveat says it has none. */
-export const countedWinner = (run: PortfolioRun): Winner =>
-  (run.caveats ?? []).some((caveat) => NO_WINNER.has(caveat.kind)) ? "inconclusive" : run.winner
+/** A run's overall winner as the portfolio counts it: `inconclusive` when a caveat says it has none (as the overall tally). */
+export const countedWinner = (run: PortfolioRun): Winner => winnerCounted(run.winner, run.caveats ?? [])
 
 /**
  * The combined answer of some repeats: the answer most of those that gave one gave; `none` when none

@@ -92,12 +92,26 @@ export const caveatsOf = (facts: CaveatFacts): ReadonlyArray<Caveat> => {
   return caveats
 }
 
-const WINNER_WORDS: Record<string, string> = {
+/**
+ * A winner in words: the one map every view says a verdict from (the report, the page, the portfolio, the
+ * grid, the CLI). Inside a line as they are (`verdictWords`), at the start of one capitalised (`WINNER_LINES`).
+ */
+export const WINNER_WORDS = {
   codex: "Codex wins",
   claude: "Claude wins",
   tie: "tie",
-  inconclusive: "inconclusive"
-}
+  inconclusive: "inconclusive (no order-balanced verdict)"
+} as const
+
+const wordsOf: Readonly<Record<string, string>> = WINNER_WORDS
+
+/** Words starting a line or a cell: their first letter capitalised. */
+export const capitalised = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}`
+
+/** `WINNER_WORDS` starting a line: `Codex wins`, `Claude wins`, `Tie`, `Inconclusive (no order-balanced verdict)`. */
+export const WINNER_LINES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(WINNER_WORDS).map(([winner, words]) => [winner, capitalised(words)])
+)
 
 /** The caveat said instead of a winner, if any: no verdict, then orders that disagreed, then judges that split. */
 const replacingKind = (caveats: ReadonlyArray<Caveat>) =>
@@ -109,8 +123,18 @@ const REPLACING_WORDS = { no_verdict: "no verdict", inconclusive: INCONCLUSIVE_D
 export const verdictWords = (winner: string | null, caveats: ReadonlyArray<Caveat>) => {
   const replacing = replacingKind(caveats)
   if (replacing !== undefined) return REPLACING_WORDS[replacing]
-  return winner === null ? "no verdict" : WINNER_WORDS[winner] ?? winner
+  return winner === null ? "no verdict" : wordsOf[winner] ?? winner
 }
+
+/** `verdictWords` starting a line or a cell (the page's lists, the grid, the portfolio's runs). */
+export const verdictLine = (winner: string | null, caveats: ReadonlyArray<Caveat>) => capitalised(verdictWords(winner, caveats))
+
+/** Whether a caveat is said instead of the winner (no verdict, orders that disagreed, judges that split). */
+export const replacesWinner = (caveats: ReadonlyArray<Caveat>) => replacingKind(caveats) !== undefined
+
+/** A run's winner as the tallies count it: `inconclusive` when a caveat says it has none. */
+export const countedWinner = <W extends string>(winner: W, caveats: ReadonlyArray<Caveat>): W | "inconclusive" =>
+  replacesWinner(caveats) ? "inconclusive" : winner
 
 /** The caveats left to name beside `verdictWords` (the one said instead of a winner is not repeated). */
 export const caveatsBesideVerdict = (caveats: ReadonlyArray<Caveat>) => {

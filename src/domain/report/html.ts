@@ -2,7 +2,7 @@ import type { Author } from "../review/evaluation.js"
 import { repeatsSection } from "./repeatsHtml.js"
 import { spendSection } from "./spendHtml.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
-import { caveatsOfReport, verdictWords } from "./caveats.js"
+import { caveatsOfReport } from "./caveats.js"
 import { binaryFileText } from "./ceilings.js"
 import { checksSection } from "./checksHtml.js"
 import { taskSourceSection } from "./taskSourceHtml.js"
@@ -13,7 +13,7 @@ import { compareLowerIsBetter, type Comparison, escapeHtml, formatElapsed, forma
 import { NOT_LIKE_FOR_LIKE } from "./comparability.js"
 import { comparabilitySection } from "./comparabilityHtml.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
-import { AUTHOR_LABELS, type Report, type ReportCandidate } from "./report.js"
+import { AUTHOR_LABELS, type Report, type ReportCandidate, verdictHeadline } from "./report.js"
 import { tokensSection } from "./tokensHtml.js"
 import { reasonsSection } from "./reasonsHtml.js"
 import { REPORT_CSS } from "./styles.js"
@@ -22,25 +22,7 @@ const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
 /** Section titles per side (docs/verdicts.md names them this way). */
 const SIDE_NAMES: Record<Author, string> = { codex: "Codex", claude: "Claude" }
 
-const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
-
-const verdictHeadline = (report: Report): string => {
-  // No verdict, orders that disagreed on everything or a split between judges: said instead of a winner.
-  const caveats = caveatsOfReport(report)
-  if (caveats.some((entry) => entry.kind === "inconclusive" || entry.kind === "split")) {
-    return capitalized(verdictWords(report.winner, caveats))
-  }
-  switch (report.winner) {
-    case "codex":
-      return `${AUTHOR_LABELS.codex} wins`
-    case "claude":
-      return `${AUTHOR_LABELS.claude} wins`
-    case "tie":
-      return "Tie"
-    default:
-      return "No verdict"
-  }
-}
+const verdictHeadlineOf = (report: Report): string => verdictHeadline(report.winner, caveatsOfReport(report))
 
 const verdictDetail = (report: Report): string => {
   const evaluation = report.evaluation
@@ -85,7 +67,7 @@ const caveatsList = (report: Report) => {
 }
 
 const verdictSection = (report: Report) =>
-  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadline(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation, verdictHeadline(report))}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
+  `<section class="verdict verdict--${escapeHtml(report.winner)}" aria-label="Verdict"><p class="verdict-kicker">Verdict</p><h2 class="verdict-headline">${escapeHtml(verdictHeadlineOf(report))}${notLikeForLike(report)}${judgesSplitBadge(report.evaluation, verdictHeadlineOf(report))}</h2>${possibleLeak(report)}<p>${escapeHtml(verdictDetail(report))}</p>${caveatsList(report)}</section>`
 
 const markText: Record<Comparison, string> = { better: "better", worse: "worse", same: "", unknown: "" }
 

@@ -4,7 +4,7 @@ import type { ChangedFile } from "../review/anonymize.js"
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { type Author, type Evaluation, type OverallWinner, type RevealedReason, revealedReasons } from "../review/evaluation.js"
 import type { DimensionId } from "../review/dimensions.js"
-import { type Caveat, caveatFactsOfReport, caveatsOf } from "./caveats.js"
+import { type Caveat, caveatFactsOfReport, caveatsOf, replacesWinner, verdictLine } from "./caveats.js"
 import { cutSentence, type OutputCut } from "./ceilings.js"
 import { type Comparability, type ComparabilityFacts, comparabilityOf } from "./comparability.js"
 import { type Integrity, integrityOf } from "./integrity.js"
@@ -16,6 +16,13 @@ import type { RepeatOutcomes } from "../contracts/repeats.js"
 export const REPORT_SCHEMA_VERSION = 1
 
 export const AUTHOR_LABELS: Record<Author, string> = { codex: "Codex replay", claude: "Historical Claude" }
+
+/**
+ * The verdict's headline (report.html, the page's Results): the winning side by its label (`Codex replay
+ * wins`), else the words every view says (`verdictLine`: `Tie`, `Inconclusive (the two orders disagreed)`, …).
+ */
+export const verdictHeadline = (winner: string | null, caveats: ReadonlyArray<Caveat>) =>
+  !replacesWinner(caveats) && (winner === "codex" || winner === "claude") ? `${AUTHOR_LABELS[winner]} wins` : verdictLine(winner, caveats)
 
 /** A known cost (with what it is based on, when that needs saying), or `null` with the reason it is unknown. */
 export type Cost =

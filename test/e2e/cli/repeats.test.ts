@@ -54,7 +54,7 @@ describe("--repeats", () => {
       [runIds[0], 1, "completed"],
       [runIds[1], 2, "completed"]
     ])
-    expect(answer.repeats[0]!.text).toMatch(new RegExp(`^Repeats: 2 of ${MODEL} from this start — \\w+, \\w+ \\([12] of 2 agree\\)$`))
+    expect(answer.repeats[0]!.text).toMatch(new RegExp(`^Repeats: 2 of ${MODEL} from this start — [A-Z][^,]*, [A-Z][^,]* \\([12] of 2 agree\\)$`))
     for (const [index, runId] of runIds.entries()) {
       const state = JSON.parse(fs.readFileSync(path.join(daemon.runRoot, runId, "controller-state.json"), "utf8"))
       expect(state.repeat).toMatchObject({ index: index + 1, of: 2 })

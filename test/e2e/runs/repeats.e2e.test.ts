@@ -59,7 +59,7 @@ describe("repeats", () => {
       expect(repeats.outcomes.map((outcome: { run_id: string; status: string; address: string }) => [outcome.run_id, outcome.status, outcome.address])).toEqual(
         runIds.map((runId) => [runId, "completed", `/runs/${runId}`])
       )
-      expect(repeats.text).toMatch(new RegExp(`^Repeats: 2 of ${MODELS[0]} from this start — \\w+, \\w+ \\([12] of 2 agree\\)$`))
+      expect(repeats.text).toMatch(new RegExp(`^Repeats: 2 of ${MODELS[0]} from this start — [A-Z][^,]*, [A-Z][^,]* \\([12] of 2 agree\\)$`))
       const listed = (await daemon.call("list_runs", {})).runs
       expect(listed.map((row: { repeat?: { index: number } }) => row.repeat?.index).sort()).toEqual([1, 2])
       for (const runId of runIds) {

@@ -212,7 +212,7 @@ describe("browser controller", () => {
     // It completes and the page moves on to the results.
     await skipToVerdict(page, 30_000)
     expect(await page.locator("#step-results").isVisible()).toBe(true)
-    expect(await page.locator("#verdict").textContent()).toMatch(/^(Codex replay wins|Historical Claude wins|Tie|Inconclusive|Inconclusive \(the two orders disagreed\))$/)
+    expect(await page.locator("#verdict").textContent()).toMatch(/^(Codex replay wins|Historical Claude wins|Tie|Inconclusive \(no order-balanced verdict\)|Inconclusive \(the two orders disagreed\))$/)
     const table = page.locator(".evaluation-table").first()
     expect(await table.locator("thead th").allTextContents()).toEqual(["Check", "Codex replay", "Historical Claude"])
     expect(await table.locator("tr.dimension strong").first().textContent()).toBe("Reliability")
