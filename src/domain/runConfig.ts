@@ -6,7 +6,7 @@ import { type ControllerError, invalidArgument } from "./errors.js"
 import { MAX_REPLAY_MODELS } from "./product.js"
 import { parseSecondJudge, secondJudgeText } from "./review/secondJudge.js"
 import { describeParseError } from "./toolResult.js"
-import { emptyBeginningBlocker, type Setting } from "./unblock.js"
+import { ABSOLUTE_REPOSITORY_FOLDER, emptyBeginningBlocker, type Setting } from "./unblock.js"
 
 export {
   COMMIT_PATTERN,
@@ -84,7 +84,7 @@ const configurationOf = (input: RunConfigurationInput): Check<RunConfiguration> 
     const secondJudge = secondJudgeOf(input.second_judge)
     const repositoryPath = textOrNull(input.repository_path)?.trim() ?? null
     if (repositoryPath !== null && !path.isAbsolute(repositoryPath)) {
-      return yield* fail<never>("The repository folder (repository_path) must be an absolute path.")
+      return yield* fail<never>(ABSOLUTE_REPOSITORY_FOLDER)
     }
     return {
       thread_id: input.thread_id,

@@ -26,6 +26,10 @@ export const repositoryHint = (setting: Setting = "replay") =>
     ? `replay the thread alone with --repo PATH (or ${quoted(CONTROLS.repositoryFolder)} in Configure)`
     : `pass --repo PATH or fill ${quoted(CONTROLS.repositoryFolder)} in Configure with the folder that holds the thread's repository now`
 
+/** Why a repository folder that is not an absolute path is refused, and how to give one. */
+export const ABSOLUTE_REPOSITORY_FOLDER =
+  `The repository folder must be an absolute path: fill ${quoted(CONTROLS.repositoryFolder)} in Configure with the folder's whole path (such as /home/me/project), or pass --repo PATH.`
+
 /** Accept an empty beginning. */
 export const emptyBeginningHint = (setting: Setting = "replay") =>
   setting === "batch"

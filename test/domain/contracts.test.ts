@@ -51,6 +51,8 @@ describe("the replay configuration contract", () => {
     ["an invalid reviewer", { ...base, reviewer_model: "gpt 5" }, "reviewer_model must be a Codex model id such as gpt-5.5."],
     ["a timeout of zero", { ...base, timeout_seconds: 0 }, "timeout_seconds must be a whole number of seconds from 1 through 86400."],
     ["half a chunk", { ...base, range_start: "a" }, "A chunk needs both range_start and range_end."],
+    // A page or CLI user can meet this one: it names the page's control and the flag, not the API field.
+    ["a relative repository folder", { ...base, repository_path: "moved/project" }, "The repository folder must be an absolute path: fill “Repository folder” in Configure with the folder's whole path (such as /home/me/project), or pass --repo PATH."],
     ["checks that are not a list", { ...base, checks: "npm test" }, "checks must be a list of commands."],
     ["a check that is a bare string", { ...base, checks: ["npm test"] }, "Every entry of checks must be an object with a command (and a directory)."],
     ["a blank check", { ...base, checks: [{ command: " " }] }, "Every command of checks must be one line of at most 1000 characters, without control characters."],

@@ -101,7 +101,7 @@ describe("a thread whose repository moved", () => {
     expect(await daemon.refused("prepare_run", fromInspection({ ...named, repository_path: newer })))
       .toBe(`The folder ${newer} does not contain the thread's start commit ${initial.slice(0, 12)}: ${HINT}`)
     expect(await daemon.refused("prepare_run", fromInspection({ repository_path: "moved/project" })))
-      .toBe("The repository folder (repository_path) must be an absolute path.")
+      .toBe("The repository folder must be an absolute path: fill “Repository folder” in Configure with the folder's whole path (such as /home/me/project), or pass --repo PATH.")
     expect(await daemon.refused("start_run", { ...fromInspection({ repository_path: notGit }), approved: true, prepare_token: "x".repeat(43) }))
       .toBe("The prepare token is unknown to this controller or has expired. Prepare and approve the run again.")
     expect(fs.readdirSync(daemon.runRoot).sort()).toEqual(before)
