@@ -4,7 +4,7 @@
  */
 import type { BatchSummary, Grid } from "../domain/contracts/index.js"
 import { gridCsv } from "../domain/portfolio/gridCsv.js"
-import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
+import { caveatLabels, caveatsBesideVerdict, verdictLine } from "../domain/report/caveats.js"
 import { formatUsd } from "../domain/report/format.js"
 import { visible } from "../domain/report/visible.js"
 import { callTool } from "./client.js"
@@ -12,6 +12,7 @@ import { $, byId, h, labelScrollRegions, notice } from "./dom.js"
 import { downloadFromController, saveBlob } from "./download.js"
 import { formatDuration } from "./format.js"
 import { gridElement } from "./gridView.js"
+import { learnTitles, rememberTitles, threadCell, threadName, titleOf } from "./titles.js"
 
 export const POLL_MS = 1000
 
@@ -65,6 +66,7 @@ export async function pollBatch(host: BatchViewHost) {
     const answer = await callTool("get_batch", { batch_id: batchView.id })
     batchView.summary = answer.batch
     batchView.grid = answer.grid ?? null
+    rememberTitles((answer.grid?.rows ?? []).map((row) => [row.thread_id, row.title] as const))
   } catch (error) {
     notice(`Could not read the batch: ${error instanceof Error ? error.message : String(error)}`)
   }
@@ -126,24 +128,19 @@ const verdictCell = (host: BatchViewHost, item: BatchItem) => {
   }
   const caveats = item.caveats ?? []
   const labels = caveatLabels(caveatsBesideVerdict(caveats))
-  return h("td", {}, item.winner ? verdictWords(item.winner, caveats) : "—", labels ? ` · ${labels}` : "",
+  return h("td", {}, item.winner ? verdictLine(item.winner, caveats) : "—", labels ? ` · ${labels}` : "",
     typeof item.checks === "string" ? [h("br"), h("span", { className: "checks-sentence-small", text: visible(item.checks) })] : null)
 }
 
 /** A thread by its title (the grid's, as the history names it), its id under it. */
-const threadCell = (threadId: string) => {
-  const title = batchView.grid?.rows.find((row) => row.thread_id === threadId)?.title ?? null
-  return title === null
-    ? h("td", { className: "mono", text: threadId })
-    : h("td", { className: "run-thread" }, h("span", { className: "run-thread-title", text: title }), h("br"), h("code", { className: "muted", text: threadId }))
-}
+const gridTitle = (threadId: string) => batchView.grid?.rows.find((row) => row.thread_id === threadId)?.title ?? titleOf(threadId)
 
 const itemsTable = (host: BatchViewHost, summary: BatchSummary) =>
   h("div", { className: "table-scroll", "aria-label": "Batch replays (scrolls sideways)" },
     h("table", { className: "batch-table", id: "batch-table" },
       h("thead", {}, h("tr", {}, ["Thread", "Model", "Status", "Phase", "Verdict", "Open"].map((label) => h("th", { scope: "col", text: label })))),
       h("tbody", {}, summary.items.map((item) => h("tr", { "data-thread-id": item.thread_id, "data-model": item.model },
-        threadCell(item.thread_id),
+        threadCell(item.thread_id, gridTitle(item.thread_id)),
         h("td", { text: item.model }),
         h("td", {}, host.statusBadge(item.status)),
         h("td", { text: phaseText(item) }),
@@ -174,7 +171,9 @@ export function renderBatchView(host: BatchViewHost) {
   if (summary === null) return
   const body = byId("batch-body")
   const { elapsed_ms: _elapsed, estimate_remaining_ms: _left, ...shown } = summary
-  const signature = JSON.stringify([shown, batchView.grid, batchView.confirmCancel])
+  const blocked = summary.blocked.map((entry) => entry.thread_id)
+  learnTitles(blocked, () => renderBatchView(host))
+  const signature = JSON.stringify([shown, batchView.grid, batchView.confirmCancel, blocked.map((id) => titleOf(id))])
   if (signature === batchSignature && body.childElementCount > 0) {
     byId("batch-progress").textContent = batchProgressText(summary)
     return
@@ -187,7 +186,7 @@ export function renderBatchView(host: BatchViewHost) {
     h("p", { className: "mono muted", text: summary.batch_id }),
     h("p", { id: "batch-progress", role: "status", text: batchProgressText(summary) }),
     h("p", { id: "batch-cost", text: `Cost so far: Codex ${formatUsd(cost.codex)}${cost.unpriced_runs ? ` (+${cost.unpriced_runs} not priced)` : ""} · Claude ${formatUsd(cost.claude)} (once per thread)${batchEvaluationCost(cost)} · reviewer ${summary.reviewer_model}` }),
-    summary.blocked.length ? h("p", { className: "hint", text: `Left out as blocked: ${summary.blocked.map((entry) => entry.thread_id).join(", ")}` }) : null,
+    blocked.length ? h("p", { className: "hint", id: "batch-left-out" }, "Left out as blocked: ", blocked.map((id, index) => [index === 0 ? "" : ", ", threadName(id)])) : null,
     h("div", { className: "actions" }, batchCancelControls(host, summary)),
     summary.portfolio === null ? null : h("p", { id: "batch-portfolio", text: "The batch's portfolio verdict is written: its statistics are above the grid, and its page and CSV can be downloaded below it." }),
     batchView.grid === null ? null : gridSection(host, summary, batchView.grid),

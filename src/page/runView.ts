@@ -11,6 +11,7 @@ import { clockText, formatTime } from "./format.js"
 import { pageHost, type RunView } from "./pageHost.js"
 import { openResults } from "./results.js"
 import { supervisionText } from "./runsList.js"
+import { learnTitles, threadName } from "./titles.js"
 
 const POLL_MS = 1000
 const FINISHED = new Set(["completed", "failed", "cancelled"])
@@ -307,10 +308,12 @@ export function renderRecent() {
     list.append(h("li", { className: "muted", text: "No runs yet." }))
     return
   }
+  learnTitles(runs.flatMap((run) => (typeof run.thread_id === "string" ? [run.thread_id] : [])), renderRecent)
   for (const run of runs) {
+    const thread = typeof run.thread_id === "string" ? threadName(run.thread_id) : null
     list.append(h("li", {},
       h("span", { className: "mono", text: run.run_id }),
-      h("span", { className: "muted", text: [run.model, run.thread_id].filter(Boolean).join(" · ") }),
+      h("span", { className: "muted recent-run-thread" }, run.model ?? "", run.model && thread ? " · " : "", thread),
       statusBadge(run.status),
       h("button", { type: "button", className: "secondary small", text: "Open", onClick: () => {
         if (!draft.run_ids.includes(run.run_id)) draft.run_ids = [run.run_id, ...draft.run_ids].slice(0, pageHost().maxModels * 2)

@@ -7,6 +7,7 @@ import { callTool } from "./client.js"
 import { byId, controlById, type Child, h, labelScrollRegions } from "./dom.js"
 import { formatDate, formatTokenCount } from "./format.js"
 import type { RunsFilters } from "./router.js"
+import { rememberTitles, threadCell } from "./titles.js"
 
 export const RUNS_PAGE = 50
 
@@ -93,15 +94,6 @@ const compareBox = (run: RunSummary) => {
 const siblingsOf = (run: RunSummary) =>
   (state.result?.runs ?? []).filter((other) => run.start_group !== null && other.start_group === run.start_group).map((other) => other.run_id)
 
-/** The thread by its title (as the history names it now), its id under it; the id alone when it has none. */
-const threadCell = (run: RunSummary) => {
-  const id = run.thread_id ?? "—"
-  const title = run.thread_title ?? null
-  return title === null || title === ""
-    ? h("td", { className: "mono", text: id })
-    : h("td", { className: "run-thread" }, h("span", { className: "run-thread-title", text: title }), h("br"), h("code", { className: "muted", text: id }))
-}
-
 /** The tokens of the run's calls, input (with the cache) and output; `—` in runs recorded before tokens were. */
 const tokensText = (run: RunSummary) =>
   run.tokens === undefined ? "—" : `${formatTokenCount(run.tokens.input)} in · ${formatTokenCount(run.tokens.output)} out`
@@ -111,7 +103,7 @@ const runsRow = (host: RunsListHost, run: RunSummary, verdictCell: HTMLElement) 
   return h("tr", { "data-run-id": run.run_id },
     h("td", {}, compareBox(run)),
     h("td", {}, h("time", { datetime: run.started_at, text: formatDate(run.started_at) })),
-    threadCell(run),
+    threadCell(run.thread_id ?? "—", run.thread_title ?? null),
     h("td", { className: "mono", text: run.model ?? "—" }),
     h("td", { className: "num", text: tokensText(run) }),
     h("td", {}, host.statusBadge(run.status), run.status === "running" ? ` ${run.phase_label || ""}` : ""),
@@ -160,6 +152,7 @@ export async function loadRunsView(host: RunsListHost) {
     const result = await callTool("list_runs", args)
     if (token !== state.token) return
     state.result = result
+    rememberTitles(result.runs.map((run) => [run.thread_id, run.thread_title] as const))
     renderRunsView(host)
   } catch (error) {
     if (token === state.token) byId("runs-summary").textContent = `Could not list runs: ${error instanceof Error ? error.message : String(error)}`

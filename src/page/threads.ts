@@ -8,6 +8,7 @@ import { host, messageOf } from "./configureHost.js"
 import { inspect } from "./configure.js"
 import { byId, h } from "./dom.js"
 import { formatDate, formatTokenCount, totalTokens } from "./format.js"
+import { rememberTitles } from "./titles.js"
 import { DEFAULT_THREADS_PAGE, type ThreadList, type ThreadSummary } from "../domain/contracts/index.js"
 
 
@@ -35,6 +36,7 @@ export async function loadThreads(append: boolean) {
     if (token !== app.listToken) return
     app.listing = result
     app.threads = append ? app.threads.concat(result.threads) : [...result.threads]
+    rememberTitles(result.threads.map((thread) => [thread.imported_thread_id, thread.title] as const))
     renderThreads()
   } catch (error) {
     clearInterval(progress)

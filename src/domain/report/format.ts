@@ -41,3 +41,6 @@ export const compareLowerIsBetter = (value: number | null | undefined, other: nu
   }
   return value < other ? "better" : value > other ? "worse" : "same"
 }
+
+/** A thread id beside its title: a UUID by its first 8 characters (any unique prefix names it), another id whole. */
+export const shortThreadId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id) ? id.slice(0, 8) : id)

@@ -72,6 +72,7 @@ describe("batches in the browser", () => {
       expect(await page.locator("#batch-count").textContent()).toBe("3 threads selected.")
 
       const title = await page.locator(`label[data-thread-id="${batchThreadId(1)}"] .thread-title`).textContent()
+      const blockedTitle = await page.locator(`label[data-thread-id="${BLOCKED_THREAD}"] .thread-title`).textContent()
       // One model set and one reviewer for all.
       for (const box of await page.locator('#batch-panel-body input[id^="batch-model-"]').all()) await box.uncheck()
       await page.check(`#batch-panel-body input[value="${MODELS[0]}"]`)
@@ -137,6 +138,10 @@ describe("batches in the browser", () => {
       expect(await page.locator("#batch-table tbody tr td:nth-child(4)").allTextContents()).toEqual(Array(4).fill("—"))
       // The batch's runs are this controller's recent runs too.
       await expect.poll(() => page.locator("#recent-runs li .status-completed").count(), { timeout: 10_000 }).toBe(4)
+      // Threads by their titles, each with its short id: the recent runs' and the one left out as blocked.
+      expect(await page.locator("#recent-runs .run-thread-title").allTextContents()).toContain(title!.trim())
+      expect(await page.locator("#recent-runs .thread-id").first().getAttribute("title")).toMatch(/^00000000-0000-4000-8000-00000000000[12]$/)
+      expect(await page.locator("#batch-left-out").textContent()).toBe(`Left out as blocked: ${blockedTitle!.trim()} ${BLOCKED_THREAD.slice(0, 8)}`)
       expect(await axeViolations(page)).toEqual([])
       await page.screenshot({ path: path.join(ARTIFACTS, "batch-2-view.png"), fullPage: true })
 
