@@ -1,7 +1,7 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { capitalised, caveatLabels, caveatsBesideVerdict, verdictLine } from "../report/caveats.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
-import { REPORT_CSS } from "../report/styles.js"
+import { documentStart, REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
 import { repeatAgreementText } from "./repeats.js"
 import { percent, pValue } from "./format.js"
@@ -328,12 +328,7 @@ export const renderPortfolioHtml = (portfolio: Portfolio, extras: PortfolioPageE
   })
   const reports = portfolio.run_ids.map((runId) => embedReport(runId, extras.reports?.get(runId) ?? null, addressOf(runId)))
   return [
-    "<!doctype html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<meta name="referrer" content="no-referrer">`,
-    `<title>${escapeHtml(`Codex Replay portfolio: ${portfolio.portfolio_id}`)}</title><style>${REPORT_CSS}${PORTFOLIO_CSS}${GRID_CSS}</style></head><body><main>`,
+    documentStart(`Codex Replay portfolio: ${portfolio.portfolio_id}`, `${REPORT_CSS}${PORTFOLIO_CSS}${GRID_CSS}`),
     `<header><p class="product">Codex Replay</p><h1>Portfolio verdict</h1><dl class="identity"><dt>Portfolio</dt><dd><code>${
       escapeHtml(portfolio.portfolio_id)
     }</code></dd><dt>Generated</dt><dd>${escapeHtml(portfolio.generated_at)}</dd><dt>Runs</dt><dd>${portfolio.run_ids.length}</dd><dt>Models</dt><dd>${

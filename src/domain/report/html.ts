@@ -16,7 +16,7 @@ import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate, verdictHeadline } from "./report.js"
 import { tokensSection } from "./tokensHtml.js"
 import { reasonsSection } from "./reasonsHtml.js"
-import { REPORT_CSS } from "./styles.js"
+import { documentStart, REPORT_CSS } from "./styles.js"
 
 const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
 /** Section titles per side (docs/verdicts.md names them this way). */
@@ -158,12 +158,7 @@ export const renderReportHtml = (report: Report, controllerOrigin: string | null
   const address = controllerOrigin === null ? null : `${controllerOrigin}/runs/${encodeURIComponent(report.run_id)}`
   const addressRow = address === null ? "" : `<dt>In the controller</dt><dd><a href="${escapeHtml(address)}">${escapeHtml(address)}</a></dd>`
   return [
-    "<!doctype html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<meta name="referrer" content="no-referrer">`,
-    `<title>${escapeHtml(title)}</title><style>${REPORT_CSS}</style></head><body><main>`,
+    documentStart(title, REPORT_CSS),
     `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd>${addressRow}</dl></header>`,
     verdictSection(report),
     repeatsSection(report.repeats),

@@ -1,3 +1,5 @@
+import { escapeHtml } from "./format.js"
+
 /** The report's inline stylesheet: readable on screen, printable on paper, no external fonts or images. */
 export const REPORT_CSS = `
 :root{--ink:#1d232b;--muted:#5b6672;--line:#d8dee4;--panel:#f6f8fa;--codex:#2f6fdb;--claude:#c2671d;--good:#1a7f37;--bad:#b42318;--add-bg:#e6ffec;--add-ink:#116329;--del-bg:#ffebe9;--del-ink:#a40e26;--hunk:#ddf4ff}
@@ -58,3 +60,17 @@ thead th{background:var(--panel)}
   .diff-added,.diff-removed,.diff-hunk,.bar-codex,.bar-claude{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 }
 `
+
+/**
+ * The start of a self-contained page (report.html, portfolio.html) up to its `<main>`: no script, no external
+ * request (the Content-Security-Policy allows inline styles and data: images only), no referrer.
+ */
+export const documentStart = (title: string, css: string) =>
+  [
+    "<!doctype html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="referrer" content="no-referrer">`,
+    `<title>${escapeHtml(title)}</title><style>${css}</style></head><body><main>`
+  ].join("\n")
