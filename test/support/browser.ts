@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { CHROMIUM } from "./chromium.js"
@@ -9,6 +10,42 @@ export { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js"
 
 /** Screenshots and PDFs the browser tests save (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
+
+/**
+ * Screenshots of the page as it is at a phone's, a laptop's and a desktop's width (390, 1366 and 1920 px),
+ * scrolled to the top: `<name>-<width>.png` in the artifacts folder, the whole page unless `fullPage` is
+ * false or `above` names an element (then the page down to that element: a long appendix left out), and
+ * each named part on its own (`<name>-<part>-<width>.png`, readable at a glance). The page is back at
+ * 1280 × 900 afterwards.
+ */
+export const shootWidths = async (
+  page: Page,
+  name: string,
+  options: { readonly parts?: Readonly<Record<string, string>>; readonly fullPage?: boolean; readonly above?: string } = {}
+) => {
+  const parts = Object.entries(options.parts ?? {})
+  for (const width of [390, 1366, 1920]) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.evaluate(() => window.scrollTo(0, 0))
+    const clip = options.above === undefined ? {} : {
+      clip: await page.locator(options.above).first().evaluate((element) =>
+        ({ x: 0, y: 0, width: document.documentElement.scrollWidth, height: element.getBoundingClientRect().top + window.scrollY }))
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: options.fullPage ?? true, ...clip })
+    if (parts.length === 0) continue
+    // The controller's sticky step bar would cover the top of a part scrolled under it (a style property, which
+    // the page's CSP allows where it refuses a style element).
+    const stepBar = (position: string) => page.evaluate((value) => {
+      for (const bar of document.querySelectorAll<HTMLElement>(".steps")) bar.style.position = value
+    }, position)
+    await stepBar("static")
+    for (const [part, selector] of parts) {
+      await page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, `${name}-${part}-${width}.png`) })
+    }
+    await stepBar("")
+  }
+  await page.setViewportSize({ width: 1280, height: 900 })
+}
 
 export const requireChromium = async (what: string) => {
   const installed = await fs.access(CHROMIUM).then(() => true, () => false)

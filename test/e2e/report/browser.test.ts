@@ -7,7 +7,7 @@ import { type BrowserContext, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../../src/domain/report/html.js"
 import { HOSTILE, sampleReport } from "../../report/fixtures.js"
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium, sharedChromium } from "../../support/browser.js"
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, requireChromium, sharedChromium, shootWidths } from "../../support/browser.js"
 
 
 let scratch: string
@@ -70,6 +70,7 @@ describe("report.html in headless Chromium", () => {
     expect(diffText.split("\n").slice(0, 5)).toEqual(sampleReport().candidates.codex.patch.split("\n").slice(0, 5))
 
     await page.screenshot({ path: path.join(ARTIFACTS, "report.png"), fullPage: true })
+    await shootWidths(page, "report")
     await expect(fs.stat(path.join(ARTIFACTS, "report.png")).then((stat) => stat.size)).resolves.toBeGreaterThan(10_000)
     await page.close()
   }, 60_000)

@@ -8,7 +8,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium, shootWidths } from "../../support/browser.js"
 import { BLOCKED_THREAD, batchHistory, batchThreadId } from "../../runs/batchSupport.js"
 import { type Daemon, killAllDaemons, MODELS, scratch, startDaemon } from "../../runs/support.js"
 import { CONTROLS } from "../../../src/domain/unblock.js"
@@ -173,12 +173,7 @@ describe("batches in the browser", () => {
       expect(csv).toHaveLength(5)
       for (const id of runIds) expect(csv.some((line) => line.includes(`,${id},`) && line.includes(`/runs/${id}`))).toBe(true)
       expect(csv.slice(1).every((line) => line.startsWith(`${batchThreadId(1)},`) || line.startsWith(`${batchThreadId(2)},`))).toBe(true)
-      for (const width of [390, 1366, 1920]) {
-        await page.setViewportSize({ width, height: 900 })
-        await page.evaluate(() => window.scrollTo(0, 0))
-        await page.screenshot({ path: path.join(ARTIFACTS, `batch-3-grid-${width}.png`), fullPage: true })
-      }
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await shootWidths(page, "batch-3-grid")
       // A cell's link opens that run's Results in the page, at the run's address; Back returns to the batch.
       const cellRun = hrefs[0]!.slice("/runs/".length)
       await grid.locator(`a[href="/runs/${cellRun}"]`).click()

@@ -11,7 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Browser, Page, Route } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, chooseSamples, launchChromium, requireChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, chooseSamples, launchChromium, requireChromium, shootWidths } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -93,6 +93,7 @@ describe("Judge it yourself", () => {
     expect(await ballot.innerText()).not.toMatch(/codex|claude|historical/i)
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "controller-blind-vote.png"), fullPage: true })
+    await shootWidths(page, "controller-blind-vote")
 
     // A vote without every choice is refused on the page; nothing is sent.
     await page.click("#submit-vote")

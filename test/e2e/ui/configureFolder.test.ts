@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, requireChromium } from "../../support/browser.js"
+import { launchChromium, requireChromium, shootWidths } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
 import { gitAt, scratch } from "../../runs/support.js"
 import { at, CHUNK_TIMES, commitAt, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
@@ -65,17 +65,10 @@ const openThread = async (target: Daemon) => {
   await page.locator("#cfg-request").waitFor()
 }
 
+/** Configure at each width, with the parts a full-page picture of a phone's width shows too small to read. */
 const shots = async (name: string) => {
-  for (const width of [390, 1366, 1920]) {
-    await page.setViewportSize({ width, height: 900 })
-    await page.screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}.png`), fullPage: true })
-    // The parts a full-page picture of a phone's width shows too small to read.
-    if (width === 390 && (await page.locator("#prepare-actions").count()) > 0) {
-      await page.locator("section.sub:has(#changed-files)").screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}-files.png`) })
-      await page.locator("#prepare-actions").screenshot({ path: path.join(ARTIFACTS, `configure-${name}-${width}-approval.png`) })
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 900 })
+  const parts = { files: "section.sub:has(#changed-files)", approval: "#prepare-actions" }
+  await shootWidths(page, `configure-${name}`, (await page.locator("#prepare-actions").count()) > 0 ? { parts } : {})
 }
 
 describe("Configure's repository folder, empty folder, repeats and preflight", () => {

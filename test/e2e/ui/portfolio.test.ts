@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, requireChromium, sharedChromium, shootWidths } from "../../support/browser.js"
 import { GRID_CSV_HEADER } from "../../../src/domain/portfolio/gridCsv.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -115,12 +115,7 @@ describe("the portfolio verdict in the browser", () => {
     await shown.close()
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-1-runs-view.png"), fullPage: true })
-    for (const width of [390, 1366, 1920]) {
-      await page.setViewportSize({ width, height: 900 })
-      await page.evaluate(() => window.scrollTo(0, 0))
-      await page.screenshot({ path: path.join(ARTIFACTS, `portfolio-4-panel-${width}.png`), fullPage: true })
-    }
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await shootWidths(page, "portfolio-4-panel")
     // A cell opens that run's Results in the page, at the run's address.
     const firstCell = (await cells.first().getAttribute("href"))!
     await cells.first().click()
@@ -152,6 +147,8 @@ describe("the portfolio verdict in the browser", () => {
     expect(await page.locator("h1").textContent()).toBe("Portfolio verdict")
     expect(await page.locator("svg.portfolio-chart").count()).toBe(4)
     await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-2-page.png"), fullPage: true })
+    // The portfolio itself: the runs' reports it holds below it are report.html's own screenshots.
+    await shootWidths(page, "portfolio-2-page", { above: "section:has(> #reports-heading)" })
 
     // The first figure that counts a run: its list names the run and links to its report.
     const figure = page.locator("table.portfolio-table a").first()

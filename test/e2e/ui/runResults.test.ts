@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../../src/domain/report/html.js"
 import { buildReport } from "../../../src/domain/report/report.js"
 import { codexSide, sampleInput } from "../../report/fixtures.js"
-import { ARTIFACTS, axeViolations, errorCollectingContext, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, axeViolations, errorCollectingContext, launchChromium, requireChromium, shootWidths, skipToVerdict } from "../../support/browser.js"
 import { type Daemon, killAllDaemons, scratch, startDaemon, writeRun } from "../../support/daemon.js"
 
 const SESSION = "b".repeat(32)
@@ -110,20 +110,6 @@ afterAll(async () => {
 
 const origin = () => `http://127.0.0.1:${daemon.port}`
 
-/** The whole page at each width, and each named part of it on its own (readable at a glance). */
-const shoot = async (name: string, parts: Readonly<Record<string, string>> = {}) => {
-  for (const width of [390, 1366, 1920]) {
-    await page.setViewportSize({ width, height: 900 })
-    await page.screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${width}.png`), fullPage: true })
-    // The sticky step bar would cover the top of a part scrolled under it.
-    const unstick = Object.keys(parts).length === 0 ? null : await page.addStyleTag({ content: ".steps { position: static !important; }" })
-    for (const [part, selector] of Object.entries(parts)) {
-      await page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, `controller-${name}-${part}-${width}.png`) })
-    }
-    await unstick?.evaluate((style) => style.parentNode?.removeChild(style))
-  }
-}
-
 describe("the Run and Results views", () => {
   it("a failed run says what to do from its error code, and shows no phase still running", async () => {
     await page.goto(daemon.launchUrl(), { waitUntil: "load" })
@@ -137,8 +123,7 @@ describe("the Run and Results views", () => {
     expect(await card.locator(".phase-status").allTextContents()).toEqual(["failed", "skipped"])
     expect(await card.locator("[data-since]").count()).toBe(0)
     fs.mkdirSync(ARTIFACTS, { recursive: true })
-    await shoot("run-failed")
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await shootWidths(page, "controller-run-failed")
     expect(await axeViolations(page)).toEqual([])
   }, 60_000)
 
@@ -191,7 +176,7 @@ describe("the Run and Results views", () => {
     expect(await wide.evaluate((pre) => pre.scrollLeft)).toBeGreaterThan(0)
     expect(await page.evaluate(() => window.scrollX)).toBe(0)
     expect(await page.locator('#results-body pre.diff-view[aria-label="Diff of src/other.ts"]').first().evaluate((pre) => pre.scrollLeft)).toBe(0)
-    await shoot("results-long-diff", { table: "section.sub:has(.side-table)", verdict: "#results-body .verdict", patches: "section.sub:has(.diff-files)" })
+    await shootWidths(page, "controller-results-long-diff", { parts: { table: "section.sub:has(.side-table)", verdict: "#results-body .verdict", patches: "section.sub:has(.diff-files)" } })
     expect(consoleErrors).toEqual([])
   }, 60_000)
 })
