@@ -9,7 +9,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARTIFACTS, requireChromium, sharedChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, requireChromium, sharedChromium, shootWidths, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 import { approveAndStart, awaitTerminal, type Daemon, killAllDaemons, MODELS, nonGitConfig, scratch, startDaemon } from "../../runs/support.js"
 
@@ -138,6 +138,15 @@ describe("run history in the browser", () => {
     await expect.poll(() => run.count()).toBe(1)
     await expect.poll(() => run.locator(".phase-elapsed").count(), { timeout: 20_000 }).toBeGreaterThan(0)
     expect(await run.locator(".run-model").textContent()).toBe(MODELS[0])
+    // Each phase's time is in the text column under its status, on one line (never in the dot's column, broken mid-number).
+    const times = await run.locator(".phase:has(.phase-elapsed)").evaluateAll((phases) => phases.map((phase) => {
+      const [label, time] = [".phase-label", ".phase-elapsed"].map((selector) => phase.querySelector(selector)!)
+      const box = time!.getBoundingClientRect()
+      return { column: box.left === label!.getBoundingClientRect().left, oneLine: box.height < 1.8 * parseFloat(getComputedStyle(time!).fontSize) }
+    }))
+    expect(times.length).toBeGreaterThan(0)
+    expect(times.every((time) => time.column && time.oneLine)).toBe(true)
+    await shootWidths(page, "history-4b-run-in-progress")
 
     // Stopping the controller is refused while the rerun is active.
     await page.click("#stop-controller")
