@@ -39,6 +39,10 @@ thead th{background:var(--panel)}
 .side-by-side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px}
 .files{margin:0 0 8px;padding-left:18px}.added{color:var(--add-ink)}.removed{color:var(--del-ink)}
 .diff{padding:8px 0}
+.diff-files{display:grid;gap:8px;min-width:0}.diff-file{min-width:0}
+.diff-file-name{margin:8px 0 4px;font-size:14px;overflow-wrap:anywhere}.diff-status{color:var(--muted);font-weight:400}
+.diff-count-added{color:var(--add-ink)}.diff-count-removed{color:var(--del-ink)}
+.diff-file .diff{max-height:480px;overflow:auto}
 .diff-line{display:block;padding:0 10px;min-height:1.45em}
 .diff-added{background:var(--add-bg);color:var(--add-ink)}.diff-removed{background:var(--del-bg);color:var(--del-ink)}
 .diff-hunk{background:var(--hunk);color:#0a3069}.diff-meta{color:var(--muted);font-weight:600}
@@ -55,6 +59,7 @@ thead th{background:var(--panel)}
   .side-by-side{grid-template-columns:1fr}
   pre{border-color:#999;background:#fff}
   .token-tooltip{display:none!important}
+  .diff-file .diff{max-height:none;overflow:visible}
   tr,.verdict,.diff-line{break-inside:avoid}
   h2,h3{break-after:avoid}
   .diff-added,.diff-removed,.diff-hunk,.bar-codex,.bar-claude{-webkit-print-color-adjust:exact;print-color-adjust:exact}

@@ -68,6 +68,10 @@ describe("report.html in headless Chromium", () => {
     // Block-level diff lines still read (and copy) as one line each.
     const diffText = await page.locator("pre.diff").first().innerText()
     expect(diffText.split("\n").slice(0, 5)).toEqual(sampleReport().candidates.codex.patch.split("\n").slice(0, 5))
+    // Each file is a section headed by its name, its lines in a block that scrolls on its own.
+    expect(await page.locator(".diff-file .diff-file-name code").first().textContent()).toBe("src/app.ts")
+    const scroller = await page.locator(".diff-file pre.diff").first().evaluate((pre) => [getComputedStyle(pre).overflowY, getComputedStyle(pre).maxHeight])
+    expect(scroller).toEqual(["auto", "480px"])
 
     await page.screenshot({ path: path.join(ARTIFACTS, "report.png"), fullPage: true })
     await shootWidths(page, "report")

@@ -101,7 +101,7 @@ describe("run history in the browser", () => {
     expect(tableRows[2]).toContain("Historical Claude")
     // Diffs as diffs: a header per file, added lines marked, collapsible.
     expect(await page.locator(".diff-file > summary").count()).toBeGreaterThanOrEqual(2)
-    expect(await page.locator(".diff-line.diff-add").count()).toBeGreaterThan(0)
+    expect(await page.locator(".diff-line.diff-added").count()).toBeGreaterThan(0)
     expect(await page.locator(".diff-file > summary", { hasText: "FAKE_CODEX_OUTPUT.md" }).count()).toBeGreaterThan(0)
     expect(await page.locator(".markdown").count()).toBe(2)
     expect(await axeViolations()).toEqual([])
