@@ -7,7 +7,7 @@ import { gridCsv } from "../domain/portfolio/gridCsv.js"
 import { caveatLabels, caveatsBesideVerdict, verdictLine } from "../domain/report/caveats.js"
 import { formatUsd } from "../domain/report/format.js"
 import { visible } from "../domain/report/visible.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { $, byId, h, labelScrollRegions, notice } from "./dom.js"
 import { downloadFromController, saveBlob } from "./download.js"
 import { formatDuration } from "./format.js"
@@ -68,7 +68,7 @@ export async function pollBatch(host: BatchViewHost) {
     batchView.grid = answer.grid ?? null
     rememberTitles((answer.grid?.rows ?? []).map((row) => [row.thread_id, row.title] as const))
   } catch (error) {
-    notice(`Could not read the batch: ${error instanceof Error ? error.message : String(error)}`)
+    notice(`Could not read the batch: ${messageOf(error)}`)
   }
   renderBatchView(host)
   if (batchView.summary?.status === "running") batchView.timer = setTimeout(() => void pollBatch(host), POLL_MS)
@@ -89,7 +89,7 @@ async function cancelWholeBatch(host: BatchViewHost) {
   try {
     batchView.summary = (await callTool("cancel_batch", { batch_id: batchView.id })).batch
   } catch (error) {
-    notice(`Cancel failed: ${error instanceof Error ? error.message : String(error)}`)
+    notice(`Cancel failed: ${messageOf(error)}`)
   }
   void pollBatch(host)
 }

@@ -7,8 +7,9 @@
 import { type BatchSummary, type InspectThreadResult, MAX_REPEATS, type ModelOption, type PrepareBatchResult, type PrepareResult } from "../domain/contracts/index.js"
 import { MAX_REPLAY_MODELS as MAX_MODELS, MAX_REPLAY_THREADS as MAX_BATCH_THREADS } from "../domain/product.js"
 import { CONTROLS } from "../domain/unblock.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { $, byId, type Child, h, notice } from "./dom.js"
+import { hostSlot } from "./hostSlot.js"
 
 /** What the batch form needs of a thread's default configuration (Configure's defaults). */
 export interface BatchDefaults {
@@ -66,16 +67,12 @@ export const batchForm = {
   unconfigured: [] as Array<Unconfigured>
 }
 
-let host: BatchFormHost | null = null
-const theHost = (): BatchFormHost => {
-  if (host === null) throw new Error("The batch form is not wired yet.")
-  return host
-}
+const slot = hostSlot<BatchFormHost>("The batch form is not wired yet.")
+const theHost = slot.get
 
 const checked = (event: Event) => event.target instanceof HTMLInputElement && event.target.checked
 const valueOf = (event: Event) =>
   event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement ? event.target.value : ""
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** A thread of the list as a checkbox of the batch. */
 export function batchThreadPick(thread: { readonly imported_thread_id: string; readonly title?: string | null }, index: number, meta: string) {
@@ -320,7 +317,7 @@ const approvalPart = (prepared: PrepareBatchResult | null) => {
 
 export function renderBatchPanel() {
   const body = $("batch-panel-body")
-  if (body === null || !batchForm.on || host === null) return
+  if (body === null || !batchForm.on || !slot.ready()) return
   const models = batchForm.models ?? theHost().offeredModels().filter((model) => model.default).map((model) => model.id).slice(0, MAX_MODELS)
   batchForm.models = models
   const count = batchForm.selected.size
@@ -341,7 +338,7 @@ export function renderBatchPanel() {
 
 /** Wires the batch form to the page; the batch mode's tick box turns it on and off. */
 export function wireBatchForm(pageHost: BatchFormHost) {
-  host = pageHost
+  slot.set(pageHost)
   const toggle = byId("batch-mode")
   toggle.addEventListener("change", (event) => setBatchMode(checked(event)))
 }

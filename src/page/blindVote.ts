@@ -4,7 +4,7 @@
  */
 import type { BlindCandidatesResult, ReplayReport, RunSummary, StoredVote } from "../domain/contracts/index.js"
 import { AUTHOR_LABELS } from "../domain/report/report.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { byId, $, h, labelScrollRegions } from "./dom.js"
 import { renderDiff } from "./diffView.js"
 import { renderMarkdown } from "./markdown.js"
@@ -22,7 +22,6 @@ type Blind =
 /** Per run: still blind (with the presentation shown, if any), or revealed with the user's vote. */
 const blind = new Map<string, Blind>()
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 const isResults = (id: string) => pageHost().draft.results_run === id
 
 export const isRevealed = (id: string) => blind.get(id)?.revealed === true
@@ -70,7 +69,7 @@ export async function blindGate(id: string): Promise<boolean> {
 /** Why the page cannot tell whether the run may still be judged blind, and a way to ask again. */
 export function renderBlindStatusError(id: string, error: unknown) {
   byId("results-body").replaceChildren(h("div", { className: "blind-vote", id: "blind-status-error" },
-    h("p", { className: "error", role: "alert", text: `Could not tell whether you can still judge run ${id} blind: ${message(error)}` }),
+    h("p", { className: "error", role: "alert", text: `Could not tell whether you can still judge run ${id} blind: ${messageOf(error)}` }),
     h("p", { className: "hint", text: "Its verdict stays hidden until this is known, so that a blind vote is not lost." }),
     h("div", { className: "actions" }, h("button", { type: "button", className: "primary", id: "blind-status-retry", text: "Retry", onClick: () => void openResults(id, false) }))))
   $("blind-status-retry")?.focus()
@@ -112,7 +111,7 @@ export async function judgeYourself(id: string) {
     const line = $("blind-error")
     if (line !== null) {
       line.hidden = false
-      line.textContent = message(error)
+      line.textContent = messageOf(error)
     }
     return
   }
@@ -197,7 +196,7 @@ export async function submitBlindVote(id: string, shown: BlindCandidatesResult, 
   } catch (failure) {
     if (submit instanceof HTMLButtonElement) submit.disabled = false
     error.hidden = false
-    error.textContent = message(failure)
+    error.textContent = messageOf(failure)
     return
   }
   await markRevealed(id, null)

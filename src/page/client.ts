@@ -15,6 +15,9 @@ export class ControllerRefused extends Data.TaggedError("ControllerRefused")<{ r
 /** The controller answered with something its contract does not describe. */
 export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{ readonly message: string }> {}
 
+/** A message of an error, whatever was thrown. */
+export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
 let tokenRefused = false
 /** Whether the controller refused this page's cookie: then the page says how to get in, not that it is gone. */
 export const wasTokenRefused = () => tokenRefused

@@ -12,6 +12,7 @@ import type {
 } from "../domain/contracts/index.js"
 import type { TaskOverlap, TaskSourceMessage } from "../domain/contracts/taskSource.js"
 import type { ThreadCheck } from "../domain/contracts/threadResults.js"
+import { hostSlot } from "./hostSlot.js"
 
 export type StateKind = "git" | "non_git"
 export type Overlap = typeof TaskOverlap.Type
@@ -127,17 +128,12 @@ export interface ConfigureHost {
   readonly refreshState: () => void
 }
 
-let installed: ConfigureHost | null = null
+const slot = hostSlot<ConfigureHost>("The Configure steps were drawn before the page installed their host.")
 
 /** Installs the page's host once, before any of these steps is drawn. */
-export const installConfigureHost = (host: ConfigureHost) => {
-  installed = host
-}
+export const installConfigureHost = slot.set
 
-export const host = (): ConfigureHost => {
-  if (installed === null) throw new Error("The Configure steps were drawn before the page installed their host.")
-  return installed
-}
+export const host = slot.get
 
 // ------------------------------------------------------------------------------------------------
 // The inspection's fields beyond its contract (kept as the controller sent them), read safely.
@@ -149,5 +145,4 @@ export const textOf = (value: unknown): string | null => (typeof value === "stri
 export const numberOf = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null)
 export const listOf = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 export const textsOf = (value: unknown): ReadonlyArray<string> => listOf(value).filter((item): item is string => typeof item === "string")
-/** A message of an error, whatever was thrown. */
-export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+export { messageOf } from "./client.js"

@@ -1,5 +1,5 @@
 /** Files handed to the browser's downloads: a blob the page holds, or a file the controller sends (`POST /api/download`). */
-import { postRaw } from "./client.js"
+import { messageOf, postRaw } from "./client.js"
 import { h, notice } from "./dom.js"
 
 /** Hands a file to the browser's downloads. */
@@ -19,6 +19,6 @@ export async function downloadFromController(body: object, fallbackName: string)
     const match = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") ?? "")
     saveBlob(await response.blob(), match?.[1] ?? fallbackName)
   } catch (error) {
-    notice(`Download failed: ${error instanceof Error ? error.message : String(error)}`)
+    notice(`Download failed: ${messageOf(error)}`)
   }
 }

@@ -3,6 +3,7 @@
  * over once by the page's wiring (`setPageHost`), as runsList.ts reaches it through `RunsListHost`.
  */
 import { type Child, h, nextId } from "./dom.js"
+import { hostSlot } from "./hostSlot.js"
 import type { ControllerState, GetRunResult, ReplayReport } from "../domain/contracts/index.js"
 
 /** A run as the Run view holds it: what `get_run` answered last, or only its id and why it could not be read. */
@@ -36,17 +37,12 @@ export interface PageHost {
   readonly maxModels: number
 }
 
-let current: PageHost | null = null
+const slot = hostSlot<PageHost>("The page's views were used before the page wired them.")
 
 /** The page's wiring hands its host over once, before anything is shown. */
-export const setPageHost = (host: PageHost) => {
-  current = host
-}
+export const setPageHost = slot.set
 
-export const pageHost = (): PageHost => {
-  if (current === null) throw new Error("The page's views were used before the page wired them.")
-  return current
-}
+export const pageHost = slot.get
 
 /** A section of a view with its heading. */
 export const section = (title: string, ...children: ReadonlyArray<Child>): HTMLElement => {

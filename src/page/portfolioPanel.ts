@@ -11,7 +11,7 @@ import { evaluationTotalsText, judgesSplitText, oncePerThreadText, portfolioHead
 import { type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { repeatAgreementText } from "../domain/portfolio/repeats.js"
 import { formatUsd } from "../domain/report/format.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { byId, h } from "./dom.js"
 import { downloadFromController } from "./download.js"
 import { gridElement } from "./gridView.js"
@@ -74,7 +74,7 @@ export async function comparePortfolio(runIds: ReadonlyArray<string>, openRun: (
     const result = await callTool("make_portfolio", { run_ids: runIds })
     status.replaceChildren(...renderPortfolio(result, openRun))
   } catch (error) {
-    status.replaceChildren(h("p", { className: "callout callout-bad", id: "portfolio-error", text: `Could not compare: ${error instanceof Error ? error.message : String(error)}` }))
+    status.replaceChildren(h("p", { className: "callout callout-bad", id: "portfolio-error", text: `Could not compare: ${messageOf(error)}` }))
   } finally {
     renderPortfolioActions()
   }

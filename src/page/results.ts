@@ -4,7 +4,7 @@
  */
 import { DIMENSIONS } from "../domain/review/dimensions.js"
 import { AUTHOR_LABELS } from "../domain/report/report.js"
-import { postRaw } from "./client.js"
+import { messageOf, postRaw } from "./client.js"
 import { callTool } from "./client.js"
 import { byId, h, labelScrollRegions, notice } from "./dom.js"
 import { renderDiff } from "./diffView.js"
@@ -38,7 +38,6 @@ import { repeatsOfRun } from "./runView.js"
 import { byModel, loadReports, sideBySideTable, startSiblings } from "./sideBySide.js"
 import { reportVerdictText } from "./verdicts.js"
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The newest completed run this page knows of: its own runs first, then the controller's. */
 export function latestCompleted(): string | null {
@@ -69,7 +68,7 @@ export async function showRevealed(id: string): Promise<void> {
       const result = await callTool("get_report", { run_id: id })
       if ("report" in result) app.reports[id] = result.report
     } catch (error) {
-      if (draft.results_run === id) body.replaceChildren(h("p", { className: "error", text: `Could not load the report: ${message(error)}` }))
+      if (draft.results_run === id) body.replaceChildren(h("p", { className: "error", text: `Could not load the report: ${messageOf(error)}` }))
       return
     }
   }
@@ -82,7 +81,7 @@ export async function download(id: string, format: "json" | "html") {
     const match = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") ?? "")
     pageHost().saveBlob(await response.blob(), match?.[1] ?? `codex-replay-${id}-report.${format}`)
   } catch (error) {
-    notice(`Download failed: ${message(error)}`)
+    notice(`Download failed: ${messageOf(error)}`)
   }
 }
 

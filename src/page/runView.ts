@@ -5,7 +5,7 @@
  */
 import type { RepeatOutcomes } from "../domain/contracts/index.js"
 import { failureAdvice } from "../domain/failureAdvice.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { byId, type Child, h, notice } from "./dom.js"
 import { clockText, formatTime } from "./format.js"
 import { pageHost, type RunView } from "./pageHost.js"
@@ -19,7 +19,6 @@ const FINISHED = new Set(["completed", "failed", "cancelled"])
 /** The repeats of each followed run's (thread, model) start, as `get_run` answered them last. */
 export const repeatsOfRun = new Map<string, RepeatOutcomes>()
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export const isActive = (run: RunView | undefined): boolean => run !== undefined && run.status === "running"
 
@@ -35,7 +34,7 @@ export async function pollRuns(): Promise<void> {
       else repeatsOfRun.set(id, result.repeats)
     } catch (error) {
       const known = app.runs[id]
-      app.runs[id] = { ...known, run_id: id, load_error: message(error) }
+      app.runs[id] = { ...known, run_id: id, load_error: messageOf(error) }
     }
   }))
   renderRuns()
@@ -166,7 +165,7 @@ export async function cancel(id: string) {
     const result = await callTool("cancel_run", { run_id: id })
     app.runs[id] = { ...app.runs[id], ...result.run }
   } catch (error) {
-    notice(`Cancel failed: ${message(error)}`)
+    notice(`Cancel failed: ${messageOf(error)}`)
   }
   void pollRuns()
 }

@@ -3,7 +3,7 @@
  * selection of completed runs a portfolio compares. Its address is `/runs?query=&status=&winner=`.
  */
 import type { RunList, RunSummary, ToolPayloadInput } from "../domain/contracts/index.js"
-import { callTool } from "./client.js"
+import { callTool, messageOf } from "./client.js"
 import { byId, controlById, type Child, h, labelScrollRegions } from "./dom.js"
 import { formatDate, formatTokenCount } from "./format.js"
 import type { RunsFilters } from "./router.js"
@@ -155,7 +155,7 @@ export async function loadRunsView(host: RunsListHost) {
     rememberTitles(result.runs.map((run) => [run.thread_id, run.thread_title] as const))
     renderRunsView(host)
   } catch (error) {
-    if (token === state.token) byId("runs-summary").textContent = `Could not list runs: ${error instanceof Error ? error.message : String(error)}`
+    if (token === state.token) byId("runs-summary").textContent = `Could not list runs: ${messageOf(error)}`
   }
 }
 

@@ -6,8 +6,9 @@
 import type { RunSummary } from "../domain/contracts/index.js"
 import { type BatchViewHost, batchView, pollBatch } from "./batch.js"
 import { type BatchFormHost, wireBatchForm } from "./batchForm.js"
-import { callTool, failureText, post, wasTokenRefused } from "./client.js"
+import { callTool, failureText, messageOf, post, wasTokenRefused } from "./client.js"
 import { byId, controlById, notice } from "./dom.js"
+import { hostSlot } from "./hostSlot.js"
 import { type Address, currentAddress, onAddressChange, showAddress } from "./router.js"
 import { loadRunsView as loadRunsList, type RunsListHost, setRunsFilters, wireRunsView } from "./runsList.js"
 import { app, draft, HEARTBEAT_MS, loadDraft, saveDraft, showStep, STEPS } from "./state.js"
@@ -28,12 +29,8 @@ export interface ShellHost {
   readonly latestCompleted: () => string | null | undefined
 }
 
-let host: ShellHost | null = null
-const theHost = (): ShellHost => {
-  if (host === null) throw new Error("The page has not booted yet.")
-  return host
-}
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const slot = hostSlot<ShellHost>("The page has not booted yet.")
+const theHost = slot.get
 
 export const loadRunsView = () => loadRunsList(theHost().runsHost)
 
@@ -249,7 +246,7 @@ function wire(shell: ShellHost) {
 }
 
 export async function boot(shell: ShellHost) {
-  host = shell
+  slot.set(shell)
   wire(shell)
   void heartbeat()
   setInterval(heartbeat, HEARTBEAT_MS)
