@@ -1,7 +1,8 @@
 /**
  * The command line's tables (`threads`, `runs`, `batch`): a header, aligned columns, a totals row under a
- * rule, and the terminal's width respected by wrapping the columns that may wrap (titles, verdicts) and
- * then leaving out the columns that may go. Colour only on a terminal and without `NO_COLOR`.
+ * rule, and the terminal's width respected by wrapping the columns that may wrap (titles, verdicts), then
+ * leaving out the columns that may go, then narrowing every column (a word too long cut with "…").
+ * Colour only on a terminal and without `NO_COLOR`.
  */
 import Table from "cli-table3"
 import { formatInteger } from "../domain/report/format.js"
@@ -28,8 +29,12 @@ export interface TableLook {
   readonly colour: boolean
 }
 
-/** A wrapping column is never narrowed below this (padding included), nor below its header. */
+/** A wrapping column is not narrowed below this (padding included), nor below its header, while a column can go. */
 const MIN_WRAPPED = 12
+/** When no column can go: the narrowest a wrapping column gets (padding included), nor below its header… */
+const MIN_SQUEEZED = 8
+/** …and the narrowest another column gets: one character and "…", with the padding. */
+const MIN_CUT = 4
 
 /** Dollars always with two decimals ($0.23, $1,234.50); below a cent "<$0.01"; unknown "-". */
 export const usd = (value: number | null | undefined): string => {
@@ -41,6 +46,48 @@ export const usd = (value: number | null | undefined): string => {
 /** A token count with thousands separators; unknown "-". */
 export const tokens = (value: number | null | undefined): string =>
   value === null || value === undefined || !Number.isFinite(value) ? "-" : formatInteger(value)
+
+/** A totals cell: the sum of the known values, formatted; "-" when none is known. */
+export const knownSum = (values: ReadonlyArray<number | null | undefined>, format: (value: number) => string) => {
+  const known = values.filter((value): value is number => typeof value === "number" && Number.isFinite(value))
+  return known.length === 0 ? "-" : format(known.reduce((total, value) => total + value, 0))
+}
+
+/** A replay's tokens and costs, as `runs` and `batch` show them; a value not known is undefined or `null`. */
+export interface SpendCells {
+  readonly input?: number | null | undefined
+  readonly output?: number | null | undefined
+  /** Codex's implementation. */
+  readonly codex?: number | null | undefined
+  /** What it cost to know: reviews, asked-again reviews, reconstruction, second judge. */
+  readonly evaluation?: number | null | undefined
+}
+
+/**
+ * A replay's columns as `runs` and `batch` show them: run, thread, model, status, verdict, then `SpendCells`.
+ * When the width is short the tokens go first, then the evaluation's cost, then the model.
+ */
+export const REPLAY_COLUMNS: ReadonlyArray<Column> = [
+  { header: "Run" },
+  { header: "Thread", wraps: true },
+  { header: "Model", dropOrder: 3 },
+  { header: "Status" },
+  { header: "Verdict", wraps: true },
+  { header: "Input", align: "right", dropOrder: 1 },
+  { header: "Output", align: "right", dropOrder: 1 },
+  { header: "Codex", align: "right" },
+  { header: "Evaluation", align: "right", dropOrder: 2 }
+]
+
+export const spendCells = (spend: SpendCells) => [tokens(spend.input), tokens(spend.output), usd(spend.codex), usd(spend.evaluation)]
+
+/** The totals of `SPEND_COLUMNS`: each the sum of the known values. */
+export const spendTotals = (all: ReadonlyArray<SpendCells>) => [
+  knownSum(all.map((spend) => spend.input), tokens),
+  knownSum(all.map((spend) => spend.output), tokens),
+  knownSum(all.map((spend) => spend.codex), usd),
+  knownSum(all.map((spend) => spend.evaluation), usd)
+]
 
 /** What a table reads of the stream it is written to. */
 export interface Screen {
@@ -100,25 +147,28 @@ const painted = (text: string) => {
   }).join("\n")
 }
 
-/** Widths that fit `width` by narrowing the wrapping columns, the widest first; undefined when they cannot. */
-const fitted = (columns: ReadonlyArray<Column>, natural: ReadonlyArray<number>, width: number) => {
-  const widths = [...natural]
-  const floor = columns.map((column, index) =>
-    column.wraps === true ? Math.min(natural[index]!, Math.max(MIN_WRAPPED, column.header.length + 2)) : natural[index]!
-  )
-  // The drawn line: the columns plus one border each and the last.
-  let excess = widths.reduce((sum, each) => sum + each, 0) + widths.length + 1 - width
-  while (excess > 0) {
+/** The drawn line's width: the columns plus one border each and the last. */
+const lineWidth = (widths: ReadonlyArray<number>) => widths.reduce((sum, each) => sum + each, 0) + widths.length + 1
+
+/** `widths` narrowed, the widest first, each down to its floor, until the line fits `width` or none can narrow more. */
+const narrowed = (widths: ReadonlyArray<number>, floors: ReadonlyArray<number>, width: number) => {
+  const result = [...widths]
+  for (let excess = lineWidth(result) - width; excess > 0; excess--) {
     let widest = -1
-    for (const [index, each] of widths.entries()) {
-      if (each > floor[index]! && (widest === -1 || each > widths[widest]!)) widest = index
+    for (const [index, each] of result.entries()) {
+      if (each > floors[index]! && (widest === -1 || each > result[widest]!)) widest = index
     }
-    if (widest === -1) return undefined
-    widths[widest]!--
-    excess--
+    if (widest === -1) break
+    result[widest]!--
   }
-  return widths
+  return result
 }
+
+/** The floors of the wrapping columns (never below `least` nor their header); the others' are `others`. */
+const floorsOf = (columns: ReadonlyArray<Column>, widths: ReadonlyArray<number>, least: number, others: (width: number) => number) =>
+  columns.map((column, index) =>
+    column.wraps === true ? Math.min(widths[index]!, Math.max(least, column.header.length + 2)) : others(widths[index]!)
+  )
 
 /** The table with a rule above its last `height` lines of rows (the totals row, wrapped or not). */
 const withTotalsRule = (text: string, height: number) => {
@@ -131,7 +181,10 @@ const withTotalsRule = (text: string, height: number) => {
 
 /**
  * The table as text: as wide as its content when that fits; else its wrapping columns narrowed, then its
- * droppable columns left out, the highest `dropOrder` first, until it fits (or nothing more can go).
+ * droppable columns left out, the highest `dropOrder` first, until it fits. When nothing more can go, every
+ * column is narrowed, the widest first (the wrapping ones down to `MIN_SQUEEZED`, the others down to
+ * `MIN_CUT`): text wraps at its spaces and a word longer than its column is cut with "…". Only a width too
+ * narrow for those floors gets a wider table.
  */
 export const renderTable = (spec: TableSpec, look: TableLook): string => {
   let columns = spec.columns.map((column, index) => ({ column, index }))
@@ -139,22 +192,22 @@ export const renderTable = (spec: TableSpec, look: TableLook): string => {
   const totals = spec.totals
   for (;;) {
     const rows = [...spec.rows, ...(totals === undefined ? [] : [totals])].map(pick)
-    const natural = draw(columns.map(({ column }) => column), rows)
-    const widths = drawnWidths(natural)
-    const tooWide = look.width !== undefined && widths.reduce((sum, each) => sum + each, 0) + widths.length + 1 > look.width
-    const fit = !tooWide || look.width === undefined ? widths : fitted(columns.map(({ column }) => column), widths, look.width)
+    const shown = columns.map(({ column }) => column)
+    const natural = drawnWidths(draw(shown, rows))
+    const limit = look.width ?? lineWidth(natural)
+    const wrapped = narrowed(natural, floorsOf(shown, natural, MIN_WRAPPED, (width) => width), limit)
     const droppable = columns.filter(({ column }) => column.dropOrder !== undefined)
-    if (fit === undefined && droppable.length > 0) {
+    if (lineWidth(wrapped) > limit && droppable.length > 0) {
       const next = droppable.reduce((high, each) => (each.column.dropOrder! > high.column.dropOrder! ? each : high))
       columns = columns.filter((each) => each !== next)
       continue
     }
-    const shown = columns.map(({ column }) => column)
-    const text = draw(shown, rows, fit ?? widths)
+    const fit = narrowed(wrapped, floorsOf(shown, wrapped, MIN_SQUEEZED, (width) => Math.min(width, MIN_CUT)), limit)
+    const text = draw(shown, rows, fit)
     const paint = (drawn: string) => (look.colour ? painted(drawn) : drawn)
     if (totals === undefined || spec.rows.length === 0) return paint(text)
     // The totals row may wrap too: its height is what it adds to the table.
-    const height = text.split("\n").length - draw(shown, rows.slice(0, -1), fit ?? widths).split("\n").length
+    const height = text.split("\n").length - draw(shown, rows.slice(0, -1), fit).split("\n").length
     return paint(withTotalsRule(text, height))
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { batchTable } from "../../src/cli/batchTable.js"
 import { verdictCell } from "../../src/cli/runs.js"
 import { checksLines, verdictOf } from "../../src/cli/verdict.js"
-import type { RunSummary } from "../../src/programs/runs/history.js"
+import { runSummaryOf } from "./runSummary.js"
 import { sampleChecks } from "../report/checksFixture.js"
 
 const checks = sampleChecks()
@@ -32,29 +32,7 @@ describe("the checks on the command line", () => {
   })
 
   it("runs: the sentence under a run that has checks, escaped; nothing under one without", () => {
-    const run: RunSummary = {
-      run_id: "run-20261130T100000Z-aaaaaaaaaa",
-      thread_id: "t-1",
-      thread_title: null,
-      model: "gpt-5.6-terra",
-      models: ["gpt-5.6-terra"],
-      status: "completed",
-      phase: "reporting",
-      phase_label: "Writing the report",
-      winner: "codex",
-      dimensions: null,
-      possible_leak: false,
-      checks: null,
-      caveats: [],
-      started_at: "2026-11-30T10:00:00.000Z",
-      completed_at: null,
-      updated_at: "2026-11-30T10:05:00.000Z",
-      error: null,
-      chunk: null,
-      report_ready: true,
-      start_group: null,
-      supervision: { controller_session_id: "a".repeat(32), this_controller: true, live: true, read_only: false, controller_url: null }
-    }
+    const run = runSummaryOf({ winner: "codex" })
     expect(verdictCell({ ...run, checks: checks.sentence }).split("\n")).toEqual([
       "Codex wins",
       checks.sentence.replace("\u001b", "\\u{1b}")

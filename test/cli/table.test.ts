@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { runsTable } from "../../src/cli/runs.js"
 import { colourFor, renderTable, tokens, usd, widthOf } from "../../src/cli/table.js"
+import type { RunSummary } from "../../src/programs/runs/history.js"
+import { runSummaryOf } from "./runSummary.js"
 
 const COLUMNS = [
   { header: "#", align: "right" as const },
@@ -82,5 +85,62 @@ describe("the command line's tables", () => {
     expect(lines[rule + 1]).toMatch(/^│ Total │/)
     expect(lines.slice(rule + 1, -1).length).toBeGreaterThan(1)
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(30)
+  })
+
+  it.each([80, 100])("fits %i columns when leaving out columns is not enough: wrapping the titles, cutting a word too long with …", (width) => {
+    const columns = [
+      { header: "Started" },
+      { header: "Run" },
+      { header: "Thread", wraps: true },
+      { header: "Status" },
+      { header: "Verdict", wraps: true },
+      { header: "Cost", align: "right" as const },
+      { header: "Tokens", align: "right" as const, dropOrder: 1 }
+    ]
+    const rows = [
+      ["2026-11-30 10:00", "run-20261130T100000Z-aaaaaaaaaa", "Fix the flaky login test that fails on Mondays only", "interrupted", "Codex wins (3 won, 2 tied, 1 lost)", usd(0.37), tokens(1234567)],
+      ["2026-12-01 12:00", "run-20261201T120000Z-bbbbbbbbbb", "Add a CSV export", "completed", "Claude wins", usd(12.5), tokens(52)]
+    ]
+    const text = renderTable({ columns, rows, totals: ["Total", "", "", "", "", usd(12.87), tokens(1234619)] }, { width, colour: false })
+    const lines = text.split("\n")
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(width)
+    // Aligned: every line as wide as the border.
+    expect(new Set(lines.map((line) => line.length)).size).toBe(1)
+    expect(text).not.toContain("Tokens")
+    // The titles and verdicts wrap whole words; the run id, one word wider than its column, is cut with "…".
+    for (const word of ["flaky", "Mondays", "export", "(3", "lost)", "$12.87"]) expect(text).toContain(word)
+    expect(text).toMatch(/│ run-2026113\S*… │/)
+  })
+
+  it("draws at the narrowest it can when even that is wider than the terminal", () => {
+    const text = renderTable({ columns: COLUMNS, rows: ROWS, totals: TOTALS }, { width: 10, colour: false })
+    const lines = text.split("\n")
+    expect(new Set(lines.map((line) => line.length)).size).toBe(1)
+    expect(lines[0]!.length).toBeGreaterThan(10)
+    expect(lines[0]!.length).toBeLessThan(40)
+  })
+})
+
+describe("codex-replay runs's table", () => {
+  const run = (id: string, title: string, status: RunSummary["status"], extra: Partial<RunSummary> = {}) =>
+    runSummaryOf({ run_id: id, thread_id: "sample-hello-cli", thread_title: title, status, ...extra })
+  const RUNS = [
+    run("run-20261130T100000Z-aaaaaaaaaa", "Sample: create a greeting script (non-git)", "completed", {
+      winner: "codex",
+      dimensions: { won: 3, tied: 2, lost: 1 },
+      tokens: { input: 120_500, output: 3_200 },
+      spend: {
+        implementation: { usd: 12.2971, calls: 1, unpriced_calls: 0 },
+        evaluation: { usd: 0.004, calls: 2, unpriced_calls: 0 },
+        total: { usd: 12.3011, calls: 3, unpriced_calls: 0 }
+      }
+    }),
+    run("run-20261201T120000Z-bbbbbbbbbb", "mix phx.server doesnt seem to start after upgrading elixir", "cancelled")
+  ]
+
+  it.each([80, 100])("fits %i columns, every line within the width, the titles wrapped", (width) => {
+    const text = renderTable(runsTable(RUNS, true), { width, colour: false })
+    expect(Math.max(...text.split("\n").map((line) => line.length))).toBeLessThanOrEqual(width)
+    for (const word of ["Started", "Thread", "Verdict", "Codex", "greeting", "upgrading", "cancelled", "$12.30"]) expect(text).toContain(word)
   })
 })
