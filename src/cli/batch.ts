@@ -1,14 +1,16 @@
 import * as path from "node:path"
 import { Effect, Either, Exit, Option, Schedule } from "effect"
 import type { BatchSummary } from "../domain/batch.js"
+import type { PrepareBatchResult } from "../domain/contracts/index.js"
 import { conflict, type ControllerError, invalidArgument, notFound } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_PORTFOLIO_FILE_BYTES, type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
-import { formatElapsed, formatUsd } from "../domain/report/format.js"
+import { formatElapsed } from "../domain/report/format.js"
 import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { GRID_CSV_FILE } from "../domain/portfolio/gridCsv.js"
+import { visible } from "../domain/report/visible.js"
 import { batchPageAddress } from "./addresses.js"
 import { FileStore } from "../services/FileStore.js"
 import { costLines, modelLines } from "./portfolio.js"
@@ -18,8 +20,8 @@ import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudg
 import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
 import { commandsLine } from "./replayCommands.js"
 import { batchTable } from "./batchTable.js"
-import { lookOf, renderTable } from "./table.js"
-import { ask, isYes, makeOutput, type Output, orDash } from "./terminal.js"
+import { lookOf, renderTable, usd } from "./table.js"
+import { ask, firstLine, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
 export interface BatchOptions {
   readonly query?: string | undefined
@@ -123,22 +125,23 @@ const configurationsOf = (call: CallTool, threadIds: ReadonlyArray<string>, mode
     }
   })
 
-const progressLine = (summary: BatchSummary) => {
+/** The batch's progress in one line, its costs with two decimals as the tables show them. */
+export const progressLine = (summary: BatchSummary) => {
   const { counts } = summary
   const done = counts.completed + counts.failed + counts.cancelled
   const left = summary.estimate_remaining_ms === null ? "" : ` · about ${formatElapsed(summary.estimate_remaining_ms)} left`
   return `${done} of ${summary.total} done (${counts.completed} completed, ${counts.failed} failed${
     counts.cancelled > 0 ? `, ${counts.cancelled} cancelled` : ""
   }) · ${counts.running} running · ${counts.pending} pending · ${formatElapsed(summary.elapsed_ms)}${left} · Codex ${
-    formatUsd(summary.cost_usd.codex)
-  } · Claude ${formatUsd(summary.cost_usd.claude)} (once per thread)${evaluationPart(summary)}${summary.waiting_for === "disk_space" ? " · waiting for disk space" : ""}`
+    usd(summary.cost_usd.codex)
+  } · Claude ${usd(summary.cost_usd.claude)} (once per thread)${evaluationPart(summary)}${summary.waiting_for === "disk_space" ? " · waiting for disk space" : ""}`
 }
 
-/** " · evaluation $0.090" (what it cost to know), "+ N not priced" when a run's evaluation had no price. */
+/** " · evaluation $0.09" (what it cost to know), "+ N not priced" when a run's evaluation had no price. */
 const evaluationPart = (summary: BatchSummary) => {
   const { evaluation, evaluation_unpriced_runs: unpriced } = summary.cost_usd
   if (evaluation === undefined) return ""
-  return ` · evaluation ${formatUsd(evaluation)}${unpriced !== undefined && unpriced > 0 ? ` (+${unpriced} not priced)` : ""}`
+  return ` · evaluation ${usd(evaluation)}${unpriced !== undefined && unpriced > 0 ? ` (+${unpriced} not priced)` : ""}`
 }
 
 /** What a line-per-change output compares: the counts, and whether the batch waits for disk space. */
@@ -174,8 +177,26 @@ const readPortfolio = (file: string, out: Output) =>
     Effect.catchAll((error) => Effect.as(out.say(`The portfolio cannot be read: ${error.message}`), Option.none<Portfolio>()))
   )
 
-const printBlocked = (out: Output, blocked: ReadonlyArray<Blocked>) =>
-  Effect.forEach(blocked, (entry) => out.say(`Blocked: ${entry.thread_id}: ${entry.reasons.join(" ")}`), { discard: true })
+/** A thread as the batch's lines name it: its id, and its title beside it when the command line resolved one. */
+export const threadNamed = (threadId: string, titles: ReadonlyMap<string, string> = new Map()) => {
+  const title = titles.get(threadId)
+  return title === undefined || title.trim() === "" ? threadId : `${threadId} (${firstLine(visible(title), 80)})`
+}
+
+/** "Blocked: ID (title): why", one line per thread that cannot be replayed. */
+export const blockedLines = (blocked: ReadonlyArray<Blocked>, titles?: ReadonlyMap<string, string>) =>
+  blocked.map((entry) => `Blocked: ${threadNamed(entry.thread_id, titles)}: ${entry.reasons.join(" ")}`)
+
+/** What each ready thread would run on every side, and why it is not like-for-like, before the approval. */
+export const readyLines = (ready: PrepareBatchResult["ready_threads"], titles?: ReadonlyMap<string, string>) =>
+  ready.flatMap((thread) => [
+    ...(thread.warnings ?? []).map((warning) => `Warning for ${threadNamed(thread.thread_id, titles)}: ${warning}`),
+    ...(thread.checks.length + thread.setup.length === 0
+      ? []
+      : [`Checks of ${threadNamed(thread.thread_id, titles)}: ${commandsLine(thread.checks)}; set-up: ${commandsLine(thread.setup)}`])
+  ])
+
+const printLines = (out: Output, lines: ReadonlyArray<string>) => Effect.forEach(lines, (line) => out.say(line), { discard: true })
 
 /**
  * `codex-replay batch (--query Q | --threads ID,… | --recent N) --model M …`: configures each thread as
@@ -193,7 +214,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     yield* out.say(`Threads:    ${threadIds.length}`)
     yield* out.say(`Models:     ${options.models.join(", ")}`)
     const { blocked: unconfigured, configurations } = yield* configurationsOf(call, threadIds, options.models, options.acceptEmptyBeginning === true)
-    yield* printBlocked(out, unconfigured)
+    yield* printLines(out, blockedLines(unconfigured, options.titles))
     if (configurations.length === 0) return yield* invalidArgument("No thread of the selection can be replayed; nothing was started.")
     const batchPayload = withRepeats(options.repeats)(withSecondJudge(options.secondJudge)({
       configurations,
@@ -202,15 +223,10 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     }))
     const prepared = yield* call("prepare_run", batchPayload)
     if (prepared.preflight?.ready === false) return yield* conflict(prepared.preflight.message ?? "Codex cannot run here.")
-    yield* printBlocked(out, "batch" in prepared ? prepared.blocked : [])
+    yield* printLines(out, blockedLines("batch" in prepared ? prepared.blocked : [], options.titles))
     yield* out.say(`Reviewer:   ${orDash(prepared.reviewer_model)}`)
     for (const line of [...secondJudgeLine(prepared), ...repeatsLine(prepared)]) yield* out.say(line)
-    // What each thread would run on every side, before the approval.
-    for (const ready of "batch" in prepared ? prepared.ready_threads : []) {
-      for (const warning of ready.warnings ?? []) yield* out.say(`Warning for ${ready.thread_id}: ${warning}`)
-      if (ready.checks.length + ready.setup.length === 0) continue
-      yield* out.say(`Checks of ${ready.thread_id}: ${commandsLine(ready.checks)}; set-up: ${commandsLine(ready.setup)}`)
-    }
+    yield* printLines(out, readyLines("batch" in prepared ? prepared.ready_threads : [], options.titles))
     const prepareToken = prepared.prepare_token
     if (!prepared.ready || prepareToken === null) {
       return yield* conflict("Every thread of the batch is blocked; nothing was started.")

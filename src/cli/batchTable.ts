@@ -1,8 +1,8 @@
-/** The end of `codex-replay batch`: one row per replay of the batch, its thread by title, and the counts. */
+/** The end of `codex-replay batch`: one row per replay of the batch, its thread by title, its tokens and costs, and the totals. */
 import type { BatchSummary } from "../domain/batch.js"
 import { caveatLabels, caveatsBesideVerdict, verdictWords } from "../domain/report/caveats.js"
 import { visible } from "../domain/report/visible.js"
-import type { TableSpec } from "./table.js"
+import { REPLAY_COLUMNS, spendCells, type SpendCells, spendTotals, type TableSpec } from "./table.js"
 
 type Item = BatchSummary["items"][number]
 
@@ -14,32 +14,40 @@ export const batchVerdictCell = (item: Item) => {
   return `${verdictWords(item.winner, item.caveats ?? [])}${labels === "" ? "" : ` [${labels}]`}${checks}`
 }
 
-/** The batch's replays as a table: run, thread (its title when known), model, status and verdict; a totals row of counts. */
+/** A replay's Codex tokens and cost and its evaluation's cost, as the batch recorded them once it ended. */
+const spendOf = (item: Item): SpendCells => ({
+  input: item.codex_tokens?.input,
+  output: item.codex_tokens?.output,
+  codex: item.codex_usd,
+  evaluation: item.evaluation_usd
+})
+
+/**
+ * The batch's replays as a table: run, thread (its title when known), model, status, verdict, Codex's tokens
+ * and cost and the evaluation's cost as `runs` shows them; a totals row of counts and sums.
+ */
 export const batchTable = (summary: Pick<BatchSummary, "items">, titles: ReadonlyMap<string, string>): TableSpec => {
-  const completed = summary.items.filter((item) => item.status === "completed")
+  const { items } = summary
+  const completed = items.filter((item) => item.status === "completed")
   const count = (winner: string) => completed.filter((item) => item.winner === winner).length
-  const threads = new Set(summary.items.map((item) => item.thread_id)).size
+  const threads = new Set(items.map((item) => item.thread_id)).size
   return {
-    columns: [
-      { header: "Run" },
-      { header: "Thread", wraps: true },
-      { header: "Model" },
-      { header: "Status" },
-      { header: "Verdict", wraps: true }
-    ],
-    rows: summary.items.map((item) => [
+    columns: REPLAY_COLUMNS,
+    rows: items.map((item) => [
       item.run_id ?? "-",
       titles.get(item.thread_id) ?? item.thread_id,
       item.model,
       item.status,
-      batchVerdictCell(item)
+      batchVerdictCell(item),
+      ...spendCells(spendOf(item))
     ]),
     totals: [
       "Total",
       `${threads} thread(s)`,
       "",
-      `${completed.length} of ${summary.items.length} completed`,
-      `Codex wins ${count("codex")} · Claude wins ${count("claude")} · neither ${completed.length - count("codex") - count("claude")}`
+      `${completed.length} of ${items.length} completed`,
+      `Codex wins ${count("codex")} · Claude wins ${count("claude")} · neither ${completed.length - count("codex") - count("claude")}`,
+      ...spendTotals(items.map(spendOf))
     ]
   }
 }

@@ -28,6 +28,8 @@ export const BatchConfiguration = Schema.Struct({
 })
 export type BatchConfiguration = typeof BatchConfiguration.Type
 
+const ItemTokens = Schema.Struct({ input: Schema.Number, output: Schema.Number })
+
 /** One (thread, model) replay of the batch. */
 export const BatchItem = Schema.Struct({
   configuration_index: Schema.Number,
@@ -43,6 +45,11 @@ export const BatchItem = Schema.Struct({
   codex_usd: Schema.optional(Schema.NullOr(Schema.Number)),
   /** The run's evaluation cost (reviews, retries, reconstruction) once it ended; `null`: a call not priced; absent in older batches. */
   evaluation_usd: Schema.optional(Schema.NullOr(Schema.Number)),
+  /**
+   * Codex's implementation tokens once the run ended (input with cache reads and writes, output); `null`: its
+   * ledger has no implementation call; absent in older batches.
+   */
+  codex_tokens: Schema.optional(Schema.NullOr(ItemTokens)),
   /** The run's duration once it ended. */
   elapsed_ms: Schema.optional(Schema.Number),
   /** Which repeat of its (thread, model) the replay is; absent when each is replayed once. */
@@ -166,6 +173,10 @@ export interface BatchSummary {
     readonly checks?: string | null
     /** The caveats of a completed run's verdict (`caveatsOf`); empty otherwise. */
     readonly caveats?: ReadonlyArray<Caveat>
+    /** What the batch recorded once the run ended (`BatchItem`); absent before. */
+    readonly codex_usd?: number | null
+    readonly evaluation_usd?: number | null
+    readonly codex_tokens?: { readonly input: number; readonly output: number } | null
   }>
   readonly resumed_by: ReadonlyArray<string>
   readonly portfolio: BatchRecord["portfolio"]
@@ -236,7 +247,10 @@ export const summarizeBatch = (
       winner: run?.winner ?? null,
       error: item.error ?? null,
       checks: run?.checks ?? null,
-      caveats: run?.caveats ?? []
+      caveats: run?.caveats ?? [],
+      ...(item.codex_usd === undefined ? {} : { codex_usd: item.codex_usd }),
+      ...(item.evaluation_usd === undefined ? {} : { evaluation_usd: item.evaluation_usd }),
+      ...(item.codex_tokens === undefined ? {} : { codex_tokens: item.codex_tokens })
     })),
     resumed_by: record.resumed_by,
     portfolio: record.portfolio

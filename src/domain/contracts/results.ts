@@ -167,7 +167,11 @@ export const BatchSummary = Schema.Struct({
     /** The caveats of a completed run's verdict (`caveatsOf`); absent from older controllers. */
     caveats: Schema.optionalWith(Caveats, { exact: true }),
     /** A completed run with neither a blind vote nor a reveal (the page hides its verdict); absent otherwise. */
-    blind: Schema.optionalWith(Schema.Boolean, { exact: true })
+    blind: Schema.optionalWith(Schema.Boolean, { exact: true }),
+    /** Once the run ended: Codex's cost, the evaluation's, and Codex's tokens (`null`: not known); absent before, and from older controllers. */
+    codex_usd: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
+    evaluation_usd: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
+    codex_tokens: Schema.optionalWith(Schema.NullOr(Schema.Struct({ input: Schema.Number, output: Schema.Number })), { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),

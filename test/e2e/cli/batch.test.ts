@@ -10,6 +10,7 @@ const MODEL = "gpt-5.6-terra"
 const CREATED_ONLY = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 /** Claude modified a file that existed before (CLAUDE.md): blocked without a repository. */
 const MODIFIED_EXISTING = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+const MODIFIED_EXISTING_TITLE = "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"
 const OTHER_READY = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 
 let daemon: Daemon
@@ -50,7 +51,8 @@ describe("codex-replay batch", () => {
     })
     expect(result.stderr).not.toContain("codex-replay:")
     expect(result.code).toBe(0)
-    expect(result.stderr).toContain(`Blocked: ${MODIFIED_EXISTING}: Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
+    // The blocked thread with its title beside its id.
+    expect(result.stderr).toContain(`Blocked: ${MODIFIED_EXISTING} (${MODIFIED_EXISTING_TITLE}): Claude modified 1 file(s) that existed before the session (CLAUDE.md)`)
     expect(result.stderr).toContain("Approve a batch of 1 Codex replay(s) of 1 thread(s), 4 at a time? yes (--yes)")
     expect(result.stderr).toMatch(/1 of 1 done \(1 completed, 0 failed\)/)
     const answer = JSON.parse(result.stdout)
@@ -59,6 +61,10 @@ describe("codex-replay batch", () => {
       expect.objectContaining({ thread_id: MODIFIED_EXISTING })
     ])
     expect(answer.portfolio.run_ids).toEqual([answer.batch.items[0].run_id])
+    // The replay's Codex tokens and costs, recorded once it ended, reach the command line through the contract.
+    expect(answer.batch.items[0].codex_tokens.input).toBeGreaterThan(0)
+    expect(answer.batch.items[0].codex_tokens.output).toBeGreaterThan(0)
+    expect(typeof answer.batch.items[0].codex_usd).toBe("number")
     // No reviewer named: one that is none of the batch's models, so no self-review; the batch and its portfolio carry
     // the run's caveats in the same words.
     expect(result.stderr).toContain("Reviewer:   gpt-5.6-sol\n")
@@ -82,8 +88,14 @@ describe("codex-replay batch", () => {
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
     expect(code).toBe(0)
     expect(output).toMatch(/\r\x1b\[2K0 of 1 done \(0 completed, 0 failed\) · [01] running · [01] pending · /)
-    expect(output).toMatch(/\r\x1b\[2K1 of 1 done \(1 completed, 0 failed\) · 0 running · 0 pending · .* · Codex \$\d\S* · Claude \$\d\S*/)
+    // Costs with two decimals, as the tables show them.
+    expect(output).toMatch(/\r\x1b\[2K1 of 1 done \(1 completed, 0 failed\) · 0 running · 0 pending · .* · Codex <?\$\d+\.\d\d · Claude <?\$\d+\.\d\d \(once per thread\)/)
     expect(output).toMatch(/Batch batch-\S+ finished in /)
+    // The table (coloured on a terminal) gives the replay's Codex tokens and costs, and sums them in its totals row.
+    // eslint-disable-next-line no-control-regex
+    const plain = output.replace(/\u001b\[[0-9;]*m/g, "")
+    expect(plain).toMatch(/│ +Input │ +Output │ +Codex │ Evaluation │/)
+    expect(plain).toMatch(/│ Total +│ 1 thread\(s\) .*│ +[1-9][\d,]* │ +[1-9][\d,]* │ +<?\$\d+\.\d\d │ +(<?\$\d+\.\d\d|-) │/)
     expect(output).toContain("Portfolio of 1 completed run(s):")
     expect(output).toContain(`${MODEL}: `)
     expect(output).toMatch(/Report: {2}\S+portfolio\.html/)

@@ -15,6 +15,8 @@ import { at, CHUNK_TIMES, commitAt, makeChunkProject, writeChunkThread } from ".
 const MODEL = "gpt-5.6-terra"
 /** Claude modified a file that existed before (CLAUDE.md) of a folder that is not on this machine. */
 const MODIFIED_EXISTING = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+/** Its title, named beside its id in `batch`'s lines. */
+const MODIFIED_EXISTING_TITLE = "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"
 
 describe("preflight: before any approval, a Codex that runs and is logged in", () => {
   let daemon: Daemon
@@ -102,14 +104,14 @@ describe("replay --repo and batch --accept-empty-beginning", () => {
     const blocked = await runCli(["batch", "--threads", MODIFIED_EXISTING, "--model", MODEL, "--yes"], daemon.env)
     expect(blocked.code).toBe(1)
     expect(blocked.stdout).toContain(
-      `Blocked: ${MODIFIED_EXISTING}: Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like: ` +
+      `Blocked: ${MODIFIED_EXISTING} (${MODIFIED_EXISTING_TITLE}): Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like: ` +
         "replay the thread alone with --repo PATH (or “Repository folder” in Configure), or accept it anyway (pass --accept-empty-beginning to `batch` or tick “Accept empty beginnings” in the batch form)."
     )
     const accepted = await runCli(["batch", "--threads", MODIFIED_EXISTING, "--model", MODEL, "--yes", "--accept-empty-beginning", "--json"], daemon.env, { timeoutMillis: 90_000 })
     expect(accepted.stderr).not.toContain("codex-replay:")
     expect(accepted.code).toBe(0)
     expect(accepted.stderr).toContain(
-      `Warning for ${MODIFIED_EXISTING}: Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like.`
+      `Warning for ${MODIFIED_EXISTING} (${MODIFIED_EXISTING_TITLE}): Claude modified 1 file(s) that existed before the session (CLAUDE.md), so a replay from an empty folder is not like-for-like.`
     )
     const answer = JSON.parse(accepted.stdout)
     expect(answer.batch).toMatchObject({ total: 1, counts: { completed: 1 } })
