@@ -6,11 +6,11 @@ import { CoreLive } from "../layers.js"
 import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/runState.js"
 import { listRuns, type RunSummary } from "../programs/runs/history.js"
 import { visible } from "../domain/report/visible.js"
-import { dateRangeOf, localMinute } from "../domain/dateRange.js"
+import { type DateRange, dateRangeOf, localMinute } from "../domain/dateRange.js"
 import { Settings } from "../services/Settings.js"
 import { HistoryLive } from "./historyLayer.js"
-import { lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
-import { makeOutput, orDash, pageLine } from "./terminal.js"
+import { lookOf, renderTable, REPLAY_COLUMNS, spendCells, type SpendCells, spendTotals, type TableSpec } from "./table.js"
+import { daysWords, makeOutput, orDash, pageLine } from "./terminal.js"
 
 export interface RunsOptions {
   readonly query: string | undefined
@@ -61,51 +61,47 @@ export const verdictCell = (run: RunSummary) => {
 /** The thread a run replayed, by its title when the history has it, else by its id. */
 const threadCell = (run: RunSummary) => run.thread_title ?? run.thread_id ?? "-"
 
+/** A run's tokens (of all its calls) and its cost, the implementation apart from the evaluation. */
+const spendOf = (run: RunSummary): SpendCells => ({
+  input: run.tokens?.input,
+  output: run.tokens?.output,
+  codex: run.spend?.implementation.usd,
+  evaluation: run.spend?.evaluation.usd
+})
+
 /**
  * The runs as a table: when, run id, thread title, model, status, verdict, the tokens of the run's calls and
  * its cost split into the Codex implementation and the evaluation (what it cost to know); a totals row.
  */
-export const runsTable = (runs: ReadonlyArray<RunSummary>, whole: boolean): TableSpec => {
-  const sum = (value: (run: RunSummary) => number | undefined) => runs.reduce((total, run) => total + (value(run) ?? 0), 0)
-  const any = (value: (run: RunSummary) => unknown) => runs.some((run) => value(run) !== undefined)
-  return {
-    columns: [
-      { header: "Started" },
-      { header: "Run" },
-      { header: "Thread", wraps: true },
-      { header: "Model", dropOrder: 3 },
-      { header: "Status" },
-      { header: "Verdict", wraps: true },
-      { header: "Input", align: "right", dropOrder: 1 },
-      { header: "Output", align: "right", dropOrder: 1 },
-      { header: "Codex", align: "right" },
-      { header: "Evaluation", align: "right", dropOrder: 2 }
-    ],
-    rows: runs.map((run) => [
-      localMinute(run.started_at),
-      run.run_id,
-      threadCell(run),
-      orDash(run.model),
-      run.status,
-      verdictCell(run),
-      tokens(run.tokens?.input),
-      tokens(run.tokens?.output),
-      usd(run.spend?.implementation.usd),
-      usd(run.spend?.evaluation.usd)
-    ]),
-    totals: [
-      whole ? "Total" : "Page",
-      "",
-      "",
-      "",
-      "",
-      "",
-      any((run) => run.tokens) ? tokens(sum((run) => run.tokens?.input)) : "-",
-      any((run) => run.tokens) ? tokens(sum((run) => run.tokens?.output)) : "-",
-      any((run) => run.spend) ? usd(sum((run) => run.spend?.implementation.usd)) : "-",
-      any((run) => run.spend) ? usd(sum((run) => run.spend?.evaluation.usd)) : "-"
-    ]
-  }
+export const runsTable = (runs: ReadonlyArray<RunSummary>, whole: boolean): TableSpec => ({
+  columns: [{ header: "Started" }, ...REPLAY_COLUMNS],
+  rows: runs.map((run) => [
+    localMinute(run.started_at),
+    run.run_id,
+    threadCell(run),
+    orDash(run.model),
+    run.status,
+    verdictCell(run),
+    ...spendCells(spendOf(run))
+  ]),
+  totals: [
+    whole ? "Total" : "Page",
+    "",
+    "",
+    "",
+    "",
+    "",
+    ...spendTotals(runs.map(spendOf))
+  ]
+})
+
+/** What an empty page says: the days asked for, when given, and whether a search narrowed them. */
+const noRunsSentence = (options: RunsOptions, range: DateRange, result: { readonly total: number; readonly run_root: string }) => {
+  if (result.total > 0) return "No runs on this page."
+  const days = daysWords(range)
+  if (days === undefined) return `No replay runs in ${result.run_root}.`
+  const searched = options.query !== undefined || options.status !== undefined || options.winner !== undefined
+  return searched ? `No run started ${days} matches the search in ${result.run_root}.` : `No runs started ${days} in ${result.run_root}.`
 }
 
 /** `codex-replay runs`: every replay run in the run root, newest first, whichever controller ran it. */
@@ -125,9 +121,7 @@ export const runsCommand = (options: RunsOptions) =>
     // A run left out because its state is damaged is named on stderr, whatever the format.
     for (const line of result.diagnostics) yield* Console.error(`Skipped: ${line}`)
     if (options.json) return yield* out.result(result)
-    if (result.runs.length === 0) {
-      return yield* out.say(result.total === 0 ? `No replay runs in ${result.run_root}.` : "No runs on this page.")
-    }
+    if (result.runs.length === 0) return yield* out.say(noRunsSentence(options, range, result))
     const whole = result.offset === 0 && !result.has_more
     yield* out.say(renderTable(runsTable(result.runs, whole), lookOf(process.stdout)))
     const page = { offset: result.offset, shown: result.runs.length, total: result.total, hasMore: result.has_more }

@@ -76,6 +76,19 @@ export const pageLine = (
   return `${formatInteger(page.offset + 1)}–${formatInteger(last)} of ${formatInteger(page.total)} ${what}${page.hasMore ? `; more with --offset ${last}` : ""}.`
 }
 
+/**
+ * The days of `--since`/`--until` as a sentence says them: "from 2026-01-01 through 2026-01-31", "on or after
+ * 2026-01-01", "on or before 2026-01-31"; undefined without either.
+ */
+export const daysWords = (range: { readonly since?: string | undefined; readonly until?: string | undefined }) =>
+  range.since !== undefined && range.until !== undefined
+    ? `from ${range.since} through ${range.until}`
+    : range.since !== undefined
+    ? `on or after ${range.since}`
+    : range.until !== undefined
+    ? `on or before ${range.until}`
+    : undefined
+
 /** A one-line rendering of a value that may be missing. */
 export const orDash = (value: unknown) => (typeof value === "string" && value !== "" ? value : "-")
 

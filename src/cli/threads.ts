@@ -7,8 +7,8 @@ import { listThreads, readingMessage } from "../programs/threads/threadList.js"
 import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
 import { HistoryLive } from "./historyLayer.js"
 import { saveLastListing } from "./lastListing.js"
-import { lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
-import { makeOutput, pageLine } from "./terminal.js"
+import { knownSum, lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
+import { daysWords, makeOutput, pageLine } from "./terminal.js"
 
 export interface ThreadsOptions {
   readonly query: string | undefined
@@ -42,7 +42,6 @@ export const shortThreadId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(
 /** The listing as a table: `#N`, the day it started, title, project, Claude's tokens and cost, and a totals row. */
 export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: number, whole: boolean): TableSpec => {
   const sum = (value: (thread: ThreadSummary) => number) => threads.reduce((total, thread) => total + value(thread), 0)
-  const priced = threads.filter((thread) => thread.cost_usd !== null)
   return {
     columns: [
       { header: "#", align: "right" },
@@ -71,7 +70,7 @@ export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: numb
       "",
       tokens(sum((thread) => promptTokens(thread.tokens))),
       tokens(sum((thread) => thread.tokens.output)),
-      priced.length === 0 ? "-" : usd(sum((thread) => thread.cost_usd ?? 0)),
+      knownSum(threads.map((thread) => thread.cost_usd), usd),
       ""
     ]
   }
@@ -123,8 +122,11 @@ export const threadsCommand = (options: ThreadsOptions) =>
       if (result.source === "imported" && result.empty_history !== null) {
         return yield* out.say(`${result.empty_history} Try the packaged samples: codex-replay threads --source sample`)
       }
-      const filtered = options.query !== undefined || range.since !== undefined || range.until !== undefined
-      return yield* out.say(result.total === 0 && filtered ? "No thread matches the search." : "No threads.")
+      const days = daysWords(range)
+      if (result.total === 0 && days !== undefined) {
+        return yield* out.say(`No thread started ${days}${options.query === undefined ? "" : " matches the search"}.`)
+      }
+      return yield* out.say(result.total === 0 && options.query !== undefined ? "No thread matches the search." : "No threads.")
     }
     const whole = result.offset === 0 && !result.has_more
     yield* out.say(renderTable(threadsTable(result.threads, result.offset, whole), lookOf(process.stdout)))

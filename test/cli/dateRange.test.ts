@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { dateRangeOf, dayOf, inDateRange, localDay } from "../../src/domain/dateRange.js"
+import { daysWords } from "../../src/cli/terminal.js"
 
 describe("--since and --until days", () => {
   it("read YYYY-MM-DD and YYYYMMDD, and only real days", () => {
@@ -26,5 +27,14 @@ describe("--since and --until days", () => {
       false, true, true, false
     ])
     expect([inDateRange(null, range), inDateRange(null, {})]).toEqual([false, true])
+  })
+
+  it("are said in a sentence as they were asked for", () => {
+    expect([
+      daysWords({ since: "2026-01-01", until: "2026-01-31" }),
+      daysWords({ since: "2026-01-01" }),
+      daysWords({ until: "2026-01-31" }),
+      daysWords({})
+    ]).toEqual(["from 2026-01-01 through 2026-01-31", "on or after 2026-01-01", "on or before 2026-01-31", undefined])
   })
 })

@@ -20,10 +20,10 @@ const controllers = () => path.join(root, "cache", "controllers")
 const lastListing = () => path.join(root, "cache", "cli", "last-threads.json")
 /** The fixture history's threads whose ids start with "5". */
 const FIVES = ["55604662-cf2a-4331-851a-ec234028f8ca", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
+/** The fixture history's thread #2 of `threads --limit 3` (by date, newest first). */
+const CREATED_ONLY = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 
 const lines = (text: string) => text.trimEnd().split("\n")
-
-
 
 beforeAll(() => {
   root = scratch("codex-replay-cli-daily-")
@@ -82,7 +82,7 @@ describe("tables that read like ccusage", () => {
     const result = await runCli(["threads", "--since", "20260101", "--until", "2026-01-31", "--json"], env)
     expect(result.code).toBe(0)
     const listing = JSON.parse(result.stdout) as { total: number; threads: ReadonlyArray<{ imported_thread_id: string }> }
-    expect(listing.threads.map((thread) => thread.imported_thread_id)).toEqual(["c45af7b1-cb7c-4e51-93db-8cbb250a877a"])
+    expect(listing.threads.map((thread) => thread.imported_thread_id)).toEqual([CREATED_ONLY])
     const before = fs.readFileSync(lastListing(), "utf8")
     for (const [args, message] of [
       [["--since", "2026-13-01"], "--since must be a day as YYYY-MM-DD or YYYYMMDD (got \"2026-13-01\")."],
@@ -95,7 +95,12 @@ describe("tables that read like ccusage", () => {
       expect(refused.stdout).toBe("")
     }
     expect(fs.readFileSync(lastListing(), "utf8")).toBe(before)
-  })
+    // An empty range says which days it was.
+    expect((await runCli(["threads", "--since", "2030-01-01"], env)).stdout).toBe("No thread started on or after 2030-01-01.\n")
+    expect((await runCli(["threads", "--until", "2020-01-01", "--query", "phx"], env)).stdout).toBe(
+      "No thread started on or before 2020-01-01 matches the search.\n"
+    )
+  }, 180_000)
 
   it("runs: the thread's title, tokens, costs with two decimals (<$0.01 below a cent), a totals row; --query searches titles", async () => {
     const result = await runCli(["runs"], env)
@@ -113,6 +118,18 @@ describe("tables that read like ccusage", () => {
     const refused = await runCli(["runs", "--until", "2026-02-30"], env)
     expect(refused.code).toBe(1)
     expect(refused.stderr).toBe("codex-replay: --until must be a day as YYYY-MM-DD or YYYYMMDD (got \"2026-02-30\").\n")
+    const none = await runCli(["runs", "--since", "20270101", "--until", "2027-01-31"], env)
+    expect(none.code).toBe(0)
+    expect(none.stdout).toBe(`No runs started from 2027-01-01 through 2027-01-31 in ${env.CODEX_REPLAY_RUN_ROOT}.\n`)
+  }, 180_000)
+
+  it.each([80, 100])("runs fits COLUMNS=%i: the titles wrapped, every line of the table within the width", async (columns) => {
+    const result = await runCli(["runs"], { ...env, COLUMNS: String(columns) })
+    expect(result.code).toBe(0)
+    // The table; the paging line after it names the run root, whatever its length.
+    const table = lines(result.stdout).slice(0, -1)
+    expect(Math.max(...table.map((line) => line.length))).toBeLessThanOrEqual(columns)
+    for (const word of ["Thread", "Verdict", "Codex", "greeting", "cancelled", "$0.23"]) expect(result.stdout).toContain(word)
   })
 })
 
@@ -121,10 +138,12 @@ describe("#N and id prefixes, resolved before any controller starts", () => {
     await runCli(["threads", "--limit", "3"], env)
     expect(fs.statSync(lastListing()).mode & 0o777).toBe(0o600)
     expect(fs.statSync(path.dirname(lastListing())).mode & 0o777).toBe(0o700)
-    // #2 and a unique prefix are resolved (the model mistake comes after, so the thread was found).
-    for (const reference of ["#2", "c45a", "sample-word"]) {
-      const result = await runCli(["replay", reference, "--model", "not a model!"], env)
-      expect(result.stderr).toBe("codex-replay: Invalid Codex model name: \"not a model!\".\n")
+    // #2 and unique prefixes name the right threads (`replay` and `batch` resolve them alike): given beside that
+    // thread's whole id, each is refused as the same thread twice, named by the id it resolved to.
+    for (const [reference, threadId] of [["#2", CREATED_ONLY], ["c45a", CREATED_ONLY], ["sample-word", "sample-word-count"]] as const) {
+      const result = await runCli(["batch", "--threads", `${reference},${threadId}`, "--model", "gpt-5.6-terra"], env)
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(`codex-replay: Thread ${threadId} is given more than once in --threads.\n`)
     }
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [["replay", "#9", "--model", "gpt-5.6-terra"], "codex-replay: #9 is not in the last `codex-replay threads` listing (#1–#3); list it again with --offset.\n"],
@@ -147,7 +166,7 @@ describe("#N and id prefixes, resolved before any controller starts", () => {
     // No controller was started: none registered its runtime, none is running for this install.
     expect(fs.existsSync(controllers()) ? fs.readdirSync(controllers()) : []).toEqual([])
     expect(daemonsOf(env.CODEX_REPLAY_RUN_ROOT!)).toEqual([])
-  })
+  }, 180_000)
 
   it("report takes a unique run-id prefix, and --json prints a cancelled run's state without a report", async () => {
     const result = await runCli(["report", "run-20261201", "--json"], env)
