@@ -74,7 +74,8 @@ const spendOf = (run: RunSummary): SpendCells => ({
  * its cost split into the Codex implementation and the evaluation (what it cost to know); a totals row.
  */
 export const runsTable = (runs: ReadonlyArray<RunSummary>, whole: boolean): TableSpec => ({
-  columns: [{ header: "Started" }, ...REPLAY_COLUMNS],
+  // The run id says when it started too, so a narrow terminal loses Started last, and never the id.
+  columns: [{ header: "Started", dropOrder: 0 }, ...REPLAY_COLUMNS],
   rows: runs.map((run) => [
     localMinute(run.started_at),
     run.run_id,

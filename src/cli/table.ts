@@ -14,6 +14,8 @@ export interface Column {
   readonly wraps?: boolean
   /** May be left out when the table cannot fit otherwise; the higher first. */
   readonly dropOrder?: number
+  /** Never narrowed nor cut: an id the user copies into the next command. */
+  readonly whole?: boolean
 }
 
 export interface TableSpec {
@@ -68,7 +70,7 @@ export interface SpendCells {
  * When the width is short the tokens go first, then the evaluation's cost, then the model.
  */
 export const REPLAY_COLUMNS: ReadonlyArray<Column> = [
-  { header: "Run" },
+  { header: "Run", whole: true },
   { header: "Thread", wraps: true },
   { header: "Model", dropOrder: 3 },
   { header: "Status" },
@@ -167,7 +169,11 @@ const narrowed = (widths: ReadonlyArray<number>, floors: ReadonlyArray<number>, 
 /** The floors of the wrapping columns (never below `least` nor their header); the others' are `others`. */
 const floorsOf = (columns: ReadonlyArray<Column>, widths: ReadonlyArray<number>, least: number, others: (width: number) => number) =>
   columns.map((column, index) =>
-    column.wraps === true ? Math.min(widths[index]!, Math.max(least, column.header.length + 2)) : others(widths[index]!)
+    column.wraps === true
+      ? Math.min(widths[index]!, Math.max(least, column.header.length + 2))
+      : column.whole === true
+      ? widths[index]!
+      : others(widths[index]!)
   )
 
 /** The table with a rule above its last `height` lines of rows (the totals row, wrapped or not). */
@@ -183,7 +189,7 @@ const withTotalsRule = (text: string, height: number) => {
  * The table as text: as wide as its content when that fits; else its wrapping columns narrowed, then its
  * droppable columns left out, the highest `dropOrder` first, until it fits. When nothing more can go, every
  * column is narrowed, the widest first (the wrapping ones down to `MIN_SQUEEZED`, the others down to
- * `MIN_CUT`): text wraps at its spaces and a word longer than its column is cut with "…". Only a width too
+ * `MIN_CUT`, an id never): text wraps at its spaces and a word longer than its column is cut with "…". Only a width too
  * narrow for those floors gets a wider table.
  */
 export const renderTable = (spec: TableSpec, look: TableLook): string => {

@@ -44,14 +44,14 @@ export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: numb
   const sum = (value: (thread: ThreadSummary) => number) => threads.reduce((total, thread) => total + value(thread), 0)
   return {
     columns: [
-      { header: "#", align: "right" },
+      { header: "#", align: "right", whole: true },
       { header: "Date" },
       { header: "Title", wraps: true },
       { header: "Project", wraps: true, dropOrder: 2 },
       { header: "Input", align: "right", dropOrder: 1 },
       { header: "Output", align: "right", dropOrder: 1 },
       { header: "Cost", align: "right" },
-      { header: "Thread" }
+      { header: "Thread", whole: true }
     ],
     rows: threads.map((thread, index) => [
       `#${offset + index + 1}`,

@@ -138,9 +138,11 @@ describe("codex-replay runs's table", () => {
     run("run-20261201T120000Z-bbbbbbbbbb", "mix phx.server doesnt seem to start after upgrading elixir", "cancelled")
   ]
 
-  it.each([80, 100])("fits %i columns, every line within the width, the titles wrapped", (width) => {
+  it.each([80, 100])("fits %i columns, every line within the width, the titles wrapped, the run ids whole", (width) => {
     const text = renderTable(runsTable(RUNS, true), { width, colour: false })
     expect(Math.max(...text.split("\n").map((line) => line.length))).toBeLessThanOrEqual(width)
-    for (const word of ["Started", "Thread", "Verdict", "Codex", "greeting", "upgrading", "cancelled", "$12.30"]) expect(text).toContain(word)
+    for (const word of ["Thread", "Verdict", "Codex", "greeting", "upgrading", "cancelled", "$12.30"]) expect(text).toContain(word)
+    // `codex-replay report` takes the id as it is printed.
+    for (const id of ["run-20261130T100000Z-aaaaaaaaaa", "run-20261201T120000Z-bbbbbbbbbb"]) expect(text).toContain(`│ ${id} │`)
   })
 })
