@@ -9,13 +9,22 @@ import { launchUrlOf } from "../services/ControllerRuntime.js"
  * batch (docs/controller.md, "Addresses"). It is good while that controller runs: a controller started later
  * has another API token, and another port when the usual one is taken.
  */
-export const pageAddress = (launchUrl: string, pathname: string) => {
+export const pageAddress = (launchUrl: string, pathname: string, query: Readonly<Record<string, string | undefined>> = {}) => {
   const url = new URL(launchUrl)
   const token = url.searchParams.get("token")
-  return `${url.origin}${pathname}${token === null ? "" : `?token=${token}`}`
+  const address = new URL(pathname, url.origin)
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== "") address.searchParams.set(name, value)
+  if (token !== null) address.searchParams.set("token", token)
+  return address.href
 }
 
 export const runPageAddress = (launchUrl: string, runId: string) => pageAddress(launchUrl, `/runs/${encodeURIComponent(runId)}`)
+
+/** The Runs list with its filters, as the page's own address of it (`/runs?query=&status=&winner=`). */
+export const runsPageAddress = (
+  launchUrl: string,
+  filters: { readonly query?: string | undefined; readonly status?: string | undefined; readonly winner?: string | undefined }
+) => pageAddress(launchUrl, "/runs", { query: filters.query, status: filters.status, winner: filters.winner })
 
 export const batchPageAddress = (launchUrl: string, batchId: string) => pageAddress(launchUrl, `/batches/${encodeURIComponent(batchId)}`)
 

@@ -7,7 +7,9 @@ import { MAX_RUNS_PAGE, type RUN_STATUSES, type RUN_WINNERS } from "../domain/ru
 import { listRuns, type RunSummary } from "../programs/runs/history.js"
 import { visible } from "../domain/report/visible.js"
 import { type DateRange, dateRangeOf, localMinute } from "../domain/dateRange.js"
+import { ControllerClient } from "../services/ControllerClient.js"
 import { Settings } from "../services/Settings.js"
+import { runningControllerUrl, runsPageAddress } from "./addresses.js"
 import { HistoryLive } from "./historyLayer.js"
 import { lookOf, renderTable, REPLAY_COLUMNS, spendCells, type SpendCells, spendTotals, type TableSpec } from "./table.js"
 import { daysWords, makeOutput, orDash, pageLine } from "./terminal.js"
@@ -25,7 +27,8 @@ export interface RunsOptions {
 }
 
 /** The run root (and the history, for the threads' titles) is read in this process: listing runs needs no controller. */
-const RunsLive = Layer.merge(CoreLive, HistoryLive).pipe(Layer.provideMerge(Settings.fromEnv))
+const RunsBase = Layer.merge(CoreLive, HistoryLive).pipe(Layer.provideMerge(Settings.fromEnv))
+const RunsLive = Layer.merge(RunsBase, ControllerClient.Default.pipe(Layer.provide(RunsBase)))
 
 const validate = (options: RunsOptions) =>
   Effect.gen(function*() {
@@ -121,10 +124,15 @@ export const runsCommand = (options: RunsOptions) =>
     })
     // A run left out because its state is damaged is named on stderr, whatever the format.
     for (const line of result.diagnostics) yield* Console.error(`Skipped: ${line}`)
-    if (options.json) return yield* out.result(result)
+    // The same list in the page, when a controller of this run root runs (none is started for it).
+    const settings = yield* Settings
+    const controller = yield* runningControllerUrl(settings.controllersRoot, settings.runRoot)
+    const address = controller === null ? null : runsPageAddress(controller, options)
+    if (options.json) return yield* out.result({ ...result, address })
     if (result.runs.length === 0) return yield* out.say(noRunsSentence(options, range, result))
     const whole = result.offset === 0 && !result.has_more
     yield* out.say(renderTable(runsTable(result.runs, whole), lookOf(process.stdout)))
     const page = { offset: result.offset, shown: result.runs.length, total: result.total, hasMore: result.has_more }
     yield* out.say(pageLine(page, `run(s) in ${result.run_root}`))
+    if (address !== null) yield* out.say(`Address: ${address}`)
   }).pipe(Effect.provide(RunsLive))

@@ -94,6 +94,11 @@ describe("codex-replay replay", () => {
     const first = answer.runs[0]!
     const report = await runCli(["report", first.run_id], daemon.env)
     expect(report.stdout).toContain(`Address: ${origin}/runs/${first.run_id}${search}\n`)
+    // The Runs list with its filters, as the page addresses it, in that controller.
+    const listed = await runCli(["runs", "--query", "hello-cli", "--status", "completed"], daemon.env)
+    expect(listed.stdout).toContain(`Address: ${origin}/runs?query=hello-cli&status=completed&${search.slice(1)}\n`)
+    const listedJson = JSON.parse((await runCli(["runs", "--json"], daemon.env)).stdout) as { address: string | null }
+    expect(listedJson.address).toBe(`${origin}/runs${search}`)
     // A portfolio of those runs prints its own address in that controller too (its saved page, shown in place).
     const portfolio = await runCli(["portfolio", "--json", ...answer.runs.map((run) => run.run_id)], daemon.env)
     const written = JSON.parse(portfolio.stdout) as { portfolio_id: string; address: string | null }
