@@ -1,6 +1,7 @@
 import { Effect, Either, Fiber, Schedule } from "effect"
 import { dateRangeOf, localDay } from "../domain/dateRange.js"
 import { invalidArgument } from "../domain/errors.js"
+import { shortThreadId } from "../domain/report/format.js"
 import type { ThreadSummary } from "../domain/history/session.js"
 import { promptTokens } from "../domain/history/pricing.js"
 import { listThreads, readingMessage } from "../programs/threads/threadList.js"
@@ -36,8 +37,6 @@ const validate = (options: ThreadsOptions) =>
     return yield* Either.mapLeft(dateRangeOf(options), invalidArgument)
   })
 
-/** A UUID is shown by its first 8 characters (any unique prefix names it); another id whole. */
-export const shortThreadId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id) ? id.slice(0, 8) : id)
 
 /** The listing as a table: `#N`, the day it started, title, project, Claude's tokens and cost, and a totals row. */
 export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: number, whole: boolean): TableSpec => {
