@@ -71,3 +71,14 @@ export const repeatOutcomes = (model: string, of: number, outcomes: ReadonlyArra
   const agreement = agreeing === null ? "none reported yet" : `${agreeing.count} of ${reported.length} agree`
   return { model, of, outcomes, agreeing, text: `Repeats: ${of} of ${model} from this start — ${words} (${agreement})` }
 }
+
+/**
+ * The outcomes with `runId`'s own given its report's caveats, and their line said again: a report is
+ * written before its run's state holds those caveats.
+ */
+export const withOwnCaveats = (repeats: RepeatOutcomes, runId: string, caveats: ReadonlyArray<Caveat>): RepeatOutcomes =>
+  repeatOutcomes(
+    repeats.model,
+    repeats.of,
+    repeats.outcomes.map((outcome) => (outcome.run_id === runId && outcome.winner !== null ? { ...outcome, caveats } : outcome))
+  )

@@ -8,7 +8,9 @@ import { renderPortfolioHtml } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { majority, pairwiseAgreement } from "../../src/domain/portfolio/repeats.js"
 import { estimateCost } from "../../src/domain/estimate.js"
-import { outcomeWord, repeatOutcomesOf } from "../../src/domain/repeats.js"
+import { outcomeWord, repeatOutcomes, repeatOutcomesOf } from "../../src/domain/repeats.js"
+import { buildReport } from "../../src/domain/report/report.js"
+import { sampleInput } from "../report/fixtures.js"
 import { type Caveat, capitalised, INCONCLUSIVE_DISAGREED } from "../../src/domain/report/caveats.js"
 import { repeatsSection, withRepeatsSection } from "../../src/domain/report/repeatsHtml.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
@@ -189,6 +191,24 @@ describe("repeats whose verdicts have no winner", () => {
       // The run whose report is being written says what its own caveats say.
       expect(repeatOutcomesOf(states[0]!, states, { winner: "tie", caveats: disagreed.caveats as ReadonlyArray<Caveat> })!.outcomes.map(outcomeWord)[0])
         .toBe("Inconclusive (the two orders disagreed)")
+    }))
+})
+
+describe("a repeat's own report", () => {
+  it.effect("gives its own outcome the report's caveats, which its run's state does not hold yet", () =>
+    Effect.sync(() => {
+      const own = "run-20261203T120000Z-0000000001"
+      const sibling = "run-20261203T120000Z-0000000002"
+      const repeats = repeatOutcomes("gpt-X", 2, [
+        { run_id: own, index: 1, status: "completed", winner: "tie", address: `/runs/${own}` },
+        { run_id: sibling, index: 2, status: "completed", winner: "tie", caveats: [], address: `/runs/${sibling}` }
+      ])
+      const report = buildReport({ ...sampleInput(null), run_id: own, repeats })
+      expect(report.caveats!.length).toBeGreaterThan(0)
+      expect(report.repeats!.outcomes[0]!.caveats).toEqual(report.caveats)
+      expect(report.repeats!.outcomes[1]!.caveats).toEqual([])
+      expect(report.repeats!.text).toContain(`${outcomeWord(report.repeats!.outcomes[0]!)}, Tie (`)
+      expect(outcomeWord(report.repeats!.outcomes[0]!)).not.toBe("Tie")
     }))
 })
 

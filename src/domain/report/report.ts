@@ -12,6 +12,7 @@ import type { ReportTaskSource } from "./taskSourceHtml.js"
 import type { TokenBuckets } from "./tokens.js"
 import type { Spend } from "../spend.js"
 import type { RepeatOutcomes } from "../contracts/repeats.js"
+import { withOwnCaveats } from "../repeats.js"
 
 export const REPORT_SCHEMA_VERSION = 1
 
@@ -218,7 +219,12 @@ const cutConcerns = (input: ReportInput): ReadonlyArray<string> => [
 /** The content of `report.json` (docs/verdicts.md), its caveats read from the rest of it. */
 export const buildReport = (input: ReportInput): Report => {
   const report = reportWithoutCaveats(input)
-  return { ...report, caveats: caveatsOf(caveatFactsOfReport(report)) }
+  const caveats = caveatsOf(caveatFactsOfReport(report))
+  return {
+    ...report,
+    caveats,
+    ...(report.repeats === undefined ? {} : { repeats: withOwnCaveats(report.repeats, report.run_id, caveats) })
+  }
 }
 
 const reportWithoutCaveats = (input: ReportInput): Report => ({
