@@ -18,6 +18,9 @@ export const pageAddress = (launchUrl: string, pathname: string, query: Readonly
   return address.href
 }
 
+/** A thread's Configure in the page, where its configuration can be changed before a replay. */
+export const threadPageAddress = (launchUrl: string, threadId: string) => pageAddress(launchUrl, `/threads/${encodeURIComponent(threadId)}`)
+
 export const runPageAddress = (launchUrl: string, runId: string) => pageAddress(launchUrl, `/runs/${encodeURIComponent(runId)}`)
 
 /** The Runs list with its filters, as the page's own address of it (`/runs?query=&status=&winner=`). */

@@ -7,7 +7,7 @@ import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
 import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
-import { runPageAddress } from "./addresses.js"
+import { runPageAddress, threadPageAddress } from "./addresses.js"
 import { checkModels } from "./modelChecks.js"
 import { FileStore } from "../services/FileStore.js"
 import { emptyBeginningRefusal, inspectArguments, relocatedLine, repositoryPathOf, withRepositoryPath } from "./relocate.js"
@@ -290,6 +290,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       options.commands
     ))), repositoryPath)
     yield* describeConfiguration(out, inspection, configuration)
+    yield* out.say(`Page:       ${threadPageAddress(url, options.threadId)}`)
     if (repositoryPath === undefined) yield* ensureEmptyBeginningAccepted(configuration, inspection)
     const prepared = yield* call("prepare_run", configuration)
     // No Codex that runs and is logged in: say what to do, before any approval is asked.
@@ -366,7 +367,7 @@ export const replayCommand = (raw: ReplayOptions, env: Environment, home: string
       }))
     const repeats = options.repeats === undefined || options.repeats === 1 ? [] : yield* repeatsOfStart(call, watched)
     if (options.json) {
-      yield* out.result({ controller_url: url, thread_id: options.threadId, models: options.models, runs, ...(repeats.length === 0 ? {} : { repeats }) })
+      yield* out.result({ controller_url: url, thread_id: options.threadId, thread_address: threadPageAddress(url, options.threadId), models: options.models, runs, ...(repeats.length === 0 ? {} : { repeats }) })
     } else {
       yield* out.say("")
       for (const [index, run] of runs.entries()) yield* printRunSummary(out, run, watched[index]?.state)

@@ -84,6 +84,9 @@ describe("codex-replay replay", () => {
     }
     // Each run's page address, printed when it starts and in --json: it opens that run in a fresh browser.
     const { origin, search } = new URL(daemon.launchUrl)
+    // The thread's Configure in the page, beside the configuration.
+    expect(result.stderr).toContain(`Page:       ${origin}/threads/${SAMPLE}${search}\n`)
+    expect((answer as { thread_address?: string }).thread_address).toBe(`${origin}/threads/${SAMPLE}${search}`)
     for (const run of answer.runs as ReadonlyArray<{ run_id: string; model: string; address?: string }>) {
       expect(run.address).toBe(`${origin}/runs/${run.run_id}${search}`)
       expect(result.stderr).toContain(`[${run.model}] started ${run.run_id}  ${run.address}\n`)
