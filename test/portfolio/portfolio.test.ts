@@ -4,6 +4,7 @@ import { costLines, modelLines } from "../../src/cli/portfolio.js"
 import { renderPortfolioHtml, runReportLink } from "../../src/domain/portfolio/html.js"
 import { buildPortfolio, PortfolioFile, portfolioRun, type PortfolioRun } from "../../src/domain/portfolio/portfolio.js"
 import { signTestPValue, wilsonInterval } from "../../src/domain/portfolio/statistics.js"
+import { renderReportHtml } from "../../src/domain/report/html.js"
 import { integrityOf } from "../../src/domain/report/integrity.js"
 import { DIMENSION_IDS } from "../../src/domain/review/dimensions.js"
 import { HOSTILE, sampleReport } from "../report/fixtures.js"
@@ -202,6 +203,20 @@ describe("portfolio.html", () => {
     expect(html).toContain("<svg")
     expect(html).not.toMatch(/<(script|img|link|iframe|object|embed)\b|\ssrc="/i)
     expect(html).not.toMatch(/(href|xlink:href)="(https?:)?\/\//)
+  })
+
+  it("puts every table but the grid's in one region that scrolls sideways, an embedded report's too, of any age", () => {
+    const older = `<html><body><main><section><h2>Time and cost</h2><table class="metrics"><tbody><tr><td>1</td></tr></tbody></table></section></main></body></html>`
+    const reports = new Map([["run-20261201T100000Z-aaaaaaaaaa", renderReportHtml(sampleReport())], ["run-20261201T110000Z-bbbbbbbbbb", older]])
+    const withReports = renderPortfolioHtml(
+      buildPortfolio({ portfolio_id: "portfolio-20261201T120000Z-0123456789", generated_at: "2026-12-01T12:00:00.000Z", runs }),
+      { reports }
+    )
+    const count = (pattern: RegExp) => withReports.match(pattern)?.length ?? 0
+    expect(count(/<div class="grid-scroll"><table\b/g)).toBe(1)
+    expect(count(/<div class="scroll-x" tabindex="0"><table\b/g)).toBe(count(/<table\b/g) - 1)
+    expect(withReports).toContain(`<div class="scroll-x" tabindex="0"><table class="metrics"><tbody><tr><td>1</td></tr></tbody></table></div>`)
+    expect(withReports).not.toContain(`<div class="scroll-x" tabindex="0"><div class="scroll-x"`)
   })
 
   it("escapes every text it did not write", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { renderReportHtml } from "../../src/domain/report/html.js"
+import { inScrollRegions } from "../../src/domain/report/styles.js"
 import { aboutReview, buildReport } from "../../src/domain/report/report.js"
 import { aggregateEvaluation } from "../../src/domain/review/evaluation.js"
 import { TOKEN_ROWS } from "../../src/domain/report/tokens.js"
@@ -44,6 +45,14 @@ describe("renderReportHtml", () => {
     expect(html).toMatch(/<svg class="token-chart" role="img"/)
     // Total input = ordinary + cache read + cache write.
     expect(html).toContain('<td class="number">60,000</td><td class="number">172,900</td>')
+  })
+
+  it("puts every table and the token chart in one region that scrolls sideways on a narrow window", () => {
+    const tables = html.match(/<table\b/g)?.length ?? 0
+    expect(tables).toBeGreaterThan(4)
+    expect(html.match(/<div class="scroll-x" tabindex="0"><table\b/g)?.length).toBe(tables)
+    expect(html).toContain('<div class="scroll-x" tabindex="0"><svg class="token-chart"')
+    expect(inScrollRegions(html)).toBe(html)
   })
 
   it("marks lower elapsed time and cost as better", () => {

@@ -10,8 +10,8 @@ import { escapeHtml } from "../report/format.js"
 
 export const GRID_CSS = `
 .grid-statistics{margin:8px 0 12px;padding-left:18px}
-.grid-filters{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:6px 10px}.grid-filters label{margin-right:14px;white-space:nowrap}
-.grid-scroll{overflow-x:auto}.grid-table td{min-width:150px}.grid-table .grid-run{display:block;padding:4px 6px;margin:2px 0;border-left:6px solid var(--line);border-radius:3px;background:var(--panel);color:var(--ink)}
+.grid-filters{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:6px 10px}.grid-filter{display:inline-block;margin-right:14px;white-space:nowrap}
+.grid-scroll{overflow-x:auto;container-type:inline-size}.grid-table caption{max-width:100cqi;text-align:left}.grid-table td{min-width:150px}.grid-table .grid-run{display:block;padding:4px 6px;margin:2px 0;border-left:6px solid var(--line);border-radius:3px;background:var(--panel);color:var(--ink)}
 .grid-run.tone-win{border-left-color:var(--codex);background:#e8f0fd}.grid-run.tone-loss{border-left-color:var(--claude);background:#fbeee2}
 .grid-run.tone-tie{border-left-color:#8a96a3}.grid-run.tone-none{border-left-color:#6b21a8;background:#f5edfc}
 .grid-run.tone-failed{border-left-color:var(--bad);background:var(--del-bg)}.grid-run.tone-hidden{border-left-color:#8a96a3;font-style:italic}
@@ -64,9 +64,9 @@ const gridRow = (row: GridRow, options: GridHtmlOptions) => {
 const filters = (grid: Grid, prefix: string) => {
   const choice = (key: string, label: string, count: number | null, checked = false) => {
     const id = `${prefix}-filter-${key}`
-    return `<input type="radio" name="${prefix}-filter" id="${id}" class="grid-filter-${key}"${checked ? " checked" : ""}><label for="${id}">${
+    return `<span class="grid-filter"><input type="radio" name="${prefix}-filter" id="${id}" class="grid-filter-${key}"${checked ? " checked" : ""}><label for="${id}">${
       escapeHtml(count === null ? label : `${label} (${count})`)
-    }</label>`
+    }</label></span>`
   }
   return `<fieldset class="grid-filters"><legend>Show threads</legend>${choice("all", "All", grid.rows.length, true)}${choice("loss", "With a loss", grid.filters.loss)}${
     choice("split", "Judges split", grid.filters.split)

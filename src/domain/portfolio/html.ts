@@ -1,7 +1,7 @@
 import { DIMENSION_IDS } from "../review/dimensions.js"
 import { capitalised, caveatLabels, caveatsBesideVerdict, verdictLine } from "../report/caveats.js"
 import { escapeHtml, formatElapsed, formatUsd } from "../report/format.js"
-import { documentStart, REPORT_CSS } from "../report/styles.js"
+import { documentStart, inScrollRegions, REPORT_CSS } from "../report/styles.js"
 import { agreementText } from "./agreement.js"
 import { repeatAgreementText } from "./repeats.js"
 import { percent, pValue } from "./format.js"
@@ -26,12 +26,14 @@ export interface PortfolioPageExtras {
 }
 
 const PORTFOLIO_CSS = `
-.figures{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:8px 0}.figures dt{font-weight:600}.figures dd{margin:0}
+.figures{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;margin:20px 0 8px;max-width:110ch}.figures dt{font-weight:600}.figures dd{margin:0}
 .run-sets{font-size:13px}.run-sets dt{font-weight:600;margin-top:6px}.run-sets dd{margin:0;overflow-wrap:anywhere}
-.portfolio-chart{max-width:760px;display:block;margin:8px 0 12px}.portfolio-chart text{font:12px system-ui,sans-serif;fill:var(--ink)}
+.portfolio-charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,340px),460px));gap:8px 48px;margin:8px 0 12px}
+.portfolio-chart{display:block}.portfolio-chart text{font:12px system-ui,sans-serif;fill:var(--ink)}.portfolio-chart .no-verdict{paint-order:stroke;stroke:#fff;stroke-width:4px}
 .seg-win{fill:var(--codex)}.seg-loss{fill:var(--claude)}.seg-tie{fill:#8a96a3}.seg-none{fill:#d8dee4}
 .interval{stroke:var(--ink);stroke-width:2}.half-line{stroke:var(--bad);stroke-dasharray:4 3}
 .headline{font-size:17px}
+@media (max-width:600px){.figures{grid-template-columns:minmax(0,1fr);gap:0}.figures dd{margin-bottom:8px}}
 `
 
 export { percent, pValue }
@@ -71,7 +73,12 @@ class RunSets {
 }
 
 const ROW_HEIGHT = 22
-const CHART = { width: 640, labelWidth: 170, barWidth: 300, top: 26 } as const
+/**
+ * The charts' drawing units: 370 wide, so that their 12-unit text is still 11 px or more on a phone (a chart as
+ * wide as the window) and 15 px at its widest (460 px, the two charts side by side on a wide window).
+ */
+const CHART = { width: 370, labelWidth: 120, barWidth: 165, top: 26 } as const
+const LEGEND_STEP = 92
 
 interface ChartRow {
   readonly label: string
@@ -95,7 +102,7 @@ const outcomeChart = (model: ModelPortfolio) => {
   const rows = chartRows(model)
   const total = Math.max(1, model.runs.length)
   const legend = SEGMENTS.map((segment, index) =>
-    `<rect x="${CHART.labelWidth + index * 110}" y="4" width="12" height="12" class="${segment.className}"/><text x="${CHART.labelWidth + index * 110 + 16}" y="14">${segment.name}</text>`
+    `<rect x="${index * LEGEND_STEP}" y="4" width="12" height="12" class="${segment.className}"/><text x="${index * LEGEND_STEP + 16}" y="14">${segment.name}</text>`
   ).join("")
   const bars = rows.map((row, rowIndex) => {
     const y = CHART.top + rowIndex * ROW_HEIGHT
@@ -128,7 +135,7 @@ const intervalChart = (model: ModelPortfolio) => {
     const { win_rate: rate, win_rate_interval: interval } = row.tally
     const label = `<text x="0" y="${y + 5}">${escapeHtml(row.label)}</text>`
     if (rate === null || interval === null) {
-      return `${label}<text x="${at(0)}" y="${y + 5}">no decisive verdict</text>`
+      return `${label}<text x="${at(0)}" y="${y + 5}" class="no-verdict">no decisive verdict</text>`
     }
     const title = `${row.label}: win rate ${percent(rate)}, 95% interval ${percent(interval.lower)}–${percent(interval.upper)}`
     return `${label}<g><title>${escapeHtml(title)}</title><line x1="${at(interval.lower)}" y1="${y}" x2="${at(interval.upper)}" y2="${y}" class="interval"/><circle cx="${at(rate)}" cy="${y}" r="5" class="seg-win"/></g>`
@@ -304,7 +311,7 @@ const modelSection = (model: ModelPortfolio, index: number) => {
   const facts = figures(model, sets) + checksTable(model, sets)
   return `<section aria-labelledby="${headingId}"><h2 id="${headingId}">${escapeHtml(model.model)} against Claude</h2><p class="headline">${
     escapeHtml(portfolioHeadline(model))
-  }</p>${outcomeChart(model)}${intervalChart(model)}${table}${facts}${runsTable(model)}${sets.render()}</section>`
+  }</p><div class="portfolio-charts">${outcomeChart(model)}${intervalChart(model)}</div>${table}${facts}${runsTable(model)}${sets.render()}</section>`
 }
 
 const ABOUT = [
@@ -335,12 +342,13 @@ export const renderPortfolioHtml = (portfolio: Portfolio, extras: PortfolioPageE
       escapeHtml(portfolio.models.map((model) => model.model).join(", "))
     }</dd></dl></header>`,
     `<section aria-labelledby="grid-heading"><h2 id="grid-heading">Threads × models</h2>${grid}</section>`,
-    ...portfolio.models.map(modelSection),
+    // Every table but the grid's (in a region of its own) scrolls sideways in one; an older embedded report's too.
+    inScrollRegions(portfolio.models.map(modelSection).join("\n")),
     portfolioCostSection(portfolio),
     `<section class="about" aria-labelledby="about-heading"><h2 id="about-heading">How to read these figures</h2>${
       ABOUT.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("")
     }</section>`,
-    embeddedReportsSection(reports),
+    inScrollRegions(embeddedReportsSection(reports)),
     "</main></body></html>\n"
   ].join("\n")
 }

@@ -16,7 +16,7 @@ import { POSSIBLE_LEAK, reportIntegrity } from "./integrity.js"
 import { AUTHOR_LABELS, type Report, type ReportCandidate, verdictHeadline } from "./report.js"
 import { tokensSection } from "./tokensHtml.js"
 import { reasonsSection } from "./reasonsHtml.js"
-import { documentStart, REPORT_CSS } from "./styles.js"
+import { documentStart, inScrollRegions, REPORT_CSS } from "./styles.js"
 
 const SIDES: ReadonlyArray<Author> = ["codex", "claude"]
 /** Section titles per side (docs/verdicts.md names them this way). */
@@ -157,8 +157,7 @@ export const renderReportHtml = (report: Report, controllerOrigin: string | null
   // The run's page in the controller that wrote the report (docs/controller.md, "Addresses").
   const address = controllerOrigin === null ? null : `${controllerOrigin}/runs/${encodeURIComponent(report.run_id)}`
   const addressRow = address === null ? "" : `<dt>In the controller</dt><dd><a href="${escapeHtml(address)}">${escapeHtml(address)}</a></dd>`
-  return [
-    documentStart(title, REPORT_CSS),
+  const body = [
     `<header><p class="product">Codex Replay</p><h1>Replay report</h1><dl class="identity"><dt>Run</dt><dd><code>${escapeHtml(report.run_id)}</code></dd><dt>Claude thread</dt><dd><code>${escapeHtml(report.thread_id)}</code></dd><dt>Generated</dt><dd>${escapeHtml(report.generated_at)}</dd><dt>Reviewer</dt><dd>${escapeHtml(reviewerText(report))}</dd>${addressRow}</dl></header>`,
     verdictSection(report),
     repeatsSection(report.repeats),
@@ -175,7 +174,7 @@ export const renderReportHtml = (report: Report, controllerOrigin: string | null
     sideBySide("Patches", "patches-heading", patchColumn, report),
     sideBySide("Final responses", "responses-heading", responseColumn, report),
     sideBySide("Worktrees", "worktrees-heading", worktreeColumn, report),
-    aboutSection(report),
-    "</main></body></html>\n"
-  ].join("\n")
+    aboutSection(report)
+  ]
+  return [documentStart(title, REPORT_CSS), inScrollRegions(body.join("\n")), "</main></body></html>\n"].join("\n")
 }

@@ -5,7 +5,10 @@ export const REPORT_CSS = `
 :root{--ink:#1d232b;--muted:#5b6672;--line:#d8dee4;--panel:#f6f8fa;--codex:#2f6fdb;--claude:#c2671d;--good:#1a7f37;--bad:#b42318;--add-bg:#e6ffec;--add-ink:#116329;--del-bg:#ffebe9;--del-ink:#a40e26;--hunk:#ddf4ff}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#fff}
-main{max-width:1200px;margin:0 auto;padding:24px}
+main{padding:24px clamp(12px,3vw,48px)}
+p,ul,ol,dl{max-width:80ch}pre.request,pre.response{max-width:calc(80ch + 26px)}
+.scroll-x{overflow-x:auto;margin:8px 0;container-type:inline-size}.scroll-x>table{margin:0}
+.scroll-x caption{max-width:100cqi;text-align:left}
 h1{margin:0 0 8px;font-size:28px}h2{margin:32px 0 12px;font-size:20px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{margin:16px 0 8px;font-size:16px}
 .product{margin:0;color:var(--muted);text-transform:uppercase;letter-spacing:.08em;font-size:12px}
 .identity{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;color:var(--muted)}.identity dd{margin:0}
@@ -34,6 +37,8 @@ thead th{background:var(--panel)}
 .token-tooltip{display:none;position:absolute;left:0;top:100%;z-index:2;width:260px;padding:6px 8px;background:var(--ink);color:#fff;font-weight:400;font-size:12px;border-radius:4px}
 .token-label:hover .token-tooltip,.token-label:focus .token-tooltip{display:block}
 .token-chart{max-width:760px;display:block;margin:8px 0 12px}
+section:has(>.scroll-x>.token-chart){display:grid;grid-template-columns:minmax(0,760px) minmax(0,1fr);gap:0 32px;align-items:start}
+section:has(>.scroll-x>.token-chart)>h2{grid-column:1/-1}
 .token-chart text{font:12px system-ui,sans-serif;fill:var(--ink)}
 .bar-codex{fill:var(--codex)}.bar-claude{fill:var(--claude)}
 .side-by-side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px}
@@ -53,9 +58,12 @@ thead th{background:var(--panel)}
 .check-change,.check-reason{font-size:13px;color:var(--muted)}.change--broke .check-change{color:var(--bad);font-weight:600}.change--fixed .check-change{color:var(--good);font-weight:600}
 .check-state{margin:6px 0}.check-outcomes{padding-left:18px}.check-excerpt{max-height:24em;overflow:auto;margin:4px 0 8px}
 .about{color:var(--ink)}.sources{color:var(--muted);font-size:13px}
+@media (max-width:1100px){section:has(>.scroll-x>.token-chart){display:block}}
 @media (max-width:800px){.side-by-side{grid-template-columns:1fr}}
+@media (max-width:600px){main{padding:16px 12px}h1{font-size:24px}th,td{padding:4px 5px}.token-chart{min-width:600px}}
 @media print{
-  body{font-size:11pt}main{max-width:none;padding:0}
+  body{font-size:11pt}main{padding:0}
+  .scroll-x{overflow:visible}.token-chart{min-width:0}section:has(>.scroll-x>.token-chart){display:block}
   .side-by-side{grid-template-columns:1fr}
   pre{border-color:#999;background:#fff}
   .token-tooltip{display:none!important}
@@ -65,6 +73,18 @@ thead th{background:var(--panel)}
   .diff-added,.diff-removed,.diff-hunk,.bar-codex,.bar-claude{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 }
 `
+
+/** A table or the token chart not yet in a region that scrolls sideways, or one that is (with its region). */
+const WIDE_BLOCK = /(<div class="scroll-x" tabindex="0">)?(<table\b[\s\S]*?<\/table>|<svg class="token-chart"[\s\S]*?<\/svg>)/g
+
+/**
+ * Every table and token chart of a self-contained page in a focusable region that scrolls sideways on a narrow
+ * window (the page itself never does); a block already in one is left as it is. The texts inside are escaped, so
+ * a `<table` in the markup is always the renderers' own.
+ */
+export const inScrollRegions = (html: string): string =>
+  html.replace(WIDE_BLOCK, (match, region: string | undefined, block: string) =>
+    region === undefined ? `<div class="scroll-x" tabindex="0">${block}</div>` : match)
 
 /**
  * The start of a self-contained page (report.html, portfolio.html) up to its `<main>`: no script, no external
