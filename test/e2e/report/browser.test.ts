@@ -73,6 +73,32 @@ describe("report.html in headless Chromium", () => {
     const scroller = await page.locator(".diff-file pre.diff").first().evaluate((pre) => [getComputedStyle(pre).overflowY, getComputedStyle(pre).maxHeight])
     expect(scroller).toEqual(["auto", "480px"])
 
+    // At a phone's width the page never scrolls sideways: a table wider than the window scrolls in its own
+    // focusable region, and the token chart keeps text of 11 px or more (scrolling in its region too).
+    await page.setViewportSize({ width: 390, height: 900 })
+    const narrow = await page.evaluate(() => {
+      const chart = document.querySelector<SVGSVGElement>("svg.token-chart")!
+      return {
+        page: document.documentElement.scrollWidth,
+        window: window.innerWidth,
+        regions: [...document.querySelectorAll("table")].every((table) => table.parentElement!.matches(".scroll-x[tabindex='0']")),
+        chartText: chart.getScreenCTM()!.a * parseFloat(getComputedStyle(chart.querySelector("text")!).fontSize)
+      }
+    })
+    expect(narrow.page).toBeLessThanOrEqual(narrow.window)
+    expect(narrow.regions).toBe(true)
+    expect(narrow.chartText).toBeGreaterThanOrEqual(11)
+    // On a wide window tables and diffs take its width; prose keeps a readable measure.
+    await page.setViewportSize({ width: 1920, height: 900 })
+    const wide = await page.evaluate(() => {
+      const width = (selector: string) => document.querySelector(selector)!.getBoundingClientRect().width
+      return { table: width(".evaluation-table"), diffs: width(".side-by-side"), prose: width(".verdict p:last-child") }
+    })
+    expect(wide.table).toBeGreaterThan(1700)
+    expect(wide.diffs).toBeGreaterThan(1700)
+    expect(wide.prose).toBeLessThan(900)
+
+    await page.setViewportSize({ width: 1280, height: 900 })
     await page.screenshot({ path: path.join(ARTIFACTS, "report.png"), fullPage: true })
     await shootWidths(page, "report")
     await expect(fs.stat(path.join(ARTIFACTS, "report.png")).then((stat) => stat.size)).resolves.toBeGreaterThan(10_000)

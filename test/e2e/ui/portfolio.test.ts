@@ -146,6 +146,42 @@ describe("the portfolio verdict in the browser", () => {
     expect(requests).toEqual([url])
     expect(await page.locator("h1").textContent()).toBe("Portfolio verdict")
     expect(await page.locator("svg.portfolio-chart").count()).toBe(4)
+    // At a phone's width the page never scrolls sideways: its wide tables scroll in their own regions, the
+    // charts' text stays 11 px or more, each filter's radio button sits on its label's line, and the figures'
+    // values take the width under their names.
+    await page.setViewportSize({ width: 390, height: 900 })
+    const narrow = await page.evaluate(() => {
+      const box = (element: Element) => element.getBoundingClientRect()
+      const runs = document.querySelector(".portfolio-runs")!.parentElement!
+      return {
+        page: document.documentElement.scrollWidth,
+        window: window.innerWidth,
+        runsScroll: runs.matches(".scroll-x[tabindex='0']") && runs.scrollWidth > runs.clientWidth,
+        chartText: Math.min(...[...document.querySelectorAll<SVGSVGElement>("svg.portfolio-chart")].map((chart) =>
+          chart.getScreenCTM()!.a * parseFloat(getComputedStyle(chart.querySelector("text")!).fontSize)
+        )),
+        filtersApart: [...document.querySelectorAll(".grid-filters input")].filter((input) =>
+          Math.abs(box(input).top + box(input).height / 2 - box(input.nextElementSibling!).top - box(input.nextElementSibling!).height / 2) > 8
+        ).length,
+        figureValue: box(document.querySelector(".figures dd")!).width
+      }
+    })
+    expect(narrow.page).toBeLessThanOrEqual(narrow.window)
+    expect(narrow.runsScroll).toBe(true)
+    expect(narrow.chartText).toBeGreaterThanOrEqual(11)
+    expect(narrow.filtersApart).toBe(0)
+    expect(narrow.figureValue).toBeGreaterThan(300)
+    // On a wide window the grid and the tables take its width, with room between the statistics and the figures.
+    await page.setViewportSize({ width: 1920, height: 900 })
+    const wide = await page.evaluate(() => {
+      const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect()
+      return { grid: box(".grid-table").width, table: box(".portfolio-table").width, gap: box(".figures").top - box(".portfolio-table").bottom }
+    })
+    expect(wide.grid).toBeGreaterThan(1700)
+    expect(wide.table).toBeGreaterThan(1700)
+    expect(wide.gap).toBeGreaterThanOrEqual(16)
+    await page.setViewportSize({ width: 1280, height: 900 })
+
     await page.screenshot({ path: path.join(ARTIFACTS, "portfolio-2-page.png"), fullPage: true })
     // The portfolio itself: the runs' reports it holds below it are report.html's own screenshots.
     await shootWidths(page, "portfolio-2-page", { above: "section:has(> #reports-heading)" })
