@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool, type Daemon, killAllDaemons, startDaemon } from "../../support/daemon.js"
-import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, skipToVerdict } from "../../support/browser.js"
+import { ARTIFACTS, chooseSamples, launchChromium, requireChromium, shootWidths, skipToVerdict } from "../../support/browser.js"
 import { CLAUDE_HOME } from "../../support/fixtures.js"
 
 const SAMPLE = "sample-hello-cli"
@@ -95,6 +95,11 @@ describe("browser controller", () => {
     await page.fill("#thread-search", "")
     await expect.poll(async () => (await threadTitles()).length).toBe(20)
     await shot("controller-threads.png")
+    // The thread list at a phone's, a laptop's and a wide screen's width: it must not scroll sideways.
+    await shootWidths(page, "controller-threads", { fullPage: false })
+    await page.setViewportSize({ width: 390, height: 900 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await page.setViewportSize({ width: 1280, height: 900 })
 
     expect(consoleErrors).toEqual([])
     expect(requests).toContain(`${origin}/api/heartbeat`)
