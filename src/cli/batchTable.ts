@@ -14,17 +14,17 @@ export const batchVerdictCell = (item: Item) => {
   return `${verdictWords(item.winner, item.caveats ?? [])}${labels === "" ? "" : ` [${labels}]`}${checks}`
 }
 
-/** A replay's Codex tokens and cost and its evaluation's cost, as the batch recorded them once it ended. */
+/** A replay's tokens (of all its calls), Codex's cost and its evaluation's cost, as the batch recorded them once it ended. */
 const spendOf = (item: Item): SpendCells => ({
-  input: item.codex_tokens?.input,
-  output: item.codex_tokens?.output,
+  input: item.tokens?.input,
+  output: item.tokens?.output,
   codex: item.codex_usd,
   evaluation: item.evaluation_usd
 })
 
 /**
- * The batch's replays as a table: run, thread (its title when known), model, status, verdict, Codex's tokens
- * and cost and the evaluation's cost as `runs` shows them; a totals row of counts and sums.
+ * The batch's replays as a table: run, thread (its title when known), model, status, verdict, the tokens of
+ * its calls, Codex's cost and the evaluation's cost as `runs` shows them; a totals row of counts and sums.
  */
 export const batchTable = (summary: Pick<BatchSummary, "items">, titles: ReadonlyMap<string, string>): TableSpec => {
   const { items } = summary

@@ -37,7 +37,6 @@ const validate = (options: ThreadsOptions) =>
     return yield* Either.mapLeft(dateRangeOf(options), invalidArgument)
   })
 
-
 /** The listing as a table: `#N`, the day it started, title, project, Claude's tokens and cost, and a totals row. */
 export const threadsTable = (threads: ReadonlyArray<ThreadSummary>, offset: number, whole: boolean): TableSpec => {
   const sum = (value: (thread: ThreadSummary) => number) => threads.reduce((total, thread) => total + value(thread), 0)

@@ -1,7 +1,17 @@
 import { Effect, Schema } from "effect"
 import { CHECK_CHANGE_LABELS, CHECK_STATUS_LABELS, type CheckRow, ChecksComparison, type SideCheck } from "../domain/checks/outcomes.js"
 import { ReplayReport } from "../domain/contracts/index.js"
-import { type Caveat, caveatsOfReport, caveatsOfSummary, caveatText, tallyCounts, verdictWords, WINNER_LINES as WINNERS } from "../domain/report/caveats.js"
+import {
+  capitalised,
+  type Caveat,
+  caveatsOfReport,
+  caveatsOfSummary,
+  caveatText,
+  replacesWinner,
+  tallyCounts,
+  verdictWords,
+  WINNER_LINES
+} from "../domain/report/caveats.js"
 import { visible } from "../domain/report/visible.js"
 import { failureAdvice } from "../domain/failureAdvice.js"
 import { POSSIBLE_LEAK, reportIntegrity } from "../domain/report/integrity.js"
@@ -143,13 +153,13 @@ const integrityOf = (state: Json, report: Json | undefined): Verdict["integrity"
 
 /** The verdict's headline words: the winner, unless a caveat says there is none (no verdict, orders that disagreed, judges split: `verdictWords`). */
 const headline = (verdict: Verdict) => {
-  if (verdict.caveats.some((caveat) => caveat.kind === "no_verdict" || caveat.kind === "inconclusive" || caveat.kind === "split")) {
+  if (replacesWinner(verdict.caveats)) {
     const words = verdictWords(verdict.winner, verdict.caveats)
     // No verdict or orders that disagreed say so first; judges that split as well are said after it.
     const split = words !== "split" && verdict.caveats.some((caveat) => caveat.kind === "split") ? " (split)" : ""
-    return `${words.charAt(0).toUpperCase()}${words.slice(1)}${split}`
+    return `${capitalised(words)}${split}`
   }
-  return verdict.winner === null ? "no verdict" : WINNERS[verdict.winner] ?? verdict.winner
+  return verdict.winner === null ? "no verdict" : WINNER_LINES[verdict.winner] ?? verdict.winner
 }
 
 export const formatDuration = (ms: number | null) => {

@@ -9,6 +9,7 @@ import type { Caveat } from "./report/caveats.js"
 import { BATCH_ID_PATTERN, RunConfiguration } from "./contracts/index.js"
 import { MAX_PARALLEL_RUNS } from "./product.js"
 import { timestampedId } from "./ids.js"
+import { TokenTotals } from "./spend.js"
 
 export const BATCHES_DIRECTORY = "batches"
 export const BATCH_RECORD_FILE = "batch.json"
@@ -28,8 +29,6 @@ export const BatchConfiguration = Schema.Struct({
 })
 export type BatchConfiguration = typeof BatchConfiguration.Type
 
-const ItemTokens = Schema.Struct({ input: Schema.Number, output: Schema.Number })
-
 /** One (thread, model) replay of the batch. */
 export const BatchItem = Schema.Struct({
   configuration_index: Schema.Number,
@@ -45,11 +44,8 @@ export const BatchItem = Schema.Struct({
   codex_usd: Schema.optional(Schema.NullOr(Schema.Number)),
   /** The run's evaluation cost (reviews, retries, reconstruction) once it ended; `null`: a call not priced; absent in older batches. */
   evaluation_usd: Schema.optional(Schema.NullOr(Schema.Number)),
-  /**
-   * Codex's implementation tokens once the run ended (input with cache reads and writes, output); `null`: its
-   * ledger has no implementation call; absent in older batches.
-   */
-  codex_tokens: Schema.optional(Schema.NullOr(ItemTokens)),
+  /** The tokens of the run's calls once it ended, as `runs` shows them; `null`: not known; absent in older batches. */
+  tokens: Schema.optional(Schema.NullOr(TokenTotals)),
   /** The run's duration once it ended. */
   elapsed_ms: Schema.optional(Schema.Number),
   /** Which repeat of its (thread, model) the replay is; absent when each is replayed once. */
@@ -176,7 +172,7 @@ export interface BatchSummary {
     /** What the batch recorded once the run ended (`BatchItem`); absent before. */
     readonly codex_usd?: number | null
     readonly evaluation_usd?: number | null
-    readonly codex_tokens?: { readonly input: number; readonly output: number } | null
+    readonly tokens?: TokenTotals | null
   }>
   readonly resumed_by: ReadonlyArray<string>
   readonly portfolio: BatchRecord["portfolio"]
@@ -250,7 +246,7 @@ export const summarizeBatch = (
       caveats: run?.caveats ?? [],
       ...(item.codex_usd === undefined ? {} : { codex_usd: item.codex_usd }),
       ...(item.evaluation_usd === undefined ? {} : { evaluation_usd: item.evaluation_usd }),
-      ...(item.codex_tokens === undefined ? {} : { codex_tokens: item.codex_tokens })
+      ...(item.tokens === undefined ? {} : { tokens: item.tokens })
     })),
     resumed_by: record.resumed_by,
     portfolio: record.portfolio

@@ -41,6 +41,10 @@ export const SpendLine = Schema.Struct({
 })
 export type SpendLine = typeof SpendLine.Type
 
+/** The tokens of a run's calls: input with cache reads and writes, and output (what `runs` and `batch` show). */
+export const TokenTotals = Schema.Struct({ input: Schema.Number, output: Schema.Number })
+export type TokenTotals = typeof TokenTotals.Type
+
 /** The ledger as `run.json`, the report and the run's summary keep it. */
 export const Spend = Schema.Struct({
   calls: Schema.Array(ModelCall),

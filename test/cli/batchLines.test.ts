@@ -35,8 +35,8 @@ const record = (items: BatchRecord["items"]): BatchRecord => ({
 const completed = (winner: string): RunView => ({ status: "completed", phase: "reporting", started_at: "2026-01-01T00:00:00.000Z", winner })
 
 const ITEMS = [
-  item(0, "m1", { run_id: "run-a", elapsed_ms: 1, codex_usd: 0.3725, evaluation_usd: 0.011, codex_tokens: { input: 120_500, output: 3_200 } }),
-  item(1, "m1", { run_id: "run-b", elapsed_ms: 1, codex_usd: 0, evaluation_usd: null, codex_tokens: { input: 1_000, output: 50 } })
+  item(0, "m1", { run_id: "run-a", elapsed_ms: 1, codex_usd: 0.3725, evaluation_usd: 0.011, tokens: { input: 120_500, output: 3_200 } }),
+  item(1, "m1", { run_id: "run-b", elapsed_ms: 1, codex_usd: 0, evaluation_usd: null, tokens: { input: 1_000, output: 50 } })
 ]
 const RUNS = new Map([["run-a", completed("codex")], ["run-b", completed("claude")]])
 const TITLES = new Map([["t0", "Fix the login"], ["t1", "Add a CSV export"]])

@@ -8,7 +8,7 @@
  * is exactly the value the program returned.
  */
 import { Schema } from "effect"
-import { SpendLine } from "../spend.js"
+import { SpendLine, TokenTotals } from "../spend.js"
 import { ChecksComparison } from "../checks/outcomes.js"
 import { Caveats } from "../report/caveats.js"
 import { RepeatLabel, RepeatOutcomes } from "./repeats.js"
@@ -71,7 +71,7 @@ export const RunSummary = Schema.Struct({
   /** The run's model calls summed (implementation, evaluation, whole run); absent in older runs. */
   spend: Schema.optionalWith(Schema.Struct({ implementation: SpendLine, evaluation: SpendLine, total: SpendLine }), { exact: true }),
   /** The tokens of the run's calls (input with cache reads and writes, output); absent in older runs. */
-  tokens: Schema.optionalWith(Schema.Struct({ input: Schema.Number, output: Schema.Number }), { exact: true }),
+  tokens: Schema.optionalWith(TokenTotals, { exact: true }),
   /** The caveats of its verdict (`caveatsOf`); empty without a report. */
   caveats: Schema.optionalWith(Caveats, { exact: true }),
   started_at: Schema.String,
@@ -168,10 +168,10 @@ export const BatchSummary = Schema.Struct({
     caveats: Schema.optionalWith(Caveats, { exact: true }),
     /** A completed run with neither a blind vote nor a reveal (the page hides its verdict); absent otherwise. */
     blind: Schema.optionalWith(Schema.Boolean, { exact: true }),
-    /** Once the run ended: Codex's cost, the evaluation's, and Codex's tokens (`null`: not known); absent before, and from older controllers. */
+    /** Once the run ended: Codex's cost, the evaluation's, and the tokens of its calls (`null`: not known); absent before, and from older controllers. */
     codex_usd: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
     evaluation_usd: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
-    codex_tokens: Schema.optionalWith(Schema.NullOr(Schema.Struct({ input: Schema.Number, output: Schema.Number })), { exact: true })
+    tokens: Schema.optionalWith(Schema.NullOr(TokenTotals), { exact: true })
   })),
   resumed_by: Strings,
   portfolio: Schema.NullOr(Schema.Struct({ portfolio_id: Schema.String, portfolio_json: Schema.String, portfolio_html: Schema.String })),

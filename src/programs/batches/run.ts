@@ -1,5 +1,5 @@
 import { Clock, DateTime, Effect, Either, Option } from "effect"
-import { decodeSpend, type Spend, spendOf } from "../../domain/spend.js"
+import { decodeSpend } from "../../domain/spend.js"
 import * as path from "node:path"
 import type { BatchConfiguration, BatchItem, BatchRecord, RunView } from "../../domain/batch.js"
 import { unreadableFile } from "../../domain/errors.js"
@@ -27,31 +27,25 @@ export const isoOf = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(
 /** `run.json` holds both patches, which have no size limit of their own. */
 const RUN_RECORD_MAX_BYTES = 64 * 1024 * 1024
 
-/** The tokens of a ledger's implementation calls (every attempt's); `null` when it has none. */
-const implementationTokens = (spend: Spend) => {
-  const calls = spend.calls.filter((call) => call.purpose === "implementation")
-  return calls.length === 0 ? null : spendLines(spendOf(calls)).tokens
-}
-
 /**
- * Codex's implementation cost and tokens of a run and its evaluation's cost (every other call of its ledger),
- * from its `run.json` once collected; `null` when not priced or not known.
+ * Codex's implementation cost of a run, its evaluation's cost (every other call of its ledger) and the tokens of
+ * all its calls as `runs` shows them, from its `run.json` once collected; `null` when not priced or not known.
  */
-const costsOf = (directory: string): Effect.Effect<Pick<BatchItem, "codex_usd" | "evaluation_usd" | "codex_tokens">, never, FileStore> =>
+const costsOf = (directory: string): Effect.Effect<Pick<BatchItem, "codex_usd" | "evaluation_usd" | "tokens">, never, FileStore> =>
   Effect.flatMap(FileStore, (files) => files.readJsonOption(path.join(directory, RUN_RECORD_FILE), RUN_RECORD_MAX_BYTES)).pipe(
     Effect.map(Option.match({
-      onNone: () => ({ codex_usd: null, codex_tokens: null }),
+      onNone: () => ({ codex_usd: null, tokens: null }),
       onSome: (record) => {
         const usd = (record as { codex?: { cost?: { usd?: unknown } } }).codex?.cost?.usd
         const spend = decodeSpend((record as { spend?: unknown }).spend)
         return {
           codex_usd: typeof usd === "number" ? usd : null,
-          codex_tokens: spend === undefined ? null : implementationTokens(spend),
+          tokens: spend === undefined ? null : spendLines(spend).tokens,
           ...(spend === undefined ? {} : { evaluation_usd: spend.evaluation.unpriced_calls > 0 ? null : spend.evaluation.usd })
         }
       }
     })),
-    Effect.orElseSucceed(() => ({ codex_usd: null, codex_tokens: null }))
+    Effect.orElseSucceed(() => ({ codex_usd: null, tokens: null }))
   )
 
 const setItem = (batchId: string, position: number, change: Partial<BatchItem>) =>

@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { SpendLine } from "../../domain/spend.js"
+import { SpendLine, TokenTotals } from "../../domain/spend.js"
 import * as path from "node:path"
 import { isControllerSessionId } from "../../domain/ids.js"
 import { MAX_RUNTIME_FILE_BYTES, RUNTIME_FILE, controllerOrigin } from "../../domain/product.js"
@@ -124,10 +124,9 @@ export const startGroupOf = (state: RunState) =>
 /** The tokens of a run's calls (input with cache reads and writes, output), when its state recorded them. */
 const tokensOf = (state: RunState): { readonly tokens?: { readonly input: number; readonly output: number } } => {
   const summary = state.report_summary as { spend?: { tokens?: unknown } } | null | undefined
-  const decoded = Schema.decodeUnknownOption(RunTokens)(summary?.spend?.tokens ?? (state.spend as { tokens?: unknown } | undefined)?.tokens)
+  const decoded = Schema.decodeUnknownOption(TokenTotals)(summary?.spend?.tokens ?? (state.spend as { tokens?: unknown } | undefined)?.tokens)
   return decoded._tag === "Some" ? { tokens: decoded.value } : {}
 }
-const RunTokens = Schema.Struct({ input: Schema.Number, output: Schema.Number })
 
 /** One row of the run history; `title` is its thread's, as the history names it now (null when unknown). */
 export const runSummary = (state: RunState, supervision: Supervision, title: string | null = null) => ({

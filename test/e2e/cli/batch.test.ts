@@ -61,9 +61,12 @@ describe("codex-replay batch", () => {
       expect.objectContaining({ thread_id: MODIFIED_EXISTING })
     ])
     expect(answer.portfolio.run_ids).toEqual([answer.batch.items[0].run_id])
-    // The replay's Codex tokens and costs, recorded once it ended, reach the command line through the contract.
-    expect(answer.batch.items[0].codex_tokens.input).toBeGreaterThan(0)
-    expect(answer.batch.items[0].codex_tokens.output).toBeGreaterThan(0)
+    // The replay's tokens and costs, recorded once it ended, reach the command line through the contract: the
+    // tokens of all its calls, the same sums `runs` shows for that run.
+    expect(answer.batch.items[0].tokens.input).toBeGreaterThan(0)
+    expect(answer.batch.items[0].tokens.output).toBeGreaterThan(0)
+    const listed = JSON.parse((await runCli(["runs", "--json", "--query", answer.batch.items[0].run_id], daemon.env)).stdout)
+    expect(listed.runs.map((run: { tokens: unknown }) => run.tokens)).toEqual([answer.batch.items[0].tokens])
     expect(typeof answer.batch.items[0].codex_usd).toBe("number")
     // No reviewer named: one that is none of the batch's models, so no self-review; the batch and its portfolio carry
     // the run's caveats in the same words.
