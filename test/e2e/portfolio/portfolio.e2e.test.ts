@@ -140,6 +140,7 @@ describe("codex-replay portfolio", () => {
   }, 120_000)
 
   it("--csv prints the grid as CSV, one line per run, the same as portfolio.csv beside the page", async () => {
+    const before = new Set(fs.existsSync(portfolios()) ? fs.readdirSync(portfolios()) : [])
     const result = await runCli(["portfolio", "--csv", ...completed], env(), { timeoutMillis: 60_000 })
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
@@ -149,9 +150,10 @@ describe("codex-replay portfolio", () => {
     expect(records.map((record) => record[2]).sort()).toEqual([MODELS[0], MODELS[1]].sort())
     // The packaged sample's title, from the history this command reads.
     for (const record of records) expect(record[1]).not.toBe("")
-    // The portfolio this command wrote is the newest (ids sort by time).
-    const newest = fs.readdirSync(portfolios()).sort().at(-1)!
-    expect(fs.readFileSync(path.join(portfolios(), newest, "portfolio.csv"), "utf8")).toBe(result.stdout)
+    // The one portfolio this command wrote (ids sort by the second, so two made in one second need not sort by time).
+    const written = fs.readdirSync(portfolios()).filter((id) => !before.has(id))
+    expect(written).toHaveLength(1)
+    expect(fs.readFileSync(path.join(portfolios(), written[0]!, "portfolio.csv"), "utf8")).toBe(result.stdout)
   }, 90_000)
 
   it("refuses a bad command line in one sentence, exit code 1, writing nothing", async () => {
