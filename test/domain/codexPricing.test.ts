@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import * as fs from "node:fs"
-import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import {
   CODEX_PRICING_TABLE,
@@ -8,13 +8,13 @@ import {
   codexPriceOf,
   NOT_PRICED,
   parseCodexPricing
-} from "../../../src/domain/codexPricing.js"
-import { parseModelCatalogue } from "../../../src/domain/history/models.js"
-import { tokensFromCodexUsage } from "../../../src/domain/report/tokens.js"
-import { REPO_ROOT } from "../../support/daemon.js"
+} from "../../src/domain/codexPricing.js"
+import { parseModelCatalogue } from "../../src/domain/history/models.js"
+import { tokensFromCodexUsage } from "../../src/domain/report/tokens.js"
+import { fixturePath } from "../support/fixtures.js"
 
-const CATALOGUE = path.join(REPO_ROOT, "test", "fixtures", "codex-golden", "debug-models-0.171.0.json")
-const FAKE_CODEX = path.join(REPO_ROOT, "test", "fake-codex", "codex")
+const CATALOGUE = fixturePath("codex-golden", "debug-models-0.171.0.json")
+const FAKE_CODEX = fileURLToPath(new URL("../fake-codex/codex", import.meta.url))
 
 /** Every slug of the captured 0.171.0 catalogue, hidden ones included, and every slug the fake CLI offers. */
 const capturedSlugs = () =>
