@@ -16,7 +16,7 @@ describe("report formatting", () => {
       "1 h 02 min",
       "Not available"
     ])
-    expect([formatUsd(12.5), formatUsd(0.42), formatUsd(0.0042)]).toEqual(["$12.50", "$0.420", "$0.0042"])
+    expect([formatUsd(12.5), formatUsd(0.42), formatUsd(0.0042), formatUsd(0)]).toEqual(["$12.50", "$0.420", "$0.0042", "$0.00"])
   })
 
   it("marks the lower value better and compares nothing unknown", () => {

@@ -29,8 +29,9 @@ export const formatElapsed = (milliseconds: number | null): string => {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
 }
 
-/** US dollars with enough digits to tell small costs apart. */
-export const formatUsd = (usd: number): string => `$${usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(3) : usd.toFixed(4)}`
+/** US dollars with enough digits to tell small costs apart; nothing spent reads "$0.00", not "$0.0000". */
+export const formatUsd = (usd: number): string =>
+  `$${usd === 0 ? "0.00" : usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(3) : usd.toFixed(4)}`
 
 export type Comparison = "better" | "worse" | "same" | "unknown"
 
