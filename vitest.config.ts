@@ -26,8 +26,6 @@ const NEEDS_ITS_OWN_PROCESS = [
   "test/e2e/**",
   // Mocks node:fs/promises.
   "test/history/resumedFamily.test.ts",
-  // Sets process.env for the fake Claude Code.
-  "test/review/ClaudeJudge.test.ts",
   // Weighs the process's memory before it starts worker threads of its own.
   "test/history/summary.test.ts",
   // Runs commands in Codex's sandbox for about a minute: in the one thread it would hold up every other file.

@@ -6,6 +6,7 @@ import type { Evaluation, Position } from "../../src/domain/review/evaluation.js
 import { type JudgeCall, parseSecondJudge } from "../../src/domain/review/secondJudge.js"
 import type { WorkerRequest } from "../../src/services/CodexWorker.js"
 import { FileStore } from "../../src/services/FileStore.js"
+import { ProcessEnvironment } from "../../src/services/platform/environment.js"
 import { Review } from "../../src/services/Review.js"
 import { ClaudeJudge } from "../../src/services/review/ClaudeJudge.js"
 import { CLAUDE_PATH_VARIABLE, judgeEnvironment } from "../../src/services/review/claudeCode.js"
@@ -33,14 +34,16 @@ const favourCodex = (request: WorkerRequest<unknown, unknown>) =>
 
 const layer = Layer.mergeAll(reviewLayer(favourCodex), ClaudeJudge.DefaultWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(RunLog.Default, FileStore.Default))))
 
+/** The controller's environment as the judge reads it (the test process's own is left alone), naming `claude`. */
+const withClaudeAt = (executable: string, environment: Record<string, string> = {}) =>
+  Effect.provideService(ProcessEnvironment, { ...process.env, [CLAUDE_PATH_VARIABLE]: executable, ...environment })
+
 /** The Codex review, then Claude's, of a run whose task carries the fake claude's instructions. */
 const judged = (fakeLines: ReadonlyArray<string>, environment: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const runDirectory = yield* makeRunDirectory()
     const input = reviewInput(runDirectory, { request: ["Add a line to a.txt.", ...fakeLines].join("\n") })
     const first = yield* Effect.flatMap(Review, (review) => review.run(input))
-    const saved = { ...process.env }
-    Object.assign(process.env, { [CLAUDE_PATH_VARIABLE]: FAKE_CLAUDE, ...environment })
     const told: Array<JudgeCall> = []
     const evaluation = yield* Effect.flatMap(ClaudeJudge, (judge) =>
       judge.judgeRun({
@@ -50,10 +53,7 @@ const judged = (fakeLines: ReadonlyArray<string>, environment: Record<string, st
         workspaceParent: reviewerTemporaryDirectory(runDirectory),
         onCall: (call) => Effect.sync(() => void told.push(call))
       })
-    ).pipe(Effect.ensuring(Effect.sync(() => {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
-      Object.assign(process.env, saved)
-    })))
+    ).pipe(withClaudeAt(FAKE_CLAUDE, environment))
     return { runDirectory, evaluation, told }
   })
 
@@ -179,9 +179,10 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
         const envFile = path.join(runDirectory, "..", "hang-env.jsonl")
         const input = reviewInput(runDirectory, { request: ["Add a line to a.txt.", "fake-claude-scenario: hang", `fake-claude-env-file: ${envFile}`].join("\n") })
         const first = yield* Effect.flatMap(Review, (review) => review.run(input))
-        process.env[CLAUDE_PATH_VARIABLE] = FAKE_CLAUDE
         const fiber = yield* Effect.fork(Effect.flatMap(ClaudeJudge, (judge) =>
-          judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first, runTag: "run-tag-test", workspaceParent: reviewerTemporaryDirectory(runDirectory) })))
+          judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first, runTag: "run-tag-test", workspaceParent: reviewerTemporaryDirectory(runDirectory) })).pipe(
+          withClaudeAt(FAKE_CLAUDE)
+        ))
         // The fake records itself as soon as it has the prompt (a real process: this waits in real time, boundedly).
         const seen = yield* Effect.promise(async () => {
           for (let waited = 0; waited < 20_000; waited += 50) {
@@ -200,7 +201,6 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
           return !isAlive(pid)
         })
         expect(gone).toBe(true)
-        delete process.env[CLAUDE_PATH_VARIABLE]
         expect(yield* listDirectory(reviewerTemporaryDirectory(runDirectory))).toEqual([])
       }))
 
@@ -235,13 +235,8 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
       Effect.gen(function*() {
         const runDirectory = yield* makeRunDirectory()
         const first = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory)))
-        const saved = process.env[CLAUDE_PATH_VARIABLE]
-        process.env[CLAUDE_PATH_VARIABLE] = path.join(runDirectory, "no-claude-here")
         const evaluation = yield* Effect.flatMap(ClaudeJudge, (judge) => judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first })).pipe(
-          Effect.ensuring(Effect.sync(() => {
-            if (saved === undefined) delete process.env[CLAUDE_PATH_VARIABLE]
-            else process.env[CLAUDE_PATH_VARIABLE] = saved
-          }))
+          withClaudeAt(path.join(runDirectory, "no-claude-here"))
         )
         expect(secondOf(evaluation).status).toBe("unavailable")
         expect(secondOf(evaluation).reason).toContain("does not name an executable file")
@@ -253,13 +248,8 @@ describe("ClaudeJudge (fake claude through the Agent SDK)", () => {
         const runDirectory = yield* makeRunDirectory()
         const first = yield* Effect.flatMap(Review, (review) => review.run(reviewInput(runDirectory)))
         yield* Effect.promise(() => fs.rm(path.join(runDirectory, "reviews", "candidate-b.json")))
-        const saved = process.env[CLAUDE_PATH_VARIABLE]
-        process.env[CLAUDE_PATH_VARIABLE] = FAKE_CLAUDE
         const evaluation = yield* Effect.flatMap(ClaudeJudge, (judge) => judge.judgeRun({ runDirectory, spec: { judge: "claude", model: null }, evaluation: first })).pipe(
-          Effect.ensuring(Effect.sync(() => {
-            if (saved === undefined) delete process.env[CLAUDE_PATH_VARIABLE]
-            else process.env[CLAUDE_PATH_VARIABLE] = saved
-          }))
+          withClaudeAt(FAKE_CLAUDE)
         )
         expect(secondOf(evaluation).status).toBe("unavailable")
         expect(secondOf(evaluation).reason).toContain("the recorded candidates could not be read")

@@ -24,6 +24,7 @@ import {
 import { FileStore } from "../FileStore.js"
 import { askAgainAfter, CANDIDATE_FILES, EVALUATION_FILE, MAX_CANDIDATE_FILE_BYTES, REVIEWER_WORKSPACE_PREFIX, reviewPromptWith, REVIEWS_DIRECTORY } from "../Review.js"
 import { RunLog } from "../RunLog.js"
+import { ProcessEnvironment } from "../platform/environment.js"
 import { askClaude, type ClaudeAvailability, type ClaudeUsage, findClaude, judgeEnvironment } from "./claudeCode.js"
 
 export interface SecondJudgeInput {
@@ -72,7 +73,7 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
     const log = (runDirectory: string, message: string) => Effect.ignore(runLog.append(runDirectory, "controller", message))
 
     /** Whether Claude Code can be run now, read from the controller's environment at each call. */
-    const availability = Effect.sync((): ClaudeAvailability => findClaude(process.env))
+    const availability = Effect.map(ProcessEnvironment, (environment): ClaudeAvailability => findClaude(environment))
 
     const workspaceFor = (input: SecondJudgeInput) =>
       (input.workspaceParent === undefined
@@ -119,7 +120,8 @@ export class ClaudeJudge extends Effect.Service<ClaudeJudge>()("codex-replay/Cla
         const label = `second_judge:${SECOND_JUDGE}:${orderLabel(order)}${problem === undefined ? "" : ":asked-again"}`
         if (problem !== undefined) yield* log(input.runDirectory, `${label}: the ballot did not match the schema; the review is asked again once`)
         const prompt = problem === undefined ? inlinePrompt(seen) : askAgainAfter(inlinePrompt(seen), problem)
-        const answer = yield* askClaude({ executable, prompt, workspace, model: input.spec.model, environment: judgeEnvironment(process.env, input.runTag) }).pipe(
+        const environment = judgeEnvironment(yield* ProcessEnvironment, input.runTag)
+        const answer = yield* askClaude({ executable, prompt, workspace, model: input.spec.model, environment }).pipe(
           Effect.either
         )
         if (answer._tag === "Left") {

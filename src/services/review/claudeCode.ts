@@ -5,6 +5,7 @@ import { invalidArgument } from "../../domain/errors.js"
 import { RUN_TAG_VARIABLE } from "../../domain/product.js"
 import { BALLOT_JSON_SCHEMA } from "../../domain/review/ballot.js"
 import type { TokenBuckets } from "../../domain/report/tokens.js"
+import { type EnvironmentVariables, ProcessEnvironment } from "../platform/environment.js"
 import { isExecutableFile } from "../platform/executables.js"
 
 /** Names the `claude` executable to use instead of the one on PATH (tests, or a Claude Code installed elsewhere). */
@@ -15,7 +16,7 @@ export type ClaudeAvailability =
   | { readonly available: false; readonly reason: string }
 
 /** Where Claude Code is: `CODEX_REPLAY_CLAUDE_PATH`, else the first executable `claude` on PATH. */
-export const findClaude = (environment: NodeJS.ProcessEnv): ClaudeAvailability => {
+export const findClaude = (environment: EnvironmentVariables): ClaudeAvailability => {
   const named = environment[CLAUDE_PATH_VARIABLE]?.trim()
   if (named !== undefined && named !== "") {
     return path.isAbsolute(named) && isExecutableFile(named)
@@ -54,7 +55,7 @@ const QUIET = {
  * The whole environment the judge's Claude Code process receives (the SDK's `env` replaces, never
  * merges); with the run's tag, so that the run's end (or a later controller) ends whatever it left.
  */
-export const judgeEnvironment = (environment: NodeJS.ProcessEnv, runTag?: string): Record<string, string> => {
+export const judgeEnvironment = (environment: EnvironmentVariables, runTag?: string): Record<string, string> => {
   const passed: Record<string, string> = {}
   for (const name of PASSED_THROUGH) {
     const value = environment[name]
@@ -176,16 +177,16 @@ export const askClaude = (question: ClaudeQuestion): Effect.Effect<ClaudeAnswer,
   })
 
 /** For `get_state` and the page's Configure: whether a second judge can be asked for here, and why not. */
-export const secondJudgeAvailability = (): { readonly available: boolean; readonly reason: string | null } => {
-  const found = findClaude(process.env)
+export const secondJudgeAvailability = (environment: EnvironmentVariables): { readonly available: boolean; readonly reason: string | null } => {
+  const found = findClaude(environment)
   return found.available ? { available: true, reason: null } : { available: false, reason: `${found.reason}.` }
 }
 
 /** A configuration that asks for a second judge is refused, in one sentence, when Claude Code cannot be found. */
 export const requireSecondJudge = (secondJudge: string | null | undefined) =>
-  Effect.suspend(() => {
+  Effect.flatMap(ProcessEnvironment, (environment) => {
     if (secondJudge === null || secondJudge === undefined) return Effect.void
-    const found = findClaude(process.env)
+    const found = findClaude(environment)
     return found.available
       ? Effect.void
       : Effect.fail(invalidArgument(`The second judge ${secondJudge} cannot run: ${found.reason}; install Claude Code or leave out the second judge.`))
