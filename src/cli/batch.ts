@@ -20,7 +20,7 @@ import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudg
 import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
 import { commandsLine } from "./replayCommands.js"
 import { batchTable } from "./batchTable.js"
-import { lookOf, renderTable, usd } from "./table.js"
+import { renderTable, usd } from "./table.js"
 import { ask, firstLine, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
 export interface BatchOptions {
@@ -153,7 +153,7 @@ const shownPart = (line: string) => `${line.split(" · ").slice(0, 3).join()}${l
  */
 const followBatch = (call: CallTool, out: Output, batchId: string) =>
   Effect.gen(function*() {
-    const stream = out.json ? process.stderr : process.stdout
+    const stream = out.person
     const live = stream.isTTY === true
     let last = ""
     let summary: BatchSummary | undefined
@@ -206,7 +206,7 @@ const printLines = (out: Output, lines: ReadonlyArray<string>) => Effect.forEach
 export const batchCommand = (options: BatchOptions, env: Environment, home: string) =>
   Effect.gen(function*() {
     const selection = yield* Either.match(validateBatchOptions(options), { onLeft: Effect.fail, onRight: Effect.succeed })
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     const { call, passedOver, url } = yield* connectController(env, home)
     if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
@@ -260,7 +260,7 @@ export const batchCommand = (options: BatchOptions, env: Environment, home: stri
     } else {
       yield* out.say("")
       yield* out.say(`Batch ${summary.batch_id} ${summary.status} in ${formatElapsed(summary.elapsed_ms)}.`)
-      yield* out.say(renderTable(batchTable(summary, options.titles ?? new Map()), lookOf(process.stdout)))
+      yield* out.say(renderTable(batchTable(summary, options.titles ?? new Map()), out.look))
       if (Option.isSome(portfolio)) {
         yield* out.say(`Portfolio of ${portfolio.value.run_ids.length} completed run(s):`)
         for (const model of portfolio.value.models) for (const line of modelLines(model)) yield* out.say(line)

@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
 import { VERSION } from "../services/internal/packageInfo.js"
 import { COMMAND_HELP, helpRequested } from "./help.js"
+import { CommandLineIo, writeTo } from "./io.js"
 
 /** `@effect/cli` reads `--yes=anything` as `--yes`; a switch given a value is refused instead. */
 const SWITCHES = ["--yes", "--json", "--open", "--accept-empty-beginning"] as const
@@ -87,7 +88,7 @@ export const commandLineOf = (commands: readonly [Subcommand, ...Array<Subcomman
   return (argv: ReadonlyArray<string>) =>
     Effect.suspend(() => {
       const help = helpRequested(argv)
-      if (help !== undefined) return Effect.sync(() => void process.stdout.write(help))
+      if (help !== undefined) return Effect.flatMap(CommandLineIo, (io) => writeTo(io.stdout, help))
       const misused = switchWithValue(argv)
       if (misused !== undefined) {
         return Effect.fail(invalidArgument(`${misused.split("=")[0]} takes no value (got ${JSON.stringify(misused)}).`))

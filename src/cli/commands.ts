@@ -2,10 +2,13 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Console, Effect, Option } from "effect"
-import { homedir } from "node:os"
+import { Effect, Option } from "effect"
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, RUN_STATUSES, RUN_WINNERS } from "../domain/runState.js"
 import { commandLineOf } from "./commandLine.js"
+import { CommandLogLive } from "../services/platform/commandLog.js"
+import { ProcessEnvironment } from "../services/platform/environment.js"
+import { configProviderOf } from "../services/Settings.js"
+import { CommandLineIo, consoleOn, writeTo } from "./io.js"
 import { dayOption, integerOf, json, lazily, wholeNumber } from "./options.js"
 import { threadsAnsweredBy } from "./threadsCommand.js"
 
@@ -34,6 +37,12 @@ const launcher = <A, E, R>(program: Effect.Effect<A, E, R>) =>
     return Effect.provide(program, LauncherLive)
   })
 
+/** `CODEX_CLI_PATH`, when the terminal's environment sets it, names an executable (before any controller starts). */
+const codexPathChecked = lazily(async () => {
+  const { checkCodexPath } = await import("./codexPath.js")
+  return Effect.flatMap(CommandLineIo, (io) => checkCodexPath(io.env))
+})
+
 /** The listing's modules are loaded only when it runs. */
 const threads = threadsAnsweredBy((options) => lazily(async () => (await import("./threads.js")).threadsCommand(options)))
 
@@ -48,8 +57,9 @@ const secondJudgeOption = (description: string) =>
 const open = Command.make("open", {}, () =>
   launcher(lazily(async () => {
     const { ensureKnownController } = await import("../programs/controller/ensureController.js")
-    return Effect.flatMap(ensureKnownController(process.env, homedir()), ({ url, explanation }) =>
-      Effect.zipRight(Console.log(url), Console.error(explanation)))
+    return Effect.flatMap(CommandLineIo, (io) =>
+      Effect.flatMap(ensureKnownController(io.env, io.home), ({ url, explanation }) =>
+        Effect.zipRight(writeTo(io.stdout, `${url}\n`), writeTo(io.stderr, `${explanation}\n`))))
   }))
 ).pipe(Command.withDescription(
   "Print the URL of the local controller for this history folder, run root and Codex path, starting one if none is running; says on stderr which controller it reused or started, and why."
@@ -92,9 +102,12 @@ const replay = Command.make("replay", {
   return withThread(
     options.threadId,
     (reference) => lazily(async () =>
-      Effect.zipRight(Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference))), (await import("./codexPath.js")).checkCodexPath(process.env))
+      Effect.zipRight(Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference))), codexPathChecked)
     ),
-    (threadId) => launcher(lazily(async () => (await import("./replay.js")).replayCommand(replayOptions(threadId), process.env, homedir())))
+    (threadId) => launcher(lazily(async () => {
+      const { replayCommand } = await import("./replay.js")
+      return Effect.flatMap(CommandLineIo, (io) => replayCommand(replayOptions(threadId), io.env, io.home))
+    }))
   )
 }).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
@@ -125,15 +138,16 @@ const batch = Command.make("batch", {
   ),
   json
 }, (options) =>
-  Effect.zipRight(lazily(async () => (await import("./codexPath.js")).checkCodexPath(process.env)), lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
+  Effect.zipRight(codexPathChecked, lazily(async () => (await import("./batchSelection.js")).selectBatchThreads({
     query: Option.getOrUndefined(options.query),
     threads: Option.getOrUndefined(options.threads),
     recent: Option.getOrUndefined(options.recent),
     models: options.models,
     reviewerModel: Option.getOrUndefined(options.reviewerModel),
     secondJudge: Option.getOrUndefined(options.secondJudge)
-  })).pipe(Effect.flatMap((selected) => launcher(lazily(async () =>
-    (await import("./batch.js")).batchCommand(
+  })).pipe(Effect.flatMap((selected) => launcher(lazily(async () => {
+    const { batchCommand } = await import("./batch.js")
+    return Effect.flatMap(CommandLineIo, (io) => batchCommand(
       {
         threads: selected.threads,
         titles: selected.titles,
@@ -145,10 +159,10 @@ const batch = Command.make("batch", {
         acceptEmptyBeginning: options.acceptEmptyBeginning,
         json: options.json
       },
-      process.env,
-      homedir()
-    )
-  )))))
+      io.env,
+      io.home
+    ))
+  })))))
 ).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
@@ -217,9 +231,11 @@ const stop = Command.make("stop", {
   ),
   json
 }, (options) =>
-  launcher(lazily(async () =>
-    (await import("./stop.js")).stopCommand({ session: Option.getOrUndefined(options.session), json: options.json }, process.env, homedir())
-  )))
+  launcher(lazily(async () => {
+    const { stopCommand } = await import("./stop.js")
+    return Effect.flatMap(CommandLineIo, (io) =>
+      stopCommand({ session: Option.getOrUndefined(options.session), json: options.json }, io.env, io.home))
+  })))
   .pipe(Command.withDescription(
     "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
   ))
@@ -229,3 +245,17 @@ export const COMMANDS = [open, threads, replay, batch, report, runs, portfolio, 
 
 /** The terminal commands (docs/controller.md#embedding). */
 export const commandLineMain = commandLineOf(COMMANDS)
+
+/**
+ * A terminal command on the terminal `CommandLineIo` gives (this process's, unless a caller provides another):
+ * its variables are the settings' (`Config`) and what children inherit, its streams take the output, and its
+ * log goes to the command log under its run root.
+ */
+export const terminalCommand = (argv: ReadonlyArray<string>) =>
+  Effect.flatMap(CommandLineIo, (io) =>
+    commandLineMain(argv).pipe(
+      Effect.withConfigProvider(configProviderOf(io.env)),
+      Effect.provideService(ProcessEnvironment, io.env),
+      Effect.withConsole(consoleOn(io)),
+      Effect.provide(CommandLogLive(io.env, io.home))
+    ))

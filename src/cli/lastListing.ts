@@ -5,6 +5,7 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import * as path from "node:path"
+import { writeFileAtomic } from "../services/internal/atomicWrite.js"
 import { Settings } from "../services/Settings.js"
 
 export const LastListing = Schema.Struct({
@@ -26,10 +27,8 @@ export const saveLastListing = (listing: LastListing) =>
     const directory = path.dirname(file)
     yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
     yield* fs.chmod(directory, 0o700)
-    const temporary = `${file}.${process.pid}.tmp`
-    yield* fs.writeFileString(temporary, JSON.stringify(listing), { mode: 0o600 })
-    yield* fs.chmod(temporary, 0o600)
-    yield* fs.rename(temporary, file)
+    // Two listings at once (two terminals) each write a temporary file of their own; the last rename wins.
+    yield* writeFileAtomic(fs, file, JSON.stringify(listing))
   }).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot keep the thread listing for #N: ${error.message}`)))
 
 /** The last listing, or none when there was none (or it cannot be read). */

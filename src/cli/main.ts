@@ -10,11 +10,11 @@ if (argv.length === 0 && process.stdin.isTTY === true) {
   const [{ daemonMain }, { run }] = await Promise.all([import("./daemonMode.js"), import("./runMode.js")])
   run(daemonMain)
 } else {
-  const [{ commandLineMain }, { run }, { CommandLogLive }, { homedir }] = await Promise.all([
+  const [{ terminalCommand }, { run }, { CommandLogLive }, { homedir }] = await Promise.all([
     import("./commands.js"),
     import("./runMode.js"),
     import("../services/platform/commandLog.js"),
     import("node:os")
   ])
-  run(commandLineMain(process.argv), 130, CommandLogLive(process.env, homedir()))
+  run(terminalCommand(process.argv), 130, CommandLogLive(process.env, homedir()))
 }

@@ -15,7 +15,7 @@ import { RunStore } from "../services/RunStore.js"
 import { Samples } from "../services/Samples.js"
 import { Settings } from "../services/Settings.js"
 import { pageAddress, runningControllerUrl } from "./addresses.js"
-import { makeOutput, writeStdout } from "./terminal.js"
+import { makeOutput } from "./terminal.js"
 import { resolveRunId } from "./threadRefs.js"
 
 export interface PortfolioOptions {
@@ -96,10 +96,10 @@ export const costLines = (portfolio: Portfolio) => {
 /** `codex-replay portfolio RUN_ID… | --recent N`: the portfolio verdict, written under the run root. */
 export const portfolioCommand = (options: PortfolioOptions) =>
   Effect.gen(function*() {
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     if (options.csv === true && options.json) return yield* invalidArgument("Give --csv or --json, not both.")
     const written = yield* makePortfolio(yield* chosenRuns(options))
-    if (options.csv === true) return yield* writeStdout(written.csv)
+    if (options.csv === true) return yield* out.raw(written.csv)
     // Its address in a running controller of the run root (none is started for it).
     const settings = yield* Settings
     const controller = yield* runningControllerUrl(settings.controllersRoot, settings.runRoot)

@@ -13,6 +13,7 @@ import { FileStore } from "../services/FileStore.js"
 import { emptyBeginningRefusal, inspectArguments, relocatedLine, repositoryPathOf, withRepositoryPath } from "./relocate.js"
 import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudge.js"
 import { checkRepeats, repeatsLine, repeatsOfStart, withRepeats } from "./repeats.js"
+import { CommandLineIo } from "./io.js"
 import { ask, firstLine, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 import { checksLines, clock, noReportSentence, readReportJson, type Verdict, verdictLines, verdictOf } from "./verdict.js"
 
@@ -176,7 +177,7 @@ const statusLine = (state: StoredRunState) => {
  * time since the run started.
  */
 const progressDisplay = (out: Output, watched: ReadonlyArray<Watched>) => {
-  const stream = out.json ? process.stderr : process.stdout
+  const stream = out.person
   const live = stream.isTTY === true
   let drawn = 0
   const counterLine = (run: Watched, now: number) =>
@@ -254,8 +255,8 @@ const printRunSummary = (
 export const replayCommand = (raw: ReplayOptions, env: Environment, home: string) =>
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
-    const repositoryPath = yield* repositoryPathOf(options.repo, process.cwd())
-    const out = makeOutput(options.json)
+    const repositoryPath = yield* repositoryPathOf(options.repo, (yield* CommandLineIo).cwd)
+    const out = yield* makeOutput(options.json)
     const { url, call, passedOver, watchRun } = yield* connectController(env, home)
     if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)

@@ -84,7 +84,7 @@ export const reportPaths = (runId: string, anyState = false) =>
  */
 export const reportCommand = (options: ReportOptions) =>
   Effect.gen(function*() {
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     const found = yield* reportPaths(yield* resolveRunId(options.runId), options.json && !options.open)
     if (options.open) {
       if (found.report_html === null) return yield* conflict("The HTML report is not ready.")

@@ -10,12 +10,21 @@ const failureMessage = (cause: Cause.Cause<unknown>) => {
   return typeof message === "string" && message !== "" ? message : Cause.pretty(cause)
 }
 
-/** The daemon and MCP end cleanly (0) when signalled; a terminal command stopped by Ctrl-C answers 130. */
+/**
+ * How a mode ends: its exit code, and the line said on stderr when it failed. The daemon and MCP end cleanly
+ * (0) when signalled; a terminal command stopped by Ctrl-C answers 130.
+ */
+export const endingOf = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number): { readonly code: number; readonly said?: string } =>
+  Exit.isSuccess(exit)
+    ? { code: 0 }
+    : Cause.isInterruptedOnly(exit.cause)
+    ? { code: interruptedCode }
+    : { code: 1, said: `codex-replay: ${failureMessage(exit.cause)}\n` }
+
 const exitWith = (exit: Exit.Exit<unknown, unknown>, interruptedCode: number) => {
-  if (Exit.isSuccess(exit)) process.exit(0)
-  if (Cause.isInterruptedOnly(exit.cause)) process.exit(interruptedCode)
-  process.stderr.write(`codex-replay: ${failureMessage(exit.cause)}\n`)
-  process.exit(1)
+  const { code, said } = endingOf(exit, interruptedCode)
+  if (said !== undefined) process.stderr.write(said)
+  process.exit(code)
 }
 
 /**

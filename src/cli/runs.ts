@@ -1,4 +1,4 @@
-import { Console, Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { invalidArgument } from "../domain/errors.js"
 import { caveatLabels, caveatsBesideVerdict, tallyCounts, verdictWords } from "../domain/report/caveats.js"
 import { POSSIBLE_LEAK } from "../domain/report/integrity.js"
@@ -11,7 +11,8 @@ import { ControllerClient } from "../services/ControllerClient.js"
 import { Settings } from "../services/Settings.js"
 import { runningControllerUrl, runsPageAddress } from "./addresses.js"
 import { HistoryLive } from "./historyLayer.js"
-import { lookOf, renderTable, REPLAY_COLUMNS, spendCells, type SpendCells, spendTotals, type TableSpec } from "./table.js"
+import { renderTable, REPLAY_COLUMNS, spendCells, type SpendCells, spendTotals, type TableSpec } from "./table.js"
+import { CommandLineIo, writeTo } from "./io.js"
 import { daysWords, makeOutput, orDash, pageLine } from "./terminal.js"
 
 export interface RunsOptions {
@@ -112,7 +113,7 @@ const noRunsSentence = (options: RunsOptions, range: DateRange, result: { readon
 export const runsCommand = (options: RunsOptions) =>
   Effect.gen(function*() {
     const range = yield* validate(options)
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     const result = yield* listRuns({
       limit: options.limit,
       offset: options.offset,
@@ -123,7 +124,8 @@ export const runsCommand = (options: RunsOptions) =>
       ...(options.winner === undefined ? {} : { winner: options.winner })
     })
     // A run left out because its state is damaged is named on stderr, whatever the format.
-    for (const line of result.diagnostics) yield* Console.error(`Skipped: ${line}`)
+    const { stderr } = yield* CommandLineIo
+    for (const line of result.diagnostics) yield* writeTo(stderr, `Skipped: ${line}\n`)
     // The same list in the page, when a controller of this run root runs (none is started for it).
     const settings = yield* Settings
     const controller = yield* runningControllerUrl(settings.controllersRoot, settings.runRoot)
@@ -131,7 +133,7 @@ export const runsCommand = (options: RunsOptions) =>
     if (options.json) return yield* out.result({ ...result, address })
     if (result.runs.length === 0) return yield* out.say(noRunsSentence(options, range, result))
     const whole = result.offset === 0 && !result.has_more
-    yield* out.say(renderTable(runsTable(result.runs, whole), lookOf(process.stdout)))
+    yield* out.say(renderTable(runsTable(result.runs, whole), out.look))
     const page = { offset: result.offset, shown: result.runs.length, total: result.total, hasMore: result.has_more }
     yield* out.say(pageLine(page, `run(s) in ${result.run_root}`))
     if (address !== null) yield* out.say(`Address: ${address}`)

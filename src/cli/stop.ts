@@ -54,7 +54,7 @@ export const stopCommand = (options: StopOptions, env: Environment, home: string
     if (options.session !== undefined && !isControllerSessionId(options.session)) {
       return yield* invalidArgument("--session must be a controller session id (32 lowercase hexadecimal characters).")
     }
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     const settings = yield* settingsOf(env, home)
     const client = yield* ControllerClient
     const live = (yield* client.listLive(settings.controllersRoot)).filter((controller) =>

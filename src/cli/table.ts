@@ -5,6 +5,7 @@
  * Colour only on a terminal and without `NO_COLOR`.
  */
 import Table from "cli-table3"
+import type { Environment } from "../domain/cacheRoot.js"
 import { formatInteger } from "../domain/report/format.js"
 
 export interface Column {
@@ -98,18 +99,18 @@ export interface Screen {
 }
 
 /** The width of the terminal a stream writes to: its columns, else `COLUMNS`, else none (a pipe or a file). */
-export const widthOf = (stream: Screen, env: NodeJS.ProcessEnv = process.env): number | undefined => {
+export const widthOf = (stream: Screen, env: Environment): number | undefined => {
   if (stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0) return stream.columns
   const columns = Number(env.COLUMNS)
   return Number.isInteger(columns) && columns > 0 ? columns : undefined
 }
 
 /** Colour only on a terminal, and never when `NO_COLOR` is set to anything (no-color.org). */
-export const colourFor = (stream: Screen, env: NodeJS.ProcessEnv = process.env) =>
+export const colourFor = (stream: Screen, env: Environment) =>
   stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
 
 /** How a table looks on this stream. */
-export const lookOf = (stream: Screen, env: NodeJS.ProcessEnv = process.env): TableLook => ({
+export const lookOf = (stream: Screen, env: Environment): TableLook => ({
   width: widthOf(stream, env),
   colour: colourFor(stream, env)
 })

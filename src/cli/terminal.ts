@@ -3,6 +3,8 @@ import * as readline from "node:readline"
 import { SpawnFailed } from "../domain/errors.js"
 import { formatInteger } from "../domain/report/format.js"
 import { ProcessRunner } from "../services/ProcessRunner.js"
+import { CommandLineIo, type OutputStream, writeTo } from "./io.js"
+import { lookOf, type TableLook } from "./table.js"
 
 /**
  * Where a command writes. With `--json`, stdout carries exactly one JSON document and everything meant
@@ -10,42 +12,49 @@ import { ProcessRunner } from "../services/ProcessRunner.js"
  */
 export interface Output {
   readonly json: boolean
-  /** A line for a person: stdout normally, stderr under `--json`. */
+  /** Where lines for a person go: stdout normally, stderr under `--json`. */
+  readonly person: OutputStream
+  /** How a table looks on stdout (its width and colour). */
+  readonly look: TableLook
+  /** A line for a person. */
   readonly say: (line: string) => Effect.Effect<void>
   /** The machine-readable answer (only under `--json`). */
   readonly result: (value: unknown) => Effect.Effect<void>
+  /** Text written to stdout exactly as it is (a CSV document, say), once the stream took it. */
+  readonly raw: (text: string) => Effect.Effect<void>
 }
 
-const write = (stream: NodeJS.WriteStream, text: string) =>
-  Effect.async<void>((resume) => {
-    stream.write(text, () => resume(Effect.void))
+/** The command's output on its terminal (`CommandLineIo`). */
+export const makeOutput = (json: boolean): Effect.Effect<Output> =>
+  Effect.map(CommandLineIo, (io): Output => {
+    const person = json ? io.stderr : io.stdout
+    return {
+      json,
+      person,
+      look: lookOf(io.stdout, io.env),
+      say: (line) => writeTo(person, `${line}\n`),
+      result: (value) => writeTo(io.stdout, `${JSON.stringify(value, null, 2)}\n`),
+      raw: (text) => writeTo(io.stdout, text)
+    }
   })
-
-/** Text written to stdout exactly as it is (a CSV document, say), once the stream took it. */
-export const writeStdout = (text: string) => write(process.stdout, text)
-
-export const makeOutput = (json: boolean): Output => ({
-  json,
-  say: (line) => write(json ? process.stderr : process.stdout, `${line}\n`),
-  result: (value) => write(process.stdout, `${JSON.stringify(value, null, 2)}\n`)
-})
 
 /** Writes `question` to stderr and reads one line of stdin; end of input answers "". */
 export const ask = (question: string) =>
-  Effect.async<string>((resume) => {
-    process.stderr.write(question)
-    const lines = readline.createInterface({ input: process.stdin, terminal: false })
-    let answered = false
-    lines.once("line", (line) => {
-      answered = true
-      lines.close()
-      resume(Effect.succeed(line))
-    })
-    lines.once("close", () => {
-      if (!answered) resume(Effect.succeed(""))
-    })
-    return Effect.sync(() => lines.close())
-  })
+  Effect.flatMap(CommandLineIo, (io) =>
+    Effect.async<string>((resume) => {
+      io.stderr.write(question)
+      const lines = readline.createInterface({ input: io.stdin, terminal: false })
+      let answered = false
+      lines.once("line", (line) => {
+        answered = true
+        lines.close()
+        resume(Effect.succeed(line))
+      })
+      lines.once("close", () => {
+        if (!answered) resume(Effect.succeed(""))
+      })
+      return Effect.sync(() => lines.close())
+    }))
 
 export const isYes = (answer: string) => /^\s*(y|yes)\s*$/i.test(answer)
 

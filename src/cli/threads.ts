@@ -7,8 +7,9 @@ import { promptTokens } from "../domain/history/pricing.js"
 import { listThreads, readingMessage } from "../programs/threads/threadList.js"
 import { ClaudeHistory } from "../services/history/ClaudeHistory.js"
 import { HistoryLive } from "./historyLayer.js"
+import { CommandLineIo } from "./io.js"
 import { saveLastListing } from "./lastListing.js"
-import { knownSum, lookOf, renderTable, type TableSpec, tokens, usd } from "./table.js"
+import { knownSum, renderTable, type TableSpec, tokens, usd } from "./table.js"
 import { daysWords, makeOutput, pageLine } from "./terminal.js"
 
 export interface ThreadsOptions {
@@ -82,18 +83,19 @@ const PROGRESS_INTERVAL = "200 millis"
  */
 const withProgress = <A, E, R>(listing: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    if (process.stderr.isTTY !== true) return yield* listing
+    const stderr = (yield* CommandLineIo).stderr
+    if (stderr.isTTY !== true) return yield* listing
     const history = yield* ClaudeHistory
     let shown = false
     const show = Effect.flatMap(history.listingProgress, (progress) =>
       Effect.sync(() => {
         if (!progress.reading || progress.total === 0) return
         shown = true
-        process.stderr.write(`\r${readingMessage(progress.done, progress.total)}\u001b[K`)
+        stderr.write(`\r${readingMessage(progress.done, progress.total)}\u001b[K`)
       }))
     const ticker = yield* Effect.fork(Effect.repeat(show, Schedule.spaced(PROGRESS_INTERVAL)).pipe(Effect.delay(PROGRESS_INTERVAL)))
     return yield* listing.pipe(Effect.ensuring(Effect.andThen(Fiber.interrupt(ticker), Effect.sync(() => {
-      if (shown) process.stderr.write("\r\u001b[K")
+      if (shown) stderr.write("\r\u001b[K")
     }))))
   })
 
@@ -101,7 +103,7 @@ const withProgress = <A, E, R>(listing: Effect.Effect<A, E, R>) =>
 export const threadsCommand = (options: ThreadsOptions) =>
   Effect.gen(function*() {
     const range = yield* validate(options)
-    const out = makeOutput(options.json)
+    const out = yield* makeOutput(options.json)
     const result = yield* withProgress(listThreads({
       sort: options.sort,
       offset: options.offset,
@@ -127,7 +129,7 @@ export const threadsCommand = (options: ThreadsOptions) =>
       return yield* out.say(result.total === 0 && options.query !== undefined ? "No thread matches the search." : "No threads.")
     }
     const whole = result.offset === 0 && !result.has_more
-    yield* out.say(renderTable(threadsTable(result.threads, result.offset, whole), lookOf(process.stdout)))
+    yield* out.say(renderTable(threadsTable(result.threads, result.offset, whole), out.look))
     const page = { offset: result.offset, shown: result.threads.length, total: result.total, hasMore: result.has_more }
     yield* out.say(pageLine(page, `${result.source} thread(s)`))
   }).pipe(Effect.provide(HistoryLive))

@@ -13,7 +13,8 @@ import { ClaudeHistory } from "../../../src/services/history/ClaudeHistory.js"
 import { readChunks } from "../../../src/services/platform/transcriptFiles.js"
 import { Settings } from "../../../src/services/Settings.js"
 import { CLAUDE_HOME, settingsFor } from "../../history/support.js"
-import { REPO } from "../../rpc/support.js"
+import { spawnCli } from "../../cli/support.js"
+import { installEnv, REPO, scratch } from "../../rpc/support.js"
 
 /** The command line's bundle (`npm run build` makes it); every test that spawns the binary runs it. */
 const BUNDLE = path.join(REPO, "dist", "bundle")
@@ -104,6 +105,17 @@ describe("the bundled command line", () => {
     for (const name of bundleFiles()) {
       expect({ name, unused: unused.test(fs.readFileSync(path.join(BUNDLE, name), "utf8")) }).toEqual({ name, unused: false })
     }
+  })
+})
+
+describe("the command line as a process", () => {
+  it("ends quietly, as SIGPIPE would (141), when its reader stops early (| head)", async () => {
+    const running = spawnCli(["threads", "--json", "--limit", "100"], installEnv(scratch("codex-replay-cli-pipe-")))
+    // The reader is gone before the listing writes a byte: its write meets a closed pipe (EPIPE).
+    running.child.stdout!.destroy()
+    const result = await running.done
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(141)
   })
 })
 
