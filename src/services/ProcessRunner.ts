@@ -196,7 +196,8 @@ const makeProcessRunner = (graceMillis: number, files: FileStore, environment: E
   /** Starts a program that outlives us (a desktop opener), without waiting for it or reading its output. */
   const startDetached = (command: string, args: ReadonlyArray<string>) =>
     Effect.async<void, SpawnFailed>((resume) => {
-      const child = spawn(command, [...args], { detached: true, stdio: "ignore" })
+      // The desktop's opener gets this process's environment (its PATH, DISPLAY), as every child here does.
+      const child = spawn(command, [...args], { detached: true, stdio: "ignore", env: { ...environment } })
       child.once("error", (error) => resume(Effect.fail(spawnFailed(command, error.message))))
       child.once("spawn", () => {
         child.unref()

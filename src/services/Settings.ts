@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { homedir } from "node:os"
 import { CODEX_PRICING_VARIABLE, type CodexPriceTable, parseCodexPricing } from "../domain/codexPricing.js"
 import { type ControllerError, invalidArgument } from "../domain/errors.js"
+import { homeDirectoryOf, ProcessEnvironment } from "./platform/environment.js"
 import { readFileAtBoundary } from "./platform/nodeFiles.js"
 import { type Environment, type ResolvedSettings, resolveSettings, settingVariables } from "../domain/settings.js"
 
@@ -26,8 +27,10 @@ const resolveFrom = (env: Environment, home: string): Effect.Effect<ResolvedSett
   )
 
 /** The settings of the current `ConfigProvider`'s variables (the environment unless one is provided). */
-export const settingsFromConfig = (home = homedir()): Effect.Effect<ResolvedSettings, ControllerError> =>
-  Effect.flatMap(settingVariables, (env) => resolveFrom(env, home))
+export const settingsFromConfig = (home?: string): Effect.Effect<ResolvedSettings, ControllerError> =>
+  Effect.flatMap(settingVariables, (env) =>
+    // Without a home given, the one the process environment names (`HOME`, as `os.homedir()` reads it).
+    home === undefined ? Effect.flatMap(ProcessEnvironment, (environment) => resolveFrom(env, homeDirectoryOf(environment))) : resolveFrom(env, home))
 
 /** A `ConfigProvider` of the variables an edge was given (the command line's, an embedding's), not of `process.env`. */
 export const configProviderOf = (env: Environment) =>
