@@ -22,6 +22,13 @@ import { defineConfig } from "vitest/config"
  * Most end-to-end files wait on child processes (the daemon, the CLI, git, the fake codex, Chromium), so
  * three files at a time keep two cores busy.
  */
+/**
+ * Every test process, and every process a test starts with the test's environment, keeps local times in UTC: the
+ * command line's times are local (`report`'s "at 11:02"), and its in-process tests cannot give one command a
+ * time zone of its own as a child's `TZ` does.
+ */
+process.env.TZ = "UTC"
+
 const NEEDS_ITS_OWN_PROCESS = [
   "test/e2e/**",
   // Mocks node:fs/promises.

@@ -1,11 +1,12 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { installEnv, listTree, scratch } from "../../rpc/support.js"
-import { runCli as runCliWithin } from "../../cli/support.js"
+import { installEnv, listTree, scratch } from "../rpc/support.js"
+import { runCommandLine } from "../support/commandLine.js"
 
 /** The machine may be busy: a command gets a minute and a half before it counts as hung. */
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
+/** The command line in this process: what it prints, writes and exits with (the binary itself: test/e2e/cli/). */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCommandLine(args, { env })
 
 let root: string
 let env: Record<string, string>

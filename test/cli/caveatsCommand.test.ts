@@ -6,10 +6,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { installEnv, scratch } from "../../rpc/support.js"
-import { runCli as runCliWithin } from "../../cli/support.js"
+import { installEnv, scratch } from "../rpc/support.js"
+import { runCommandLine } from "../support/commandLine.js"
 
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
+/** The command line in this process: what it prints, writes and exits with (the binary itself: test/e2e/cli/). */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCommandLine(args, { env })
 
 let root: string
 let env: Record<string, string>

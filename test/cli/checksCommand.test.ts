@@ -1,5 +1,5 @@
 /**
- * The checks on the command line, through the built `codex-replay`: `runs` gives the sentence under a
+ * The checks on the command line (`codex-replay` in this process): `runs` gives the sentence under a
  * run with checks, `report` the sentence and a line per check after the paths, control characters
  * escaped; a run whose report was written before the checks shows none. The run directories are
  * written as a controller leaves them.
@@ -7,14 +7,15 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { buildReport } from "../../../src/domain/report/report.js"
-import { runCli as runCliWithin } from "../../cli/support.js"
-import { sampleChecks } from "../../report/checksFixture.js"
-import { sampleInput } from "../../report/fixtures.js"
-import { installEnv, scratch } from "../../rpc/support.js"
-import { writeRun } from "../../support/daemon.js"
+import { buildReport } from "../../src/domain/report/report.js"
+import { runCommandLine } from "../support/commandLine.js"
+import { sampleChecks } from "../report/checksFixture.js"
+import { sampleInput } from "../report/fixtures.js"
+import { installEnv, scratch } from "../rpc/support.js"
+import { writeRun } from "../support/daemon.js"
 
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
+/** The command line in this process: what it prints, writes and exits with (the binary itself: test/e2e/cli/). */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCommandLine(args, { env })
 
 const WITH_CHECKS = "run-20261130T100000Z-aaaaaaaaaa"
 const OLDER = "run-20261130T090000Z-bbbbbbbbbb"
