@@ -1,18 +1,19 @@
 /**
  * The command line for daily use: tables, --since/--until, #N and id prefixes resolved before any controller
- * starts, log lines off the terminal, the usage hint on a terminal, the README's flags in --help, and
- * `report --json` of any run. The built binary against the fixture history and a run root made here.
+ * starts, the README's flags in --help, and `report --json` of any run. The commands in this process against
+ * the fixture history and a run root made here; what needs the binary (log lines off its stderr, the usage
+ * hint on a terminal) is in test/e2e/cli/terminal.test.ts.
  */
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { daemonsOf, runCli as runCliWithin } from "../../cli/support.js"
-import { BIN, installEnv, scratch } from "../../rpc/support.js"
-import { writeRun } from "../../support/daemon.js"
-import { REPO } from "../../support/spawnBin.js"
+import { installEnv, scratch } from "../rpc/support.js"
+import { runCommandLine } from "../support/commandLine.js"
+import { writeRun } from "../support/daemon.js"
+import { REPO } from "../support/spawnBin.js"
+import { daemonsOf } from "./support.js"
 
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCommandLine(args, { env })
 
 let root: string
 let env: Record<string, string>
@@ -186,29 +187,7 @@ describe("#N and id prefixes, resolved before any controller starts", () => {
   })
 })
 
-describe("the terminal itself", () => {
-  it("keeps log lines off the terminal: a discarded thread index is logged to the command log", async () => {
-    const own = scratch("codex-replay-cli-log-")
-    const ownEnv = { ...installEnv(own), TZ: "UTC" }
-    const index = path.join(own, "cache", "index")
-    fs.mkdirSync(index, { recursive: true })
-    for (const name of ["threads-v3.json"]) fs.writeFileSync(path.join(index, name), "{ not json")
-    const result = await runCli(["threads", "--limit", "1"], ownEnv)
-    expect(result.code).toBe(0)
-    expect(result.stderr).not.toMatch(/level=|fiber=/)
-    const log = fs.readFileSync(path.join(own, "cache", "cli", "codex-replay.log"), "utf8")
-    expect(log).toMatch(/level=WARN .*was discarded/)
-    expect(fs.statSync(path.join(own, "cache", "cli", "codex-replay.log")).mode & 0o777).toBe(0o600)
-    fs.rmSync(own, { recursive: true, force: true })
-  })
-
-  it("a bare codex-replay on a terminal prints a usage hint and ends (0)", () => {
-    // `script` gives the command a terminal for stdin and stdout.
-    const output = execFileSync("script", ["-qec", `${process.execPath} ${BIN}`, "/dev/null"], { env, encoding: "utf8", timeout: 30_000 })
-    expect(output).toContain("codex-replay threads")
-    expect(output).toContain("With stdin not a terminal, codex-replay speaks MCP on stdio")
-  })
-
+describe("--help", () => {
   it("every flag the README shows for a command is in that command's --help", async () => {
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8")
     const flagsByCommand = new Map<string, Set<string>>()
