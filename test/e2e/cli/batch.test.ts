@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli, spawnCli, waitUntil } from "../../cli/support.js"
-import { BIN, type Daemon, installEnv, runtimeFiles, scratch, startDaemon } from "../../rpc/support.js"
+import { BIN, type Daemon, scratch, startDaemon } from "../../rpc/support.js"
 
 const MODEL = "gpt-5.6-terra"
 /** Claude only created files: ready. */
@@ -24,27 +24,6 @@ afterAll(async () => {
 })
 
 describe("codex-replay batch", () => {
-  it.each([
-    [["batch", "--model", MODEL], "Choose the threads with exactly one of --query, --threads and --recent."],
-    [["batch", "--recent", "2", "--query", "x", "--model", MODEL], "Choose the threads with exactly one of --query, --threads and --recent."],
-    [["batch", "--recent", "0", "--model", MODEL], "--recent must be a whole number from 1 through 100."],
-    [["batch", "--recent", "two", "--model", MODEL], "--recent must be a whole number from 1 through 100."],
-    [["batch", "--recent", "2"], "Choose at least one Codex model with --model."],
-    [["batch", "--threads", "a,../b", "--model", MODEL], "Invalid thread ID \"../b\"; see `codex-replay threads`."],
-    [["batch", "--threads", "a,b,a", "--model", MODEL], "Thread a is given more than once in --threads."],
-    [["batch", "--recent", "2", "--model", MODEL, "--yes=no"], "--yes takes no value (got \"--yes=no\")."]
-  ])("%j is refused in one sentence before anything is contacted", async (args, message) => {
-    const root = scratch("codex-replay-batch-flags-")
-    const env = installEnv(root)
-    const result = await runCli(args, env)
-    expect(result.code).toBe(1)
-    expect(result.stderr.trim()).toBe(`codex-replay: ${message}`)
-    expect(result.stdout).toBe("")
-    expect(runtimeFiles(env)).toEqual([])
-    expect(fs.existsSync(env.CODEX_REPLAY_RUN_ROOT!)).toBe(false)
-    fs.rmSync(root, { recursive: true, force: true })
-  })
-
   it("replays the chosen threads as one batch, skips the blocked one and prints its portfolio (--yes --json)", async () => {
     const result = await runCli(["batch", "--threads", `${CREATED_ONLY},${MODIFIED_EXISTING}`, "--model", MODEL, "--yes", "--json"], daemon.env, {
       timeoutMillis: 90_000

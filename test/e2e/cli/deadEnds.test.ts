@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli, runDirectories } from "../../cli/support.js"
-import { type Daemon, installEnv, listTree, scratch, startDaemon } from "../../rpc/support.js"
+import { type Daemon, scratch, startDaemon } from "../../rpc/support.js"
 import { at, CHUNK_TIMES, commitAt, makeChunkProject, writeChunkThread } from "../../runs/chunkThread.js"
 
 const MODEL = "gpt-5.6-terra"
@@ -37,16 +37,6 @@ describe("preflight: before any approval, a Codex that runs and is logged in", (
     expect(runDirectories(daemon.runRoot)).toEqual([])
   })
 
-  it("a CODEX_CLI_PATH that names nothing is said before any controller starts; nothing is written", async () => {
-    const root = scratch("codex-replay-cli-nocodex-")
-    const result = await runCli(["replay", "sample-hello-cli", "--model", MODEL], installEnv(root, { CODEX_CLI_PATH: "/nonexistent/codex" }), { input: "y\n" })
-    expect(result.code).toBe(1)
-    expect(result.stderr.trim()).toBe(
-      "codex-replay: The Codex CLI /nonexistent/codex (CODEX_CLI_PATH) does not exist or is not executable: install Codex (npm install -g @openai/codex) or set CODEX_CLI_PATH to its executable."
-    )
-    expect(listTree(root)).toEqual([])
-    fs.rmSync(root, { recursive: true, force: true })
-  })
 })
 
 describe("replay --repo and batch --accept-empty-beginning", () => {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Daemon, installEnv, listTree, scratch, startDaemon, stopControllers } from "../../rpc/support.js"
+import { type Daemon, scratch, startDaemon } from "../../rpc/support.js"
 import { spawn } from "node:child_process"
 import { BIN } from "../../rpc/support.js"
 import { runCli, runDirectories, spawnCli, waitUntil } from "../../cli/support.js"
@@ -227,66 +227,6 @@ describe("codex-replay replay", () => {
     expect(unknownThread.stderr).not.toMatch(/\bat .+\.js:\d+/)
     // The runs of the two replays above (two models, then one on a terminal), and nothing more.
     expect(runDirectories(daemon.runRoot)).toHaveLength(3)
-  })
-})
-
-describe("codex-replay replay: malformed command lines", () => {
-  let root: string
-  let env: Record<string, string>
-
-  beforeAll(() => {
-    root = scratch("codex-replay-replay-flags-")
-    env = installEnv(root)
-  })
-
-  afterAll(async () => {
-    await stopControllers(env)
-    fs.rmSync(root, { recursive: true, force: true })
-  })
-
-  it.each([
-    [["replay", SAMPLE], "Choose at least one Codex model with --model."],
-    [["replay", SAMPLE, "--model", ""], "Choose at least one Codex model with --model."],
-    [["replay", SAMPLE, "--model", "-x"], "Invalid Codex model name"],
-    [["replay", SAMPLE, "--model", "gpt 5"], "Invalid Codex model name: \"gpt 5\"."],
-    [["replay", SAMPLE, "--model", MODEL, "--model", MODEL], `--model ${MODEL} is given more than once.`],
-    [["replay", SAMPLE, "--model", MODEL, "--reviewer-model", "gpt 5"], "Invalid reviewer model name: \"gpt 5\"."],
-    [["replay", SAMPLE, "--model", "a", "--model", "b", "--model", "c", "--model", "d", "--model", "e"], "At most 4 models can replay one configuration."],
-    [["replay", "../etc/passwd", "--model", MODEL], "The thread ID is invalid; see `codex-replay threads`."],
-    [["replay", "", "--model", MODEL], "The thread ID is invalid"],
-    [["replay", "--model", MODEL], "Missing argument <thread-id>"],
-    [["replay", SAMPLE, "--model"], "--model needs a value: --model MODEL."],
-    [["replay", SAMPLE, "--model", MODEL, "--yes", "--yes"], "--yes is given more than once; give it once."],
-    [["replay", SAMPLE, "--model", MODEL, "--approve"], "`codex-replay replay` has no flag --approve;"],
-    [["replay", SAMPLE, "--model", MODEL, "--yes=perhaps"], "--yes takes no value (got \"--yes=perhaps\")."],
-    [["replay", SAMPLE, "--model", MODEL, "--yes=no"], "--yes takes no value"],
-    [["replay", SAMPLE, "--model", MODEL, "--json=1x"], "--json takes no value"],
-    [["replay", SAMPLE, "--model", MODEL, "--check", "npm test", "--no-checks"], "Give --check and --setup, or --no-checks, not both."],
-    [["replay", SAMPLE, "--model", MODEL, "--check", " "], "--check takes one command of one line without control characters, at most 1000 characters"],
-    [["replay", SAMPLE, "--model", MODEL, "--setup", "npm ci\nrm -rf /"], "--setup takes one command of one line without control characters"],
-    [["replay", SAMPLE, "--model", MODEL, "--check"], "--check needs a value: --check CMD."],
-    [["replay", SAMPLE, "--model", MODEL, "--no-checks", "--no-checks"], "--no-checks is given more than once; give it once."]
-  ])("refuses %j before contacting any controller", { concurrent: true }, async (args, message) => {
-    const result = await runCli(args, env)
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain(message)
-    expect(result.stdout).toBe("")
-    expect(listTree(root)).toEqual([])
-  })
-})
-
-describe("codex-replay replay: invalid environment", () => {
-  it("says which variable is wrong and launches nothing", async () => {
-    const root = scratch("codex-replay-replay-env-")
-    try {
-      const result = await runCli(["replay", SAMPLE, "--model", MODEL, "--yes"], installEnv(root, { CODEX_REPLAY_CONTROLLER_PORT: "99999" }))
-      expect(result.code).toBe(1)
-      expect(result.stderr).toContain("codex-replay: CODEX_REPLAY_CONTROLLER_PORT must be from 1024 through 65535.")
-      expect(result.stdout).toBe("")
-      expect(listTree(root)).toEqual([])
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true })
-    }
   })
 })
 
