@@ -8,7 +8,7 @@ import type { ResolvedSettings } from "../../domain/settings.js"
 import { Batches } from "../../services/Batches.js"
 import { CodexModels, type ModelList } from "../../services/CodexModels.js"
 import { VERSION } from "../../services/internal/packageInfo.js"
-import { ProcessEnvironment } from "../../services/platform/environment.js"
+import { type EnvironmentVariables, ProcessEnvironment } from "../../services/platform/environment.js"
 import { secondJudgeAvailability } from "../../services/review/claudeCode.js"
 import { RunStore } from "../../services/RunStore.js"
 import { Settings } from "../../services/Settings.js"
@@ -21,11 +21,8 @@ const RECENT_RUNS = 12
 interface StateAnswer {
   readonly settings: ResolvedSettings
   readonly models: ModelList
-  readonly secondJudge: SecondJudgeAvailability
   readonly answer: StateResult
 }
-
-type SecondJudgeAvailability = ReturnType<typeof secondJudgeAvailability>
 
 /**
  * Without a batch, `get_state` is a pure function of the settings, this controller's runs and the model
@@ -35,7 +32,7 @@ type SecondJudgeAvailability = ReturnType<typeof secondJudgeAvailability>
  */
 const stateAnswers = new WeakMap<ReadonlyArray<RunState>, StateAnswer>()
 
-const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList, secondJudge: SecondJudgeAvailability): StateResult => {
+const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList, environment: EnvironmentVariables): StateResult => {
   // The controller's own reviewer only: without one, each run's reviewer is chosen for its implementers.
   const reviewer = settings.reviewerModel === undefined ? Either.right(null) : reviewerFor(null, settings.reviewerModel, models.options, [])
   const diagnostics = [
@@ -53,7 +50,8 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
       // The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model;
       // null without one: each run is then reviewed by a model that implements none of its runs (`neutralReviewer`).
       reviewer_model: Either.getOrNull(reviewer),
-      second_judge: secondJudge,
+      // Looked up whenever the answer is made again (a run or the model list changed), as the rest of it is.
+      second_judge: secondJudgeAvailability(environment),
       diagnostics,
       recent_runs: owned.slice(0, RECENT_RUNS),
       run_root: settings.runRoot
@@ -67,14 +65,11 @@ const withBatch = (answer: StateResult, batch: BatchSummary): StateResult => ({ 
 export const getState = Effect.flatMap(Effect.all([Settings, RunStore, CodexModels, Batches, ProcessEnvironment]), ([settings, runs, models, batches, environment]) =>
   Effect.flatMap(runs.listOwned(), (owned) =>
     Effect.flatMap(models.list(), (modelList) => {
-      // Looked up at each call: Claude Code installed (or removed) while the controller runs shows at the next poll.
-      const secondJudge = secondJudgeAvailability(environment)
       const known = stateAnswers.get(owned)
-      const answer = known !== undefined && known.settings === settings && known.models === modelList &&
-          known.secondJudge.available === secondJudge.available && known.secondJudge.reason === secondJudge.reason
+      const answer = known !== undefined && known.settings === settings && known.models === modelList
         ? known.answer
-        : stateAnswer(settings, owned, modelList, secondJudge)
-      if (answer !== known?.answer) stateAnswers.set(owned, { settings, models: modelList, secondJudge, answer })
+        : stateAnswer(settings, owned, modelList, environment)
+      if (answer !== known?.answer) stateAnswers.set(owned, { settings, models: modelList, answer })
       return Effect.flatMap(batches.latestRecord, (latest) =>
         Option.isNone(latest) ? Effect.succeed(answer) : Effect.map(summaryOf(latest.value), (batch) => withBatch(answer, batch)))
     })))
