@@ -111,6 +111,17 @@ describe("the import graph of src", () => {
   })
 })
 
+describe("the command line's terminal", () => {
+  it("is read in one place: no command reads the process's environment, home, folder or streams itself", () => {
+    // src/cli/io.ts is the terminal (CommandLineIo); main.ts, runMode.ts and daemonMode.ts are the binary's own start and end.
+    const own = new Set(["io.ts", "main.ts", "runMode.ts", "daemonMode.ts"].map((name) => join(SRC, "cli", name)))
+    const reads = /\bprocess\.(env|cwd|stdout|stderr|stdin)\b|\bhomedir\(|\bconsole\./
+    const found = sourceFiles(join(SRC, "cli")).filter((file) => !own.has(file)).flatMap((file) =>
+      readFileSync(file, "utf8").split("\n").flatMap((line, index) => (reads.test(line) ? [`${relative(SRC, file)}:${index + 1}: ${line.trim()}`] : [])))
+    expect(found).toEqual([])
+  })
+})
+
 describe("the size of src's files", () => {
   it("keeps every source file under 400 lines", () => {
     const long = sourceFiles(SRC)

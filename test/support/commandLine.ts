@@ -34,6 +34,10 @@ const collected = () => {
 
 /** Runs `codex-replay <args>` in this process and collects how it ends, as `runBin` does for the binary. */
 export const runCommandLine = async (args: ReadonlyArray<string>, options: CommandLineOptions): Promise<BinResult> => {
+  // Local times are the process's (vitest.config.ts keeps the tests' in UTC): one command cannot have a zone of its own here.
+  if (options.env.TZ !== undefined && options.env.TZ !== process.env.TZ) {
+    throw new Error(`A command run in process keeps this process's time zone (${process.env.TZ}), not TZ=${options.env.TZ}: run it with runBin.`)
+  }
   const stdout = collected()
   const stderr = collected()
   const terminal = {

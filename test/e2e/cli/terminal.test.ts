@@ -1,6 +1,7 @@
 /**
- * The binary on a terminal: its log lines stay off its stderr (they go to the command log), and a bare
- * `codex-replay` on a terminal prints a usage hint. The rest of daily use runs in process: test/cli/dailyUse.test.ts.
+ * The binary on a terminal: its log lines stay off its stderr (they go to the command log, once each), a bare
+ * `codex-replay` on a terminal prints a usage hint, and its times are in the terminal's time zone (`TZ`). The
+ * rest of daily use runs in process, in UTC: test/cli/dailyUse.test.ts.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -8,6 +9,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli as runCliWithin } from "../../cli/support.js"
 import { BIN, installEnv, scratch } from "../../rpc/support.js"
+import { writeRun } from "../../support/daemon.js"
 
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
 
@@ -22,7 +24,7 @@ describe("the terminal itself", () => {
     expect(result.code).toBe(0)
     expect(result.stderr).not.toMatch(/level=|fiber=/)
     const log = fs.readFileSync(path.join(own, "cache", "cli", "codex-replay.log"), "utf8")
-    expect(log).toMatch(/level=WARN .*was discarded/)
+    expect(log.split("\n").filter((line) => /level=WARN .*was discarded/.test(line))).toHaveLength(1)
     expect(fs.statSync(path.join(own, "cache", "cli", "codex-replay.log")).mode & 0o777).toBe(0o600)
     fs.rmSync(own, { recursive: true, force: true })
   })
@@ -34,4 +36,26 @@ describe("the terminal itself", () => {
     expect(output).toContain("With stdin not a terminal, codex-replay speaks MCP on stdio")
   })
 
+
+  it("says times in the terminal's time zone: TZ=Asia/Tokyo reads 11:00 UTC as 20:00", async () => {
+    const own = scratch("codex-replay-cli-tz-")
+    const env = installEnv(own, { TZ: "Asia/Tokyo", COLUMNS: "300" })
+    writeRun(env.CODEX_REPLAY_RUN_ROOT!, "run-20261130T110000Z-bbbbbbbbbb", {
+      thread_id: "sample-hello-cli",
+      controller_session_id: "b".repeat(32),
+      model: "gpt-5.6-luna",
+      status: "cancelled",
+      started_at: "2026-11-30T11:00:00.000Z",
+      completed_at: "2026-11-30T11:02:00.000Z",
+      error: "Cancelled by user.",
+      cancellation_reason: "user_requested"
+    })
+    const report = await runCli(["report", "run-20261130T110000Z-bbbbbbbbbb"], env)
+    expect(report.stderr).toBe("codex-replay: Run run-20261130T110000Z-bbbbbbbbbb: cancelled by the user at 20:02 — no report.\n")
+    const runs = await runCli(["runs"], env)
+    expect(runs.stdout).toContain("│ 2026-11-30 20:00 │ run-20261130T110000Z-bbbbbbbbbb │")
+    // The day filters use the same zone: 20:00 in Tokyo is still the 30th, 01:00 on the 1st would not be.
+    expect((await runCli(["runs", "--since", "2026-11-30", "--until", "2026-11-30", "--json"], env)).stdout).toContain("run-20261130T110000Z-bbbbbbbbbb")
+    fs.rmSync(own, { recursive: true, force: true })
+  })
 })
