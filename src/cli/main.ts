@@ -10,7 +10,6 @@ if (argv.length === 0 && process.stdin.isTTY === true) {
   const [{ daemonMain }, { run }] = await Promise.all([import("./daemonMode.js"), import("./runMode.js")])
   run(daemonMain)
 } else {
-  const [{ terminalCommand }, { run }, { Layer }] = await Promise.all([import("./commands.js"), import("./runMode.js"), import("effect")])
-  // terminalCommand puts the log under the terminal's run root itself: no logger is added here.
-  run(terminalCommand(process.argv), 130, Layer.empty)
+  const [{ terminalCommand }, { runCommand }] = await Promise.all([import("./commands.js"), import("./runMode.js")])
+  runCommand(terminalCommand(process.argv))
 }

@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, type Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 
 /** Every log line goes to stderr: stdout belongs to MCP's JSON-RPC and to command output. */
@@ -55,3 +55,6 @@ const endQuietlyWhenStdoutCloses = () =>
     if (error.code === "EPIPE") process.exit(BROKEN_PIPE_EXIT)
     throw error
   })
+
+/** A terminal command: Ctrl-C answers 130, and its log lines go where the command puts them (`terminalCommand`'s command log). */
+export const runCommand = <E>(program: Effect.Effect<void, E>) => run(program, 130, Layer.empty)
