@@ -41,21 +41,7 @@ export const bytesResponse = (body: Uint8Array, contentType: string) =>
 
 const jsonContentType = "application/json; charset=utf-8"
 
-/**
- * The 200 answer of a shared, immutable object (`get_state`'s while nothing changes), made once per object:
- * a response is an immutable value too. Any other answer is a new object each time, so this only ever
- * misses for them.
- */
-const answered = new WeakMap<object, HttpServerResponse.HttpServerResponse>()
-
-export const jsonResponse = (status: number, body: unknown) => {
-  if (status !== 200 || typeof body !== "object" || body === null) return stringResponse(status, JSON.stringify(body), jsonContentType)
-  const known = answered.get(body)
-  if (known !== undefined) return known
-  const response = stringResponse(status, JSON.stringify(body), jsonContentType)
-  answered.set(body, response)
-  return response
-}
+export const jsonResponse = (status: number, body: unknown) => stringResponse(status, JSON.stringify(body), jsonContentType)
 
 export const textResponse = (status: number, body: string) =>
   stringResponse(status, body, "text/plain; charset=utf-8")

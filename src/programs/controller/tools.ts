@@ -17,21 +17,6 @@ import { defineTool } from "./tool.js"
 
 const RECENT_RUNS = 12
 
-/** What one `get_state` answer without a batch was made of, and the answer. */
-interface StateAnswer {
-  readonly settings: ResolvedSettings
-  readonly models: ModelList
-  readonly answer: StateResult
-}
-
-/**
- * Without a batch, `get_state` is a pure function of the settings, this controller's runs and the model
- * list, and the run store and the model list replace (never mutate) what they hold. So the answer is kept
- * per list of runs, weakly, and made again only when one of the three is another object: a page polling
- * an idle controller gets the same answer, which the HTTP edge then serialises once (`jsonResponse`).
- */
-const stateAnswers = new WeakMap<ReadonlyArray<RunState>, StateAnswer>()
-
 const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>, models: ModelList, environment: EnvironmentVariables): StateResult => {
   // The controller's own reviewer only: without one, each run's reviewer is chosen for its implementers.
   const reviewer = settings.reviewerModel === undefined ? Either.right(null) : reviewerFor(null, settings.reviewerModel, models.options, [])
@@ -50,7 +35,6 @@ const stateAnswer = (settings: ResolvedSettings, owned: ReadonlyArray<RunState>,
       // The controller's reviewer (CODEX_REPLAY_REVIEWER_MODEL), used when a configuration names no reviewer_model;
       // null without one: each run is then reviewed by a model that implements none of its runs (`neutralReviewer`).
       reviewer_model: Either.getOrNull(reviewer),
-      // Looked up whenever the answer is made again (a run or the model list changed), as the rest of it is.
       second_judge: secondJudgeAvailability(environment),
       diagnostics,
       recent_runs: owned.slice(0, RECENT_RUNS),
@@ -65,11 +49,7 @@ const withBatch = (answer: StateResult, batch: BatchSummary): StateResult => ({ 
 export const getState = Effect.flatMap(Effect.all([Settings, RunStore, CodexModels, Batches, ProcessEnvironment]), ([settings, runs, models, batches, environment]) =>
   Effect.flatMap(runs.listOwned(), (owned) =>
     Effect.flatMap(models.list(), (modelList) => {
-      const known = stateAnswers.get(owned)
-      const answer = known !== undefined && known.settings === settings && known.models === modelList
-        ? known.answer
-        : stateAnswer(settings, owned, modelList, environment)
-      if (answer !== known?.answer) stateAnswers.set(owned, { settings, models: modelList, answer })
+      const answer = stateAnswer(settings, owned, modelList, environment)
       return Effect.flatMap(batches.latestRecord, (latest) =>
         Option.isNone(latest) ? Effect.succeed(answer) : Effect.map(summaryOf(latest.value), (batch) => withBatch(answer, batch)))
     })))
