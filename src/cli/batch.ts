@@ -7,7 +7,6 @@ import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { MAX_PORTFOLIO_FILE_BYTES, type Portfolio, PortfolioFile } from "../domain/portfolio/portfolio.js"
 import { MAX_REPLAY_THREADS } from "../domain/product.js"
 import { formatElapsed } from "../domain/report/format.js"
-import type { Environment } from "../domain/settings.js"
 import { type CallTool, connectController } from "../rpc/client.js"
 import { GRID_CSV_FILE } from "../domain/portfolio/gridCsv.js"
 import { visible } from "../domain/report/visible.js"
@@ -20,6 +19,7 @@ import { checkSecondJudge, secondJudgeLine, withSecondJudge } from "./secondJudg
 import { checkRepeats, repeatsLine, withRepeats } from "./repeats.js"
 import { commandsLine } from "./replayCommands.js"
 import { batchTable } from "./batchTable.js"
+import { CommandLineIo } from "./io.js"
 import { renderTable, usd } from "./table.js"
 import { ask, firstLine, isYes, makeOutput, type Output, orDash } from "./terminal.js"
 
@@ -203,11 +203,12 @@ const printLines = (out: Output, lines: ReadonlyArray<string>) => Effect.forEach
  * `replay` does, prepares the batch, asks for approval, starts it, shows its progress and ends with
  * the batch's portfolio verdict. Ctrl-C cancels the batch.
  */
-export const batchCommand = (options: BatchOptions, env: Environment, home: string) =>
+export const batchCommand = (options: BatchOptions) =>
   Effect.gen(function*() {
     const selection = yield* Either.match(validateBatchOptions(options), { onLeft: Effect.fail, onRight: Effect.succeed })
     const out = yield* makeOutput(options.json)
-    const { call, passedOver, url } = yield* connectController(env, home)
+    const io = yield* CommandLineIo
+    const { call, passedOver, url } = yield* connectController(io.env, io.home)
     if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const threadIds = yield* threadIdsOf(call, selection)

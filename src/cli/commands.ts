@@ -104,10 +104,7 @@ const replay = Command.make("replay", {
     (reference) => lazily(async () =>
       Effect.zipRight(Effect.asVoid((await import("./replay.js")).validateReplayOptions(replayOptions(reference))), codexPathChecked)
     ),
-    (threadId) => launcher(lazily(async () => {
-      const { replayCommand } = await import("./replay.js")
-      return Effect.flatMap(CommandLineIo, (io) => replayCommand(replayOptions(threadId), io.env, io.home))
-    }))
+    (threadId) => launcher(lazily(async () => (await import("./replay.js")).replayCommand(replayOptions(threadId))))
   )
 }).pipe(Command.withDescription("Replay a thread with Codex: prepare, approve, run with live progress, report."))
 
@@ -145,9 +142,8 @@ const batch = Command.make("batch", {
     models: options.models,
     reviewerModel: Option.getOrUndefined(options.reviewerModel),
     secondJudge: Option.getOrUndefined(options.secondJudge)
-  })).pipe(Effect.flatMap((selected) => launcher(lazily(async () => {
-    const { batchCommand } = await import("./batch.js")
-    return Effect.flatMap(CommandLineIo, (io) => batchCommand(
+  })).pipe(Effect.flatMap((selected) => launcher(lazily(async () =>
+    (await import("./batch.js")).batchCommand(
       {
         threads: selected.threads,
         titles: selected.titles,
@@ -158,11 +154,9 @@ const batch = Command.make("batch", {
         repeats: Option.getOrUndefined(options.repeats),
         acceptEmptyBeginning: options.acceptEmptyBeginning,
         json: options.json
-      },
-      io.env,
-      io.home
-    ))
-  })))))
+      }
+    )
+  )))))
 ).pipe(Command.withDescription("Replay many threads with the same models as one batch, 4 replays at a time, and print its portfolio verdict."))
 
 const report = Command.make("report", {
@@ -231,11 +225,9 @@ const stop = Command.make("stop", {
   ),
   json
 }, (options) =>
-  launcher(lazily(async () => {
-    const { stopCommand } = await import("./stop.js")
-    return Effect.flatMap(CommandLineIo, (io) =>
-      stopCommand({ session: Option.getOrUndefined(options.session), json: options.json }, io.env, io.home))
-  })))
+  launcher(lazily(async () =>
+    (await import("./stop.js")).stopCommand({ session: Option.getOrUndefined(options.session), json: options.json })
+  )))
   .pipe(Command.withDescription(
     "Stop the local controllers of this installation (or one with --session). A controller running a replay refuses and is named."
   ))

@@ -5,7 +5,6 @@ import { type CommandChoice, commandFields, commandMistake, commandsLine } from 
 import { conflict, controllerUnavailable, type ControllerError, invalidArgument } from "../domain/errors.js"
 import { THREAD_ID_PATTERN } from "../domain/ids.js"
 import { TERMINAL_STATUSES } from "../domain/runState.js"
-import type { Environment } from "../domain/settings.js"
 import { connectController, type WatchRun } from "../rpc/client.js"
 import { runPageAddress, threadPageAddress } from "./addresses.js"
 import { checkModels } from "./modelChecks.js"
@@ -252,12 +251,13 @@ const printRunSummary = (
  * `codex-replay replay <thread> --model …`: drives this install's controller over RPC — inspect, prepare,
  * approval, start, live progress per model, report paths. Ctrl-C cancels the started runs before exiting.
  */
-export const replayCommand = (raw: ReplayOptions, env: Environment, home: string) =>
+export const replayCommand = (raw: ReplayOptions) =>
   Effect.gen(function*() {
     const options = yield* Either.match(validateReplayOptions(raw), { onLeft: Effect.fail, onRight: Effect.succeed })
-    const repositoryPath = yield* repositoryPathOf(options.repo, (yield* CommandLineIo).cwd)
+    const io = yield* CommandLineIo
+    const repositoryPath = yield* repositoryPathOf(options.repo, io.cwd)
     const out = yield* makeOutput(options.json)
-    const { url, call, passedOver, watchRun } = yield* connectController(env, home)
+    const { url, call, passedOver, watchRun } = yield* connectController(io.env, io.home)
     if (passedOver !== null) yield* out.say(passedOver)
     yield* out.say(`Controller: ${url}`)
     const runRoot = (yield* call("get_state", {})).state.run_root

@@ -2,9 +2,9 @@ import { Duration, Effect, Schedule } from "effect"
 import { conflict, invalidArgument, notFound, unreadableFile } from "../domain/errors.js"
 import { isControllerSessionId } from "../domain/ids.js"
 import { controllerOrigin } from "../domain/product.js"
-import type { Environment } from "../domain/settings.js"
 import { ControllerClient, type KnownController, type ProbeStatus } from "../services/ControllerClient.js"
 import { settingsOf } from "../services/Settings.js"
+import { CommandLineIo } from "./io.js"
 import { makeOutput } from "./terminal.js"
 
 export interface StopOptions {
@@ -49,13 +49,14 @@ const sentence = (stopped: { controller_session_id: string; url: string; outcome
  * given) to stop. A controller with an active run refuses, as `/api/shutdown` does; the exit code is
  * then 1.
  */
-export const stopCommand = (options: StopOptions, env: Environment, home: string) =>
+export const stopCommand = (options: StopOptions) =>
   Effect.gen(function*() {
     if (options.session !== undefined && !isControllerSessionId(options.session)) {
       return yield* invalidArgument("--session must be a controller session id (32 lowercase hexadecimal characters).")
     }
     const out = yield* makeOutput(options.json)
-    const settings = yield* settingsOf(env, home)
+    const io = yield* CommandLineIo
+    const settings = yield* settingsOf(io.env, io.home)
     const client = yield* ControllerClient
     const live = (yield* client.listLive(settings.controllersRoot)).filter((controller) =>
       options.session === undefined || controller.sessionId === options.session)

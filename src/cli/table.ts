@@ -84,7 +84,7 @@ export const REPLAY_COLUMNS: ReadonlyArray<Column> = [
 
 export const spendCells = (spend: SpendCells) => [tokens(spend.input), tokens(spend.output), usd(spend.codex), usd(spend.evaluation)]
 
-/** The totals of `SPEND_COLUMNS`: each the sum of the known values. */
+/** The totals of the spend columns (`spendCells`): each the sum of the known values. */
 export const spendTotals = (all: ReadonlyArray<SpendCells>) => [
   knownSum(all.map((spend) => spend.input), tokens),
   knownSum(all.map((spend) => spend.output), tokens),

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installEnv, scratch } from "../rpc/support.js"
 import { runCommandLine } from "../support/commandLine.js"
-import { writeRun } from "../support/daemon.js"
+import { cancelledByUser, writeRun } from "../support/daemon.js"
 import { REPO } from "../support/spawnBin.js"
 import { daemonsOf } from "./support.js"
 
@@ -51,11 +51,7 @@ beforeAll(() => {
   writeRun(runRoot, "run-20261201T120000Z-bbbbbbbbbb", {
     ...base,
     thread_id: "sample-word-count",
-    status: "cancelled",
-    started_at: "2026-12-01T12:00:00.000Z",
-    completed_at: "2026-12-01T12:02:00.000Z",
-    error: "Cancelled by user.",
-    cancellation_reason: "user_requested"
+    ...cancelledByUser("2026-12-01T12:00:00.000Z", "2026-12-01T12:02:00.000Z")
   })
 })
 

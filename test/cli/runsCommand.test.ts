@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installEnv, listTree, scratch } from "../rpc/support.js"
 import { runCommandLine } from "../support/commandLine.js"
+import { cancelledByUser } from "../support/daemon.js"
 
 /** The machine may be busy: a command gets a minute and a half before it counts as hung. */
 /** The command line in this process: what it prints, writes and exits with (the binary itself: test/e2e/cli/). */
@@ -56,14 +57,7 @@ beforeAll(() => {
     completed_at: "2026-11-30T09:01:00.000Z",
     error: "Codex stopped: the usage limit was reached (429)."
   })
-  writeRun("run-20261130T110000Z-bbbbbbbbbb", {
-    model: "gpt-5.6-luna",
-    status: "cancelled",
-    started_at: "2026-11-30T11:00:00.000Z",
-    completed_at: "2026-11-30T11:02:00.000Z",
-    error: "Cancelled by user.",
-    cancellation_reason: "user_requested"
-  })
+  writeRun("run-20261130T110000Z-bbbbbbbbbb", { model: "gpt-5.6-luna", ...cancelledByUser("2026-11-30T11:00:00.000Z", "2026-11-30T11:02:00.000Z") })
 })
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

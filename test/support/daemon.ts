@@ -283,6 +283,15 @@ export const writeRun = (runRoot: string, runId: string, state: Record<string, u
   return directory
 }
 
+/** The state fields of a run the user cancelled between `startedAt` and `cancelledAt`, as the controller writes them. */
+export const cancelledByUser = (startedAt: string, cancelledAt: string) => ({
+  status: "cancelled",
+  started_at: startedAt,
+  completed_at: cancelledAt,
+  error: "Cancelled by user.",
+  cancellation_reason: "user_requested"
+})
+
 export const readState = (runRoot: string, runId: string) =>
   JSON.parse(fs.readFileSync(path.join(runRoot, runId, "controller-state.json"), "utf8"))
 

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli as runCliWithin } from "../../cli/support.js"
 import { BIN, installEnv, scratch } from "../../rpc/support.js"
-import { writeRun } from "../../support/daemon.js"
+import { cancelledByUser, writeRun } from "../../support/daemon.js"
 
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliWithin(args, env, { timeoutMillis: 90_000 })
 
@@ -44,11 +44,7 @@ describe("the terminal itself", () => {
       thread_id: "sample-hello-cli",
       controller_session_id: "b".repeat(32),
       model: "gpt-5.6-luna",
-      status: "cancelled",
-      started_at: "2026-11-30T11:00:00.000Z",
-      completed_at: "2026-11-30T11:02:00.000Z",
-      error: "Cancelled by user.",
-      cancellation_reason: "user_requested"
+      ...cancelledByUser("2026-11-30T11:00:00.000Z", "2026-11-30T11:02:00.000Z")
     })
     const report = await runCli(["report", "run-20261130T110000Z-bbbbbbbbbb"], env)
     expect(report.stderr).toBe("codex-replay: Run run-20261130T110000Z-bbbbbbbbbb: cancelled by the user at 20:02 — no report.\n")
